@@ -1,0 +1,103 @@
+// Handler registry: the seeds' message type → processor. Handlers receive the payload, an AbortSignal
+// (cancel, timeout, shutdown) and a context; what they return (small JSON) becomes the task's result.
+import { NonRetryableError, TaskError } from './errors';
+
+export interface HandlerContext {
+  token: string;
+  taskId: number;
+  queue: string;
+  attempt: number;
+  maxAttempts: number;
+  workerId: string;
+  session: number;
+  signal: AbortSignal;
+}
+
+export type Handler = (payload: any, ctx: HandlerContext) => unknown | Promise<unknown>;
+
+const NAME = /^[A-Za-z][A-Za-z0-9_.:-]{0,127}$/;
+
+export class HandlerRegistry {
+  private readonly handlers = new Map<string, Handler>();
+
+  register(name: string, fn: Handler): this {
+    if (!NAME.test(name)) throw new Error(`invalid handler name ${JSON.stringify(name)}: letters, digits, . _ : - (max 128)`);
+    if (typeof fn !== 'function') throw new Error(`handler ${name} is not a function`);
+    this.handlers.set(name, fn);
+    return this;
+  }
+
+  get(name: string): Handler | undefined {
+    return this.handlers.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.handlers.has(name);
+  }
+
+  names(): string[] {
+    return [...this.handlers.keys()].sort();
+  }
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function objectPayload(payload: unknown, handler: string): Record<string, unknown> {
+  if (payload === null || payload === undefined) return {};
+  if (typeof payload !== 'object' || Array.isArray(payload)) {
+    throw new NonRetryableError(`${handler}: payload must be a JSON object`);
+  }
+  return payload as Record<string, unknown>;
+}
+
+function intField(p: Record<string, unknown>, key: string, handler: string, dflt: number, max: number): number {
+  const v = p[key] ?? dflt;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) {
+    throw new NonRetryableError(`${handler}: ${key} must be an integer from 0 to ${max}`);
+  }
+  return v;
+}
+
+/** The built-in demo handlers, always registered. */
+export function registerDemoHandlers(registry: HandlerRegistry): HandlerRegistry {
+  registry.register('demo.sleep', async (payload, ctx) => {
+    const p = objectPayload(payload, 'demo.sleep');
+    const ms = intField(p, 'ms', 'demo.sleep', 1000, 24 * 3600 * 1000);
+    await sleep(ms, ctx.signal);
+    return { slept: ms };
+  });
+  registry.register('demo.fail', (payload) => {
+    const p = objectPayload(payload, 'demo.fail');
+    const message = typeof p.message === 'string' && p.message ? p.message : 'demo.fail: failing on purpose';
+    const number = typeof p.number === 'number' && Number.isInteger(p.number) ? p.number : null;
+    throw new TaskError(message, { number });
+  });
+  registry.register('demo.flaky', (payload, ctx) => {
+    const p = objectPayload(payload, 'demo.flaky');
+    const failTimes = intField(p, 'failTimes', 'demo.flaky', 1, 1000);
+    if (ctx.attempt <= failTimes) {
+      throw new TaskError(`demo.flaky: attempt ${ctx.attempt} of the first ${failTimes} fails`, { number: 50000 });
+    }
+    return { succeededOnAttempt: ctx.attempt };
+  });
+  registry.register('demo.echo', (payload) => payload ?? null);
+  return registry;
+}
+
+export function defaultRegistry(): HandlerRegistry {
+  return registerDemoHandlers(new HandlerRegistry());
+}

@@ -1,0 +1,71 @@
+// The public JSON shapes (CLI --json, HTTP API). Times are ISO-8601 with milliseconds.
+import type { AttemptView, QueueCounts, TaskDetail, TaskView, WorkerView } from './types';
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+export function attemptJson(a: AttemptView) {
+  return {
+    attempt: a.attempt,
+    workerId: a.workerId,
+    session: a.session,
+    startedAt: iso(a.startedAt),
+    endedAt: iso(a.endedAt),
+    outcome: a.outcome,
+    errorNumber: a.errorNumber,
+    errorMessage: a.errorMessage,
+  };
+}
+
+export function taskJson(t: TaskView) {
+  return {
+    token: t.token,
+    status: t.status,
+    queue: t.queue,
+    kind: t.kind,
+    command: t.command,
+    payload: t.payload,
+    priority: t.priority,
+    attempts: t.attempts,
+    maxAttempts: t.maxAttempts,
+    timeoutMs: t.timeoutMs,
+    dedupKey: t.dedupKey,
+    caller: t.caller,
+    runAfter: iso(t.runAfter),
+    createdAt: iso(t.createdAt),
+    startedAt: iso(t.startedAt),
+    finishedAt: iso(t.finishedAt),
+    workerId: t.workerId,
+    cancelRequested: t.cancelRequested,
+    result: t.result,
+    lastError: t.lastError,
+  };
+}
+
+/** `readpast status TOKEN --json` and `GET /api/tasks/{token}` */
+export function statusJson(t: TaskDetail) {
+  return { ...taskJson(t), history: t.history.map(attemptJson) };
+}
+
+export type StatusJson = ReturnType<typeof statusJson>;
+
+export function workerJson(w: WorkerView, now = Date.now()) {
+  return {
+    workerId: w.workerId,
+    host: w.host,
+    pid: w.pid,
+    role: w.role,
+    session: w.session,
+    loginTime: iso(w.loginTime),
+    startedAt: iso(w.startedAt),
+    heartbeatAt: iso(w.heartbeatAt),
+    heartbeatAgeMs: Math.max(0, now - w.heartbeatAt.getTime()),
+    state: w.state,
+    currentTask: w.currentTask && { ...w.currentTask, startedAt: iso(w.currentTask.startedAt) },
+  };
+}
+
+export function statsJson(queues: QueueCounts[], workers: WorkerView[], now = Date.now()) {
+  const totals = { pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 };
+  for (const q of queues) for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += q[k];
+  return { queues, totals, workers: workers.map((w) => workerJson(w, now)) };
+}

@@ -1,0 +1,295 @@
+// Dialect-free domain types shared by the engine, every Store and every surface (CLI, HTTP, UI).
+
+export const TASK_STATUSES = ['pending', 'running', 'succeeded', 'dead', 'cancelled'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+export const TERMINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'dead', 'cancelled'];
+
+export const OUTCOMES = ['running', 'succeeded', 'failed', 'abandoned', 'cancelled', 'timed_out'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export const TASK_KINDS = ['handler', 'sql', 'procedure'] as const;
+export type TaskKind = (typeof TASK_KINDS)[number];
+
+/** A validated request to create one task (see validation.ts for the rules). */
+export interface EnqueueInput {
+  kind: TaskKind;
+  /** handler name, SQL text or procedure name */
+  command: string;
+  /** JSON-serialisable payload / parameters; null when absent */
+  payload?: unknown;
+  queue?: string;
+  /** higher runs first; default 0 */
+  priority?: number;
+  /** not before this time; default now */
+  runAt?: Date;
+  /** default: the queue's max attempts */
+  maxAttempts?: number;
+  /** default: the queue's timeout (null = none) */
+  timeoutMs?: number | null;
+  /** unique among non-terminal tasks; a duplicate returns the existing token */
+  dedupKey?: string | null;
+  /** free text: who enqueued (cli, api, dashboard, a user name) */
+  caller?: string | null;
+}
+
+export interface EnqueueResult {
+  token: string;
+  /** false when dedupKey matched an existing non-terminal task */
+  created: boolean;
+}
+
+export interface ErrorInfo {
+  number: number | null;
+  message: string;
+  /** stack trace or driver detail */
+  detail: string | null;
+}
+
+export interface AttemptView {
+  id: number;
+  token: string;
+  queue: string;
+  kind: TaskKind;
+  command: string;
+  attempt: number;
+  workerId: string | null;
+  session: number | null;
+  startedAt: Date;
+  endedAt: Date | null;
+  outcome: Outcome;
+  errorNumber: number | null;
+  errorMessage: string | null;
+  errorDetail: string | null;
+}
+
+export interface TaskView {
+  id: number;
+  token: string;
+  status: TaskStatus;
+  queue: string;
+  kind: TaskKind;
+  command: string;
+  payload: unknown;
+  priority: number;
+  attempts: number;
+  maxAttempts: number;
+  timeoutMs: number | null;
+  dedupKey: string | null;
+  caller: string | null;
+  runAfter: Date;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  leaseUntil: Date | null;
+  workerId: string | null;
+  cancelRequested: boolean;
+  result: unknown;
+  lastError: ErrorInfo | null;
+}
+
+export interface TaskDetail extends TaskView {
+  history: AttemptView[];
+}
+
+/** One worker = one reader of the queue with its own session (SQL Server: its own connection / SPID). */
+export interface WorkerSlot {
+  workerId: string;
+  session: number;
+}
+
+export interface ClaimOptions {
+  leaseMs: number;
+  /** only these queues (default: all) */
+  queues?: string[];
+}
+
+export interface ClaimedTask {
+  id: number;
+  token: string;
+  queue: string;
+  kind: TaskKind;
+  command: string;
+  payload: unknown;
+  priority: number;
+  /** 1-based number of this attempt */
+  attempt: number;
+  maxAttempts: number;
+  timeoutMs: number | null;
+  /** the queue's backoff base, for the retry policy */
+  backoffMs: number;
+  workerId: string;
+  session: number;
+  createdAt: Date;
+  runAfter: Date;
+  startedAt: Date;
+}
+
+/** What happens to a task when its attempt ends. The engine decides; the store applies. */
+export type Settlement =
+  | { kind: 'succeeded'; result: unknown }
+  | { kind: 'retry'; outcome: 'failed' | 'timed_out' | 'abandoned'; error: ErrorInfo; runAfter: Date }
+  | { kind: 'dead'; outcome: 'failed' | 'timed_out' | 'abandoned'; error: ErrorInfo }
+  | { kind: 'cancelled'; error: ErrorInfo | null };
+
+export interface AttemptResult {
+  taskId: number;
+  workerId: string;
+  attempt: number;
+  settlement: Settlement;
+}
+
+export interface HeartbeatInput {
+  /** every live worker of this process */
+  workerIds: string[];
+  /** the attempts these workers are running; their leases are renewed (fenced on task, worker, attempt) */
+  running: { taskId: number; workerId: string; attempt: number }[];
+  leaseMs: number;
+}
+
+export interface HeartbeatResult {
+  /** running tasks still owned by these workers (a task missing here lost its lease) */
+  owned: number[];
+  /** owned tasks an operator asked to cancel */
+  cancelRequested: number[];
+}
+
+export interface WorkerRegistration {
+  workerId: string;
+  host: string;
+  pid: number;
+  /** e.g. `web` for the dashboard's in-process pool, `cli` for `readpast worker` */
+  role: string;
+}
+
+export interface WorkerSession {
+  session: number;
+  loginTime: Date;
+}
+
+export type WorkerState = 'running' | 'stopping' | 'stopped' | 'lost';
+
+export interface WorkerView {
+  workerId: string;
+  host: string;
+  pid: number;
+  role: string;
+  session: number;
+  loginTime: Date;
+  startedAt: Date;
+  heartbeatAt: Date;
+  /** as recorded; a 'running' worker whose heartbeat is stale is reported as 'lost' */
+  state: WorkerState;
+  currentTask: { token: string; command: string; queue: string; startedAt: Date } | null;
+}
+
+export interface QueueSettings {
+  name: string;
+  concurrencyLimit: number | null;
+  paused: boolean;
+  maxAttempts: number;
+  timeoutMs: number | null;
+  /** base of the exponential backoff */
+  backoffMs: number;
+}
+
+export interface QueueCounts {
+  queue: string;
+  pending: number;
+  running: number;
+  succeeded: number;
+  dead: number;
+  cancelled: number;
+}
+
+export interface RescueResult {
+  /** abandoned attempts put back to pending */
+  retried: number;
+  /** abandoned attempts with no attempts left */
+  dead: number;
+}
+
+export interface PruneResult {
+  tasks: number;
+  attempts: number;
+}
+
+export interface SqlRunResult {
+  rowsAffected: number;
+  /** first rows of the last result set, capped */
+  rows: Record<string, unknown>[];
+}
+
+/** ExecutionStatus: an attempt running right now. */
+export interface RunningView {
+  attemptId: number;
+  token: string;
+  queue: string;
+  kind: TaskKind;
+  command: string;
+  attempt: number;
+  maxAttempts: number;
+  workerId: string;
+  session: number | null;
+  startedAt: Date;
+  leaseUntil: Date | null;
+  cancelRequested: boolean;
+}
+
+export interface TaskFilter {
+  status?: TaskStatus;
+  queue?: string;
+  /** substring of command, dedup key or last error message */
+  q?: string;
+  /** tasks with an id below this (keyset; newest first) */
+  cursor?: number;
+  limit?: number;
+}
+
+export interface AttemptFilter {
+  outcome?: Outcome;
+  queue?: string;
+  /** substring of command or error message */
+  q?: string;
+  from?: Date;
+  to?: Date;
+  /** attempts with an id below this (keyset; newest first) */
+  cursor?: number;
+  limit?: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** pass as `cursor` for the next page; null at the end */
+  nextCursor: number | null;
+}
+
+/** One second of activity, kept as an aggregate while work is done (never recomputed from the log). */
+export interface MetricPoint {
+  at: Date;
+  enqueued: number;
+  started: number;
+  succeeded: number;
+  failed: number;
+  /** sum and max of enqueue(or run-after)-to-start latency of the attempts started in this second */
+  latencySumMs: number;
+  latencyMaxMs: number;
+  /** pending tasks at the end of this second (sampled) */
+  depth: number | null;
+}
+
+export interface FailureGroup {
+  message: string;
+  queue: string;
+  command: string;
+  count: number;
+  lastAt: Date;
+  sampleToken: string;
+}
+
+export interface FailureFilter {
+  queue?: string;
+  /** exact last error message */
+  message?: string;
+  /** substring of command or error message */
+  q?: string;
+}

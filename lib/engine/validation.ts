@@ -1,0 +1,105 @@
+// What a caller may send to create a task, checked the same way for the CLI, the HTTP API,
+// server actions and the library. Every rejection names the field.
+import { z } from 'zod';
+import { ValidationError } from './errors';
+import type { EnqueueInput, TaskKind } from './types';
+
+export const MAX_PAYLOAD_BYTES = 256 * 1024;
+export const MAX_SQL_CHARS = 64 * 1024;
+export const QUEUE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+export const PROCEDURE_NAME = /^(\[[^\]]{1,128}\]|[A-Za-z_][A-Za-z0-9_@$#]{0,127})(\.(\[[^\]]{1,128}\]|[A-Za-z_][A-Za-z0-9_@$#]{0,127}))?$/;
+
+export const queueName = z.string().regex(QUEUE_NAME, 'letters, digits, . _ : - (max 64), starting with a letter or digit');
+export const token = z.uuid('not a task token (uuid)');
+
+export const enqueueRequest = z.strictObject({
+  kind: z.enum(['handler', 'sql', 'procedure']).default('handler'),
+  command: z.string().trim().min(1, 'required'),
+  payload: z.unknown().optional(),
+  queue: queueName.default('default'),
+  priority: z.number().int().min(-1000).max(1000).default(0),
+  runAt: z.union([z.iso.datetime({ offset: true }), z.date()]).optional(),
+  maxAttempts: z.number().int().min(1).max(100).optional(),
+  timeoutMs: z.number().int().min(1).max(7 * 24 * 3600 * 1000).optional(),
+  dedupKey: z.string().min(1).max(200).optional(),
+});
+
+export type EnqueueRequest = z.input<typeof enqueueRequest>;
+
+/** Turn the first zod issue into a ValidationError naming the field. */
+export function toValidationError(err: z.ZodError, prefix = ''): ValidationError {
+  const issue = err.issues[0]!;
+  let field = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+  let message = issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    field = [prefix, ...issue.path.map(String), issue.keys[0]].filter(Boolean).join('.');
+    message = 'unknown field';
+  }
+  return new ValidationError(field || 'body', message);
+}
+
+export function parseWith<T extends z.ZodType>(schema: T, value: unknown, prefix = ''): z.output<T> {
+  const r = schema.safeParse(value);
+  if (!r.success) throw toValidationError(r.error, prefix);
+  return r.data;
+}
+
+export interface EnqueueContext {
+  /** kinds the store can run */
+  kinds: readonly TaskKind[];
+  /** whether a handler name is known (local registry or a worker's registration) */
+  knowsHandler: (name: string) => boolean | Promise<boolean>;
+  caller?: string | null;
+  /** refuse `sql` tasks (the dashboard does unless READPAST_ALLOW_SQL=1) */
+  allowSql?: boolean;
+}
+
+/** Validate one raw enqueue request into an EnqueueInput; throws ValidationError naming the field. */
+export async function validateEnqueue(raw: unknown, ctx: EnqueueContext, prefix = ''): Promise<EnqueueInput> {
+  const r = parseWith(enqueueRequest, raw, prefix);
+  const f = (name: string) => (prefix ? `${prefix}.${name}` : name);
+  if (!ctx.kinds.includes(r.kind)) {
+    throw new ValidationError(f('kind'), r.kind === 'procedure'
+      ? 'procedure tasks need SQL Server; this database is ' + (ctx.kinds.includes('sql') ? 'SQLite' : 'limited')
+      : `this database cannot run ${r.kind} tasks`);
+  }
+  let payload: unknown = r.payload ?? null;
+  if (payload !== null) {
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(payload);
+    } catch {
+      throw new ValidationError(f('payload'), 'must be JSON-serialisable');
+    }
+    if (text === undefined) throw new ValidationError(f('payload'), 'must be JSON-serialisable');
+    if (Buffer.byteLength(text, 'utf8') > MAX_PAYLOAD_BYTES) {
+      throw new ValidationError(f('payload'), `larger than ${MAX_PAYLOAD_BYTES} bytes`);
+    }
+    payload = JSON.parse(text);
+  }
+  if (r.kind === 'handler') {
+    if (!(await ctx.knowsHandler(r.command))) {
+      throw new ValidationError(f('command'), `unknown handler ${JSON.stringify(r.command.slice(0, 128))}`);
+    }
+  } else if (r.kind === 'sql') {
+    if (ctx.allowSql === false) throw new ValidationError(f('kind'), 'sql tasks are disabled here (READPAST_ALLOW_SQL=1 enables them)');
+    if (r.command.length > MAX_SQL_CHARS) throw new ValidationError(f('command'), `SQL longer than ${MAX_SQL_CHARS} characters`);
+  } else if (r.kind === 'procedure') {
+    if (!PROCEDURE_NAME.test(r.command)) throw new ValidationError(f('command'), 'not a procedure name (schema.name)');
+    if (payload !== null && (typeof payload !== 'object' || Array.isArray(payload))) {
+      throw new ValidationError(f('payload'), 'procedure parameters must be a JSON object of name → value');
+    }
+  }
+  return {
+    kind: r.kind,
+    command: r.command,
+    payload,
+    queue: r.queue,
+    priority: r.priority,
+    runAt: r.runAt === undefined ? undefined : new Date(r.runAt),
+    maxAttempts: r.maxAttempts,
+    timeoutMs: r.timeoutMs,
+    dedupKey: r.dedupKey ?? null,
+    caller: ctx.caller ?? null,
+  };
+}
