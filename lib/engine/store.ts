@@ -3,7 +3,7 @@
 import type {
   AttemptFilter, AttemptResult, AttemptView, ClaimedTask, ClaimOptions, EnqueueInput, EnqueueResult,
   FailureFilter, FailureGroup, HeartbeatInput, HeartbeatResult, MetricPoint, Page, PruneResult, QueueCounts,
-  QueueSettings, RescueResult, RunningView, SqlRunResult, TaskDetail, TaskFilter, TaskKind, TaskView,
+  ProcedureParameter, QueueSettings, RescueResult, RunningView, SqlRunResult, TaskDetail, TaskFilter, TaskKind, TaskView,
   WorkerRegistration, WorkerSession, WorkerSlot, WorkerView,
 } from './types';
 
@@ -85,4 +85,16 @@ export interface Store {
   listWorkers(): Promise<WorkerView[]>;
   failureGroups(filter: FailureFilter): Promise<FailureGroup[]>;
   metrics(since: Date): Promise<MetricPoint[]>;
+
+  // ---- optional, dialect-specific capabilities ---------------------------------------------
+  /** `procedure` tasks: run a stored procedure on the worker's own session; result = outputs + return code */
+  runProcedure?(slot: WorkerSlot, name: string, params: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
+  /** the parameters of a procedure, or null when there is no such procedure */
+  describeProcedure?(name: string): Promise<ProcedureParameter[] | null>;
+  /** refuse (ValidationError naming the parameter) values that cannot convert to the procedure's parameter types */
+  validateProcedure?(name: string, params: Record<string, unknown>): Promise<void>;
+  /** whether the login may read server/database state (DMVs); detected once */
+  liveStatusAvailable?(): Promise<{ available: boolean; reason: string | null }>;
+  /** KILL the session running a task (operator option; needs ALTER ANY CONNECTION) */
+  killSession?(token: string): Promise<'killed' | 'not_found' | 'conflict'>;
 }

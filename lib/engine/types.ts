@@ -233,6 +233,8 @@ export interface RunningView {
   startedAt: Date;
   leaseUntil: Date | null;
   cancelRequested: boolean;
+  /** SQL Server only, and only where the login can see the DMVs */
+  live?: LiveRequestState | null;
 }
 
 export interface TaskFilter {
@@ -292,4 +294,30 @@ export interface FailureFilter {
   message?: string;
   /** substring of command or error message */
   q?: string;
+}
+
+/** A stored procedure's parameter, as the catalog describes it (SQL Server). */
+export interface ProcedureParameter {
+  /** without the leading @ */
+  name: string;
+  /** SQL type name, e.g. `decimal`, `nvarchar`, a table type's name */
+  type: string;
+  /** characters for (n)char/(n)varchar, bytes for binary types; -1 = max; null where not applicable */
+  maxLength: number | null;
+  precision: number | null;
+  scale: number | null;
+  isOutput: boolean;
+  isTable: boolean;
+}
+
+/** Request state from the server's own views (SQL Server DMVs), where the login may see them. */
+export interface LiveRequestState {
+  status: string | null;
+  command: string | null;
+  waitType: string | null;
+  waitTimeMs: number | null;
+  blockingSession: number | null;
+  cpuMs: number | null;
+  percentComplete: number | null;
+  openTransactions: number | null;
 }
