@@ -1,10 +1,15 @@
 // The public JSON shapes (CLI --json, HTTP API). Times are ISO-8601 with milliseconds.
-import type { AttemptView, QueueCounts, TaskDetail, TaskView, WorkerView } from './types';
+import type { AttemptView, MetricPoint, QueueCounts, RunningView, TaskDetail, TaskView, WorkerView } from './types';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
 export function attemptJson(a: AttemptView) {
   return {
+    id: a.id,
+    token: a.token,
+    queue: a.queue,
+    kind: a.kind,
+    command: a.command,
     attempt: a.attempt,
     workerId: a.workerId,
     session: a.session,
@@ -13,6 +18,7 @@ export function attemptJson(a: AttemptView) {
     outcome: a.outcome,
     errorNumber: a.errorNumber,
     errorMessage: a.errorMessage,
+    errorDetail: a.errorDetail,
   };
 }
 
@@ -68,4 +74,30 @@ export function statsJson(queues: QueueCounts[], workers: WorkerView[], now = Da
   const totals = { pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 };
   for (const q of queues) for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += q[k];
   return { queues, totals, workers: workers.map((w) => workerJson(w, now)) };
+}
+
+export function runningJson(r: RunningView) {
+  return { ...r, startedAt: iso(r.startedAt), leaseUntil: iso(r.leaseUntil), live: r.live ?? null };
+}
+
+/** Per-second series from `since` to `until`, seconds without activity filled with zeros. */
+export function metricsJson(points: MetricPoint[], since: Date, until: Date) {
+  const bySec = new Map(points.map((p) => [Math.floor(p.at.getTime() / 1000), p]));
+  const out = [];
+  let depth: number | null = null;
+  for (let s = Math.floor(since.getTime() / 1000); s <= Math.floor(until.getTime() / 1000); s++) {
+    const p = bySec.get(s);
+    if (p?.depth != null) depth = p.depth;
+    out.push({
+      at: new Date(s * 1000).toISOString(),
+      enqueued: p?.enqueued ?? 0,
+      started: p?.started ?? 0,
+      succeeded: p?.succeeded ?? 0,
+      failed: p?.failed ?? 0,
+      latencyAvgMs: p && p.started > 0 ? Math.round((p.latencySumMs / p.started) * 10) / 10 : null,
+      latencyMaxMs: p && p.started > 0 ? p.latencyMaxMs : null,
+      depth,
+    });
+  }
+  return out;
 }
