@@ -1,0 +1,130 @@
+'use server';
+// Server actions for the dashboard's mutations. Each checks access, validates its input with zod,
+// calls lib/ and reports failures as a result value — nothing is thrown to the client.
+import { headers } from 'next/headers';
+import { z } from 'zod';
+import { loadDemoWorkload as enqueueDemo } from '@/lib/demo';
+import { ConflictError } from '@/lib/engine/errors';
+import { parseWith, queueName, token as tokenSchema } from '@/lib/engine/validation';
+import { serverConfig } from '@/lib/server/config';
+import { getEngine } from '@/lib/server/engine';
+import { checkRequest } from '@/lib/server/guard';
+import { describeError } from '@/lib/server/http';
+
+export type ActionResult<T = {}> = ({ ok: true } & T) | { ok: false; error: string; field?: string };
+
+const failureFilter = z.strictObject({
+  queue: queueName.optional(),
+  message: z.string().max(4000).optional(),
+  q: z.string().max(200).optional(),
+});
+
+const tokenList = z.array(tokenSchema).min(1, 'select at least one task').max(1000, 'at most 1000 tasks at once');
+const poolSize = z.number().int('must be an integer').min(0).max(64);
+
+class Denied extends Error {
+  override readonly name = 'Denied';
+}
+
+async function guard(): Promise<void> {
+  const h = await headers();
+  const verdict = checkRequest(
+    { method: 'POST', api: false, authorization: h.get('authorization'), host: h.get('host'), origin: h.get('origin') },
+    serverConfig(),
+  );
+  if (!verdict.ok) throw new Denied(verdict.error);
+}
+
+async function run<T extends object>(fn: () => Promise<T>): Promise<ActionResult<T>> {
+  try {
+    await guard();
+    return { ok: true, ...(await fn()) };
+  } catch (err) {
+    if (err instanceof Denied) return { ok: false, error: err.message };
+    const { body } = describeError(err);
+    return body.field ? { ok: false, error: body.error, field: body.field } : { ok: false, error: body.error };
+  }
+}
+
+export async function enqueueTask(input: unknown): Promise<ActionResult<{ token: string }>> {
+  return run(async () => {
+    const { readpast, config } = await getEngine();
+    const r = await readpast.enqueue(input, { caller: 'dashboard', allowSql: config.allowSql });
+    return { token: r.token };
+  });
+}
+
+export async function retryTask(token: string): Promise<ActionResult> {
+  return run(async () => {
+    const { readpast } = await getEngine();
+    await readpast.retry(parseWith(tokenSchema, token, 'token'));
+    return {};
+  });
+}
+
+export async function cancelTask(token: string): Promise<ActionResult<{ status: string }>> {
+  return run(async () => {
+    const { readpast } = await getEngine();
+    return { status: await readpast.cancel(parseWith(tokenSchema, token, 'token')) };
+  });
+}
+
+export async function deleteTask(token: string): Promise<ActionResult> {
+  return run(async () => {
+    const { readpast } = await getEngine();
+    await readpast.deleteTask(parseWith(tokenSchema, token, 'token'));
+    return {};
+  });
+}
+
+/** Retry each selected task that is dead or cancelled; tasks in another state are skipped. */
+export async function retryTasks(tokens: string[]): Promise<ActionResult<{ count: number }>> {
+  return run(async () => {
+    const list = parseWith(tokenList, tokens, 'tokens');
+    const { readpast } = await getEngine();
+    let count = 0;
+    for (const t of list) {
+      try {
+        await readpast.retry(t);
+        count++;
+      } catch (err) {
+        const name = (err as { name?: unknown }).name;
+        if (name !== 'ConflictError' && name !== 'NotFoundError') throw err;
+      }
+    }
+    return { count };
+  });
+}
+
+export async function retryFailures(filter: { queue?: string; message?: string; q?: string }): Promise<ActionResult<{ count: number }>> {
+  return run(async () => {
+    const f = parseWith(failureFilter, filter ?? {});
+    const { readpast } = await getEngine();
+    return { count: await readpast.store.retryFailed(f) };
+  });
+}
+
+export async function deleteFailures(filter: { queue?: string; message?: string; q?: string }): Promise<ActionResult<{ count: number }>> {
+  return run(async () => {
+    const f = parseWith(failureFilter, filter ?? {});
+    const { readpast } = await getEngine();
+    return { count: await readpast.store.deleteFailed(f) };
+  });
+}
+
+export async function setPoolSize(workers: number): Promise<ActionResult<{ size: number }>> {
+  return run(async () => {
+    const n = parseWith(poolSize, workers, 'workers');
+    const { pool } = await getEngine();
+    if (!pool) throw new ConflictError('this server has no worker pool');
+    await pool.resize(n);
+    return { size: pool.size };
+  });
+}
+
+export async function loadDemoWorkload(): Promise<ActionResult<{ count: number }>> {
+  return run(async () => {
+    const { readpast } = await getEngine();
+    return { count: await enqueueDemo(readpast, { caller: 'dashboard' }) };
+  });
+}

@@ -1,0 +1,109 @@
+// The dashboard server's settings, read from the environment once and validated.
+// Shared by instrumentation, route handlers, server actions, the proxy and bin/start.mjs.
+import { z } from 'zod';
+
+export const DEFAULT_DATABASE_URL = 'sqlite:data/readpast.db';
+
+export interface Credentials {
+  user: string;
+  password: string;
+}
+
+export interface ServerConfig {
+  databaseUrl: string;
+  /** in-process pool size; 0 = dashboard only */
+  workers: number;
+  host: string;
+  port: number;
+  /** null: no authentication (only allowed on a loopback address) */
+  auth: Credentials | null;
+  /** accept `sql` tasks from the web */
+  allowSql: boolean;
+  /** a module of user handlers to register, or null */
+  handlersModule: string | null;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Unset and empty are the same thing for environment variables. */
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema.optional());
+
+const flag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => ['0', '1', 'true', 'false', 'yes', 'no'].includes(v), 'must be 1 or 0')
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+const envSchema = z.object({
+  READPAST_DATABASE_URL: optional(z.string().trim()),
+  READPAST_WORKERS: optional(
+    z.string().trim().regex(/^\d+$/, 'must be an integer from 0 to 64').transform(Number).pipe(z.number().max(64, 'must be an integer from 0 to 64')),
+  ),
+  READPAST_HOST: optional(z.string().trim().regex(/^[A-Za-z0-9.:\-[\]%]+$/, 'must be a host name or IP address')),
+  PORT: optional(
+    z.string().trim().regex(/^\d+$/, 'must be a port number').transform(Number).pipe(z.number().min(1, 'must be a port number').max(65535, 'must be a port number')),
+  ),
+  READPAST_AUTH: optional(z.string().regex(/^[^:\s]+:\S.*$/, 'must be user:password (a non-empty user without ":" and a non-empty password)')),
+  READPAST_ALLOW_SQL: optional(flag),
+  READPAST_HANDLERS: optional(z.string().trim()),
+});
+
+type Env = Record<string, string | undefined>;
+
+/** Parse and validate; throws ConfigError naming the variable. */
+export function loadServerConfig(env: Env = process.env): ServerConfig {
+  const r = envSchema.safeParse(env);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    throw new ConfigError(`${issue.path.join('.')}: ${issue.message}`);
+  }
+  const e = r.data;
+  let auth: Credentials | null = null;
+  if (e.READPAST_AUTH !== undefined) {
+    const i = e.READPAST_AUTH.indexOf(':');
+    auth = { user: e.READPAST_AUTH.slice(0, i), password: e.READPAST_AUTH.slice(i + 1) };
+  }
+  return {
+    databaseUrl: e.READPAST_DATABASE_URL ?? DEFAULT_DATABASE_URL,
+    workers: e.READPAST_WORKERS ?? 4,
+    host: e.READPAST_HOST ?? '127.0.0.1',
+    port: e.PORT ?? 3000,
+    auth,
+    allowSql: e.READPAST_ALLOW_SQL ?? false,
+    handlersModule: e.READPAST_HANDLERS ?? null,
+  };
+}
+
+/** Whether `host` names this machine's loopback interface only (not 0.0.0.0 / ::, which mean every interface). */
+export function isLoopbackHost(host: string): boolean {
+  let h = host.trim().toLowerCase();
+  if (h.startsWith('[') && h.endsWith(']')) h = h.slice(1, -1);
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
+  const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(v4);
+  return !!m && m[1] === '127' && m.slice(2).every((p) => Number(p) <= 255);
+}
+
+/** Why the server must not start with this configuration, or null when it may. */
+export function bindRefusal(cfg: Pick<ServerConfig, 'host' | 'auth'>): string | null {
+  if (isLoopbackHost(cfg.host) || cfg.auth) return null;
+  return (
+    `refusing to listen on ${cfg.host} without credentials: the dashboard can enqueue, retry and delete tasks. ` +
+    'Set READPAST_AUTH=user:password (dashboard login; the password is also the API bearer token), ' +
+    'or bind to loopback (READPAST_HOST=127.0.0.1).'
+  );
+}
+
+const KEY = Symbol.for('readpast.server.config');
+type Holder = { [KEY]?: ServerConfig };
+
+/** The process's configuration, parsed once. */
+export function serverConfig(): ServerConfig {
+  const g = globalThis as Holder;
+  return (g[KEY] ??= loadServerConfig());
+}

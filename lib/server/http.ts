@@ -1,0 +1,121 @@
+// Route-handler plumbing: bounded JSON bodies, zod-checked query strings, and one mapping of
+// errors to statuses (ValidationError 400 naming the field, NotFoundError 404, ConflictError 409).
+import { z } from 'zod';
+import { parseWith } from '@/lib/engine/validation';
+import { ValidationError } from '@/lib/engine/errors';
+import { serverLogger } from './log';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** An error that already knows its HTTP status (413, 401, 503…). */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  constructor(readonly status: number, message: string, readonly field?: string) {
+    super(message);
+  }
+}
+
+export interface ErrorBody {
+  error: string;
+  field?: string;
+}
+
+/**
+ * Errors are matched by name, not instanceof: Next.js bundles instrumentation and each route
+ * separately, so the engine that threw may come from another copy of the same module.
+ */
+export function describeError(err: unknown): { status: number; body: ErrorBody } {
+  const e = err as { name?: unknown; message?: unknown; field?: unknown; status?: unknown } | null;
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  switch (e?.name) {
+    case 'ValidationError': {
+      const field = typeof e.field === 'string' && e.field ? e.field : undefined;
+      return { status: 400, body: field ? { error: message, field } : { error: message } };
+    }
+    case 'NotFoundError':
+      return { status: 404, body: { error: message } };
+    case 'ConflictError':
+      return { status: 409, body: { error: message } };
+    case 'HttpError': {
+      const field = typeof e.field === 'string' ? e.field : undefined;
+      return { status: Number(e.status) || 500, body: field ? { error: message, field } : { error: message } };
+    }
+  }
+  serverLogger().error({ err }, 'request failed');
+  return { status: 500, body: { error: 'internal error (see the server log)' } };
+}
+
+const NO_STORE = { 'cache-control': 'no-store' };
+
+export function json(data: unknown, status = 200): Response {
+  return Response.json(data, { status, headers: NO_STORE });
+}
+
+export function errorResponse(err: unknown): Response {
+  const { status, body } = describeError(err);
+  return json(body, status);
+}
+
+/** Wrap a route handler so every thrown error becomes its JSON error response. */
+export function handle<A extends unknown[]>(fn: (...args: A) => Promise<Response>): (...args: A) => Promise<Response> {
+  return async (...args: A) => {
+    try {
+      return await fn(...args);
+    } catch (err) {
+      return errorResponse(err);
+    }
+  };
+}
+
+const tooLarge = () => new HttpError(413, `request body larger than ${MAX_BODY_BYTES} bytes`, 'body');
+
+/** The request body as JSON, at most MAX_BODY_BYTES; malformed or missing JSON is a 400 naming `body`. */
+export async function readJson(req: Request): Promise<unknown> {
+  const declared = Number(req.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
+  if (!req.body) throw new ValidationError('body', 'a JSON body is required');
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') throw new ValidationError('body', 'a JSON body is required');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ValidationError('body', `malformed JSON (${(err as Error).message})`);
+  }
+}
+
+export async function readBody<T extends z.ZodType>(req: Request, schema: T): Promise<z.output<T>> {
+  return parseWith(schema, await readJson(req));
+}
+
+/** Query parameters checked by `schema` (unknown parameters are ignored); a bad one is a 400 naming it. */
+export function readQuery<T extends z.ZodType>(req: Request, schema: T): z.output<T> {
+  const params: Record<string, string> = {};
+  for (const [k, v] of new URL(req.url).searchParams) if (v !== '') params[k] = v;
+  return parseWith(schema, params);
+}
+
+// ---- query building blocks -----------------------------------------------------------------
+
+export const intParam = (min: number, max: number) =>
+  z.string().regex(/^-?\d+$/, 'must be an integer').transform(Number).pipe(z.number().min(min).max(max));
+
+export const cursorParam = intParam(1, Number.MAX_SAFE_INTEGER);
+export const limitParam = intParam(1, 500);
+export const textParam = z.string().max(200);
+export const dateParam = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+
+/** Route params: Next.js 16 passes them as a promise. */
+export type Params<T> = { params: Promise<T> };
