@@ -1,0 +1,93 @@
+// Opening the embedded database: WAL, a short busy timeout, and an async retry path for SQLITE_BUSY
+// so a locked database never blocks the event loop for long.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { MIGRATIONS } from './schema';
+
+export type Db = Database.Database;
+
+const BUSY_TIMEOUT_MS = 50;
+const BUSY_RETRY_FOR_MS = 30_000;
+
+export function openDatabase(path: string): Db {
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const db = new Database(path);
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = OFF');
+  db.pragma('cache_size = -32000');
+  db.pragma('temp_store = MEMORY');
+  return db;
+}
+
+export function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Run `fn` in a BEGIN IMMEDIATE transaction; when the database is busy (another process writing),
+ * wait a little without blocking the event loop and try again.
+ */
+export async function writeTx<T>(db: Db, fn: () => T): Promise<T> {
+  const tx = db.transaction(fn);
+  const deadline = Date.now() + BUSY_RETRY_FOR_MS;
+  for (let i = 0; ; i++) {
+    try {
+      return tx.immediate();
+    } catch (err) {
+      if (!isBusy(err) || Date.now() > deadline) throw err;
+      await pause(Math.min(100, 2 + i * 3) * (0.5 + Math.random()));
+    }
+  }
+}
+
+/** Same retry path for a read (a WAL reader is rarely busy, but can be during a checkpoint or recovery). */
+export async function read<T>(fn: () => T): Promise<T> {
+  const deadline = Date.now() + BUSY_RETRY_FOR_MS;
+  for (let i = 0; ; i++) {
+    try {
+      return fn();
+    } catch (err) {
+      if (!isBusy(err) || Date.now() > deadline) throw err;
+      await pause(Math.min(100, 2 + i * 3));
+    }
+  }
+}
+
+/** Apply pending migrations; several processes may call this at once (BEGIN IMMEDIATE serialises them). */
+export async function migrate(db: Db): Promise<number> {
+  await writeTx(db, () => {
+    db.exec('CREATE TABLE IF NOT EXISTS SchemaVersion (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+  });
+  let applied = 0;
+  for (const m of MIGRATIONS) {
+    const did = await writeTx(db, () => {
+      const have = db.prepare('SELECT 1 FROM SchemaVersion WHERE version = ?').get(m.version);
+      if (have) return false;
+      db.exec(m.sql);
+      db.prepare('INSERT INTO SchemaVersion (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Date.now());
+      return true;
+    });
+    if (did) applied++;
+  }
+  return applied;
+}
+
+const PRIMARY_CODES: Record<string, number> = {
+  SQLITE_ERROR: 1, SQLITE_INTERNAL: 2, SQLITE_PERM: 3, SQLITE_ABORT: 4, SQLITE_BUSY: 5, SQLITE_LOCKED: 6,
+  SQLITE_NOMEM: 7, SQLITE_READONLY: 8, SQLITE_INTERRUPT: 9, SQLITE_IOERR: 10, SQLITE_CORRUPT: 11,
+  SQLITE_FULL: 13, SQLITE_CANTOPEN: 14, SQLITE_CONSTRAINT: 19, SQLITE_MISMATCH: 20, SQLITE_MISUSE: 21,
+  SQLITE_RANGE: 25, SQLITE_NOTADB: 26,
+};
+
+/** SQLite's primary result code for an error code string like SQLITE_CONSTRAINT_UNIQUE. */
+export function sqliteErrorNumber(code: unknown): number | null {
+  if (typeof code !== 'string') return null;
+  for (const [name, n] of Object.entries(PRIMARY_CODES)) if (code === name || code.startsWith(name + '_')) return n;
+  return null;
+}

@@ -1,0 +1,90 @@
+// Row shapes of the SQLite tables and their mapping to the engine's types.
+import type { AttemptView, Outcome, QueueSettings, TaskKind, TaskStatus, TaskView } from '../../lib/engine/types';
+
+export interface TaskRow {
+  id: number; token: string; queue: string; kind: string; command: string; payload: string | null;
+  status: string; priority: number; run_after: number; attempts: number; max_attempts: number;
+  timeout_ms: number | null; dedup_key: string | null; caller: string | null; batch_id: number | null;
+  stage: number | null; lease_until: number | null; worker_id: string | null; cancel_requested: number;
+  created_at: number; started_at: number | null; finished_at: number | null; error_number: number | null;
+  error_message: string | null; error_detail: string | null; result: string | null;
+}
+
+export interface LogRow {
+  id: number; task_id: number; token: string; attempt: number; queue: string; kind: string; command: string;
+  worker_id: string | null; session: number | null; token_no: number | null; started_at: number;
+  ended_at: number | null; outcome: string; error_number: number | null; error_message: string | null;
+  error_detail: string | null;
+}
+
+export interface QueueRow {
+  name: string; concurrency_limit: number | null; paused: number; max_attempts: number;
+  timeout_ms: number | null; backoff_ms: number;
+}
+
+export const date = (ms: number) => new Date(ms);
+export const dateOrNull = (ms: number | null) => (ms === null ? null : new Date(ms));
+export const parseJson = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
+export const toJson = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
+
+export function taskView(r: TaskRow): TaskView {
+  return {
+    id: r.id,
+    token: r.token,
+    status: r.status as TaskStatus,
+    queue: r.queue,
+    kind: r.kind as TaskKind,
+    command: r.command,
+    payload: parseJson(r.payload),
+    priority: r.priority,
+    attempts: r.attempts,
+    maxAttempts: r.max_attempts,
+    timeoutMs: r.timeout_ms,
+    dedupKey: r.dedup_key,
+    caller: r.caller,
+    runAfter: date(r.run_after),
+    createdAt: date(r.created_at),
+    startedAt: dateOrNull(r.started_at),
+    finishedAt: dateOrNull(r.finished_at),
+    leaseUntil: dateOrNull(r.lease_until),
+    workerId: r.worker_id,
+    cancelRequested: r.cancel_requested === 1,
+    result: parseJson(r.result),
+    lastError: r.error_message === null ? null : { number: r.error_number, message: r.error_message, detail: r.error_detail },
+  };
+}
+
+export function attemptView(r: LogRow): AttemptView {
+  return {
+    id: r.id,
+    token: r.token,
+    queue: r.queue,
+    kind: r.kind as TaskKind,
+    command: r.command,
+    attempt: r.attempt,
+    workerId: r.worker_id,
+    session: r.session,
+    startedAt: date(r.started_at),
+    endedAt: dateOrNull(r.ended_at),
+    outcome: r.outcome as Outcome,
+    errorNumber: r.error_number,
+    errorMessage: r.error_message,
+    errorDetail: r.error_detail,
+  };
+}
+
+export function queueSettings(r: QueueRow): QueueSettings {
+  return {
+    name: r.name,
+    concurrencyLimit: r.concurrency_limit,
+    paused: r.paused === 1,
+    maxAttempts: r.max_attempts,
+    timeoutMs: r.timeout_ms,
+    backoffMs: r.backoff_ms,
+  };
+}
+
+/** `%text%` for LIKE … ESCAPE '\\' */
+export function likePattern(text: string): string {
+  return '%' + text.replace(/[\\%_]/g, (c) => '\\' + c) + '%';
+}

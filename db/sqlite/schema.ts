@@ -1,0 +1,118 @@
+// SQLite schema, as numbered migrations. Each runs once, inside BEGIN IMMEDIATE, recorded in SchemaVersion.
+// Times are integer milliseconds since the epoch (UTC).
+
+export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'core tables',
+    sql: `
+CREATE TABLE Queues (
+  name              TEXT PRIMARY KEY,
+  concurrency_limit INTEGER,
+  paused            INTEGER NOT NULL DEFAULT 0,
+  max_attempts      INTEGER NOT NULL DEFAULT 5,
+  timeout_ms        INTEGER,
+  backoff_ms        INTEGER NOT NULL DEFAULT 1000,
+  lock_version      INTEGER NOT NULL DEFAULT 0,
+  created_at        INTEGER NOT NULL
+);
+
+CREATE TABLE Tasks (
+  id               INTEGER PRIMARY KEY,
+  token            TEXT NOT NULL,
+  queue            TEXT NOT NULL,
+  kind             TEXT NOT NULL,
+  command          TEXT NOT NULL,
+  payload          TEXT,
+  status           TEXT NOT NULL,
+  priority         INTEGER NOT NULL DEFAULT 0,
+  run_after        INTEGER NOT NULL,
+  attempts         INTEGER NOT NULL DEFAULT 0,
+  max_attempts     INTEGER NOT NULL,
+  timeout_ms       INTEGER,
+  dedup_key        TEXT,
+  caller           TEXT,
+  batch_id         INTEGER,
+  stage            INTEGER,
+  lease_until      INTEGER,
+  worker_id        TEXT,
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  created_at       INTEGER NOT NULL,
+  started_at       INTEGER,
+  finished_at      INTEGER,
+  error_number     INTEGER,
+  error_message    TEXT,
+  error_detail     TEXT,
+  result           TEXT
+);
+CREATE UNIQUE INDEX Tasks_token ON Tasks(token);
+CREATE UNIQUE INDEX Tasks_dedup ON Tasks(dedup_key) WHERE dedup_key IS NOT NULL AND status IN ('pending', 'running');
+CREATE INDEX Tasks_dequeue ON Tasks(priority DESC, id) WHERE status = 'pending';
+CREATE INDEX Tasks_dead ON Tasks(id) WHERE status = 'dead';
+CREATE INDEX Tasks_cancelled ON Tasks(id) WHERE status = 'cancelled';
+
+CREATE TABLE ExecutionLog (
+  id            INTEGER PRIMARY KEY,
+  task_id       INTEGER NOT NULL,
+  attempt       INTEGER NOT NULL,
+  queue         TEXT NOT NULL,
+  kind          TEXT NOT NULL,
+  command       TEXT NOT NULL,
+  worker_id     TEXT,
+  session       INTEGER,
+  token_no      INTEGER,
+  started_at    INTEGER NOT NULL,
+  ended_at      INTEGER,
+  outcome       TEXT NOT NULL,
+  error_number  INTEGER,
+  error_message TEXT,
+  error_detail  TEXT
+);
+CREATE UNIQUE INDEX ExecutionLog_attempt ON ExecutionLog(task_id, attempt);
+CREATE INDEX ExecutionLog_open ON ExecutionLog(task_id) WHERE ended_at IS NULL;
+CREATE INDEX ExecutionLog_unsuccessful ON ExecutionLog(outcome, id) WHERE outcome NOT IN ('running', 'succeeded');
+
+CREATE TABLE Workers (
+  worker_id    TEXT PRIMARY KEY,
+  host         TEXT NOT NULL,
+  pid          INTEGER NOT NULL,
+  role         TEXT NOT NULL,
+  session      INTEGER NOT NULL,
+  login_time   INTEGER NOT NULL,
+  started_at   INTEGER NOT NULL,
+  heartbeat_at INTEGER NOT NULL,
+  state        TEXT NOT NULL,
+  stopped_at   INTEGER
+);
+
+CREATE TABLE Handlers (
+  name    TEXT PRIMARY KEY,
+  seen_at INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE QueueCounts (
+  queue  TEXT NOT NULL,
+  status TEXT NOT NULL,
+  n      INTEGER NOT NULL,
+  PRIMARY KEY (queue, status)
+) WITHOUT ROWID;
+
+CREATE TABLE Metrics (
+  sec         INTEGER PRIMARY KEY,
+  enqueued    INTEGER NOT NULL DEFAULT 0,
+  started     INTEGER NOT NULL DEFAULT 0,
+  succeeded   INTEGER NOT NULL DEFAULT 0,
+  failed      INTEGER NOT NULL DEFAULT 0,
+  latency_sum INTEGER NOT NULL DEFAULT 0,
+  latency_max INTEGER NOT NULL DEFAULT 0,
+  depth       INTEGER
+);
+
+CREATE VIEW ExecutionStatus AS
+  SELECT l.id AS log_id, l.task_id, t.token, l.queue, l.kind, l.command, l.attempt, t.max_attempts,
+         l.worker_id, l.session, l.started_at, t.lease_until, t.cancel_requested
+  FROM ExecutionLog l JOIN Tasks t ON t.id = l.task_id
+  WHERE l.ended_at IS NULL AND t.status = 'running' AND t.attempts = l.attempt;
+`,
+  },
+];

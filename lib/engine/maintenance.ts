@@ -1,0 +1,58 @@
+// Housekeeping any process with a pool may run (all of it is idempotent, so several processes may):
+// rescue expired leases, mark silent workers lost, sample queue depth, prune old finished tasks.
+import type { Logger } from './logger';
+import { errorInfo } from './retry';
+import type { Store } from './store';
+
+export interface MaintenanceOptions {
+  retentionMs: number;
+  staleWorkerMs: number;
+  logger: Logger;
+  /** how often leases are checked (default 1 s) */
+  everyMs?: number;
+  /** how often old tasks are pruned (default 1 h; first run a minute after start) */
+  pruneEveryMs?: number;
+}
+
+export class Maintenance {
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private nextPrune: number;
+
+  constructor(private readonly store: Store, private readonly opts: MaintenanceOptions) {
+    this.nextPrune = Date.now() + 60_000;
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.tick(), this.opts.everyMs ?? 1000);
+    this.timer.unref?.();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** one round; exposed for tests and the drain route */
+  async tick(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      const rescued = await this.store.rescueExpired();
+      if (rescued.retried || rescued.dead) this.opts.logger.warn(rescued, 'rescued attempts whose lease expired');
+      const lost = await this.store.markLostWorkers(this.opts.staleWorkerMs);
+      if (lost) this.opts.logger.warn({ lost }, 'workers stopped heartbeating');
+      await this.store.sampleDepth();
+      if (Date.now() >= this.nextPrune) {
+        this.nextPrune = Date.now() + (this.opts.pruneEveryMs ?? 3600_000);
+        const pruned = await this.store.prune(new Date(Date.now() - this.opts.retentionMs));
+        if (pruned.tasks) this.opts.logger.info(pruned, 'pruned finished tasks');
+      }
+    } catch (err) {
+      this.opts.logger.warn({ err: errorInfo(err) }, 'maintenance round failed');
+    } finally {
+      this.running = false;
+    }
+  }
+}

@@ -1,0 +1,310 @@
+// The worker pool: N workers (the seeds' queue readers), each with its own session. One dispatcher
+// claims for all idle workers in one store call and settles finished attempts in batches, so a busy
+// pool pays one transaction per batch rather than two per task.
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { HandlerRegistry } from './handlers';
+import { silentLogger, type Logger } from './logger';
+import { Maintenance } from './maintenance';
+import { errorInfo } from './retry';
+import type { Store } from './store';
+import type { AttemptResult, ClaimedTask, Settlement, WorkerSlot } from './types';
+import { runTask, StopReason } from './run';
+
+export interface PoolOptions {
+  concurrency: number;
+  leaseMs: number;
+  heartbeatMs: number;
+  pollMs: number;
+  role: string;
+  queues?: string[];
+  shutdownGraceMs: number;
+  maintenance: boolean;
+  retentionMs: number;
+  logger: Logger;
+}
+
+export const POOL_DEFAULTS: Omit<PoolOptions, 'logger'> = {
+  concurrency: 4,
+  leaseMs: 30_000,
+  heartbeatMs: 1_000,
+  pollMs: 500,
+  role: 'worker',
+  shutdownGraceMs: 10_000,
+  maintenance: true,
+  retentionMs: 7 * 24 * 3600 * 1000,
+};
+
+export const MAX_POOL_SIZE = 256;
+
+interface Worker {
+  slot: WorkerSlot;
+  task: ClaimedTask | null;
+  controller: AbortController | null;
+  /** set when the pool shrinks: the worker leaves once its task is done */
+  retiring: boolean;
+}
+
+export class Pool {
+  readonly opts: PoolOptions;
+  private readonly log: Logger;
+  private readonly workers: Worker[] = [];
+  private readonly settled: AttemptResult[] = [];
+  private readonly idleWaiters = new Set<() => void>();
+  private readonly instance = randomBytes(3).toString('hex');
+  private seq = 0;
+  private started = false;
+  private stopping = false;
+  private ticking = false;
+  private again = false;
+  private scheduled = false;
+  private processed = 0;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private beatTimer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private maintenance: Maintenance | null = null;
+  private resizing: Promise<void> = Promise.resolve();
+  /** the last claim found nothing due (used by runUntilIdle) */
+  private lastClaimEmpty = false;
+
+  constructor(readonly store: Store, readonly registry: HandlerRegistry, opts: Partial<PoolOptions> = {}) {
+    this.opts = { ...POOL_DEFAULTS, logger: silentLogger, ...opts };
+    this.log = this.opts.logger;
+    if (!Number.isInteger(this.opts.concurrency) || this.opts.concurrency < 0 || this.opts.concurrency > MAX_POOL_SIZE) {
+      throw new RangeError(`concurrency must be an integer from 0 to ${MAX_POOL_SIZE}`);
+    }
+  }
+
+  get size(): number {
+    return this.workers.filter((w) => !w.retiring).length;
+  }
+
+  get busy(): number {
+    return this.workers.filter((w) => w.task).length;
+  }
+
+  get processedCount(): number {
+    return this.processed;
+  }
+
+  workerIds(): string[] {
+    return this.workers.map((w) => w.slot.workerId);
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await this.store.registerHandlers(this.registry.names());
+    await this.addWorkers(this.opts.concurrency);
+    this.unsubscribe = this.store.onWake(() => this.wake());
+    this.pollTimer = setInterval(() => this.wake(), this.opts.pollMs);
+    this.beatTimer = setInterval(() => void this.beat(), this.opts.heartbeatMs);
+    this.pollTimer.unref?.();
+    this.beatTimer.unref?.();
+    if (this.opts.maintenance) {
+      this.maintenance = new Maintenance(this.store, {
+        retentionMs: this.opts.retentionMs,
+        staleWorkerMs: Math.max(15_000, this.opts.heartbeatMs * 10),
+        logger: this.log,
+      });
+      this.maintenance.start();
+    }
+    this.log.info({ workers: this.size, role: this.opts.role, store: this.store.description }, 'pool started');
+    this.wake();
+  }
+
+  private async addWorkers(n: number): Promise<void> {
+    const host = hostname();
+    for (let i = 0; i < n; i++) {
+      const workerId = `${host}-${process.pid}-${this.instance}-${++this.seq}`;
+      const session = await this.store.registerWorker({ workerId, host, pid: process.pid, role: this.opts.role });
+      this.workers.push({ slot: { workerId, session: session.session }, task: null, controller: null, retiring: false });
+    }
+  }
+
+  /** Change the number of workers while running. Shrinking never interrupts a task: a busy worker leaves when done. */
+  resize(n: number): Promise<void> {
+    if (!Number.isInteger(n) || n < 0 || n > MAX_POOL_SIZE) {
+      return Promise.reject(new RangeError(`pool size must be an integer from 0 to ${MAX_POOL_SIZE}`));
+    }
+    this.resizing = this.resizing.then(async () => {
+      if (this.stopping) return;
+      const active = this.workers.filter((w) => !w.retiring);
+      if (n > active.length) {
+        // un-retire busy workers first, then add new ones
+        for (const w of this.workers) if (w.retiring && this.size < n) w.retiring = false;
+        if (this.started) await this.addWorkers(n - this.size);
+        else this.opts.concurrency = n;
+      } else {
+        const surplus = active.length - n;
+        const ordered = [...active].sort((a, b) => Number(!!a.task) - Number(!!b.task) || b.slot.session - a.slot.session);
+        for (const w of ordered.slice(0, surplus)) w.retiring = true;
+        await this.removeRetired();
+      }
+      this.log.info({ workers: this.size }, 'pool resized');
+      this.wake();
+    });
+    return this.resizing;
+  }
+
+  private async removeRetired(): Promise<void> {
+    for (const w of [...this.workers]) {
+      if (!w.retiring || w.task) continue;
+      this.workers.splice(this.workers.indexOf(w), 1);
+      await this.store.deregisterWorker(w.slot.workerId);
+    }
+  }
+
+  /** Ask for a dispatch soon; calls coalesce. */
+  wake(): void {
+    if (!this.started || this.stopping) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.tick();
+    });
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = true;
+    try {
+      do {
+        this.again = false;
+        await this.flush();
+        if (this.stopping) break;
+        if (this.workers.some((w) => w.retiring && !w.task)) await this.removeRetired();
+        const idle = this.workers.filter((w) => !w.task && !w.retiring);
+        if (idle.length === 0) break;
+        const claimed = await this.store.claim(idle.map((w) => w.slot), { leaseMs: this.opts.leaseMs, queues: this.opts.queues });
+        this.lastClaimEmpty = claimed.length === 0;
+        for (const task of claimed) {
+          const w = idle.find((x) => x.slot.workerId === task.workerId)!;
+          this.startTask(w, task);
+        }
+        if (claimed.length === 0) this.notifyIdle();
+      } while (this.again);
+    } catch (err) {
+      this.log.error({ err: errorInfo(err) }, 'dispatch failed; retrying on the next wake');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private startTask(w: Worker, task: ClaimedTask): void {
+    const controller = new AbortController();
+    w.task = task;
+    w.controller = controller;
+    void runTask(this.store, this.registry, task, controller).then((settlement) => {
+      this.settle(w, task, settlement);
+    });
+  }
+
+  private settle(w: Worker, task: ClaimedTask, settlement: Settlement): void {
+    w.task = null;
+    w.controller = null;
+    this.processed++;
+    this.settled.push({ taskId: task.id, workerId: task.workerId, attempt: task.attempt, settlement });
+    this.wake();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.settled.length === 0) return;
+    const batch = this.settled.splice(0, this.settled.length);
+    try {
+      const ok = await this.store.finish(batch);
+      ok.forEach((accepted, i) => {
+        if (!accepted) {
+          const r = batch[i]!;
+          this.log.warn({ taskId: r.taskId, attempt: r.attempt, workerId: r.workerId }, 'attempt lost its lease; its result was not recorded');
+        }
+      });
+    } catch (err) {
+      // keep them for the next flush: a settled attempt must reach the store
+      this.settled.unshift(...batch);
+      throw err;
+    }
+  }
+
+  private async beat(): Promise<void> {
+    if (!this.started) return;
+    const running = this.workers.filter((w) => w.task).map((w) => ({ taskId: w.task!.id, workerId: w.slot.workerId, attempt: w.task!.attempt }));
+    try {
+      const r = await this.store.heartbeat({ workerIds: this.workerIds(), running, leaseMs: this.opts.leaseMs });
+      const owned = new Set(r.owned);
+      const cancel = new Set(r.cancelRequested);
+      for (const w of this.workers) {
+        if (!w.task || !w.controller) continue;
+        const id = w.task.id;
+        if (cancel.has(id)) w.controller.abort(new StopReason('cancelled', 'cancelled by an operator'));
+        else if (!owned.has(id) && running.some((x) => x.taskId === id)) {
+          w.controller.abort(new StopReason('lease_lost', 'the lease was lost (another worker rescued this task)'));
+        }
+      }
+    } catch (err) {
+      this.log.warn({ err: errorInfo(err) }, 'heartbeat failed');
+    }
+  }
+
+  private notifyIdle(): void {
+    if (this.busy > 0 || this.settled.length > 0) return;
+    for (const fn of this.idleWaiters) fn();
+  }
+
+  /**
+   * Process due tasks until none is left or `maxMs` has passed, then stop (for deployments where a
+   * long-lived pool cannot run). In-flight tasks get the rest of the time, then are given back.
+   */
+  async runUntilIdle(maxMs: number): Promise<{ processed: number }> {
+    const deadline = Date.now() + maxMs;
+    await this.start();
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        if (this.lastClaimEmpty && this.busy === 0 && this.settled.length === 0 && !this.ticking) done();
+      };
+      const timer = setTimeout(() => done(), maxMs);
+      const interval = setInterval(check, 20);
+      const done = () => {
+        clearTimeout(timer);
+        clearInterval(interval);
+        this.idleWaiters.delete(check);
+        resolve();
+      };
+      this.idleWaiters.add(check);
+    });
+    await this.stop(Math.max(0, deadline - Date.now()));
+    return { processed: this.processed };
+  }
+
+  /**
+   * Graceful shutdown: stop claiming, let running tasks finish within `graceMs`, then abort the rest
+   * and give them back (pending, run at once) so nothing stays stuck as running.
+   */
+  async stop(graceMs = this.opts.shutdownGraceMs): Promise<void> {
+    if (!this.started || this.stopping) return;
+    this.stopping = true;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    this.unsubscribe?.();
+    this.maintenance?.stop();
+    const deadline = Date.now() + graceMs;
+    while (this.busy > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    for (const w of this.workers) w.controller?.abort(new StopReason('shutdown', 'worker shut down before the task finished'));
+    while (this.busy > 0) await new Promise((r) => setTimeout(r, 5));
+    while (this.ticking) await new Promise((r) => setTimeout(r, 5));
+    await this.flush().catch((err) => this.log.error({ err: errorInfo(err) }, 'could not record the last results'));
+    if (this.beatTimer) clearInterval(this.beatTimer);
+    for (const w of this.workers.splice(0)) {
+      await this.store.deregisterWorker(w.slot.workerId).catch(() => {});
+    }
+    this.log.info({ processed: this.processed }, 'pool stopped');
+  }
+}
+

@@ -1,0 +1,87 @@
+// Running one attempt: dispatch on the task kind, enforce the timeout, and turn whatever happened
+// into a Settlement. Never throws.
+import { TaskError } from './errors';
+import type { HandlerRegistry } from './handlers';
+import { errorInfo, failureSettlement } from './retry';
+import type { Store } from './store';
+import type { ClaimedTask, ErrorInfo, Settlement } from './types';
+
+export const MAX_RESULT_BYTES = 64 * 1024;
+
+/** Why an attempt's AbortSignal fired. */
+export class StopReason extends Error {
+  override readonly name = 'StopReason';
+  constructor(readonly kind: 'cancelled' | 'timeout' | 'shutdown' | 'lease_lost', message: string) {
+    super(message);
+  }
+}
+
+/** Keep results small: what cannot be serialised or is too large is replaced by a note. */
+export function capResult(value: unknown): unknown {
+  if (value === undefined) return null;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    return { unserialisable: true, reason: String((err as Error).message ?? err) };
+  }
+  if (text === undefined) return null;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_RESULT_BYTES) return { truncated: true, bytes, preview: text.slice(0, 1024) };
+  return JSON.parse(text);
+}
+
+async function execute(store: Store, registry: HandlerRegistry, task: ClaimedTask, signal: AbortSignal): Promise<unknown> {
+  const slot = { workerId: task.workerId, session: task.session };
+  switch (task.kind) {
+    case 'handler': {
+      const handler = registry.get(task.command);
+      if (!handler) throw new TaskError(`no handler named ${JSON.stringify(task.command)} is registered in this worker process`);
+      return handler(task.payload, {
+        token: task.token, taskId: task.id, queue: task.queue, attempt: task.attempt, maxAttempts: task.maxAttempts,
+        workerId: task.workerId, session: task.session, signal,
+      });
+    }
+    case 'sql':
+      return store.runSql(slot, task.command, signal);
+    case 'procedure': {
+      if (!store.runProcedure) throw new TaskError(`procedure tasks need SQL Server (this store is ${store.dialect})`, { retryable: false });
+      const params = (task.payload ?? {}) as Record<string, unknown>;
+      return store.runProcedure(slot, task.command, params, signal);
+    }
+    default:
+      throw new TaskError(`unknown task kind ${JSON.stringify(task.kind)}`, { retryable: false });
+  }
+}
+
+export async function runTask(store: Store, registry: HandlerRegistry, task: ClaimedTask, controller: AbortController): Promise<Settlement> {
+  const signal = controller.signal;
+  let timer: NodeJS.Timeout | null = null;
+  if (task.timeoutMs !== null && task.timeoutMs > 0) {
+    timer = setTimeout(() => controller.abort(new StopReason('timeout', `timed out after ${task.timeoutMs} ms`)), task.timeoutMs);
+  }
+  try {
+    const result = await execute(store, registry, task, signal);
+    return { kind: 'succeeded', result: capResult(result) };
+  } catch (err) {
+    const reason: unknown = signal.aborted ? signal.reason : null;
+    if (reason instanceof StopReason) {
+      const info: ErrorInfo = { number: null, message: reason.message, detail: err instanceof Error && err !== reason ? errorInfo(err).detail : null };
+      switch (reason.kind) {
+        case 'cancelled':
+          return { kind: 'cancelled', error: info };
+        case 'timeout':
+          return failureSettlement('timed_out', info, task.attempt, task.maxAttempts, task.backoffMs);
+        case 'shutdown':
+          // given back: an attempt cut short by a shutdown never makes a task dead
+          return { kind: 'retry', outcome: 'abandoned', error: info, runAfter: new Date() };
+        case 'lease_lost':
+          return failureSettlement('abandoned', info, task.attempt, task.maxAttempts, task.backoffMs);
+      }
+    }
+    const retryable = (err as { retryable?: unknown })?.retryable !== false;
+    return failureSettlement('failed', errorInfo(err), task.attempt, task.maxAttempts, task.backoffMs, retryable);
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}
