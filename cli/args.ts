@@ -1,0 +1,89 @@
+// Argument parsing on node:util parseArgs (strict), with errors that name the flag.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { queueName, token as tokenSchema } from '../lib/engine/validation';
+import { UsageError } from './errors';
+
+interface NodeError extends Error {
+  code?: string;
+}
+
+/** parseArgs errors → UsageError naming the flag. */
+export function toUsageError(err: unknown): unknown {
+  const e = err as NodeError;
+  if (!(e instanceof Error) || typeof e.code !== 'string' || !e.code.startsWith('ERR_PARSE_ARGS')) return err;
+  const flag = /'(-{1,2}[^'\s=]+)/.exec(e.message)?.[1] ?? null;
+  const longFlag = flag?.startsWith('--') ? flag : null;
+  switch (e.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return new UsageError(flag, 'unknown option');
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (/argument missing/.test(e.message)) return new UsageError(flag, 'needs a value');
+      if (/does not take an argument/.test(e.message)) return new UsageError(flag, 'takes no value');
+      if (/ambiguous/.test(e.message)) {
+        return new UsageError(flag, `the value starts with '-'; write it as ${longFlag ?? '--flag'}=VALUE`);
+      }
+      return new UsageError(flag, 'invalid value');
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return new UsageError(null, `unexpected argument${flag ? ` ${flag}` : ''}`);
+    default:
+      return new UsageError(flag, e.message);
+  }
+}
+
+/** parseArgs with strict checking; positionals are allowed and checked by the caller. */
+export function parseFlags<const T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (err) {
+    throw toUsageError(err);
+  }
+}
+
+/** The positional arguments a command expects, by name (e.g. `TOKEN`); errors on missing or extra ones. */
+export function positionals(given: string[], names: string[]): string[] {
+  if (given.length < names.length) throw new UsageError(names[given.length]!, 'missing');
+  if (given.length > names.length) {
+    throw new UsageError(null, `unexpected argument ${JSON.stringify(given[names.length])}`);
+  }
+  return given;
+}
+
+/** An integer flag value (decimal digits, optional sign) within [min, max]; undefined when absent. */
+export function intFlag(flag: string, value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (!/^[+-]?\d+$/.test(text)) throw new UsageError(flag, `must be an integer (got ${JSON.stringify(value)})`);
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(flag, `must be an integer from ${min} to ${max} (got ${value})`);
+  }
+  return n;
+}
+
+/** A JSON flag value; undefined when absent. */
+export function jsonFlag(flag: string, value: string | undefined): unknown {
+  if (value === undefined) return undefined;
+  try {
+    return JSON.parse(value);
+  } catch (err) {
+    throw new UsageError(flag, `invalid JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+}
+
+/** A comma-separated list of queue names; undefined when absent. */
+export function queuesFlag(flag: string, value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const names = value.split(',').map((s) => s.trim());
+  for (const name of names) {
+    if (!queueName.safeParse(name).success) {
+      throw new UsageError(flag, `${JSON.stringify(name)} is not a queue name (letters, digits, . _ : -, max 64)`);
+    }
+  }
+  return [...new Set(names)];
+}
+
+/** A task token (uuid), checked before the database is opened. */
+export function tokenArg(value: string): string {
+  if (!tokenSchema.safeParse(value).success) throw new UsageError('TOKEN', `not a task token (uuid): ${JSON.stringify(value.slice(0, 80))}`);
+  return value.toLowerCase();
+}

@@ -1,0 +1,75 @@
+// readpast enqueue (--handler NAME | --sql TEXT | --procedure NAME) [options] — prints the token alone.
+import { ValidationError } from '../../lib/engine/errors';
+import { intFlag, jsonFlag, parseFlags, positionals } from '../args';
+import { print, withContext } from '../context';
+import { EXIT, UsageError } from '../errors';
+
+const KIND_FLAGS = { handler: '--handler', sql: '--sql', procedure: '--procedure' } as const;
+type Kind = keyof typeof KIND_FLAGS;
+
+/** Request field (as ValidationError names it) → the flag that set it. */
+const FIELD_FLAGS: Record<string, string> = {
+  payload: '--payload',
+  queue: '--queue',
+  priority: '--priority',
+  runAt: '--run-at',
+  maxAttempts: '--max-attempts',
+  timeoutMs: '--timeout-ms',
+  dedupKey: '--dedup-key',
+};
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals: rest } = parseFlags({
+    args: argv,
+    options: {
+      handler: { type: 'string' },
+      sql: { type: 'string' },
+      procedure: { type: 'string' },
+      payload: { type: 'string' },
+      queue: { type: 'string' },
+      priority: { type: 'string' },
+      'max-attempts': { type: 'string' },
+      'run-at': { type: 'string' },
+      'timeout-ms': { type: 'string' },
+      'dedup-key': { type: 'string' },
+      handlers: { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+  positionals(rest, []);
+
+  const given = (Object.keys(KIND_FLAGS) as Kind[]).filter((k) => values[k] !== undefined);
+  if (given.length === 0) throw new UsageError('--handler', 'required (or --sql TEXT, or --procedure NAME)');
+  if (given.length > 1) throw new UsageError(KIND_FLAGS[given[0]!], `cannot be combined with ${KIND_FLAGS[given[1]!]}`);
+  const kind = given[0]!;
+
+  const request: Record<string, unknown> = { kind, command: values[kind] };
+  const payload = jsonFlag('--payload', values.payload);
+  if (payload !== undefined) request.payload = payload;
+  if (values.queue !== undefined) request.queue = values.queue;
+  const priority = intFlag('--priority', values.priority, -1000, 1000);
+  if (priority !== undefined) request.priority = priority;
+  const maxAttempts = intFlag('--max-attempts', values['max-attempts'], 1, 100);
+  if (maxAttempts !== undefined) request.maxAttempts = maxAttempts;
+  const timeoutMs = intFlag('--timeout-ms', values['timeout-ms'], 1, 7 * 24 * 3600 * 1000);
+  if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
+  if (values['run-at'] !== undefined) request.runAt = values['run-at'];
+  if (values['dedup-key'] !== undefined) request.dedupKey = values['dedup-key'];
+
+  return withContext({ handlers: values.handlers }, async ({ readpast }) => {
+    let result;
+    try {
+      result = await readpast.enqueue(request, { caller: 'cli' });
+    } catch (err) {
+      if (err instanceof ValidationError) {
+        const flag = err.field === 'kind' || err.field === 'command' ? KIND_FLAGS[kind] : FIELD_FLAGS[err.field];
+        if (flag) throw new UsageError(flag, err.message.slice(err.field.length + 2));
+      }
+      throw err;
+    }
+    if (!result.created) process.stderr.write(`readpast enqueue: an unfinished task with this dedup key exists; its token follows\n`);
+    print(result.token);
+    return EXIT.ok;
+  });
+}

@@ -1,0 +1,14 @@
+// readpast migrate
+import { parseFlags, positionals } from '../args';
+import { print, withContext } from '../context';
+import { EXIT } from '../errors';
+
+export async function run(argv: string[]): Promise<number> {
+  const { positionals: rest } = parseFlags({ args: argv, options: {}, strict: true, allowPositionals: true });
+  positionals(rest, []);
+  return withContext({}, async ({ readpast }) => {
+    await readpast.store.migrate();
+    print(`migrated ${readpast.store.description}`);
+    return EXIT.ok;
+  });
+}

@@ -1,0 +1,42 @@
+// Exit codes and the one-line messages the command line prints for each kind of failure.
+import { ConflictError, NotFoundError, ValidationError } from '../lib/engine/errors';
+
+export const EXIT = {
+  ok: 0,
+  /** anything unexpected: the database is unreachable, a bug */
+  failure: 1,
+  /** bad arguments: unknown flag, missing or malformed value, unknown handler, bad token */
+  usage: 2,
+  /** no task with that token */
+  notFound: 3,
+  /** the task is in a state that does not allow the action */
+  conflict: 4,
+} as const;
+
+/** Bad arguments; `flag` names the offending flag or argument (e.g. `--priority`, `TOKEN`). */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  constructor(readonly flag: string | null, message: string) {
+    super(flag ? `${flag}: ${message}` : message);
+  }
+}
+
+export function exitCodeFor(err: unknown): number {
+  if (err instanceof UsageError || err instanceof ValidationError) return EXIT.usage;
+  if (err instanceof NotFoundError) return EXIT.notFound;
+  if (err instanceof ConflictError) return EXIT.conflict;
+  return EXIT.failure;
+}
+
+/** One line, whatever the error carried. */
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+/** The message printed on stderr for an error, prefixed with the command that failed. */
+export function errorLine(command: string | null, err: unknown): string {
+  const prefix = command ? `readpast ${command}: ` : 'readpast: ';
+  const known = err instanceof UsageError || err instanceof ValidationError || err instanceof NotFoundError || err instanceof ConflictError;
+  const message = err instanceof Error ? err.message || err.name : String(err);
+  return prefix + oneLine(known ? message : `error: ${message}`);
+}

@@ -1,0 +1,59 @@
+// Entry of the `readpast` command line: picks the command, runs it, maps errors to exit codes.
+import { errorLine, EXIT, exitCodeFor, UsageError } from './errors';
+import { helpText } from './help';
+
+type Command = (argv: string[]) => Promise<number>;
+
+// Loaded on demand so `help` and argument errors stay fast.
+const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
+  migrate: () => import('./commands/migrate'),
+  worker: () => import('./commands/worker'),
+  enqueue: () => import('./commands/enqueue'),
+  status: () => import('./commands/status'),
+  stats: () => import('./commands/stats'),
+  retry: () => import('./commands/retry'),
+  cancel: () => import('./commands/cancel'),
+};
+
+const isHelpFlag = (a: string) => a === '--help' || a === '-h';
+
+function help(topic: string | undefined): number {
+  const text = helpText(topic);
+  if (text === null) {
+    process.stderr.write(errorLine(null, new UsageError(null, `no command ${JSON.stringify(topic)}; see 'readpast help'`)) + '\n');
+    return EXIT.usage;
+  }
+  process.stdout.write(text + '\n');
+  return EXIT.ok;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined) {
+    process.stderr.write(helpText() + '\n');
+    return EXIT.usage;
+  }
+  if (name === 'help' || isHelpFlag(name)) {
+    if (rest.length > 1) return help('help');
+    return help(rest[0]);
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    process.stderr.write(errorLine(null, new UsageError(null, `unknown command ${JSON.stringify(name)}; see 'readpast help'`)) + '\n');
+    return EXIT.usage;
+  }
+  // `--help` anywhere before a `--` terminator asks for the command's usage
+  const beforeTerminator = rest.indexOf('--') === -1 ? rest : rest.slice(0, rest.indexOf('--'));
+  if (beforeTerminator.some(isHelpFlag)) return help(name);
+  try {
+    const { run } = await load();
+    return await run(rest);
+  } catch (err) {
+    const code = exitCodeFor(err);
+    process.stderr.write(errorLine(name, err) + '\n');
+    if (code === EXIT.failure && process.env.READPAST_DEBUG && err instanceof Error && err.stack) {
+      process.stderr.write(err.stack + '\n');
+    }
+    return code;
+  }
+}
