@@ -1,0 +1,124 @@
+// Kept aggregates: failure groups of dead tasks and the per-second metrics series.
+import { describe, expect, it } from 'vitest';
+import type { MetricPoint } from '../../lib/engine/types';
+import { LONG_LEASE, useStore, type StoreFactory } from './harness';
+
+function sums(points: MetricPoint[]) {
+  return points.reduce(
+    (s, p) => ({ enqueued: s.enqueued + p.enqueued, started: s.started + p.started, succeeded: s.succeeded + p.succeeded, failed: s.failed + p.failed }),
+    { enqueued: 0, started: 0, succeeded: 0, failed: 0 },
+  );
+}
+
+export function aggregateTests(factory: StoreFactory) {
+  describe('failure groups', () => {
+    const h = useStore(factory);
+
+    it('groups dead tasks by message, queue and command', async () => {
+      const { store } = h();
+      const slot = await h().worker();
+      const disk1 = [
+        await h().deadTask(slot, 'disk full', { queue: 'q1', command: 'demo.fail' }),
+        await h().deadTask(slot, 'disk full', { queue: 'q1', command: 'demo.fail' }),
+        await h().deadTask(slot, 'disk full', { queue: 'q1', command: 'demo.fail' }),
+      ];
+      const disk2 = [await h().deadTask(slot, 'disk full', { queue: 'q2', command: 'demo.fail' })];
+      const bad = [
+        await h().deadTask(slot, 'bad input', { queue: 'q1', command: 'demo.fail' }),
+        await h().deadTask(slot, 'bad input', { queue: 'q1', command: 'demo.fail' }),
+      ];
+      // not dead: a failed attempt that will be retried, a success, a cancel
+      await h().add({ queue: 'q1', command: 'demo.fail' });
+      const c = await h().claimOne(slot, { queues: ['q1'] });
+      expect(await h().retryLater(c, 60_000, 'transient')).toBe(true);
+      await h().doneTask(slot, { queue: 'q1' });
+      expect(await store.cancel(await h().add({ queue: 'q1' }))).toBe('cancelled');
+
+      const groups = await store.failureGroups({});
+      expect(groups).toHaveLength(3);
+      const find = (message: string, queue: string) => groups.find((g) => g.message === message && g.queue === queue);
+      for (const [message, queue, tokens] of [['disk full', 'q1', disk1], ['disk full', 'q2', disk2], ['bad input', 'q1', bad]] as const) {
+        const g = find(message, queue);
+        expect(g, `${message} in ${queue}`).toBeDefined();
+        expect(g!.command).toBe('demo.fail');
+        expect(g!.count).toBe(tokens.length);
+        expect(tokens).toContain(g!.sampleToken);
+        expect(g!.lastAt).toBeInstanceOf(Date);
+        expect(Math.abs(g!.lastAt.getTime() - Date.now())).toBeLessThan(60_000);
+      }
+
+      expect((await store.failureGroups({ queue: 'q1' })).map((g) => g.message).sort()).toEqual(['bad input', 'disk full']);
+      expect((await store.failureGroups({ message: 'disk full' })).map((g) => [g.queue, g.count]).sort()).toEqual([['q1', 3], ['q2', 1]]);
+      expect((await store.failureGroups({ q: 'input' })).map((g) => g.message)).toEqual(['bad input']);
+
+      // groups follow retries and deletes
+      expect(await store.retryFailed({ message: 'bad input' })).toBe(2);
+      expect((await store.failureGroups({})).map((g) => g.message).sort()).toEqual(['disk full', 'disk full']);
+      expect(await store.deleteFailed({ queue: 'q2' })).toBe(1);
+      const left = await store.failureGroups({});
+      expect(left).toHaveLength(1);
+      expect(left[0]).toMatchObject({ message: 'disk full', queue: 'q1', count: 3 });
+    });
+
+    it('is empty without dead tasks', async () => {
+      await h().add();
+      expect(await h().store.failureGroups({})).toEqual([]);
+    });
+  });
+
+  describe('metrics', () => {
+    const h = useStore(factory);
+
+    it('has per-second points whose counts add up to what happened', async () => {
+      const { store } = h();
+      const since = new Date(Date.now() - 2000);
+      const slot = await h().worker();
+      await store.enqueueMany([0, 1, 2].map((i) => ({ kind: 'handler' as const, command: 'demo.echo', payload: { i } })));
+      await h().add();
+      const claimed = await store.claim([slot, await h().worker(), await h().worker()], { leaseMs: LONG_LEASE });
+      expect(claimed).toHaveLength(3);
+      expect(await h().succeed(claimed[0]!)).toBe(true);
+      expect(await h().kill(claimed[1]!, 'metric failure')).toBe(true);
+
+      const points = await store.metrics(since);
+      expect(sums(points)).toEqual({ enqueued: 4, started: 3, succeeded: 1, failed: 1 });
+      const times = points.map((p) => p.at.getTime());
+      expect(times).toEqual([...times].sort((a, b) => a - b));
+      expect(new Set(times).size).toBe(times.length);
+      for (const p of points) {
+        expect(p.at).toBeInstanceOf(Date);
+        expect(p.at.getTime() % 1000).toBe(0);
+        expect(p.at.getTime()).toBeGreaterThanOrEqual(since.getTime() - 1000);
+        expect(p.at.getTime()).toBeLessThanOrEqual(Date.now() + 1000);
+        expect(p.latencySumMs).toBeGreaterThanOrEqual(0);
+        expect(p.latencyMaxMs).toBeGreaterThanOrEqual(0);
+        expect(p.latencyMaxMs).toBeLessThanOrEqual(p.latencySumMs + 1);
+        if (p.started === 0) expect(p.latencySumMs).toBe(0);
+      }
+      expect(sums(await store.metrics(new Date(Date.now() + 5_000)))).toEqual({ enqueued: 0, started: 0, succeeded: 0, failed: 0 });
+    });
+
+    it('counts a retry settlement as a failure and the next attempt as a start', async () => {
+      const { store } = h();
+      const since = new Date(Date.now() - 2000);
+      const slot = await h().worker();
+      await h().add();
+      const c1 = await h().claimOne(slot);
+      expect(await h().retryLater(c1, 0)).toBe(true);
+      const c2 = await h().claimOne(slot);
+      expect(await h().succeed(c2)).toBe(true);
+      expect(sums(await store.metrics(since))).toEqual({ enqueued: 1, started: 2, succeeded: 1, failed: 1 });
+    });
+
+    it('sampleDepth records the pending count', async () => {
+      const { store } = h();
+      const since = new Date(Date.now() - 2000);
+      for (let i = 0; i < 4; i++) await h().add();
+      await h().claimOne(await h().worker());
+      await store.sampleDepth();
+      const sampled = (await store.metrics(since)).filter((p) => p.depth !== null);
+      expect(sampled.length).toBeGreaterThanOrEqual(1);
+      expect(sampled[sampled.length - 1]!.depth).toBe(3);
+    });
+  });
+}

@@ -1,0 +1,74 @@
+// Dedup keys: unique among non-terminal tasks.
+import { describe, expect, it } from 'vitest';
+import { useStore, type StoreFactory } from './harness';
+
+export function dedupTests(factory: StoreFactory) {
+  describe('dedup', () => {
+    const h = useStore(factory);
+
+    it('returns the existing token while the first task is pending or running', async () => {
+      const { store } = h();
+      const first = await store.enqueue({ kind: 'handler', command: 'demo.echo', payload: 1, dedupKey: 'nightly' });
+      expect(first.created).toBe(true);
+      const again = await store.enqueue({ kind: 'handler', command: 'demo.echo', payload: 2, dedupKey: 'nightly' });
+      expect(again).toEqual({ token: first.token, created: false });
+      // the duplicate changed nothing
+      expect((await h().task(first.token)).payload).toBe(1);
+      expect(await h().counts()).toEqual([{ queue: 'default', pending: 1, running: 0, succeeded: 0, dead: 0, cancelled: 0 }]);
+
+      const slot = await h().worker();
+      await h().claimOne(slot);
+      const whileRunning = await store.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'nightly' });
+      expect(whileRunning).toEqual({ token: first.token, created: false });
+      await h().claimNone(await h().worker());
+    });
+
+    it('creates a new task once the first one is finished', async () => {
+      const { store } = h();
+      const slot = await h().worker();
+      const tokens = new Set<string>();
+      for (const end of ['succeeded', 'dead', 'cancelled'] as const) {
+        const r = await store.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'key' });
+        expect(r.created).toBe(true);
+        tokens.add(r.token);
+        if (end === 'cancelled') {
+          expect(await store.cancel(r.token)).toBe('cancelled');
+        } else {
+          const c = await h().claimOne(slot);
+          expect(c.token).toBe(r.token);
+          expect(end === 'succeeded' ? await h().succeed(c) : await h().kill(c)).toBe(true);
+        }
+        expect(await h().status(r.token)).toBe(end);
+      }
+      const last = await store.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'key' });
+      expect(last.created).toBe(true);
+      tokens.add(last.token);
+      expect(tokens.size).toBe(4);
+    });
+
+    it('different keys and absent keys never collide', async () => {
+      const { store } = h();
+      const a = await store.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'a' });
+      const b = await store.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'b' });
+      const n1 = await store.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: null });
+      const n2 = await store.enqueue({ kind: 'handler', command: 'demo.echo' });
+      for (const r of [a, b, n1, n2]) expect(r.created).toBe(true);
+      expect(new Set([a.token, b.token, n1.token, n2.token]).size).toBe(4);
+    });
+
+    it('enqueueMany honours dedup keys, in input order', async () => {
+      const { store } = h();
+      const existing = await store.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'k1' });
+      const rs = await store.enqueueMany([
+        { kind: 'handler', command: 'demo.echo', dedupKey: 'k1' },
+        { kind: 'handler', command: 'demo.echo', dedupKey: 'k2' },
+        { kind: 'handler', command: 'demo.echo' },
+      ]);
+      expect(rs[0]).toEqual({ token: existing.token, created: false });
+      expect(rs[1]!.created).toBe(true);
+      expect(rs[2]!.created).toBe(true);
+      expect((await h().task(rs[1]!.token)).dedupKey).toBe('k2');
+      expect((await h().counts())[0]!.pending).toBe(3);
+    });
+  });
+}

@@ -1,0 +1,198 @@
+// Fencing of attempt writes, heartbeats and lease rescue.
+import { describe, expect, it } from 'vitest';
+import { LONG_LEASE, err, sleep, useStore, type StoreFactory } from './harness';
+
+const SHORT_LEASE = 100;
+const PAST_LEASE = 250;
+
+export function fencingTests(factory: StoreFactory) {
+  describe('fencing', () => {
+    const h = useStore(factory);
+
+    it('rejects a finish from a worker that lost its lease and keeps the new attempt intact', async () => {
+      const { store } = h();
+      const a = await h().worker('old-worker');
+      const b = await h().worker('new-worker');
+      const token = await h().add({ maxAttempts: 3 });
+      const first = await h().claimOne(a, { leaseMs: SHORT_LEASE });
+      await sleep(PAST_LEASE);
+      expect(await store.rescueExpired()).toEqual({ retried: 1, dead: 0 });
+      const second = await h().claimOne(b);
+      expect(second.token).toBe(token);
+      expect(second.attempt).toBe(2);
+      const snapshot = await h().task(token);
+
+      // the old worker wakes up and reports success, failure, death or cancel: all rejected
+      expect(await h().succeed(first, { stale: true })).toBe(false);
+      expect(await h().kill(first, 'stale failure')).toBe(false);
+      expect(await h().retryLater(first, 0)).toBe(false);
+      expect(await h().settle(first, { kind: 'cancelled', error: null })).toBe(false);
+      // the right task and attempt number but the wrong worker: rejected too
+      expect(await h().settle({ id: second.id, workerId: 'old-worker', attempt: 2 }, { kind: 'succeeded', result: 1 })).toBe(false);
+      // the right worker but a wrong attempt number: rejected
+      expect(await h().settle({ id: second.id, workerId: 'new-worker', attempt: 1 }, { kind: 'succeeded', result: 1 })).toBe(false);
+
+      const mid = await h().task(token);
+      expect(mid).toEqual(snapshot);
+      expect(mid).toMatchObject({ status: 'running', workerId: 'new-worker', attempts: 2, result: null, cancelRequested: false });
+      expect(mid.lastError?.message).not.toBe('stale failure');
+      const byAttempt = new Map(mid.history.map((x) => [x.attempt, x]));
+      expect(byAttempt.get(1)).toMatchObject({ workerId: 'old-worker', outcome: 'abandoned' });
+      expect(byAttempt.get(2)).toMatchObject({ workerId: 'new-worker', outcome: 'running', endedAt: null });
+
+      // the owner's own finish is accepted
+      expect(await h().succeed(second, { fresh: true })).toBe(true);
+      const done = await h().task(token);
+      expect(done).toMatchObject({ status: 'succeeded', result: { fresh: true } });
+      expect(done.history.find((x) => x.attempt === 1)!.outcome).toBe('abandoned');
+      expect(done.history.find((x) => x.attempt === 2)!.outcome).toBe('succeeded');
+    });
+
+    it('accepts a finish only once', async () => {
+      const slot = await h().worker();
+      const token = await h().add();
+      const c = await h().claimOne(slot);
+      expect(await h().succeed(c, 'first')).toBe(true);
+      expect(await h().succeed(c, 'second')).toBe(false);
+      expect(await h().kill(c)).toBe(false);
+      expect(await h().task(token)).toMatchObject({ status: 'succeeded', result: 'first', lastError: null });
+    });
+
+    it('finish settles several attempts at once and reports each one', async () => {
+      const { store } = h();
+      const a = await h().worker();
+      const b = await h().worker();
+      const t1 = await h().add();
+      const t2 = await h().add();
+      const [c1, c2] = await store.claim([a, b], { leaseMs: LONG_LEASE });
+      const oks = await store.finish([
+        { taskId: c1!.id, workerId: c1!.workerId, attempt: c1!.attempt, settlement: { kind: 'succeeded', result: 'one' } },
+        { taskId: c2!.id, workerId: 'nobody', attempt: c2!.attempt, settlement: { kind: 'succeeded', result: 'two' } },
+        { taskId: c2!.id, workerId: c2!.workerId, attempt: c2!.attempt, settlement: { kind: 'dead', outcome: 'failed', error: err('x') } },
+      ]);
+      expect(oks).toEqual([true, false, true]);
+      const byToken = new Map([[c1!.token, 'succeeded'], [c2!.token, 'dead']]);
+      for (const t of [t1, t2]) expect(await h().status(t)).toBe(byToken.get(t));
+    });
+
+    it('heartbeat returns only the attempts a worker still owns', async () => {
+      const { store } = h();
+      const a = await h().worker();
+      const b = await h().worker();
+      await h().add();
+      await h().add();
+      const ca = await h().claimOne(a);
+      const cb = await h().claimOne(b);
+      const hb = await store.heartbeat({
+        workerIds: [a.workerId, b.workerId],
+        running: [
+          { taskId: ca.id, workerId: a.workerId, attempt: 1 },
+          { taskId: cb.id, workerId: a.workerId, attempt: 1 }, // not a's task
+          { taskId: cb.id, workerId: b.workerId, attempt: 2 }, // wrong attempt
+          { taskId: 999_999, workerId: b.workerId, attempt: 1 }, // no such task
+        ],
+        leaseMs: LONG_LEASE,
+      });
+      expect(hb.owned).toEqual([ca.id]);
+      expect(hb.cancelRequested).toEqual([]);
+
+      expect(await h().succeed(ca)).toBe(true);
+      const after = await store.heartbeat({ workerIds: [a.workerId], running: [{ taskId: ca.id, workerId: a.workerId, attempt: 1 }], leaseMs: LONG_LEASE });
+      expect(after.owned).toEqual([]);
+    });
+
+    it('a heartbeat renews the lease so the task is not rescued', async () => {
+      const { store } = h();
+      const slot = await h().worker();
+      await h().add();
+      const keep = await h().claimOne(slot, { leaseMs: 200 });
+      const other = await h().worker();
+      const lose = await h().add();
+      const lost = await h().claimOne(other, { leaseMs: 200 });
+      expect(lost.token).toBe(lose);
+      const before = (await h().task(keep.token)).leaseUntil!.getTime();
+
+      const hb = await store.heartbeat({ workerIds: [slot.workerId], running: [{ taskId: keep.id, workerId: slot.workerId, attempt: keep.attempt }], leaseMs: 5_000 });
+      expect(hb.owned).toEqual([keep.id]);
+      const renewed = (await h().task(keep.token)).leaseUntil!.getTime();
+      expect(renewed).toBeGreaterThan(before);
+      expect(renewed).toBeGreaterThan(Date.now() + 3_000);
+
+      await sleep(350);
+      expect(await store.rescueExpired()).toEqual({ retried: 1, dead: 0 });
+      expect(await h().task(keep.token)).toMatchObject({ status: 'running', workerId: slot.workerId, attempts: 1 });
+      expect(await h().status(lose)).toBe('pending');
+      expect(await h().succeed(keep)).toBe(true);
+    });
+  });
+
+  describe('lease rescue', () => {
+    const h = useStore(factory);
+
+    it('does nothing while leases are valid', async () => {
+      const slot = await h().worker();
+      const token = await h().add();
+      await h().claimOne(slot, { leaseMs: LONG_LEASE });
+      expect(await h().store.rescueExpired()).toEqual({ retried: 0, dead: 0 });
+      expect(await h().status(token)).toBe('running');
+    });
+
+    it('abandons an expired attempt and puts the task back, claimable at once', async () => {
+      const { store } = h();
+      const slot = await h().worker('crashed');
+      const token = await h().add({ maxAttempts: 3 });
+      await h().claimOne(slot, { leaseMs: SHORT_LEASE });
+      await sleep(PAST_LEASE);
+      expect(await store.rescueExpired()).toEqual({ retried: 1, dead: 0 });
+      // a second pass finds nothing more
+      expect(await store.rescueExpired()).toEqual({ retried: 0, dead: 0 });
+
+      const t = await h().task(token);
+      expect(t).toMatchObject({ status: 'pending', attempts: 1, maxAttempts: 3 });
+      expect(t.runAfter.getTime()).toBeLessThanOrEqual(Date.now() + 50);
+      expect(t.history).toHaveLength(1);
+      expect(t.history[0]).toMatchObject({ attempt: 1, workerId: 'crashed', outcome: 'abandoned' });
+      expect(t.history[0]!.endedAt).toBeInstanceOf(Date);
+      expect(await store.listRunning()).toEqual([]);
+
+      const rescuer = await h().worker('rescuer');
+      const c = await h().claimOne(rescuer);
+      expect(c).toMatchObject({ token, attempt: 2, workerId: 'rescuer' });
+      expect(await h().succeed(c)).toBe(true);
+      const done = await h().task(token);
+      expect(done).toMatchObject({ status: 'succeeded', attempts: 2 });
+      expect(done.history.map((x) => [x.attempt, x.outcome]).sort()).toEqual([[1, 'abandoned'], [2, 'succeeded']]);
+    });
+
+    it('makes the task dead when its attempts are used up', async () => {
+      const { store } = h();
+      const slot = await h().worker();
+      const token = await h().add({ maxAttempts: 2 });
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        const c = await h().claimOne(slot, { leaseMs: SHORT_LEASE });
+        expect(c.attempt).toBe(attempt);
+        await sleep(PAST_LEASE);
+        expect(await store.rescueExpired()).toEqual(attempt < 2 ? { retried: 1, dead: 0 } : { retried: 0, dead: 1 });
+      }
+      const t = await h().task(token);
+      expect(t).toMatchObject({ status: 'dead', attempts: 2 });
+      expect(t.finishedAt).toBeInstanceOf(Date);
+      expect(t.lastError).not.toBeNull();
+      expect(t.lastError!.message.length).toBeGreaterThan(0);
+      expect(t.history.map((x) => x.outcome)).toEqual(['abandoned', 'abandoned']);
+      await h().claimNone(slot);
+    });
+
+    it('rescues many expired attempts in one pass', async () => {
+      const { store } = h();
+      const slots = [await h().worker(), await h().worker(), await h().worker()];
+      await h().add({ maxAttempts: 1 });
+      await h().add({ maxAttempts: 4 });
+      await h().add({ maxAttempts: 4 });
+      expect(await store.claim(slots, { leaseMs: SHORT_LEASE })).toHaveLength(3);
+      await sleep(PAST_LEASE);
+      expect(await store.rescueExpired()).toEqual({ retried: 2, dead: 1 });
+      expect(await h().counts()).toEqual([{ queue: 'default', pending: 2, running: 0, succeeded: 0, dead: 1, cancelled: 0 }]);
+    });
+  });
+}

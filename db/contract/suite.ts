@@ -1,0 +1,33 @@
+// The Store conformance suite: every dialect in db/ runs it. Written only against the Store
+// interface; each test gets a fresh, migrated, empty store from the factory.
+import { describe } from 'vitest';
+import { aggregateTests } from './aggregates';
+import { claimTests } from './claim';
+import { countsTests } from './counts';
+import { dedupTests } from './dedup';
+import { fencingTests } from './fencing';
+import type { StoreFactory } from './harness';
+import { lifecycleTests } from './lifecycle';
+import { listTests } from './lists';
+import { operatorTests } from './operators';
+import { pruningTests } from './pruning';
+import { retryTests } from './retries';
+import { workerTests } from './workers';
+
+export type { StoreFactory, StoreUnderTest } from './harness';
+
+export function storeContract(name: string, factory: StoreFactory): void {
+  describe(`Store contract: ${name}`, () => {
+    lifecycleTests(factory);
+    claimTests(factory);
+    fencingTests(factory);
+    retryTests(factory);
+    operatorTests(factory);
+    dedupTests(factory);
+    pruningTests(factory);
+    countsTests(factory);
+    listTests(factory);
+    aggregateTests(factory);
+    workerTests(factory);
+  });
+}
