@@ -1,0 +1,94 @@
+// The JSON the dashboard reads from its own API routes, and the one fetch helper that reads it.
+import type { attemptJson, metricsJson, runningJson, statsJson, statusJson, taskJson, workerJson } from '@/lib/engine/present';
+
+export type StatsJson = ReturnType<typeof statsJson>;
+export type QueueCountsJson = StatsJson['queues'][number];
+export type TaskJson = ReturnType<typeof taskJson>;
+export type StatusJson = ReturnType<typeof statusJson>;
+export type AttemptJson = ReturnType<typeof attemptJson>;
+export type WorkerJson = ReturnType<typeof workerJson>;
+export type MetricPointJson = ReturnType<typeof metricsJson>[number];
+export type RunningJson = Omit<ReturnType<typeof runningJson>, 'live'> & {
+  live: {
+    status: string | null;
+    command: string | null;
+    waitType: string | null;
+    waitTimeMs: number | null;
+    blockingSession: number | null;
+    cpuMs: number | null;
+    percentComplete: number | null;
+    openTransactions: number | null;
+  } | null;
+};
+
+export interface PageJson<T> {
+  items: T[];
+  nextCursor: number | null;
+}
+
+export interface FailureGroupJson {
+  message: string;
+  queue: string;
+  command: string;
+  count: number;
+  lastAt: string;
+  sampleToken: string;
+}
+
+export interface FailuresJson {
+  groups: FailureGroupJson[];
+  dead: TaskJson[];
+}
+
+export interface WorkersJson {
+  workers: WorkerJson[];
+  pool: { size: number; role: string; host: string; pid: number } | null;
+  liveStatus: { available: boolean; reason: string | null } | null;
+}
+
+export interface MetricsJson {
+  points: MetricPointJson[];
+}
+
+export interface HandlersJson {
+  handlers: string[];
+}
+
+/** An error answer from the API (`{ error, field? }`) or the network. */
+export class ApiError extends Error {
+  constructor(message: string, readonly status: number, readonly field?: string) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export async function fetchJson<T>(url: string, signal?: AbortSignal): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(url, { signal, cache: 'no-store', headers: { accept: 'application/json' } });
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    throw new ApiError('the dashboard server cannot be reached', 0);
+  }
+  const text = await res.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
+  }
+  if (!res.ok) {
+    const b = body as { error?: unknown; field?: unknown } | null;
+    const message = typeof b?.error === 'string' ? b.error : `${res.status} ${res.statusText || 'error'}`;
+    throw new ApiError(message, res.status, typeof b?.field === 'string' ? b.field : undefined);
+  }
+  return body as T;
+}
+
+/** Build `path?k=v…`, leaving out empty values. */
+export function withQuery(path: string, params: Record<string, string | number | null | undefined>): string {
+  const sp = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') sp.set(k, String(v));
+  const s = sp.toString();
+  return s ? `${path}?${s}` : path;
+}

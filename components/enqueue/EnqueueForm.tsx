@@ -1,0 +1,238 @@
+'use client';
+// Enqueue a handler task (payload JSON checked as you type) or a sql task.
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useMemo, useState } from 'react';
+import { enqueueTask } from '@/app/actions';
+import type { HandlersJson, StatsJson } from '../api';
+import { fetchJson } from '../api';
+import { localInputToIso } from '../format';
+import { useLive } from '../live';
+import { useAction } from '../useAction';
+import { inputCls, labelCls } from '../log/LogFilters';
+import { Button } from '../ui/Button';
+import { Card } from '../ui/Card';
+import { Notice } from '../ui/States';
+import { cx } from '../ui/cx';
+import { checkInt, checkJson, EXAMPLES, QUEUE_RE } from './fields';
+
+type Kind = 'handler' | 'sql';
+
+function FieldError({ id, children }: { id: string; children?: string | null }) {
+  if (!children) return null;
+  return <p id={id} className="mt-1 text-xs text-rose-700" data-testid={id}>{children}</p>;
+}
+
+export function EnqueueForm() {
+  const [kind, setKind] = useState<Kind>('handler');
+  const [command, setCommand] = useState('');
+  const [payload, setPayload] = useState('');
+  const [sql, setSql] = useState('');
+  const [queue, setQueue] = useState('default');
+  const [priority, setPriority] = useState('0');
+  const [runAt, setRunAt] = useState('');
+  const [maxAttempts, setMaxAttempts] = useState('');
+  const [timeoutMs, setTimeoutMs] = useState('');
+  const [dedupKey, setDedupKey] = useState('');
+  const [serverError, setServerError] = useState<{ error: string; field?: string } | null>(null);
+  const [done, setDone] = useState<{ token: string; command: string } | null>(null);
+
+  const handlers = useQuery({ queryKey: ['handlers'], queryFn: ({ signal }) => fetchJson<HandlersJson>('/api/handlers', signal), staleTime: 30_000 });
+  const stats = useLive<StatsJson>(['stats'], '/api/stats');
+  const names = handlers.data?.handlers ?? [];
+  const handler = command || names[0] || '';
+
+  const json = useMemo(() => checkJson(payload), [payload]);
+  const prio = checkInt(priority, -1000, 1000);
+  const attempts = checkInt(maxAttempts, 1, 100);
+  const timeout = checkInt(timeoutMs, 1, 7 * 24 * 3600 * 1000);
+  const queueError = QUEUE_RE.test(queue) ? null : 'letters, digits, . _ : - (max 64)';
+  const commandError = kind === 'handler' ? (handler ? null : 'choose a handler') : sql.trim() ? null : 'SQL text is required';
+  const invalid = !json.ok || !!prio.error || !!attempts.error || !!timeout.error || !!queueError || !!commandError;
+
+  const submit = useAction(enqueueTask, { toastErrors: false });
+
+  const onSubmit = async () => {
+    if (invalid || !json.ok) return;
+    setServerError(null);
+    setDone(null);
+    const input: Record<string, unknown> = {
+      kind,
+      command: kind === 'handler' ? handler : sql,
+      queue,
+      priority: prio.value ?? 0,
+    };
+    if (kind === 'handler' && json.value !== undefined) input.payload = json.value;
+    const at = localInputToIso(runAt);
+    if (at) input.runAt = at;
+    if (attempts.value !== undefined) input.maxAttempts = attempts.value;
+    if (timeout.value !== undefined) input.timeoutMs = timeout.value;
+    if (dedupKey.trim()) input.dedupKey = dedupKey.trim();
+    const r = await submit.run(input);
+    if (r.ok) setDone({ token: r.token, command: String(input.command) });
+    else setServerError({ error: r.error, field: r.field });
+  };
+
+  const fieldErr = (name: string) => (serverError?.field === name ? serverError.error : null);
+  const example = EXAMPLES[handler];
+
+  return (
+    <div className="grid gap-5 lg:grid-cols-3">
+      <Card className="lg:col-span-2">
+        <form
+          data-testid="enqueue-form"
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            void onSubmit();
+          }}
+        >
+          <div role="tablist" aria-label="Task kind" className="flex gap-1 border-b border-slate-100 px-4 pt-3">
+            {(['handler', 'sql'] as const).map((k) => (
+              <button
+                key={k}
+                type="button"
+                role="tab"
+                aria-selected={kind === k}
+                data-testid={`tab-${k}`}
+                onClick={() => { setKind(k); setServerError(null); }}
+                className={cx('-mb-px border-b-2 px-3 py-2 text-sm font-medium', kind === k ? 'border-brand-600 text-brand-700' : 'border-transparent text-slate-500 hover:text-slate-800')}
+              >
+                {k === 'handler' ? 'Handler task' : 'SQL task'}
+              </button>
+            ))}
+          </div>
+
+          <div className="space-y-4 p-4">
+            {kind === 'handler' ? (
+              <>
+                <div>
+                  <label htmlFor="e-handler" className={labelCls}>Handler</label>
+                  <select id="e-handler" data-testid="enqueue-handler" className={inputCls} value={handler} onChange={(e) => setCommand(e.target.value)} disabled={handlers.isPending}>
+                    {handlers.isPending && <option>loading…</option>}
+                    {names.map((n) => <option key={n} value={n}>{n}</option>)}
+                  </select>
+                  {handlers.isError && <FieldError id="handlers-error">{`could not load handlers: ${handlers.error.message}`}</FieldError>}
+                  <FieldError id="error-command">{fieldErr('command')}</FieldError>
+                </div>
+                <div>
+                  <div className="flex items-end justify-between">
+                    <label htmlFor="e-payload" className={labelCls}>Payload (JSON, optional)</label>
+                    {example !== undefined && (
+                      <button type="button" className="mb-1 text-xs text-brand-600 hover:underline" onClick={() => setPayload(JSON.stringify(example, null, 2))}>
+                        insert example
+                      </button>
+                    )}
+                  </div>
+                  <textarea
+                    id="e-payload"
+                    data-testid="enqueue-payload"
+                    rows={8}
+                    spellCheck={false}
+                    aria-invalid={!json.ok}
+                    aria-describedby="payload-error"
+                    placeholder={example !== undefined ? JSON.stringify(example) : '{ }'}
+                    value={payload}
+                    onChange={(e) => setPayload(e.target.value)}
+                    className={cx(inputCls, 'font-mono text-xs', !json.ok && 'ring-2 ring-rose-400 focus:ring-rose-500')}
+                  />
+                  {!json.ok ? (
+                    <FieldError id="payload-error">{`Invalid JSON: ${json.error}`}</FieldError>
+                  ) : (
+                    <p className="mt-1 text-xs text-slate-400" id="payload-error">{payload.trim() ? 'valid JSON' : 'empty: no payload'}</p>
+                  )}
+                  <FieldError id="error-payload">{fieldErr('payload')}</FieldError>
+                </div>
+              </>
+            ) : (
+              <div>
+                <label htmlFor="e-sql" className={labelCls}>SQL batch (runs on the worker&apos;s own session)</label>
+                <textarea
+                  id="e-sql"
+                  data-testid="enqueue-sql"
+                  rows={8}
+                  spellCheck={false}
+                  placeholder="UPDATE dbo.Orders SET Archived = 1 WHERE OrderDate < '2020-01-01';"
+                  value={sql}
+                  onChange={(e) => setSql(e.target.value)}
+                  className={cx(inputCls, 'font-mono text-xs')}
+                />
+                <p className="mt-1 text-xs text-slate-400">The dashboard accepts sql tasks only when the server runs with READPAST_ALLOW_SQL=1.</p>
+                <FieldError id="error-command">{fieldErr('command')}</FieldError>
+              </div>
+            )}
+
+            <div className="grid grid-cols-2 gap-4 sm:grid-cols-3">
+              <div>
+                <label htmlFor="e-queue" className={labelCls}>Queue</label>
+                <input id="e-queue" data-testid="enqueue-queue" list="queue-names" className={inputCls} value={queue} onChange={(e) => setQueue(e.target.value)} />
+                <datalist id="queue-names">{stats.data?.queues.map((x) => <option key={x.queue} value={x.queue} />)}</datalist>
+                <FieldError id="error-queue">{queueError ?? fieldErr('queue')}</FieldError>
+              </div>
+              <div>
+                <label htmlFor="e-priority" className={labelCls}>Priority (higher first)</label>
+                <input id="e-priority" data-testid="enqueue-priority" type="number" inputMode="numeric" className={inputCls} value={priority} onChange={(e) => setPriority(e.target.value)} />
+                <FieldError id="error-priority">{prio.error ?? fieldErr('priority')}</FieldError>
+              </div>
+              <div className="col-span-2 sm:col-span-1">
+                <label htmlFor="e-runat" className={labelCls}>Run at (local time)</label>
+                <input id="e-runat" data-testid="enqueue-runat" type="datetime-local" step={1} className={inputCls} value={runAt} onChange={(e) => setRunAt(e.target.value)} />
+                <FieldError id="error-runAt">{fieldErr('runAt')}</FieldError>
+              </div>
+              <div>
+                <label htmlFor="e-attempts" className={labelCls}>Max attempts</label>
+                <input id="e-attempts" data-testid="enqueue-max-attempts" type="number" inputMode="numeric" placeholder="queue default" className={inputCls} value={maxAttempts} onChange={(e) => setMaxAttempts(e.target.value)} />
+                <FieldError id="error-maxAttempts">{attempts.error ?? fieldErr('maxAttempts')}</FieldError>
+              </div>
+              <div>
+                <label htmlFor="e-timeout" className={labelCls}>Timeout (ms)</label>
+                <input id="e-timeout" data-testid="enqueue-timeout" type="number" inputMode="numeric" placeholder="queue default" className={inputCls} value={timeoutMs} onChange={(e) => setTimeoutMs(e.target.value)} />
+                <FieldError id="error-timeoutMs">{timeout.error ?? fieldErr('timeoutMs')}</FieldError>
+              </div>
+              <div className="col-span-2 sm:col-span-1">
+                <label htmlFor="e-dedup" className={labelCls}>Dedup key (optional)</label>
+                <input id="e-dedup" data-testid="enqueue-dedup" className={inputCls} value={dedupKey} onChange={(e) => setDedupKey(e.target.value)} />
+                <FieldError id="error-dedupKey">{fieldErr('dedupKey')}</FieldError>
+              </div>
+            </div>
+
+            {serverError && (
+              <Notice tone="error" testId="enqueue-error">
+                Not enqueued: {serverError.error}
+              </Notice>
+            )}
+            {done && (
+              <Notice tone="success" testId="enqueue-success">
+                Enqueued <span className="font-mono">{done.command.length > 40 ? `${done.command.slice(0, 40)}…` : done.command}</span> as{' '}
+                <Link href={`/tasks/${done.token}`} className="font-mono font-semibold underline" data-testid="enqueue-token">{done.token}</Link>
+              </Notice>
+            )}
+          </div>
+
+          <div className="flex items-center justify-end gap-3 border-t border-slate-100 px-4 py-3">
+            {invalid && <span className="text-xs text-slate-500">Fix the highlighted fields to enqueue.</span>}
+            <Button type="submit" variant="primary" disabled={invalid} busy={submit.busy} data-testid="enqueue-submit">
+              Enqueue task
+            </Button>
+          </div>
+        </form>
+      </Card>
+
+      <aside className="space-y-3 text-sm text-slate-600">
+        <Card className="p-4">
+          <h2 className="mb-2 text-sm font-semibold text-slate-900">Built-in demo handlers</h2>
+          <ul className="space-y-1.5 text-xs">
+            <li><code className="font-mono text-slate-800">demo.sleep {'{ms}'}</code> — waits, then succeeds</li>
+            <li><code className="font-mono text-slate-800">demo.fail {'{message, number?}'}</code> — always fails</li>
+            <li><code className="font-mono text-slate-800">demo.flaky {'{failTimes}'}</code> — fails its first N attempts</li>
+            <li><code className="font-mono text-slate-800">demo.echo {'{…}'}</code> — its result is its payload</li>
+          </ul>
+        </Card>
+        <p className="px-1 text-xs">
+          Failed attempts are retried with exponential backoff until max attempts; then the task is dead and shows on{' '}
+          <Link className="text-brand-600 hover:underline" href="/failed">Failed &amp; poison</Link>.
+        </p>
+      </aside>
+    </div>
+  );
+}

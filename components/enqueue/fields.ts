@@ -1,0 +1,31 @@
+// Client-side checks of the enqueue form, mirroring the server's rules so mistakes show while typing.
+
+export type JsonCheck = { ok: true; value: unknown } | { ok: false; error: string };
+
+/** Empty text means "no payload". */
+export function checkJson(text: string): JsonCheck {
+  if (text.trim() === '') return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? err.message : 'not valid JSON' };
+  }
+}
+
+/** An optional integer field: '' → undefined; otherwise an integer within [min, max] or an error message. */
+export function checkInt(text: string, min: number, max: number): { value?: number; error?: string } {
+  if (text.trim() === '') return {};
+  const n = Number(text);
+  if (!Number.isInteger(n)) return { error: 'a whole number' };
+  if (n < min || n > max) return { error: `from ${min} to ${max}` };
+  return { value: n };
+}
+
+export const QUEUE_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+
+export const EXAMPLES: Record<string, unknown> = {
+  'demo.sleep': { ms: 3000 },
+  'demo.fail': { message: 'simulated failure', number: 50001 },
+  'demo.flaky': { failTimes: 2 },
+  'demo.echo': { hello: 'world' },
+};

@@ -1,0 +1,91 @@
+'use client';
+import type { TaskJson } from '../api';
+import { KindBadge } from '../ui/Badge';
+import { Button } from '../ui/Button';
+import { DataTable, type Column } from '../ui/DataTable';
+import { RelativeTime } from '../ui/Time';
+import { TokenLink } from '../ui/TokenLink';
+
+export function DeadTasks({ tasks, selected, onToggle, onToggleAll, onRetry, busy }: {
+  tasks: TaskJson[];
+  selected: Set<string>;
+  onToggle: (token: string) => void;
+  onToggleAll: (all: boolean) => void;
+  onRetry: (token: string) => void;
+  busy: boolean;
+}) {
+  const allSelected = tasks.length > 0 && tasks.every((t) => selected.has(t.token));
+  const columns: Column<TaskJson>[] = [
+    {
+      key: 'select',
+      header: (
+        <input
+          type="checkbox"
+          aria-label="Select all"
+          data-testid="dead-select-all"
+          className="size-4 rounded border-slate-300 accent-brand-600"
+          checked={allSelected}
+          onChange={(e) => onToggleAll(e.target.checked)}
+        />
+      ),
+      mobile: 'primary',
+      className: 'w-8',
+      cell: (t) => (
+        <input
+          type="checkbox"
+          aria-label={`Select ${t.token}`}
+          data-testid="dead-select"
+          className="size-4 rounded border-slate-300 accent-brand-600"
+          checked={selected.has(t.token)}
+          onChange={() => onToggle(t.token)}
+        />
+      ),
+    },
+    {
+      key: 'task',
+      header: 'Task',
+      mobile: 'primary',
+      cell: (t) => (
+        <div className="flex items-center gap-2">
+          <TokenLink token={t.token} testId="dead-token" />
+          <KindBadge kind={t.kind} />
+          <span className="max-w-56 truncate font-mono text-xs text-slate-800" title={t.command}>{t.command}</span>
+        </div>
+      ),
+    },
+    { key: 'queue', header: 'Queue', cell: (t) => <span className="font-mono text-xs">{t.queue}</span> },
+    { key: 'attempts', header: 'Attempts', align: 'right', cell: (t) => <span className="tabular text-xs">{t.attempts} / {t.maxAttempts}</span> },
+    {
+      key: 'error',
+      header: 'Last error',
+      cell: (t) =>
+        t.lastError ? (
+          <p className="max-w-md break-words text-xs text-rose-800" data-testid="dead-error">
+            {t.lastError.number !== null && <span className="mr-1 font-mono text-rose-500">#{t.lastError.number}</span>}
+            {t.lastError.message}
+          </p>
+        ) : (
+          <span className="text-xs text-slate-400">—</span>
+        ),
+    },
+    { key: 'died', header: 'Died', cell: (t) => <RelativeTime iso={t.finishedAt} className="whitespace-nowrap text-xs text-slate-600" /> },
+    {
+      key: 'actions',
+      header: <span className="sr-only">Actions</span>,
+      align: 'right',
+      cell: (t) => (
+        <Button size="sm" disabled={busy} onClick={() => onRetry(t.token)} data-testid="dead-retry">Retry</Button>
+      ),
+    },
+  ];
+  return (
+    <DataTable
+      testId="dead-tasks"
+      rows={tasks}
+      columns={columns}
+      rowKey={(t) => t.token}
+      rowAttrs={(t) => ({ 'data-testid': 'dead-row', 'data-token': t.token })}
+      rowClassName={(t) => (selected.has(t.token) ? 'bg-brand-50/60' : undefined)}
+    />
+  );
+}

@@ -1,0 +1,121 @@
+'use client';
+// ExecutionStatus: the attempts running right now, with their worker's session and a ticking elapsed time.
+import { useState } from 'react';
+import { cancelTask } from '@/app/actions';
+import type { RunningJson } from '../api';
+import { formatDuration } from '../format';
+import { useLive } from '../live';
+import { useAction } from '../useAction';
+import { Badge, KindBadge } from '../ui/Badge';
+import { Button } from '../ui/Button';
+import { Card, CardHeader, PageHeader } from '../ui/Card';
+import { DataTable, type Column } from '../ui/DataTable';
+import { EmptyState, ErrorState, LoadingState, StaleBanner } from '../ui/States';
+import { Elapsed, RelativeTime } from '../ui/Time';
+import { TokenLink } from '../ui/TokenLink';
+
+function LiveState({ live }: { live: NonNullable<RunningJson['live']> }) {
+  return (
+    <div className="space-y-0.5 text-xs" data-testid="live-state">
+      <div className="flex flex-wrap gap-1">
+        {live.status && <Badge tone={live.status === 'running' ? 'green' : live.status === 'suspended' ? 'amber' : 'gray'}>{live.status}</Badge>}
+        {live.blockingSession ? <Badge tone="red">blocked by {live.blockingSession}</Badge> : null}
+      </div>
+      {live.waitType && (
+        <div className="font-mono text-slate-600">
+          {live.waitType}
+          {live.waitTimeMs !== null && <span className="text-slate-400"> · {formatDuration(live.waitTimeMs)}</span>}
+        </div>
+      )}
+      <div className="text-slate-500">
+        {live.command && <span className="font-mono">{live.command}</span>}
+        {live.cpuMs !== null && <span> · cpu {formatDuration(live.cpuMs)}</span>}
+        {live.percentComplete ? <span> · {live.percentComplete.toFixed(0)}%</span> : null}
+        {live.openTransactions ? <span> · {live.openTransactions} open tran</span> : null}
+      </div>
+    </div>
+  );
+}
+
+function CancelButton({ row }: { row: RunningJson }) {
+  const [asked, setAsked] = useState(false);
+  const cancel = useAction(cancelTask, {
+    success: (r) => (r.status === 'cancelled' ? 'Task cancelled' : 'Cancel requested; the handler stops at its next check'),
+  });
+  const pending = row.cancelRequested || asked;
+  return (
+    <Button
+      size="sm"
+      variant="secondary"
+      busy={cancel.busy}
+      disabled={pending}
+      data-testid="cancel-running"
+      onClick={async () => {
+        const r = await cancel.run(row.token);
+        if (r.ok) setAsked(true);
+      }}
+    >
+      {pending ? 'Cancelling…' : 'Cancel'}
+    </Button>
+  );
+}
+
+export function Running() {
+  const q = useLive<{ items: RunningJson[] }>(['running'], '/api/running');
+  const items = q.data?.items ?? [];
+  const anyLive = items.some((r) => r.live);
+
+  const columns: Column<RunningJson>[] = [
+    {
+      key: 'task',
+      header: 'Task',
+      mobile: 'primary',
+      cell: (r) => (
+        <div className="flex min-w-0 items-center gap-2">
+          <TokenLink token={r.token} testId="running-token" />
+          <KindBadge kind={r.kind} />
+          <span className="max-w-72 truncate font-mono text-xs text-slate-800" title={r.command} data-testid="running-command">{r.command}</span>
+          {r.cancelRequested && <Badge tone="amber">cancel requested</Badge>}
+        </div>
+      ),
+    },
+    { key: 'queue', header: 'Queue', cell: (r) => <span className="font-mono text-xs">{r.queue}</span> },
+    { key: 'worker', header: 'Worker', cell: (r) => <span className="block max-w-48 truncate font-mono text-xs text-slate-600" title={r.workerId}>{r.workerId}</span> },
+    { key: 'session', header: 'Session', align: 'right', cell: (r) => <span className="tabular font-mono text-xs" data-testid="running-session">{r.session ?? '—'}</span> },
+    { key: 'attempt', header: 'Attempt', align: 'right', cell: (r) => <span className="tabular text-xs">{r.attempt} / {r.maxAttempts}</span> },
+    { key: 'started', header: 'Started', cell: (r) => <RelativeTime iso={r.startedAt} className="text-xs text-slate-600" /> },
+    { key: 'elapsed', header: 'Elapsed', align: 'right', cell: (r) => <Elapsed from={r.startedAt} testId="running-elapsed" /> },
+    ...(anyLive ? [{ key: 'live', header: 'Server state', cell: (r: RunningJson) => (r.live ? <LiveState live={r.live} /> : <span className="text-xs text-slate-400">—</span>) }] : []),
+    { key: 'actions', header: <span className="sr-only">Actions</span>, align: 'right', cell: (r) => <CancelButton row={r} /> },
+  ];
+
+  return (
+    <>
+      <PageHeader title="Running" description="ExecutionStatus: every attempt running right now, on which worker and database session." />
+      {q.data && <StaleBanner error={q.error} updatedAt={q.dataUpdatedAt} />}
+      <Card testId="running-card">
+        <CardHeader
+          title={q.data ? `${items.length} running` : 'Running attempts'}
+          subtitle="Elapsed time ticks live; cancelling a running handler is cooperative (its AbortSignal fires)."
+        />
+        {q.isPending ? (
+          <LoadingState />
+        ) : q.isError && !q.data ? (
+          <ErrorState error={q.error} onRetry={() => void q.refetch()} />
+        ) : items.length === 0 ? (
+          <EmptyState title="Nothing is running" icon="⏸">
+            Idle workers pick up due tasks within a second of their enqueue.
+          </EmptyState>
+        ) : (
+          <DataTable
+            testId="running-table"
+            rows={items}
+            columns={columns}
+            rowKey={(r) => r.attemptId}
+            rowAttrs={(r) => ({ 'data-testid': 'running-row', 'data-token': r.token })}
+          />
+        )}
+      </Card>
+    </>
+  );
+}

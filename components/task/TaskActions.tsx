@@ -1,0 +1,65 @@
+'use client';
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import { cancelTask, deleteTask, retryTask } from '@/app/actions';
+import type { StatusJson } from '../api';
+import { useAction } from '../useAction';
+import { Button } from '../ui/Button';
+import { ConfirmDialog } from '../ui/ConfirmDialog';
+
+const RETRYABLE = ['dead', 'cancelled'];
+const CANCELLABLE = ['pending', 'running'];
+const DELETABLE = ['succeeded', 'dead', 'cancelled'];
+
+export function TaskActions({ task }: { task: StatusJson }) {
+  const router = useRouter();
+  const [confirm, setConfirm] = useState(false);
+  const retry = useAction(retryTask, { success: () => 'Task queued for another attempt' });
+  const cancel = useAction(cancelTask, { success: (r) => (r.status === 'cancelled' ? 'Task cancelled' : 'Cancel requested') });
+  const del = useAction(deleteTask, { success: () => 'Task deleted' });
+
+  const canRetry = RETRYABLE.includes(task.status);
+  const canCancel = CANCELLABLE.includes(task.status) && !task.cancelRequested;
+  const canDelete = DELETABLE.includes(task.status);
+
+  return (
+    <>
+      <Button
+        variant="primary"
+        disabled={!canRetry}
+        busy={retry.busy}
+        onClick={() => void retry.run(task.token)}
+        data-testid="task-retry"
+        title={canRetry ? 'Run this task again' : 'Only dead or cancelled tasks can be retried'}
+      >
+        Retry
+      </Button>
+      <Button
+        disabled={!canCancel}
+        busy={cancel.busy}
+        onClick={() => void cancel.run(task.token)}
+        data-testid="task-cancel"
+        title={canCancel ? 'Cancel this task' : task.cancelRequested ? 'Cancel already requested' : 'Only pending or running tasks can be cancelled'}
+      >
+        {task.cancelRequested && task.status === 'running' ? 'Cancelling…' : 'Cancel'}
+      </Button>
+      <Button variant="ghost" disabled={!canDelete} onClick={() => setConfirm(true)} data-testid="task-delete" title={canDelete ? 'Delete this task and its log' : 'Only finished tasks can be deleted'}>
+        Delete
+      </Button>
+      <ConfirmDialog
+        open={confirm}
+        title="Delete this task?"
+        confirmLabel="Delete task"
+        busy={del.busy}
+        onClose={() => setConfirm(false)}
+        onConfirm={async () => {
+          const r = await del.run(task.token);
+          setConfirm(false);
+          if (r.ok) router.push(task.status === 'dead' ? '/failed' : '/log');
+        }}
+      >
+        The task <span className="font-mono">{task.token}</span> and its {task.history.length} logged attempt{task.history.length === 1 ? '' : 's'} are removed for good.
+      </ConfirmDialog>
+    </>
+  );
+}

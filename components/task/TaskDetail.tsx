@@ -1,0 +1,162 @@
+'use client';
+// One task by token: what it runs, with what, how it ended, and every attempt with its error and stack.
+import Link from 'next/link';
+import { useState } from 'react';
+import type { StatusJson } from '../api';
+import { ApiError } from '../api';
+import { formatDuration, formatLocal } from '../format';
+import { useLive } from '../live';
+import { Badge, KindBadge, StatusBadge } from '../ui/Badge';
+import { Card, CardHeader, Field, PageHeader } from '../ui/Card';
+import { JsonBlock } from '../ui/JsonBlock';
+import { EmptyState, ErrorState, LoadingState, StaleBanner } from '../ui/States';
+import { Elapsed, RelativeTime } from '../ui/Time';
+import { AttemptsTimeline } from './AttemptsTimeline';
+import { TaskActions } from './TaskActions';
+
+function When({ iso }: { iso: string | null }) {
+  if (!iso) return <span className="text-slate-400">—</span>;
+  return (
+    <span>
+      <RelativeTime iso={iso} /> <span className="text-xs text-slate-400">{formatLocal(iso)}</span>
+    </span>
+  );
+}
+
+function CopyToken({ token }: { token: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      className="rounded px-1.5 py-0.5 text-xs text-slate-500 hover:bg-slate-100 hover:text-slate-800"
+      onClick={() => {
+        void navigator.clipboard?.writeText(token).then(() => {
+          setCopied(true);
+          setTimeout(() => setCopied(false), 1500);
+        });
+      }}
+    >
+      {copied ? 'copied' : 'copy'}
+    </button>
+  );
+}
+
+export function TaskDetail({ token }: { token: string }) {
+  const q = useLive<StatusJson>(['task', token], `/api/tasks/${encodeURIComponent(token)}`);
+  const t = q.data;
+
+  if (q.isPending) {
+    return (
+      <>
+        <PageHeader title="Task" meta={<p className="mt-1 font-mono text-xs text-slate-500">{token}</p>} />
+        <Card><LoadingState rows={6} /></Card>
+      </>
+    );
+  }
+  if (!t) {
+    const notFound = q.error instanceof ApiError && (q.error.status === 404 || q.error.status === 400);
+    return (
+      <>
+        <PageHeader title="Task" meta={<p className="mt-1 font-mono text-xs text-slate-500">{token}</p>} />
+        <Card>
+          {notFound ? (
+            <EmptyState title="No such task" icon="?" testId="task-not-found">
+              {q.error?.message}. It may have been deleted or pruned after the retention period. <Link className="text-brand-600 hover:underline" href="/log">Search the execution log</Link>.
+            </EmptyState>
+          ) : (
+            <ErrorState error={q.error} onRetry={() => void q.refetch()} />
+          )}
+        </Card>
+      </>
+    );
+  }
+
+  const running = t.status === 'running';
+  return (
+    <>
+      <PageHeader
+        title={
+          <span className="flex flex-wrap items-center gap-2">
+            <span className="break-all font-mono">{t.command.length > 80 ? `${t.command.slice(0, 80)}…` : t.command}</span>
+            <StatusBadge status={t.status} testId="task-status" />
+            {t.cancelRequested && running && <Badge tone="amber">cancel requested</Badge>}
+          </span>
+        }
+        meta={
+          <p className="mt-1 flex flex-wrap items-center gap-1 font-mono text-xs text-slate-500" data-testid="task-token">
+            {t.token}
+            <CopyToken token={t.token} />
+          </p>
+        }
+        actions={<TaskActions task={t} />}
+      />
+      <StaleBanner error={q.error} updatedAt={q.dataUpdatedAt} />
+
+      <div className="grid gap-5 lg:grid-cols-3">
+        <div className="space-y-5 lg:col-span-2">
+          <Card>
+            <CardHeader title="Task" />
+            <dl className="grid grid-cols-2 gap-x-6 gap-y-4 p-4 sm:grid-cols-3">
+              <Field label="Kind"><KindBadge kind={t.kind} /></Field>
+              <Field label="Queue"><Link href={`/log?queue=${encodeURIComponent(t.queue)}`} className="font-mono hover:underline">{t.queue}</Link></Field>
+              <Field label="Attempts"><span className="tabular" data-testid="task-attempts">{t.attempts} / {t.maxAttempts}</span></Field>
+              <Field label="Priority"><span className="tabular">{t.priority}</span></Field>
+              <Field label="Timeout">{t.timeoutMs === null ? 'none' : formatDuration(t.timeoutMs)}</Field>
+              <Field label="Caller">{t.caller ?? '—'}</Field>
+              <Field label="Created"><When iso={t.createdAt} /></Field>
+              <Field label="Run after"><When iso={t.runAfter} /></Field>
+              <Field label={running ? 'Running for' : 'Duration'}>
+                {t.startedAt ? <Elapsed from={t.startedAt} to={running ? null : t.finishedAt} className="tabular font-mono text-sm" /> : '—'}
+              </Field>
+              <Field label="Started"><When iso={t.startedAt} /></Field>
+              <Field label="Finished"><When iso={t.finishedAt} /></Field>
+              <Field label="Worker"><span className="break-all font-mono text-xs">{t.workerId ?? '—'}</span></Field>
+              {t.dedupKey && <Field label="Dedup key" wide><span className="font-mono text-xs">{t.dedupKey}</span></Field>}
+            </dl>
+            {t.kind !== 'handler' && (
+              <div className="border-t border-slate-100 p-4">
+                <p className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-400">{t.kind === 'sql' ? 'SQL' : 'Procedure'}</p>
+                <pre className="overflow-auto rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100">{t.command}</pre>
+              </div>
+            )}
+          </Card>
+
+          <Card testId="attempts-card">
+            <CardHeader title="Attempts" subtitle={`${t.history.length} logged in ExecutionLog`} />
+            {t.history.length === 0 ? (
+              <EmptyState title="Not started yet" icon="⏳">
+                {t.status === 'pending' ? <>Waiting for a free worker; due <RelativeTime iso={t.runAfter} />.</> : 'This task never ran.'}
+              </EmptyState>
+            ) : (
+              <AttemptsTimeline history={t.history} />
+            )}
+          </Card>
+        </div>
+
+        <div className="space-y-5">
+          <Card>
+            <CardHeader title={t.kind === 'procedure' ? 'Parameters' : 'Payload'} />
+            <div className="p-4"><JsonBlock value={t.payload} empty="no payload" testId="task-payload" /></div>
+          </Card>
+          <Card>
+            <CardHeader title="Result" />
+            <div className="p-4">
+              <JsonBlock value={t.result} empty={t.status === 'succeeded' ? 'no result (null)' : 'no result yet'} testId="task-result" />
+            </div>
+          </Card>
+          {t.lastError && (
+            <Card>
+              <CardHeader title="Last error" />
+              <div className="space-y-2 p-4" data-testid="task-last-error">
+                <p className="break-words text-sm text-rose-800">
+                  {t.lastError.number !== null && <span className="mr-1.5 rounded bg-rose-100 px-1 font-mono text-xs text-rose-700">#{t.lastError.number}</span>}
+                  {t.lastError.message}
+                </p>
+              </div>
+            </Card>
+          )}
+        </div>
+      </div>
+    </>
+  );
+}
