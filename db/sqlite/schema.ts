@@ -48,8 +48,7 @@ CREATE TABLE Tasks (
 CREATE UNIQUE INDEX Tasks_token ON Tasks(token);
 CREATE UNIQUE INDEX Tasks_dedup ON Tasks(dedup_key) WHERE dedup_key IS NOT NULL AND status IN ('pending', 'running');
 CREATE INDEX Tasks_dequeue ON Tasks(priority DESC, id) WHERE status = 'pending';
-CREATE INDEX Tasks_dead ON Tasks(id) WHERE status = 'dead';
-CREATE INDEX Tasks_cancelled ON Tasks(id) WHERE status = 'cancelled';
+CREATE INDEX Tasks_ended ON Tasks(status, id) WHERE status IN ('dead', 'cancelled');
 
 CREATE TABLE ExecutionLog (
   id            INTEGER PRIMARY KEY,

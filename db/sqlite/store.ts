@@ -1,7 +1,7 @@
 // The embedded SQLite Store: one connection per process (better-sqlite3 is synchronous, so every
 // transaction is short and serial); BEGIN IMMEDIATE makes each write transaction the single writer
 // across processes sharing the file.
-import { randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import type { CancelResult, DeleteResult, RetryResult, Store } from '../../lib/engine/store';
 import type {
   AttemptFilter, AttemptResult, AttemptView, ClaimedTask, ClaimOptions, EnqueueInput, EnqueueResult, FailureFilter,
@@ -89,7 +89,8 @@ export class SqliteStore implements Store {
       const existing = this.s(`SELECT token FROM Tasks WHERE dedup_key = ? AND dedup_key IS NOT NULL AND ${LIVE}`).get(input.dedupKey) as { token: string } | undefined;
       if (existing) return { token: existing.token, created: false };
     }
-    const token = randomUUID();
+    // time-ordered (v7): new tokens append to the token index instead of landing at random pages
+    const token = uuidv7();
     const runAfter = input.runAt ? input.runAt.getTime() : now;
     this.s(`INSERT INTO Tasks (token, queue, kind, command, payload, status, priority, run_after, max_attempts, timeout_ms,
         dedup_key, caller, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)`).run(

@@ -32,7 +32,8 @@ export function taskDetail(db: Db, token: string): TaskDetail | null {
 
 /** WHERE for "dead tasks matching a failure filter" (shared by groups, bulk retry and bulk delete). */
 export function failureWhere(f: FailureFilter): { where: string; params: unknown[] } {
-  const parts = ["status = 'dead'"];
+  // the IN literal matches the partial index of dead and cancelled tasks
+  const parts = ["status = 'dead'", "status IN ('dead', 'cancelled')"];
   const params: unknown[] = [];
   if (f.queue) { parts.push('queue = ?'); params.push(f.queue); }
   if (f.message !== undefined) { parts.push('error_message = ?'); params.push(f.message); }
@@ -48,8 +49,7 @@ export function listTasks(db: Db, f: TaskFilter): Page<TaskView> {
   const parts: string[] = [];
   const params: unknown[] = [];
   if (f.status) { parts.push('status = ?'); params.push(f.status); }
-  if (f.status === 'dead') parts.push("status = 'dead'");
-  if (f.status === 'cancelled') parts.push("status = 'cancelled'");
+  if (f.status === 'dead' || f.status === 'cancelled') parts.push("status IN ('dead', 'cancelled')");
   if (f.queue) { parts.push('queue = ?'); params.push(f.queue); }
   if (f.q) {
     parts.push("(command LIKE ? ESCAPE '\\' OR dedup_key LIKE ? ESCAPE '\\' OR error_message LIKE ? ESCAPE '\\' OR token = ?)");
