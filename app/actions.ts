@@ -5,22 +5,16 @@ import { headers } from 'next/headers';
 import { z } from 'zod';
 import { loadDemoWorkload as enqueueDemo } from '@/lib/demo';
 import { ConflictError } from '@/lib/engine/errors';
-import { parseWith, queueName, token as tokenSchema } from '@/lib/engine/validation';
+import { parseWith, token as tokenSchema } from '@/lib/engine/validation';
 import { serverConfig } from '@/lib/server/config';
 import { getEngine } from '@/lib/server/engine';
 import { checkRequest } from '@/lib/server/guard';
 import { describeError } from '@/lib/server/http';
+import { failureFilter, poolSize } from '@/lib/server/schemas';
 
 export type ActionResult<T = {}> = ({ ok: true } & T) | { ok: false; error: string; field?: string };
 
-const failureFilter = z.strictObject({
-  queue: queueName.optional(),
-  message: z.string().max(4000).optional(),
-  q: z.string().max(200).optional(),
-});
-
 const tokenList = z.array(tokenSchema).min(1, 'select at least one task').max(1000, 'at most 1000 tasks at once');
-const poolSize = z.number().int('must be an integer').min(0).max(64);
 
 class Denied extends Error {
   override readonly name = 'Denied';

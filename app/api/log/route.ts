@@ -1,0 +1,26 @@
+// GET /api/log: ExecutionLog, every attempt, newest first, keyset-paginated.
+import { z } from 'zod';
+import { attemptJson } from '@/lib/engine/present';
+import { OUTCOMES } from '@/lib/engine/types';
+import { queueName } from '@/lib/engine/validation';
+import { getEngine } from '@/lib/server/engine';
+import { cursorParam, dateParam, handle, json, limitParam, readQuery, textParam } from '@/lib/server/http';
+
+export const dynamic = 'force-dynamic';
+
+const query = z.object({
+  outcome: z.enum(OUTCOMES).optional(),
+  queue: queueName.optional(),
+  q: textParam.optional(),
+  from: dateParam.optional(),
+  to: dateParam.optional(),
+  cursor: cursorParam.optional(),
+  limit: limitParam.default(50),
+});
+
+export const GET = handle(async (req: Request) => {
+  const filter = readQuery(req, query);
+  const { readpast } = await getEngine();
+  const page = await readpast.store.listAttempts(filter);
+  return json({ items: page.items.map(attemptJson), nextCursor: page.nextCursor });
+});

@@ -1,0 +1,32 @@
+// GET /api/tasks: tasks newest first, keyset-paginated. POST /api/tasks: enqueue one task.
+import { z } from 'zod';
+import { taskJson } from '@/lib/engine/present';
+import { TASK_STATUSES } from '@/lib/engine/types';
+import { queueName } from '@/lib/engine/validation';
+import { getEngine } from '@/lib/server/engine';
+import { cursorParam, handle, json, limitParam, readJson, readQuery, textParam } from '@/lib/server/http';
+
+export const dynamic = 'force-dynamic';
+
+const query = z.object({
+  status: z.enum(TASK_STATUSES).optional(),
+  queue: queueName.optional(),
+  q: textParam.optional(),
+  cursor: cursorParam.optional(),
+  limit: limitParam.default(50),
+});
+
+export const GET = handle(async (req: Request) => {
+  const filter = readQuery(req, query);
+  const { readpast } = await getEngine();
+  const page = await readpast.store.listTasks(filter);
+  return json({ items: page.items.map(taskJson), nextCursor: page.nextCursor });
+});
+
+/** 201 for a new task; 200 when `dedupKey` matched a task that is not finished yet (its token). */
+export const POST = handle(async (req: Request) => {
+  const body = await readJson(req);
+  const { readpast, config } = await getEngine();
+  const r = await readpast.enqueue(body, { caller: 'api', allowSql: config.allowSql });
+  return json({ token: r.token, created: r.created }, r.created ? 201 : 200);
+});

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// `npm start`: check the configuration, build the dashboard if there is no build yet, create or
+// upgrade the database, then serve it with `next start` on READPAST_HOST:PORT (127.0.0.1:3000).
+// SIGINT / SIGTERM are passed on so the worker pool stops gracefully; a second one kills.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const nextBin = require.resolve('next/dist/bin/next');
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
+
+function fail(message, code = 1) {
+  console.error(`readpast: ${message}`);
+  process.exit(code);
+}
+
+function run(args, extraEnv = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [nextBin, ...args], { cwd: root, env: { ...env, ...extraEnv }, stdio: 'inherit' });
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+  });
+}
+
+const { loadServerConfig, bindRefusal } = await tsImport('../lib/server/config.ts', import.meta.url);
+let config;
+try {
+  config = loadServerConfig(env);
+} catch (err) {
+  fail(err.message);
+}
+const refusal = bindRefusal(config);
+if (refusal) fail(refusal, 2);
+
+if (!existsSync(join(root, '.next', 'BUILD_ID'))) {
+  console.log('readpast: no build yet, running `next build` (once)…');
+  const { code } = await run(['build']);
+  if (code !== 0) fail(`next build failed (exit ${code})`);
+}
+
+try {
+  const { openStore } = await tsImport('../lib/open.ts', import.meta.url);
+  const store = await openStore(config.databaseUrl);
+  console.log(`readpast: database ready (${store.description})`);
+  await store.close();
+} catch (err) {
+  fail(`cannot open the database: ${err.message}`);
+}
+
+const child = spawn(process.execPath, [nextBin, 'start', '-H', config.host, '-p', String(config.port)], {
+  cwd: root,
+  // the dashboard process stops its pool itself, then exits (instrumentation.ts)
+  env: { ...env, NEXT_MANUAL_SIG_HANDLE: '1' },
+  stdio: 'inherit',
+});
+let signals = 0;
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    signals++;
+    child.kill(signals > 1 ? 'SIGKILL' : sig);
+  });
+}
+child.on('exit', (code, signal) => process.exit(code ?? (signal === 'SIGINT' ? 130 : 143)));
