@@ -62,6 +62,11 @@ export function demoWorkload(opts: DemoOptions = {}): EnqueueRequest[] {
   for (let i = 0; i < 6; i++) {
     sleep(pick(['default', 'reports', 'etl']), between(300, 3000), { runAt: new Date(now + (10 + i * 10) * 1000).toISOString() });
   }
+  // mixed, so failures and retries show up in the first seconds rather than after every sleep
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1)) % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
   return out;
 }
 

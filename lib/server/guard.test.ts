@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { authorized, loopbackHostHeader, sameOrigin } from './auth';
+import { checkRequest, type RequestFacts } from './guard';
+
+const creds = { user: 'admin', password: 's3cret' };
+const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
+const req = (over: Partial<RequestFacts>): RequestFacts => ({
+  method: 'GET', api: true, authorization: null, host: '127.0.0.1:3000', origin: null, ...over,
+});
+
+describe('authorized', () => {
+  it('accepts the right Basic credentials and bearer token only', () => {
+    expect(authorized(basic('admin', 's3cret'), creds, ['basic'])).toBe(true);
+    expect(authorized(basic('admin', 's3cret!'), creds, ['basic'])).toBe(false);
+    expect(authorized(basic('root', 's3cret'), creds, ['basic'])).toBe(false);
+    expect(authorized('Bearer s3cret', creds, ['basic', 'bearer'])).toBe(true);
+    expect(authorized('bearer s3cret', creds, ['basic', 'bearer'])).toBe(true);
+    expect(authorized('Bearer s3cret', creds, ['basic'])).toBe(false);
+    expect(authorized('Bearer s3cre', creds, ['bearer'])).toBe(false);
+    expect(authorized(null, creds, ['basic', 'bearer'])).toBe(false);
+    expect(authorized('Basic', creds, ['basic'])).toBe(false);
+    expect(authorized(`Basic ${Buffer.from('nocolon').toString('base64')}`, creds, ['basic'])).toBe(false);
+  });
+});
+
+describe('host and origin', () => {
+  it('accepts loopback Host headers only', () => {
+    for (const h of ['127.0.0.1:3000', 'localhost:3000', 'localhost', '[::1]:3000']) expect(loopbackHostHeader(h)).toBe(true);
+    for (const h of ['evil.example:3000', '192.168.0.2:3000', '', null]) expect(loopbackHostHeader(h)).toBe(false);
+  });
+
+  it('compares Origin with Host', () => {
+    expect(sameOrigin(null, '127.0.0.1:3000')).toBe(true);
+    expect(sameOrigin('http://127.0.0.1:3000', '127.0.0.1:3000')).toBe(true);
+    expect(sameOrigin('http://127.0.0.1:4000', '127.0.0.1:3000')).toBe(false);
+    expect(sameOrigin('https://evil.example', '127.0.0.1:3000')).toBe(false);
+    expect(sameOrigin('null', '127.0.0.1:3000')).toBe(false);
+  });
+});
+
+describe('checkRequest', () => {
+  it('without credentials: open to loopback, closed to other host names (DNS rebinding)', () => {
+    expect(checkRequest(req({}), { auth: null })).toEqual({ ok: true });
+    expect(checkRequest(req({ host: 'attacker.example:3000' }), { auth: null })).toMatchObject({ ok: false, status: 403 });
+  });
+
+  it('with credentials: 401 with a challenge until they are given; bearer only for the API', () => {
+    expect(checkRequest(req({}), { auth: creds })).toMatchObject({ ok: false, status: 401, challenge: true });
+    expect(checkRequest(req({ authorization: basic('admin', 's3cret'), host: 'dash.example' }), { auth: creds })).toEqual({ ok: true });
+    expect(checkRequest(req({ authorization: 'Bearer s3cret' }), { auth: creds })).toEqual({ ok: true });
+    expect(checkRequest(req({ api: false, authorization: 'Bearer s3cret' }), { auth: creds })).toMatchObject({ ok: false, status: 401 });
+  });
+
+  it('refuses cross-site writes but not cross-site reads of nothing', () => {
+    expect(checkRequest(req({ method: 'POST', origin: 'https://evil.example' }), { auth: null })).toMatchObject({ ok: false, status: 403 });
+    expect(checkRequest(req({ method: 'POST', origin: 'http://127.0.0.1:3000' }), { auth: null })).toEqual({ ok: true });
+    expect(checkRequest(req({ method: 'POST' }), { auth: null })).toEqual({ ok: true });
+  });
+});
