@@ -2,8 +2,12 @@
 // The `readpast` command line: loads TypeScript through tsx, then hands over to cli/main.ts.
 import { fileURLToPath } from 'node:url';
 import { register } from 'tsx/esm/api';
+import { register as registerCjs } from 'tsx/cjs/api';
 
-register({ tsconfig: fileURLToPath(new URL('../tsconfig.json', import.meta.url)) });
+const tsconfig = fileURLToPath(new URL('../tsconfig.json', import.meta.url));
+register({ tsconfig });
+// a --handlers module written in TypeScript outside an ESM package loads as CommonJS
+registerCjs({ tsconfig });
 
 const { main } = await import('../cli/main.ts');
 const code = await main(process.argv.slice(2));

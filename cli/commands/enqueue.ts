@@ -64,6 +64,7 @@ export async function run(argv: string[]): Promise<number> {
     } catch (err) {
       if (err instanceof ValidationError) {
         const flag = err.field === 'kind' || err.field === 'command' ? KIND_FLAGS[kind] : FIELD_FLAGS[err.field];
+        if (flag === '--run-at') throw new UsageError(flag, `must be an ISO-8601 time with a zone, e.g. 2030-01-01T09:00:00Z (got ${JSON.stringify(values['run-at'])})`);
         if (flag) throw new UsageError(flag, err.message.slice(err.field.length + 2));
       }
       throw err;

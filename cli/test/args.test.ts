@@ -1,0 +1,186 @@
+// Argument handling in-process (main() with stdout/stderr captured): every bad argument exits 2 with
+// one line naming the flag. The child-process tests in cli.test.ts cover a sample of these end to end.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { defaultRegistry } from '../../lib/engine/handlers';
+import { intFlag, jsonFlag, queuesFlag, toUsageError } from '../args';
+import { UsageError } from '../errors';
+import { loadHandlersModule } from '../handlers-module';
+import { main } from '../main';
+import { tempDb, type TempDb } from './helpers';
+
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  try {
+    const code = await main(args);
+    return { code, stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+describe('readpast argument errors', () => {
+  let db: TempDb;
+  let saved: string | undefined;
+  beforeAll(() => {
+    db = tempDb();
+    saved = process.env.READPAST_DATABASE_URL;
+    process.env.READPAST_DATABASE_URL = db.url;
+  });
+  afterAll(() => {
+    if (saved === undefined) delete process.env.READPAST_DATABASE_URL;
+    else process.env.READPAST_DATABASE_URL = saved;
+    db.cleanup();
+  });
+
+  const E = ['enqueue', '--handler', 'demo.echo'];
+  const cases: [string[], RegExp][] = [
+    [[...E, '--bogus'], /--bogus: unknown option/],
+    [[...E, '-x'], /-x: unknown option/],
+    [['enqueue', '--handler'], /--handler: needs a value/],
+    [['enqueue'], /--handler: required/],
+    [['enqueue', '--payload', '{}'], /--handler: required/],
+    [[...E, '--priority', 'high'], /--priority: must be an integer/],
+    [[...E, '--priority', '1.5'], /--priority: must be an integer/],
+    [[...E, '--priority', '5000'], /--priority: must be an integer from -1000 to 1000/],
+    [[...E, '--priority', '-5'], /--priority: .*--priority=VALUE/],
+    [[...E, '--max-attempts', '0'], /--max-attempts/],
+    [[...E, '--max-attempts', '101'], /--max-attempts/],
+    [[...E, '--timeout-ms', '0'], /--timeout-ms/],
+    [[...E, '--payload', '{not json'], /--payload: invalid JSON/],
+    [[...E, '--payload'], /--payload: needs a value/],
+    [[...E, '--run-at', 'tomorrow'], /--run-at: must be an ISO-8601 time/],
+    [[...E, '--queue', 'no spaces!'], /--queue/],
+    [[...E, '--dedup-key', ''], /--dedup-key/],
+    [['enqueue', '--handler', 'no.such.handler'], /--handler: unknown handler "no.such.handler"/],
+    [['enqueue', '--handler', ''], /--handler/],
+    [[...E, '--sql', 'select 1'], /--handler: cannot be combined with --sql/],
+    [['enqueue', '--sql', 'select 1', '--procedure', 'dbo.P'], /--sql: cannot be combined with --procedure/],
+    [['enqueue', '--procedure', 'dbo.P'], /--procedure: procedure tasks need SQL Server; this database is SQLite/],
+    [['enqueue', '--procedure', 'not a name'], /--procedure/],
+    [[...E, '--handlers', './missing.mjs'], /--handlers: no such file/],
+    [[...E, 'extra'], /unexpected argument "extra"/],
+    [['status'], /TOKEN: missing/],
+    [['status', 'not-a-token'], /TOKEN: not a task token/],
+    [['status', randomUUID(), randomUUID()], /unexpected argument/],
+    [['status', randomUUID(), '--json=yes'], /--json: takes no value/],
+    [['retry'], /TOKEN: missing/],
+    [['retry', '1234'], /TOKEN: not a task token/],
+    [['cancel', 'x'], /TOKEN: not a task token/],
+    [['stats', '--verbose'], /--verbose: unknown option/],
+    [['stats', 'now'], /unexpected argument "now"/],
+    [['migrate', '--force'], /--force: unknown option/],
+    [['worker', '--concurrency', 'lots'], /--concurrency: must be an integer/],
+    [['worker', '--concurrency', '0'], /--concurrency: must be an integer from 1/],
+    [['worker', '--concurrency', '100000'], /--concurrency/],
+    [['worker', '--lease-seconds', '0'], /--lease-seconds/],
+    [['worker', '--lease-seconds', '2.5'], /--lease-seconds/],
+    [['worker', '--queues', 'a,,b'], /--queues/],
+    [['worker', '--queues', 'ok,bad queue'], /--queues: "bad queue"/],
+    [['worker', '--handlers', 'missing.mjs'], /--handlers: no such file/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+    [['help', 'frobnicate'], /no command "frobnicate"/],
+  ];
+
+  it.each(cases)('readpast %j → exit 2', async (args, message) => {
+    const r = await run(args);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.endsWith('\n')).toBe(true);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^readpast/);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it('reports a missing task as exit 3', async () => {
+    const token = randomUUID();
+    for (const cmd of ['status', 'retry', 'cancel']) {
+      const r = await run([cmd, token]);
+      expect(r.code, `${cmd}: ${r.stderr}`).toBe(3);
+      expect(r.stderr).toContain(`no task with token ${token}`);
+    }
+  });
+
+  it('prints usage for help and --help, exit 0', async () => {
+    const general = await run(['help']);
+    expect(general.code).toBe(0);
+    expect(general.stdout).toContain('Exit codes');
+    for (const cmd of ['migrate', 'worker', 'enqueue', 'status', 'stats', 'retry', 'cancel']) {
+      const a = await run(['help', cmd]);
+      const b = await run([cmd, '--help']);
+      expect(a.code).toBe(0);
+      expect(a.stdout).toContain(`readpast ${cmd}`);
+      expect(b.stdout).toBe(a.stdout);
+    }
+  });
+});
+
+describe('flag value helpers', () => {
+  it('parse integers strictly', () => {
+    expect(intFlag('--n', undefined, 0, 9)).toBeUndefined();
+    expect(intFlag('--n', '7', 0, 9)).toBe(7);
+    expect(intFlag('--n', '-3', -5, 9)).toBe(-3);
+    for (const bad of ['', ' ', '1e3', '0x10', '3.0', 'NaN', '99999999999999999999']) {
+      expect(() => intFlag('--n', bad, -1e30, 1e30), bad).toThrow(UsageError);
+    }
+    expect(() => intFlag('--n', '10', 0, 9)).toThrow(/--n: must be an integer from 0 to 9/);
+  });
+
+  it('parse JSON and queue lists', () => {
+    expect(jsonFlag('--payload', '{"a":[1,2]}')).toEqual({ a: [1, 2] });
+    expect(jsonFlag('--payload', '"text"')).toBe('text');
+    expect(() => jsonFlag('--payload', "{'a':1}")).toThrow(/--payload: invalid JSON/);
+    expect(queuesFlag('--queues', 'a, b,a')).toEqual(['a', 'b']);
+    expect(() => queuesFlag('--queues', '')).toThrow(/--queues/);
+  });
+
+  it('leave errors other than parseArgs ones alone', () => {
+    const e = new Error('other');
+    expect(toUsageError(e)).toBe(e);
+  });
+});
+
+describe('--handlers MODULE', () => {
+  let db: TempDb;
+  beforeAll(() => {
+    db = tempDb();
+    writeFileSync(join(db.dir, 'fn.mjs'), "export default (r) => { r.register('t.fn', (p) => ({ fn: p })); };\n");
+    writeFileSync(join(db.dir, 'named.mjs'), "export function register(r) { r.register('t.named', () => 'named'); }\nexport default 'ignored';\n");
+    writeFileSync(join(db.dir, 'object.mjs'), "export default { 't.one': () => 1, 't.two': async () => 2 };\n");
+    writeFileSync(join(db.dir, 'async.mjs'), "export default async (r) => { await new Promise((ok) => setTimeout(ok, 5)); r.register('t.async', () => 'a'); };\n");
+    writeFileSync(join(db.dir, 'not-handlers.mjs'), 'export default 42;\n');
+    writeFileSync(join(db.dir, 'broken.mjs'), 'export default function (\n');
+    writeFileSync(join(db.dir, 'throws.mjs'), "export default () => { throw new Error('no database here'); };\n");
+    writeFileSync(join(db.dir, 'badname.mjs'), "export default { 'has space': () => 1 };\n");
+  });
+  afterAll(() => db.cleanup());
+
+  it('accepts a default function, a register export, an object of handlers and an async registrar', async () => {
+    const registry = defaultRegistry();
+    expect(await loadHandlersModule('./fn.mjs', registry, db.dir)).toEqual(['t.fn']);
+    expect(await loadHandlersModule('named.mjs', registry, db.dir)).toEqual(['t.named']);
+    expect(await loadHandlersModule(join(db.dir, 'object.mjs'), registry, '/')).toEqual(['t.one', 't.two']);
+    expect(await loadHandlersModule('./async.mjs', registry, db.dir)).toEqual(['t.async']);
+    const handler = registry.get('t.fn')!;
+    expect(await handler({ x: 1 }, {} as never)).toEqual({ fn: { x: 1 } });
+    expect(registry.has('demo.sleep')).toBe(true);
+  });
+
+  it('refuses missing files, wrong exports, failing registrars and bad names, naming --handlers', async () => {
+    const registry = defaultRegistry();
+    await expect(loadHandlersModule('./nope.mjs', registry, db.dir)).rejects.toThrow(/^--handlers: no such file/);
+    await expect(loadHandlersModule('./throws.mjs', registry, db.dir)).rejects.toThrow(/^--handlers: .*no database here/);
+    await expect(loadHandlersModule('./badname.mjs', registry, db.dir)).rejects.toThrow(/^--handlers: .*invalid handler name/);
+    await expect(loadHandlersModule('./broken.mjs', registry, db.dir)).rejects.toThrow(/^--handlers: cannot load/);
+    await expect(loadHandlersModule('', registry, db.dir)).rejects.toThrow(UsageError);
+    const wrong = await run(['worker', '--handlers', join(db.dir, 'not-handlers.mjs')]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/^readpast worker: --handlers: .*export a function/);
+  });
+});
