@@ -12,7 +12,8 @@ export interface TaskRow {
 
 export interface LogRow {
   id: number; task_id: number; token: string; attempt: number; queue: string; kind: string; command: string;
-  worker_id: string | null; session: number | null; token_no: number | null; started_at: number;
+  worker_id: string | null; session: number | null; token_no: number | null; batch_id: number | null; stage: number | null;
+  started_at: number;
   ended_at: number | null; outcome: string; error_number: number | null; error_message: string | null;
   error_detail: string | null;
 }
@@ -42,6 +43,8 @@ export function taskView(r: TaskRow): TaskView {
     timeoutMs: r.timeout_ms,
     dedupKey: r.dedup_key,
     caller: r.caller,
+    batchId: r.batch_id,
+    stage: r.stage,
     runAfter: date(r.run_after),
     createdAt: date(r.created_at),
     startedAt: dateOrNull(r.started_at),
@@ -64,6 +67,9 @@ export function attemptView(r: LogRow): AttemptView {
     attempt: r.attempt,
     workerId: r.worker_id,
     session: r.session,
+    tokenNo: r.token_no,
+    batchId: r.batch_id,
+    stage: r.stage,
     startedAt: date(r.started_at),
     endedAt: dateOrNull(r.ended_at),
     outcome: r.outcome as Outcome,

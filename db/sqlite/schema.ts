@@ -36,6 +36,7 @@ CREATE TABLE Tasks (
   stage            INTEGER,
   lease_until      INTEGER,
   worker_id        TEXT,
+  token_no         INTEGER,
   cancel_requested INTEGER NOT NULL DEFAULT 0,
   created_at       INTEGER NOT NULL,
   started_at       INTEGER,
@@ -47,7 +48,9 @@ CREATE TABLE Tasks (
 );
 CREATE UNIQUE INDEX Tasks_token ON Tasks(token);
 CREATE UNIQUE INDEX Tasks_dedup ON Tasks(dedup_key) WHERE dedup_key IS NOT NULL AND status IN ('pending', 'running');
-CREATE INDEX Tasks_dequeue ON Tasks(priority DESC, id) WHERE status = 'pending';
+CREATE INDEX Tasks_dequeue ON Tasks(priority DESC, id) WHERE status = 'pending' AND batch_id IS NULL;
+CREATE INDEX Tasks_batch_dequeue ON Tasks(batch_id, stage, priority DESC, id) WHERE status = 'pending' AND batch_id IS NOT NULL;
+CREATE INDEX Tasks_batch ON Tasks(batch_id, stage, id) WHERE batch_id IS NOT NULL;
 CREATE INDEX Tasks_ended ON Tasks(status, id) WHERE status IN ('dead', 'cancelled');
 
 CREATE TABLE ExecutionLog (
@@ -60,6 +63,8 @@ CREATE TABLE ExecutionLog (
   worker_id     TEXT,
   session       INTEGER,
   token_no      INTEGER,
+  batch_id      INTEGER,
+  stage         INTEGER,
   started_at    INTEGER NOT NULL,
   ended_at      INTEGER,
   outcome       TEXT NOT NULL,
@@ -107,9 +112,60 @@ CREATE TABLE Metrics (
   depth       INTEGER
 );
 
+-- Taskling's tokens: a limited queue has tokens 1..limit; a claim grants one in its transaction
+CREATE TABLE ConcurrencyTokens (
+  queue      TEXT NOT NULL,
+  token_no   INTEGER NOT NULL,
+  status     TEXT NOT NULL DEFAULT 'free',
+  task_id    INTEGER,
+  attempt    INTEGER,
+  worker_id  TEXT,
+  granted_at INTEGER,
+  PRIMARY KEY (queue, token_no)
+) WITHOUT ROWID;
+
+CREATE TABLE QueueChanges (
+  id         INTEGER PRIMARY KEY,
+  queue      TEXT NOT NULL,
+  at         INTEGER NOT NULL,
+  changed_by TEXT NOT NULL,
+  field      TEXT NOT NULL,
+  old_value  TEXT NOT NULL,
+  new_value  TEXT NOT NULL
+);
+CREATE INDEX QueueChanges_queue ON QueueChanges(queue, id);
+
+-- the seeds' scheduler handles: ordered stages of parallel tasks
+CREATE TABLE Batches (
+  id           INTEGER PRIMARY KEY,
+  caller       TEXT,
+  max_parallel INTEGER,
+  on_failure   TEXT NOT NULL DEFAULT 'continue',
+  status       TEXT NOT NULL DEFAULT 'open',
+  served_at    INTEGER NOT NULL DEFAULT 0,
+  created_at   INTEGER NOT NULL,
+  released_at  INTEGER,
+  completed_at INTEGER
+);
+CREATE INDEX Batches_live ON Batches(served_at, id) WHERE status IN ('open', 'released', 'aborted');
+
+CREATE TABLE BatchStages (
+  batch_id         INTEGER NOT NULL,
+  stage            INTEGER NOT NULL,
+  total            INTEGER NOT NULL DEFAULT 0,
+  pending          INTEGER NOT NULL DEFAULT 0,
+  running          INTEGER NOT NULL DEFAULT 0,
+  succeeded        INTEGER NOT NULL DEFAULT 0,
+  dead             INTEGER NOT NULL DEFAULT 0,
+  cancelled        INTEGER NOT NULL DEFAULT 0,
+  first_started_at INTEGER,
+  last_ended_at    INTEGER,
+  PRIMARY KEY (batch_id, stage)
+) WITHOUT ROWID;
+
 CREATE VIEW ExecutionStatus AS
   SELECT l.id AS log_id, l.task_id, t.token, l.queue, l.kind, l.command, l.attempt, t.max_attempts,
-         l.worker_id, l.session, l.started_at, t.lease_until, t.cancel_requested
+         l.worker_id, l.session, l.token_no, l.batch_id, l.stage, l.started_at, t.lease_until, t.cancel_requested
   FROM ExecutionLog l JOIN Tasks t ON t.id = l.task_id
   WHERE l.ended_at IS NULL AND t.status = 'running' AND t.attempts = l.attempt;
 `,

@@ -4,11 +4,41 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './connection';
 
 type MetricField = 'enqueued' | 'started' | 'succeeded' | 'failed';
+
+/** The columns of a task that its kept aggregates are keyed by. */
+export interface TaskKey {
+  queue: string;
+  batch_id: number | null;
+  stage: number | null;
+}
+
+const STAGE_STATUSES = new Set(['pending', 'running', 'succeeded', 'dead', 'cancelled']);
 interface MetricDelta { enqueued: number; started: number; succeeded: number; failed: number; latencySum: number; latencyMax: number }
 
 export class Tally {
   private counts = new Map<string, number>();
   private metrics = new Map<number, MetricDelta>();
+  private stages = new Map<string, Record<string, number>>();
+  /** batches whose counts changed in this transaction (checked for completion after the flush) */
+  readonly batches = new Set<number>();
+
+  /**
+   * A task moved from one status to another (`null` from = created, `null` to = deleted): keeps the
+   * per-queue counts and, for a batch's task, the per-stage counts.
+   */
+  task(t: TaskKey, from: string | null, to: string | null): void {
+    if (from) this.count(t.queue, from, -1);
+    if (to) this.count(t.queue, to, 1);
+    if (t.batch_id === null || t.stage === null) return;
+    const key = t.batch_id + ':' + t.stage;
+    let d = this.stages.get(key);
+    if (!d) this.stages.set(key, (d = {}));
+    if (from === null) d.total = (d.total ?? 0) + 1;
+    if (to === null) d.total = (d.total ?? 0) - 1;
+    if (from && STAGE_STATUSES.has(from)) d[from] = (d[from] ?? 0) - 1;
+    if (to && STAGE_STATUSES.has(to)) d[to] = (d[to] ?? 0) + 1;
+    this.batches.add(t.batch_id);
+  }
 
   /** status count of `queue` changes by `delta` */
   count(queue: string, status: string, delta: number): void {
@@ -41,6 +71,18 @@ export class Tally {
   }
 
   flush(db: Db): void {
+    if (this.stages.size) {
+      const up = stmt(db, `INSERT INTO BatchStages (batch_id, stage, total, pending, running, succeeded, dead, cancelled)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (batch_id, stage) DO UPDATE SET total = total + excluded.total, pending = pending + excluded.pending,
+          running = running + excluded.running, succeeded = succeeded + excluded.succeeded, dead = dead + excluded.dead,
+          cancelled = cancelled + excluded.cancelled`);
+      for (const [key, d] of this.stages) {
+        const [b, st] = key.split(':').map(Number);
+        up.run(b, st, d.total ?? 0, d.pending ?? 0, d.running ?? 0, d.succeeded ?? 0, d.dead ?? 0, d.cancelled ?? 0);
+      }
+      this.stages.clear();
+    }
     if (this.counts.size) {
       const up = stmt(db, `INSERT INTO QueueCounts (queue, status, n) VALUES (?, ?, ?)
         ON CONFLICT (queue, status) DO UPDATE SET n = n + excluded.n`);

@@ -51,6 +51,8 @@ export function listTasks(db: Db, f: TaskFilter): Page<TaskView> {
   if (f.status) { parts.push('status = ?'); params.push(f.status); }
   if (f.status === 'dead' || f.status === 'cancelled') parts.push("status IN ('dead', 'cancelled')");
   if (f.queue) { parts.push('queue = ?'); params.push(f.queue); }
+  if (f.batchId !== undefined) { parts.push('batch_id = ? AND batch_id IS NOT NULL'); params.push(f.batchId); }
+  if (f.stage !== undefined) { parts.push('stage = ?'); params.push(f.stage); }
   if (f.q) {
     parts.push("(command LIKE ? ESCAPE '\\' OR dedup_key LIKE ? ESCAPE '\\' OR error_message LIKE ? ESCAPE '\\' OR token = ?)");
     params.push(likePattern(f.q), likePattern(f.q), likePattern(f.q), f.q);
@@ -74,6 +76,7 @@ export function listAttempts(db: Db, f: AttemptFilter): Page<AttemptView> {
     if (f.outcome !== 'running' && f.outcome !== 'succeeded') parts.push("l.outcome NOT IN ('running', 'succeeded')");
   }
   if (f.queue) { parts.push('l.queue = ?'); params.push(f.queue); }
+  if (f.batchId !== undefined) { parts.push('l.batch_id = ?'); params.push(f.batchId); }
   if (f.q) {
     parts.push("(l.command LIKE ? ESCAPE '\\' OR l.error_message LIKE ? ESCAPE '\\')");
     params.push(likePattern(f.q), likePattern(f.q));
@@ -91,7 +94,8 @@ export function listAttempts(db: Db, f: AttemptFilter): Page<AttemptView> {
 
 interface StatusRow {
   log_id: number; token: string; queue: string; kind: string; command: string; attempt: number; max_attempts: number;
-  worker_id: string; session: number | null; started_at: number; lease_until: number | null; cancel_requested: number;
+  worker_id: string; session: number | null; token_no: number | null; batch_id: number | null; stage: number | null;
+  started_at: number; lease_until: number | null; cancel_requested: number;
 }
 
 export function listRunning(db: Db): RunningView[] {
@@ -106,6 +110,9 @@ export function listRunning(db: Db): RunningView[] {
     maxAttempts: r.max_attempts,
     workerId: r.worker_id,
     session: r.session,
+    tokenNo: r.token_no,
+    batchId: r.batch_id,
+    stage: r.stage,
     startedAt: new Date(r.started_at),
     leaseUntil: r.lease_until === null ? null : new Date(r.lease_until),
     cancelRequested: r.cancel_requested === 1,

@@ -3,7 +3,7 @@
 import type {
   AttemptFilter, AttemptResult, AttemptView, ClaimedTask, ClaimOptions, EnqueueInput, EnqueueResult,
   FailureFilter, FailureGroup, HeartbeatInput, HeartbeatResult, MetricPoint, Page, PruneResult, QueueCounts,
-  ProcedureParameter, QueueSettings, RescueResult, RunningView, SqlRunResult, TaskDetail, TaskFilter, TaskKind, TaskView,
+  ProcedureParameter, QueueSettings, RescueResult, BatchInput, BatchStatus, BatchView, QueueChange, QueuePatch, QueueView, TokenView, RunningView, SqlRunResult, TaskDetail, TaskFilter, TaskKind, TaskView,
   WorkerRegistration, WorkerSession, WorkerSlot, WorkerView,
 } from './types';
 
@@ -75,6 +75,25 @@ export interface Store {
 
   getQueue(name: string): Promise<QueueSettings | null>;
   listQueues(): Promise<QueueSettings[]>;
+
+  // ---- queues: concurrency limits, pause, tokens ------------------------------------------
+  /** change a queue's limit / pause (creating the queue if needed); each change is recorded with `changedBy` */
+  setQueue(name: string, patch: QueuePatch, changedBy: string): Promise<QueueSettings>;
+  /** every queue with its limit, paused, pending, running and granted tokens */
+  listQueueViews(): Promise<QueueView[]>;
+  /** recorded changes, newest first */
+  queueChanges(queue: string | null, limit: number): Promise<QueueChange[]>;
+  /** token grants of one queue, or of all */
+  listTokens(queue: string | null): Promise<TokenView[]>;
+
+  // ---- batches: ordered stages of parallel tasks -------------------------------------------
+  createBatch(input: BatchInput): Promise<BatchView>;
+  getBatch(id: number): Promise<BatchView | null>;
+  listBatches(filter: { status?: BatchStatus; cursor?: number; limit?: number }): Promise<Page<BatchView>>;
+  /** no more tasks: the batch completes once all its tasks are terminal */
+  releaseBatch(id: number): Promise<'released' | 'not_found' | 'conflict'>;
+  /** pending tasks cancelled, running ones asked to stop */
+  cancelBatch(id: number): Promise<{ result: 'cancelled' | 'not_found' | 'conflict'; cancelled: number }>;
 
   // ---- views (each poll must be cheap: indexed reads and kept aggregates only) ------------
   countsByQueue(): Promise<QueueCounts[]>;

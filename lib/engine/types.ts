@@ -30,6 +30,9 @@ export interface EnqueueInput {
   dedupKey?: string | null;
   /** free text: who enqueued (cli, api, dashboard, a user name) */
   caller?: string | null;
+  /** a batch created with createBatch, and the stage (0-based) within it */
+  batchId?: number | null;
+  stage?: number | null;
 }
 
 export interface EnqueueResult {
@@ -54,6 +57,10 @@ export interface AttemptView {
   attempt: number;
   workerId: string | null;
   session: number | null;
+  /** the concurrency token held by this attempt (limited queues) */
+  tokenNo: number | null;
+  batchId: number | null;
+  stage: number | null;
   startedAt: Date;
   endedAt: Date | null;
   outcome: Outcome;
@@ -76,6 +83,8 @@ export interface TaskView {
   timeoutMs: number | null;
   dedupKey: string | null;
   caller: string | null;
+  batchId: number | null;
+  stage: number | null;
   runAfter: Date;
   createdAt: Date;
   startedAt: Date | null;
@@ -230,6 +239,9 @@ export interface RunningView {
   maxAttempts: number;
   workerId: string;
   session: number | null;
+  tokenNo: number | null;
+  batchId: number | null;
+  stage: number | null;
   startedAt: Date;
   leaseUntil: Date | null;
   cancelRequested: boolean;
@@ -240,6 +252,8 @@ export interface RunningView {
 export interface TaskFilter {
   status?: TaskStatus;
   queue?: string;
+  batchId?: number;
+  stage?: number;
   /** substring of command, dedup key or last error message */
   q?: string;
   /** tasks with an id below this (keyset; newest first) */
@@ -250,6 +264,7 @@ export interface TaskFilter {
 export interface AttemptFilter {
   outcome?: Outcome;
   queue?: string;
+  batchId?: number;
   /** substring of command or error message */
   q?: string;
   from?: Date;
@@ -320,4 +335,82 @@ export interface LiveRequestState {
   cpuMs: number | null;
   percentComplete: number | null;
   openTransactions: number | null;
+}
+
+// ---- concurrency limits (Taskling-style tokens) ---------------------------------------------
+
+export interface QueuePatch {
+  /** null = unlimited; 1 = singleton */
+  concurrencyLimit?: number | null;
+  paused?: boolean;
+}
+
+export interface QueueView extends QueueSettings {
+  pending: number;
+  running: number;
+  /** tokens granted right now (limited queues only) */
+  granted: number;
+}
+
+export interface QueueChange {
+  id: number;
+  queue: string;
+  at: Date;
+  /** who or where from: `cli`, `api`, `dashboard`, a user name */
+  changedBy: string;
+  field: 'concurrencyLimit' | 'paused';
+  oldValue: string;
+  newValue: string;
+}
+
+export interface TokenView {
+  queue: string;
+  tokenNo: number;
+  status: 'free' | 'granted';
+  /** the grantee attempt */
+  token: string | null;
+  attempt: number | null;
+  workerId: string | null;
+  session: number | null;
+  grantedAt: Date | null;
+  /** granted to an attempt that no longer owns its task, or whose worker stopped heartbeating */
+  holderDead: boolean;
+}
+
+// ---- batches and stages (the seeds' scheduler handles) ---------------------------------------
+
+export type BatchStatus = 'open' | 'released' | 'completed' | 'aborted' | 'cancelled';
+export type OnFailure = 'continue' | 'abort';
+
+export interface BatchInput {
+  caller?: string | null;
+  /** at most this many of the batch's tasks run at once (null = no cap) */
+  maxParallel?: number | null;
+  onFailure?: OnFailure;
+}
+
+export interface StageCounts {
+  stage: number;
+  total: number;
+  pending: number;
+  running: number;
+  succeeded: number;
+  dead: number;
+  cancelled: number;
+  firstStartedAt: Date | null;
+  lastEndedAt: Date | null;
+}
+
+export interface BatchView {
+  id: number;
+  caller: string | null;
+  maxParallel: number | null;
+  onFailure: OnFailure;
+  status: BatchStatus;
+  /** the lowest stage with unfinished tasks (null when none) */
+  activeStage: number | null;
+  createdAt: Date;
+  releasedAt: Date | null;
+  completedAt: Date | null;
+  stages: StageCounts[];
 }
