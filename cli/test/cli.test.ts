@@ -190,7 +190,7 @@ describe('readpast with a worker', () => {
     waitFor(async () => {
       const s = await statusOf(token, opts());
       return ['succeeded', 'dead', 'cancelled'].includes(s.status) ? s : undefined;
-    }, { timeoutMs: 30_000, intervalMs: 200, what });
+    }, { timeoutMs: 30_000, intervalMs: 200, what, workers: [worker] });
 
   it('runs a handler from --handlers MODULE end to end', async () => {
     expect(workerIds).toHaveLength(3);
@@ -225,7 +225,7 @@ describe('readpast with a worker', () => {
     const again = await waitFor(async () => {
       const x = await statusOf(token, opts());
       return x.status === 'dead' && x.history.length === 2 ? x : undefined;
-    }, { what: 'second attempt of demo.fail' });
+    }, { what: 'second attempt of demo.fail', workers: [worker] });
     expect(again.history.map((h) => h.attempt).sort()).toEqual([1, 2]);
   });
 
@@ -239,7 +239,7 @@ describe('readpast with a worker', () => {
 
   it('cancels a running task through its AbortSignal', async () => {
     const token = (await cliOk(['enqueue', '--handler', 'demo.sleep', '--payload', '{"ms":60000}'], opts())).trim();
-    await waitFor(async () => (await statusOf(token, opts())).status === 'running', { what: 'demo.sleep to start' });
+    await waitFor(async () => (await statusOf(token, opts())).status === 'running', { what: 'demo.sleep to start', workers: [worker] });
     const r = await cli(['cancel', token], opts());
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('cancel requested');
@@ -274,7 +274,7 @@ describe('readpast with a worker', () => {
 
   it('SIGTERM lets the running task finish, then exits 0', async () => {
     const token = (await cliOk(['enqueue', '--handler', 'demo.sleep', '--payload', '{"ms":1500}'], opts())).trim();
-    await waitFor(async () => (await statusOf(token, opts())).status === 'running', { what: 'demo.sleep to start' });
+    await waitFor(async () => (await statusOf(token, opts())).status === 'running', { what: 'demo.sleep to start', workers: [worker] });
     const exit = await worker.stop('SIGTERM');
     expect(exit).toEqual({ code: 0, signal: null });
     const s = await statusOf(token, opts());
@@ -292,7 +292,7 @@ describe('readpast worker and a second signal', () => {
     try {
       await worker.started();
       const token = (await cliOk(['enqueue', '--handler', 'demo.sleep', '--payload', '{"ms":60000}'], db)).trim();
-      await waitFor(async () => (await statusOf(token, db)).status === 'running', { what: 'demo.sleep to start' });
+      await waitFor(async () => (await statusOf(token, db)).status === 'running', { what: 'demo.sleep to start', workers: [worker] });
       worker.child.kill('SIGTERM');
       await waitFor(() => worker.logs().some((l) => typeof l.msg === 'string' && l.msg.startsWith('stopping')), { what: 'the worker to begin stopping' });
       const t0 = Date.now();

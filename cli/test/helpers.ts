@@ -101,6 +101,11 @@ export class WorkerProcess {
     return this.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
   }
 
+  /** The last lines of the worker's log, for failure messages. */
+  recentLog(lines = 8): string {
+    return this.stderr.trimEnd().split('\n').slice(-lines).map((l) => l.slice(0, 600)).join('\n');
+  }
+
   /** Resolves with the worker ids once the worker logged `worker started`. */
   async started(timeoutMs = 30_000): Promise<string[]> {
     const line = await waitFor(
@@ -140,7 +145,7 @@ export async function withDeadline<T>(p: Promise<T>, ms: number, what: string): 
 /** Polls `probe` until it returns a value other than undefined/false/null; fails at the deadline. */
 export async function waitFor<T>(
   probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-  opts: { timeoutMs?: number; intervalMs?: number; what: string },
+  opts: { timeoutMs?: number; intervalMs?: number; what: string; workers?: WorkerProcess[] },
 ): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   let last: unknown;
@@ -148,7 +153,10 @@ export async function waitFor<T>(
     const v = await probe();
     if (v !== undefined && v !== null && v !== false) return v;
     last = v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${opts.timeoutMs ?? 30_000} ms waiting for ${opts.what} (last: ${String(last)})`);
+    if (Date.now() > deadline) {
+      const logs = (opts.workers ?? []).map((w) => `\n--- worker ${w.pid} (last log lines):\n${w.recentLog()}`).join('');
+      throw new Error(`timed out after ${opts.timeoutMs ?? 30_000} ms waiting for ${opts.what} (last: ${String(last)})${logs}`);
+    }
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
   }
 }

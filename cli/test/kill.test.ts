@@ -41,7 +41,7 @@ describe('a worker killed with SIGKILL', () => {
     await waitFor(async () => {
       const running = (await lib.store.listRunning()).filter((r) => firstIds.includes(r.workerId));
       return running.length === CONCURRENCY;
-    }, { timeoutMs: 30_000, what: `${CONCURRENCY} tasks running on the first worker` });
+    }, { timeoutMs: 30_000, what: `${CONCURRENCY} tasks running on the first worker`, workers: [first] });
 
     const exit = await first.stop('SIGKILL');
     expect(exit.signal).toBe('SIGKILL');
@@ -62,7 +62,7 @@ describe('a worker killed with SIGKILL', () => {
     await waitFor(async () => {
       const c = (await lib.store.countsByQueue()).find((x) => x.queue === 'kill');
       return c !== undefined && c.pending === 0 && c.running === 0;
-    }, { timeoutMs: 50_000, intervalMs: 250, what: 'every task to finish after the rescue' });
+    }, { timeoutMs: 50_000, intervalMs: 250, what: 'every task to finish after the rescue', workers: [second] });
 
     const statuses = await limited(tokens, 3, (t) => statusOf(t, db));
     const problems: string[] = [];

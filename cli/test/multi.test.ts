@@ -66,7 +66,7 @@ describe('three worker processes on one SQLite file', () => {
     await waitFor(async () => {
       const c = (await lib.store.countsByQueue()).find((x) => x.queue === QUEUE);
       return c !== undefined && c.pending === 0 && c.running === 0;
-    }, { timeoutMs: 55_000, intervalMs: 250, what: `${TASKS} tasks to drain` });
+    }, { timeoutMs: 55_000, intervalMs: 250, what: `${TASKS} tasks to drain`, workers });
 
     const exits = await Promise.all(workers.map((w) => w.stop('SIGTERM')));
     expect(exits).toEqual(Array.from({ length: PROCESSES }, () => ({ code: 0, signal: null })));
