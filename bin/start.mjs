@@ -3,7 +3,7 @@
 // upgrade the database, then serve it with `next start` on READPAST_HOST:PORT (127.0.0.1:3000).
 // SIGINT / SIGTERM are passed on so the worker pool stops gracefully; a second one kills.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,8 +36,32 @@ try {
 const refusal = bindRefusal(config);
 if (refusal) fail(refusal, 2);
 
-if (!existsSync(join(root, '.next', 'BUILD_ID'))) {
-  console.log('readpast: no build yet, running `next build` (once)…');
+/** Newest modification time of the sources the build is made from (tests excluded). */
+function newestSource() {
+  let newest = 0;
+  const visit = (path) => {
+    let st;
+    try {
+      st = statSync(path);
+    } catch {
+      return;
+    }
+    if (st.isDirectory()) {
+      for (const name of readdirSync(path)) if (name !== 'node_modules' && !name.startsWith('.')) visit(join(path, name));
+    } else if (!/\.test\.tsx?$/.test(path)) {
+      newest = Math.max(newest, st.mtimeMs);
+    }
+  };
+  for (const p of ['app', 'components', 'lib', 'db', 'proxy.ts', 'instrumentation.ts', 'next.config.js', 'postcss.config.mjs', 'package.json']) {
+    visit(join(root, p));
+  }
+  return newest;
+}
+
+const buildId = join(root, '.next', 'BUILD_ID');
+const stale = existsSync(buildId) && newestSource() > statSync(buildId).mtimeMs;
+if (!existsSync(buildId) || stale) {
+  console.log(stale ? 'readpast: sources changed since the last build, running `next build`…' : 'readpast: no build yet, running `next build` (once)…');
   const { code } = await run(['build']);
   if (code !== 0) fail(`next build failed (exit ${code})`);
 }
