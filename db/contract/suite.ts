@@ -8,10 +8,12 @@ import { dedupTests } from './dedup';
 import { fencingTests } from './fencing';
 import type { StoreFactory } from './harness';
 import { lifecycleTests } from './lifecycle';
+import { limitTests } from './limits';
 import { listTests } from './lists';
 import { operatorTests } from './operators';
 import { pruningTests } from './pruning';
 import { retryTests } from './retries';
+import { stageTests } from './stages';
 import { workerTests } from './workers';
 
 export type { StoreFactory, StoreUnderTest } from './harness';
@@ -29,5 +31,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
     listTests(factory);
     aggregateTests(factory);
     workerTests(factory);
+    limitTests(factory);
+    stageTests(factory);
   });
 }

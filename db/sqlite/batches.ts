@@ -1,7 +1,7 @@
 // Batches: the seeds' scheduler handles. A batch's tasks sit in ordered stages; per-stage counts are
 // kept (BatchStages) as tasks move, so the claim can find each batch's active stage and running count
 // with a lookup, and a batch completes (or aborts) in the transaction that settles its last task.
-import { ConflictError, NotFoundError } from '../../lib/engine/errors';
+import { ConflictError, ValidationError } from '../../lib/engine/errors';
 import type { BatchInput, BatchStatus, BatchView, OnFailure, Page, StageCounts } from '../../lib/engine/types';
 import type { Db } from './connection';
 import { stmt, type Tally } from './tally';
@@ -27,7 +27,7 @@ export function createBatch(db: Db, input: BatchInput, now: number): number {
 /** Check that a task may be enqueued into this batch: it exists and still takes tasks. */
 export function checkOpen(db: Db, batchId: number): void {
   const b = stmt(db, 'SELECT status FROM Batches WHERE id = ?').get(batchId) as { status: string } | undefined;
-  if (!b) throw new NotFoundError(`no batch ${batchId}`);
+  if (!b) throw new ValidationError('batchId', `no batch ${batchId}`);
   if (b.status !== 'open') throw new ConflictError(`batch ${batchId} is ${b.status}; only an open batch takes new tasks`);
 }
 

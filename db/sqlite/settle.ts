@@ -30,13 +30,13 @@ export function finish(db: Db, results: AttemptResult[], tally: Tally, now: numb
     let err: ErrorInfo | null = null;
     switch (s.kind) {
       case 'succeeded':
-        row = stmt(db, `UPDATE Tasks SET status = 'succeeded', finished_at = ?, result = ?, lease_until = NULL, token_no = NULL ${FENCE}`)
+        row = stmt(db, `UPDATE Tasks SET status = 'succeeded', finished_at = ?, result = ?, lease_until = NULL ${FENCE}`)
           .get(now, toJson(s.result), r.taskId, r.workerId, r.attempt) as Ended | undefined;
         to = outcome = 'succeeded';
         break;
       case 'retry':
         err = s.error;
-        row = stmt(db, `UPDATE Tasks SET status = 'pending', run_after = ?, lease_until = NULL, token_no = NULL, error_number = ?,
+        row = stmt(db, `UPDATE Tasks SET status = 'pending', run_after = ?, lease_until = NULL, error_number = ?,
             error_message = ?, error_detail = ? ${FENCE}`)
           .get(s.runAfter.getTime(), err.number, err.message, err.detail, r.taskId, r.workerId, r.attempt) as Ended | undefined;
         to = 'pending';
@@ -45,7 +45,7 @@ export function finish(db: Db, results: AttemptResult[], tally: Tally, now: numb
         break;
       case 'dead':
         err = s.error;
-        row = stmt(db, `UPDATE Tasks SET status = 'dead', finished_at = ?, lease_until = NULL, token_no = NULL, error_number = ?,
+        row = stmt(db, `UPDATE Tasks SET status = 'dead', finished_at = ?, lease_until = NULL, error_number = ?,
             error_message = ?, error_detail = ? ${FENCE}`)
           .get(now, err.number, err.message, err.detail, r.taskId, r.workerId, r.attempt) as Ended | undefined;
         to = 'dead';
@@ -53,7 +53,7 @@ export function finish(db: Db, results: AttemptResult[], tally: Tally, now: numb
         break;
       default:
         err = s.error;
-        row = stmt(db, `UPDATE Tasks SET status = 'cancelled', finished_at = ?, lease_until = NULL, token_no = NULL ${FENCE}`)
+        row = stmt(db, `UPDATE Tasks SET status = 'cancelled', finished_at = ?, lease_until = NULL ${FENCE}`)
           .get(now, r.taskId, r.workerId, r.attempt) as Ended | undefined;
         to = outcome = 'cancelled';
     }
@@ -77,7 +77,7 @@ export function rescueExpired(db: Db, tally: Tally, now: number): RescueResult {
     const message = `lease expired: worker ${t.worker_id ?? '?'} stopped renewing it (crashed, killed or cut off)`;
     const dead = t.attempts >= t.max_attempts;
     stmt(db, `UPDATE Tasks SET status = ?, run_after = CASE WHEN ? THEN run_after ELSE ? END, finished_at = CASE WHEN ? THEN ? ELSE NULL END,
-        lease_until = NULL, token_no = NULL, error_number = NULL, error_message = ?, error_detail = NULL WHERE id = ?`)
+        lease_until = NULL, error_number = NULL, error_message = ?, error_detail = NULL WHERE id = ?`)
       .run(dead ? 'dead' : 'pending', dead ? 1 : 0, now, dead ? 1 : 0, now, message, t.id);
     endAttempt(db, t, t.id, t.attempts, 'abandoned', { number: null, message, detail: null }, dead ? 'dead' : 'pending', tally, now);
     if (dead) res.dead++; else res.retried++;

@@ -4,10 +4,13 @@ import { ConflictError, NotFoundError, ValidationError } from './errors';
 import { HandlerRegistry, defaultRegistry } from './handlers';
 import { silentLogger, type Logger } from './logger';
 import { Pool, type PoolOptions } from './pool';
-import { statsJson, statusJson, type StatusJson } from './present';
+import { waitBatch, type WaitOptions, type WaitResult } from './batches';
+import { batchJson, queueChangeJson, statsJson, statusJson, tokenJson, type BatchJson, type StatusJson } from './present';
 import type { CancelResult, Store } from './store';
 import type { EnqueueResult } from './types';
-import { token as tokenSchema, validateEnqueue, type EnqueueRequest } from './validation';
+import {
+  batchId as batchIdSchema, batchRequest, parseWith, queueName, queuePatch, token as tokenSchema, validateEnqueue, type EnqueueRequest,
+} from './validation';
 
 export interface ReadpastOptions {
   registry?: HandlerRegistry;
@@ -95,6 +98,65 @@ export class Readpast {
   async stats() {
     const [queues, workers] = await Promise.all([this.store.countsByQueue(), this.store.listWorkers()]);
     return statsJson(queues, workers);
+  }
+
+  // ---- queues: limits, pause, tokens -------------------------------------------------------
+
+  /** `patch` = { concurrencyLimit?: number | null, paused?: boolean }; `changedBy` is recorded with the change */
+  async setQueue(name: string, patch: unknown, changedBy: string) {
+    const n = parseWith(queueName, name, 'name');
+    const p = parseWith(queuePatch, patch);
+    return this.store.setQueue(n, p, changedBy.slice(0, 200) || 'unknown');
+  }
+
+  async queues() {
+    const [queues, changes] = await Promise.all([this.store.listQueueViews(), this.store.queueChanges(null, 200)]);
+    return { queues, changes: changes.map(queueChangeJson) };
+  }
+
+  async tokens(queue?: string) {
+    const q = queue === undefined ? null : parseWith(queueName, queue, 'queue');
+    return (await this.store.listTokens(q)).map(tokenJson);
+  }
+
+  // ---- batches -------------------------------------------------------------------------------
+
+  private checkBatchId(id: unknown): number {
+    return parseWith(batchIdSchema, id, 'batchId');
+  }
+
+  /** the seeds' GetScheduler: `{ maxParallel?, onFailure? }` */
+  async createBatch(raw: unknown = {}, caller: string | null = null): Promise<BatchJson> {
+    const r = parseWith(batchRequest, raw ?? {});
+    return batchJson(await this.store.createBatch({ caller, maxParallel: r.maxParallel ?? null, onFailure: r.onFailure }));
+  }
+
+  async batch(id: unknown): Promise<BatchJson> {
+    const b = await this.store.getBatch(this.checkBatchId(id));
+    if (!b) throw new NotFoundError(`no batch ${String(id)}`);
+    return batchJson(b);
+  }
+
+  /** the seeds' ReleaseScheduler: no more tasks; the batch completes once all are terminal */
+  async releaseBatch(id: unknown): Promise<BatchJson> {
+    const n = this.checkBatchId(id);
+    const r = await this.store.releaseBatch(n);
+    if (r === 'not_found') throw new NotFoundError(`no batch ${n}`);
+    if (r === 'conflict') throw new ConflictError(`batch ${n} is not open`);
+    return this.batch(n);
+  }
+
+  async cancelBatch(id: unknown): Promise<{ cancelled: number; batch: BatchJson }> {
+    const n = this.checkBatchId(id);
+    const r = await this.store.cancelBatch(n);
+    if (r.result === 'not_found') throw new NotFoundError(`no batch ${n}`);
+    if (r.result === 'conflict') throw new ConflictError(`batch ${n} is already finished`);
+    return { cancelled: r.cancelled, batch: await this.batch(n) };
+  }
+
+  /** the seeds' Synchronization: resolves when the stage (or the whole batch) is terminal */
+  async waitBatch(id: unknown, opts: WaitOptions = {}): Promise<WaitResult> {
+    return waitBatch(this.store, this.checkBatchId(id), opts);
   }
 
   createPool(opts: Partial<PoolOptions> = {}): Pool {

@@ -1,5 +1,5 @@
 // The public JSON shapes (CLI --json, HTTP API). Times are ISO-8601 with milliseconds.
-import type { AttemptView, MetricPoint, QueueCounts, RunningView, TaskDetail, TaskView, WorkerView } from './types';
+import type { AttemptView, BatchView, MetricPoint, QueueChange, QueueCounts, QueueView, RunningView, TaskDetail, TaskView, TokenView, WorkerView } from './types';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
@@ -13,6 +13,9 @@ export function attemptJson(a: AttemptView) {
     attempt: a.attempt,
     workerId: a.workerId,
     session: a.session,
+    tokenNo: a.tokenNo,
+    batchId: a.batchId,
+    stage: a.stage,
     startedAt: iso(a.startedAt),
     endedAt: iso(a.endedAt),
     outcome: a.outcome,
@@ -36,6 +39,8 @@ export function taskJson(t: TaskView) {
     timeoutMs: t.timeoutMs,
     dedupKey: t.dedupKey,
     caller: t.caller,
+    batchId: t.batchId,
+    stage: t.stage,
     runAfter: iso(t.runAfter),
     createdAt: iso(t.createdAt),
     startedAt: iso(t.startedAt),
@@ -101,3 +106,29 @@ export function metricsJson(points: MetricPoint[], since: Date, until: Date) {
   }
   return out;
 }
+
+export function queueJson(q: QueueView) {
+  return { ...q };
+}
+
+export function queueChangeJson(c: QueueChange) {
+  return { ...c, at: iso(c.at) };
+}
+
+export function tokenJson(t: TokenView) {
+  return { ...t, grantedAt: iso(t.grantedAt) };
+}
+
+export function batchJson(b: BatchView) {
+  const sum = (k: 'total' | 'pending' | 'running' | 'succeeded' | 'dead' | 'cancelled') => b.stages.reduce((n, s) => n + s[k], 0);
+  return {
+    ...b,
+    createdAt: iso(b.createdAt),
+    releasedAt: iso(b.releasedAt),
+    completedAt: iso(b.completedAt),
+    totals: { total: sum('total'), pending: sum('pending'), running: sum('running'), succeeded: sum('succeeded'), dead: sum('dead'), cancelled: sum('cancelled') },
+    stages: b.stages.map((s) => ({ ...s, firstStartedAt: iso(s.firstStartedAt), lastEndedAt: iso(s.lastEndedAt) })),
+  };
+}
+
+export type BatchJson = ReturnType<typeof batchJson>;

@@ -22,7 +22,21 @@ export const enqueueRequest = z.strictObject({
   maxAttempts: z.number().int().min(1).max(100).optional(),
   timeoutMs: z.number().int().min(1).max(7 * 24 * 3600 * 1000).optional(),
   dedupKey: z.string().min(1).max(200).optional(),
+  batchId: z.number().int().positive().optional(),
+  stage: z.number().int().min(0).max(10_000).optional(),
 });
+
+export const queuePatch = z.strictObject({
+  concurrencyLimit: z.union([z.number().int().min(1).max(10_000), z.null()]).optional(),
+  paused: z.boolean().optional(),
+}).refine((p) => p.concurrencyLimit !== undefined || p.paused !== undefined, { message: 'give concurrencyLimit and/or paused' });
+
+export const batchRequest = z.strictObject({
+  maxParallel: z.union([z.number().int().min(1).max(10_000), z.null()]).optional(),
+  onFailure: z.enum(['continue', 'abort']).default('continue'),
+});
+
+export const batchId = z.coerce.number().int().positive();
 
 export type EnqueueRequest = z.input<typeof enqueueRequest>;
 
@@ -77,6 +91,7 @@ export async function validateEnqueue(raw: unknown, ctx: EnqueueContext, prefix 
     }
     payload = JSON.parse(text);
   }
+  if (r.stage !== undefined && r.batchId === undefined) throw new ValidationError(f('stage'), 'a stage needs a batchId');
   if (r.kind === 'handler') {
     if (!(await ctx.knowsHandler(r.command))) {
       throw new ValidationError(f('command'), `unknown handler ${JSON.stringify(r.command.slice(0, 128))}`);
@@ -101,5 +116,7 @@ export async function validateEnqueue(raw: unknown, ctx: EnqueueContext, prefix 
     timeoutMs: r.timeoutMs,
     dedupKey: r.dedupKey ?? null,
     caller: ctx.caller ?? null,
+    batchId: r.batchId ?? null,
+    stage: r.batchId === undefined ? null : r.stage ?? 0,
   };
 }
