@@ -112,7 +112,9 @@ export function readQuery<T extends z.ZodType>(req: Request, schema: T): z.outpu
 export const intParam = (min: number, max: number) =>
   z.string().regex(/^-?\d+$/, 'must be an integer').transform(Number).pipe(z.number().min(min).max(max));
 
-export const cursorParam = intParam(1, Number.MAX_SAFE_INTEGER);
+/** a row id (task, attempt, batch) */
+export const idParam = intParam(1, Number.MAX_SAFE_INTEGER);
+export const cursorParam = idParam;
 export const limitParam = intParam(1, 500);
 export const textParam = z.string().max(200);
 export const dateParam = z.iso.datetime({ offset: true }).transform((s) => new Date(s));

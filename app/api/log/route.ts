@@ -1,16 +1,18 @@
-// GET /api/log: ExecutionLog, every attempt, newest first, keyset-paginated.
+// GET /api/log?outcome=&queue=&batch=&q=&from=&to=&cursor=&limit=: ExecutionLog, every attempt, newest
+// first, keyset-paginated.
 import { z } from 'zod';
 import { attemptJson } from '@/lib/engine/present';
 import { OUTCOMES } from '@/lib/engine/types';
 import { queueName } from '@/lib/engine/validation';
 import { getEngine } from '@/lib/server/engine';
-import { cursorParam, dateParam, handle, json, limitParam, readQuery, textParam } from '@/lib/server/http';
+import { cursorParam, idParam, dateParam, handle, json, limitParam, readQuery, textParam } from '@/lib/server/http';
 
 export const dynamic = 'force-dynamic';
 
 const query = z.object({
   outcome: z.enum(OUTCOMES).optional(),
   queue: queueName.optional(),
+  batch: idParam.optional(),
   q: textParam.optional(),
   from: dateParam.optional(),
   to: dateParam.optional(),
@@ -19,8 +21,8 @@ const query = z.object({
 });
 
 export const GET = handle(async (req: Request) => {
-  const filter = readQuery(req, query);
+  const { batch, ...rest } = readQuery(req, query);
   const { readpast } = await getEngine();
-  const page = await readpast.store.listAttempts(filter);
+  const page = await readpast.store.listAttempts({ ...rest, batchId: batch });
   return json({ items: page.items.map(attemptJson), nextCursor: page.nextCursor });
 });

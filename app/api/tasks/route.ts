@@ -1,25 +1,28 @@
-// GET /api/tasks: tasks newest first, keyset-paginated. POST /api/tasks: enqueue one task.
+// GET /api/tasks?status=&queue=&batch=&stage=&q=&cursor=&limit=: tasks newest first, keyset-paginated.
+// POST /api/tasks: enqueue one task.
 import { z } from 'zod';
 import { taskJson } from '@/lib/engine/present';
 import { TASK_STATUSES } from '@/lib/engine/types';
 import { queueName } from '@/lib/engine/validation';
 import { getEngine } from '@/lib/server/engine';
-import { cursorParam, handle, json, limitParam, readJson, readQuery, textParam } from '@/lib/server/http';
+import { cursorParam, idParam, handle, intParam, json, limitParam, readJson, readQuery, textParam } from '@/lib/server/http';
 
 export const dynamic = 'force-dynamic';
 
 const query = z.object({
   status: z.enum(TASK_STATUSES).optional(),
   queue: queueName.optional(),
+  batch: idParam.optional(),
+  stage: intParam(0, 1_000_000).optional(),
   q: textParam.optional(),
   cursor: cursorParam.optional(),
   limit: limitParam.default(50),
 });
 
 export const GET = handle(async (req: Request) => {
-  const filter = readQuery(req, query);
+  const { batch, ...rest } = readQuery(req, query);
   const { readpast } = await getEngine();
-  const page = await readpast.store.listTasks(filter);
+  const page = await readpast.store.listTasks({ ...rest, batchId: batch });
   return json({ items: page.items.map(taskJson), nextCursor: page.nextCursor });
 });
 
