@@ -38,7 +38,9 @@ export type HandlerModule =
 
 /** Import a user module of handlers: a default (or `register`) export `(registry) => void`, or an object name → function. */
 export async function loadHandlers(registry: HandlerRegistry, modulePath: string): Promise<void> {
-  const mod = (await import(pathToFileURL(resolve(modulePath)).href)) as Record<string, unknown>;
+  // a user module is loaded by Node at run time, never bundled
+  const url = pathToFileURL(resolve(modulePath)).href;
+  const mod = (await import(/* webpackIgnore: true */ /* turbopackIgnore: true */ url)) as Record<string, unknown>;
   const entry = (mod.register ?? mod.default ?? mod) as unknown;
   if (typeof entry === 'function') {
     await (entry as (r: HandlerRegistry) => unknown)(registry);
