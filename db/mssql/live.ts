@@ -1,0 +1,90 @@
+// What the server itself knows about running tasks: sys.dm_exec_sessions / requests joined to
+// ExecutionStatus where the login may see other sessions, and an operator's KILL of the session
+// running a task. Permissions are detected once per store and degrade cleanly.
+import type { RunningView } from '../../lib/engine/types';
+import { query, sql, type ConnectionPool } from './driver';
+import { liveState, runningView, type LiveRow, type StatusRow } from './rows';
+import { attemptTag } from './session';
+import * as S from './sql';
+
+export interface Capabilities {
+  /** may see other sessions' requests (VIEW SERVER STATE / VIEW DATABASE STATE on Azure SQL Database) */
+  liveStatus: boolean;
+  liveReason: string | null;
+  /** may KILL other sessions (ALTER ANY CONNECTION / KILL DATABASE CONNECTION on Azure SQL Database) */
+  kill: boolean;
+  killReason: string | null;
+  azure: boolean;
+}
+
+/** Ask the server once what this login may see and do. Never throws: a failed check means "no". */
+export async function detectCapabilities(pool: ConnectionPool): Promise<Capabilities> {
+  try {
+    const edition = (await query<{ edition: number | null }>(pool, S.ENGINE_EDITION)).recordset[0]?.edition ?? null;
+    const azure = edition === 5;
+    const row = (await query<{ view_state: number | null; can_kill: number | null }>(pool, azure ? S.PERMISSIONS_AZURE : S.PERMISSIONS_SERVER)).recordset[0];
+    const liveStatus = row?.view_state === 1;
+    const kill = row?.can_kill === 1;
+    return {
+      liveStatus,
+      liveReason: liveStatus ? null : `this login lacks ${azure ? 'VIEW DATABASE STATE' : 'VIEW SERVER STATE'}: live request state (waits, blocking, CPU) is not shown`,
+      kill,
+      killReason: kill ? null : `this login lacks ${azure ? 'KILL DATABASE CONNECTION' : 'ALTER ANY CONNECTION'}: KILL is not available`,
+      azure,
+    };
+  } catch (err) {
+    const why = `could not check permissions: ${(err as Error).message ?? String(err)}`;
+    return { liveStatus: false, liveReason: why, kill: false, killReason: why, azure: false };
+  }
+}
+
+/** ExecutionStatus, with the server's request state per attempt when the login may see it. */
+export async function listRunning(pool: ConnectionPool, live: boolean): Promise<RunningView[]> {
+  if (!live) {
+    const rows = (await query<StatusRow>(pool, S.LIST_RUNNING)).recordset;
+    return rows.map(runningView);
+  }
+  const rows = (await query<LiveRow>(pool, S.LIST_RUNNING_LIVE)).recordset;
+  return rows.map((r) => ({ ...runningView(r), live: liveState(r) }));
+}
+
+export interface KillTarget {
+  taskId: number;
+  workerId: string;
+  attempt: number;
+  session: number;
+  loginTime: Date;
+}
+
+export type KillCheck = { ok: true; target: KillTarget } | { ok: false; result: 'not_found' | 'conflict' };
+
+/**
+ * Find the session running a task's current attempt and check it is still that login (login time),
+ * as the server sees it. Only sql and procedure tasks run on their session; a handler task's
+ * session is idle, so killing it would stop nothing.
+ */
+export async function killTarget(pool: ConnectionPool, token: string): Promise<KillCheck> {
+  const r = await query<{
+    task_id: string | number; status: string; kind: string; attempts: number; worker_id: string | null;
+    session: number | null; login_time: Date | null; live_session: number | null;
+  }>(pool, S.KILL_TARGET, [['token', sql.UniqueIdentifier, token]]);
+  const row = r.recordset[0];
+  if (!row) return { ok: false, result: 'not_found' };
+  if (row.status !== 'running' || row.kind === 'handler' || row.session === null || row.login_time === null
+    || row.worker_id === null || row.live_session === null) {
+    return { ok: false, result: 'conflict' };
+  }
+  return {
+    ok: true,
+    target: { taskId: Number(row.task_id), workerId: row.worker_id, attempt: row.attempts, session: row.session, loginTime: row.login_time },
+  };
+}
+
+/** KILL the session if it is still the same login and still tagged with the attempt. */
+export async function killSession(pool: ConnectionPool, t: KillTarget): Promise<boolean> {
+  const r = await query<{ killed: number }>(pool, S.killSql(t.session), [
+    ['login_time', sql.DateTime, t.loginTime],
+    ['tag', sql.VarBinary(128), attemptTag(t.taskId, t.attempt)],
+  ]);
+  return r.recordset[0]?.killed === 1;
+}

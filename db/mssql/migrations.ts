@@ -1,0 +1,101 @@
+// Applying the schema: on one dedicated connection, under a session-owned application lock so that
+// several processes starting at once migrate one after the other; each pending migration in one
+// transaction, recorded in readpast.SchemaVersion. The lock is released in `finally` (and with
+// the session, should the process die).
+import { sql, type ConnectionPool, type MssqlConfig } from './driver';
+import { MIGRATIONS, type Migration } from './schema';
+import * as S from './sql';
+
+export const APPLOCK_TIMEOUT_MS = 60_000;
+
+export class MigrationError extends Error {
+  override readonly name = 'MigrationError';
+}
+
+/** Run every migration not yet recorded. Returns how many ran. */
+export async function migrate(config: MssqlConfig, migrations: readonly Migration[] = MIGRATIONS): Promise<number> {
+  let connections = 0;
+  const pool = new sql.ConnectionPool({
+    ...config,
+    // the lock wait must end before the request does
+    requestTimeout: APPLOCK_TIMEOUT_MS + 30_000,
+    pool: { min: 1, max: 1, idleTimeoutMillis: 30_000 },
+    validateConnection: 'socket',
+    beforeConnect: () => { connections++; },
+    options: { ...config.options, appName: 'readpast migrate' },
+  });
+  await pool.connect();
+  try {
+    const compat = (await pool.request().query<{ compatibility_level: number }>(S.MIGRATE_COMPATIBILITY)).recordset[0];
+    if (compat && compat.compatibility_level < 130) {
+      throw new MigrationError(`readpast needs database compatibility level 130 or higher (SQL Server 2016+, for OPENJSON); this database is at ${compat.compatibility_level}`);
+    }
+    await lock(pool);
+    const locked = connections;
+    // the lock and the transaction live on one session: refuse to go on if the driver replaced it
+    const sameSession = () => {
+      if (connections !== locked) throw new MigrationError('the connection was lost while migrating; run the migration again');
+    };
+    try {
+      return await applyPending(pool, migrations, sameSession);
+    } finally {
+      await unlock(pool);
+    }
+  } finally {
+    await pool.close();
+  }
+}
+
+async function lock(pool: ConnectionPool): Promise<void> {
+  const r = await pool.request()
+    .input('Resource', sql.NVarChar(255), S.APPLOCK_RESOURCE)
+    .input('LockMode', sql.VarChar(32), 'Exclusive')
+    .input('LockOwner', sql.VarChar(32), 'Session')
+    .input('LockTimeout', sql.Int, APPLOCK_TIMEOUT_MS)
+    .execute('sys.sp_getapplock');
+  const code = Number(r.returnValue);
+  if (!(code >= 0)) {
+    const why = code === -1 ? 'timed out waiting for another process to finish migrating'
+      : code === -3 ? 'chosen as a deadlock victim' : `sp_getapplock returned ${code}`;
+    throw new MigrationError(`could not take the migration lock: ${why}`);
+  }
+}
+
+async function unlock(pool: ConnectionPool): Promise<void> {
+  try {
+    await pool.request()
+      .input('Resource', sql.NVarChar(255), S.APPLOCK_RESOURCE)
+      .input('LockOwner', sql.VarChar(32), 'Session')
+      .execute('sys.sp_releaseapplock');
+  } catch {
+    // the session ends right after (pool.close), which releases a session lock as well
+  }
+}
+
+async function applyPending(pool: ConnectionPool, migrations: readonly Migration[], sameSession: () => void): Promise<number> {
+  await pool.request().batch(S.MIGRATE_ENSURE_SCHEMA);
+  await pool.request().batch(S.MIGRATE_ENSURE_VERSIONS);
+  const have = new Set((await pool.request().query<{ version: number }>(S.MIGRATE_VERSIONS)).recordset.map((r) => r.version));
+  let applied = 0;
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (have.has(m.version)) continue;
+    // one connection (max 1): these requests share the session and its transaction
+    await pool.request().batch(S.MIGRATE_BEGIN);
+    try {
+      for (const b of m.batches) {
+        sameSession();
+        await pool.request().batch(b);
+      }
+      sameSession();
+      await pool.request().input('version', sql.Int, m.version).input('name', sql.NVarChar(200), m.name).query(S.MIGRATE_RECORD);
+      sameSession();
+      await pool.request().batch(S.MIGRATE_COMMIT);
+    } catch (err) {
+      await pool.request().batch(S.MIGRATE_ROLLBACK).catch(() => {});
+      if (err instanceof MigrationError) throw err;
+      throw new MigrationError(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`);
+    }
+    applied++;
+  }
+  return applied;
+}

@@ -1,0 +1,71 @@
+// Queue settings on SQL Server: limits and pause (recorded), queue views, change history, tokens.
+import { ValidationError } from '../../lib/engine/errors';
+import type { QueueChange, QueuePatch, QueueSettings, QueueView, TokenView } from '../../lib/engine/types';
+import { query, sql, type ConnectionPool } from './driver';
+import { id, queueSettings, token, type Id, type QueueRow } from './rows';
+import * as S from './sql';
+
+/** The most tokens a limited queue may have (the claim creates them from a 10,000-row tally). */
+export const MAX_CONCURRENCY_LIMIT = 10_000;
+
+export async function setQueue(pool: ConnectionPool, name: string, patch: QueuePatch, changedBy: string): Promise<QueueSettings> {
+  const limit = patch.concurrencyLimit;
+  if (limit !== undefined && limit !== null && (!Number.isInteger(limit) || limit < 1 || limit > MAX_CONCURRENCY_LIMIT)) {
+    throw new ValidationError('concurrencyLimit', `must be an integer from 1 to ${MAX_CONCURRENCY_LIMIT}, or null for unlimited`);
+  }
+  const r = await query<QueueRow>(pool, S.SET_QUEUE, [
+    ['name', sql.NVarChar(64), name],
+    ['set_limit', sql.Bit, limit !== undefined],
+    ['limit', sql.Int, limit ?? null],
+    ['set_paused', sql.Bit, patch.paused !== undefined],
+    ['paused', sql.Bit, patch.paused ?? false],
+    ['changed_by', sql.NVarChar(200), changedBy.slice(0, 200)],
+  ]);
+  const row = r.recordset[0];
+  if (!row) throw new Error(`queue ${name} vanished while it was being changed`);
+  return queueSettings(row);
+}
+
+export async function listQueueViews(pool: ConnectionPool): Promise<QueueView[]> {
+  const rows = (await query<QueueRow & { pending: Id; running: Id; granted: number }>(pool, S.LIST_QUEUE_VIEWS)).recordset;
+  return rows.map((r) => ({ ...queueSettings(r), pending: id(r.pending), running: id(r.running), granted: r.granted }));
+}
+
+export async function queueChanges(pool: ConnectionPool, queue: string | null, limit: number): Promise<QueueChange[]> {
+  const n = Math.min(1000, Math.max(1, Math.floor(limit)));
+  const r = queue === null
+    ? await query<ChangeRow>(pool, S.QUEUE_CHANGES_ALL, [['limit', sql.Int, n]])
+    : await query<ChangeRow>(pool, S.QUEUE_CHANGES, [['limit', sql.Int, n], ['queue', sql.NVarChar(64), queue]]);
+  return r.recordset.map((c) => ({
+    id: id(c.id), queue: c.queue, at: c.at, changedBy: c.changed_by, field: c.field as QueueChange['field'],
+    oldValue: c.old_value, newValue: c.new_value,
+  }));
+}
+
+interface ChangeRow { id: Id; queue: string; at: Date; changed_by: string; field: string; old_value: string; new_value: string }
+
+interface TokenRow {
+  queue: string; token_no: number; status: string; attempt: number | null; worker_id: string | null; granted_at: Date | null;
+  token: string | null; session: number | null; worker_state: string | null; heartbeat_age_ms: Id | null; lost: number;
+}
+
+export async function listTokens(pool: ConnectionPool, queue: string | null, staleWorkerMs: number): Promise<TokenView[]> {
+  const r = queue === null
+    ? await query<TokenRow>(pool, S.LIST_TOKENS_ALL)
+    : await query<TokenRow>(pool, S.LIST_TOKENS, [['queue', sql.NVarChar(64), queue]]);
+  return r.recordset.map((t) => {
+    const granted = t.status === 'granted';
+    return {
+      queue: t.queue,
+      tokenNo: t.token_no,
+      status: t.status as TokenView['status'],
+      token: granted && t.token ? token(t.token) : null,
+      attempt: t.attempt,
+      workerId: t.worker_id,
+      session: t.session,
+      grantedAt: t.granted_at,
+      holderDead: granted && (t.lost === 1 || t.worker_state === 'lost' || t.worker_state === 'stopped'
+        || (t.heartbeat_age_ms !== null && id(t.heartbeat_age_ms) > staleWorkerMs)),
+    };
+  });
+}
