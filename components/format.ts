@@ -49,8 +49,9 @@ export function formatLocal(iso: string | null | undefined): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
+/** Tokens are time-ordered (uuid v7): their start is shared by tasks created together, their end is not. */
 export function shortToken(token: string): string {
-  return token.slice(0, 8);
+  return `…${token.slice(-8)}`;
 }
 
 /** `datetime-local` value (local wall time) → ISO with offset, or undefined when empty/invalid. */

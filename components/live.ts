@@ -1,21 +1,35 @@
 'use client';
 // Live data: every page polls its JSON route once a second while the tab is visible.
 import { keepPreviousData, useQuery, type UseQueryResult } from '@tanstack/react-query';
-import { useSyncExternalStore } from 'react';
-import { fetchJson } from './api';
+import { useRef, useSyncExternalStore } from 'react';
+import { ApiError, fetchJson } from './api';
 
 export const POLL_MS = 1000;
 
-/** Poll a GET route every second (paused while the tab is hidden). */
+const isClientError = (e: unknown) => e instanceof ApiError && e.status >= 400 && e.status < 500;
+
+/**
+ * Poll a GET route every second (paused while the tab is hidden). A 4xx answer is final (no retry,
+ * no polling until the page asks again); other errors keep polling, and the last error stays
+ * reported while the next attempt runs instead of flashing back to "loading".
+ */
 export function useLive<T>(key: readonly unknown[], url: string, opts: { enabled?: boolean; keepPrevious?: boolean } = {}): UseQueryResult<T, Error> {
-  return useQuery<T, Error>({
+  const q = useQuery<T, Error>({
     queryKey: key,
     queryFn: ({ signal }) => fetchJson<T>(url, signal),
-    refetchInterval: POLL_MS,
+    refetchInterval: (query) => (query.state.data === undefined && isClientError(query.state.error) ? false : POLL_MS),
     refetchIntervalInBackground: false,
+    retry: (count, err) => !isClientError(err) && count < 1,
     enabled: opts.enabled ?? true,
     placeholderData: opts.keepPrevious ? keepPreviousData : undefined,
   });
+  const lastError = useRef<{ key: string; error: Error } | null>(null);
+  const k = JSON.stringify(key);
+  if (q.error) lastError.current = { key: k, error: q.error };
+  else if (q.isSuccess || lastError.current?.key !== k) lastError.current = null;
+  const sticky = q.isPending && q.data === undefined ? lastError.current?.error ?? null : null;
+  if (!sticky) return q;
+  return { ...q, isPending: false, isLoading: false, isError: true, status: 'error', error: sticky } as unknown as UseQueryResult<T, Error>;
 }
 
 // One shared clock for every relative time and ticking elapsed counter on the page.

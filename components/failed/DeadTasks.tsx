@@ -1,6 +1,5 @@
 'use client';
 import type { TaskJson } from '../api';
-import { KindBadge } from '../ui/Badge';
 import { Button } from '../ui/Button';
 import { DataTable, type Column } from '../ui/DataTable';
 import { RelativeTime } from '../ui/Time';
@@ -48,7 +47,6 @@ export function DeadTasks({ tasks, selected, onToggle, onToggleAll, onRetry, bus
       cell: (t) => (
         <div className="flex items-center gap-2">
           <TokenLink token={t.token} testId="dead-token" />
-          <KindBadge kind={t.kind} />
           <span className="max-w-56 truncate font-mono text-xs text-slate-800" title={t.command}>{t.command}</span>
         </div>
       ),
@@ -86,6 +84,36 @@ export function DeadTasks({ tasks, selected, onToggle, onToggleAll, onRetry, bus
       rowKey={(t) => t.token}
       rowAttrs={(t) => ({ 'data-testid': 'dead-row', 'data-token': t.token })}
       rowClassName={(t) => (selected.has(t.token) ? 'bg-brand-50/60' : undefined)}
+      phoneRow={(t) => (
+        <div className="flex gap-3">
+          <input
+            type="checkbox"
+            aria-label={`Select ${t.token}`}
+            data-testid="dead-select"
+            className="mt-0.5 size-4 shrink-0 rounded border-slate-300 accent-brand-600"
+            checked={selected.has(t.token)}
+            onChange={() => onToggle(t.token)}
+          />
+          <div className="min-w-0 flex-1 space-y-1">
+            <div className="flex items-center gap-2">
+              <span className="min-w-0 flex-1 truncate font-mono text-sm text-slate-900">{t.command}</span>
+              <Button size="sm" disabled={busy} onClick={() => onRetry(t.token)} data-testid="dead-retry">Retry</Button>
+            </div>
+            {t.lastError && (
+              <p className="break-words text-xs text-rose-800" data-testid="dead-error">
+                {t.lastError.number !== null && <span className="mr-1 font-mono text-rose-500">#{t.lastError.number}</span>}
+                {t.lastError.message}
+              </p>
+            )}
+            <div className="flex flex-wrap gap-x-3 text-xs text-slate-500">
+              <TokenLink token={t.token} testId="dead-token" />
+              <span className="font-mono">{t.queue}</span>
+              <span>{t.attempts} / {t.maxAttempts} attempts</span>
+              <span>died <RelativeTime iso={t.finishedAt} /></span>
+            </div>
+          </div>
+        </div>
+      )}
     />
   );
 }

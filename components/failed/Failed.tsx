@@ -106,7 +106,7 @@ export function Failed() {
       {data.data && <StaleBanner error={data.error} updatedAt={data.dataUpdatedAt} />}
 
       <Card className="mb-5">
-        <form role="search" className="grid grid-cols-2 gap-3 p-4 md:grid-cols-4" onSubmit={(e) => { e.preventDefault(); setParams({ q: text }); }}>
+        <form role="search" className="grid grid-cols-1 gap-3 p-4 sm:grid-cols-2 md:grid-cols-4" onSubmit={(e) => { e.preventDefault(); setParams({ q: text }); }}>
           <div>
             <label htmlFor="ff-queue" className={labelCls}>Queue</label>
             <select id="ff-queue" data-testid="failed-queue" className={inputCls} value={queue} onChange={(e) => setParams({ queue: e.target.value })}>
@@ -114,11 +114,11 @@ export function Failed() {
               {(queue && !queues.includes(queue) ? [queue, ...queues] : queues).map((x) => <option key={x} value={x}>{x}</option>)}
             </select>
           </div>
-          <div className="col-span-1 md:col-span-2">
+          <div className="md:col-span-2">
             <label htmlFor="ff-q" className={labelCls}>Command or error contains</label>
             <input id="ff-q" data-testid="failed-text" type="search" className={inputCls} value={text} placeholder="timeout, demo.fail…" onChange={(e) => setText(e.target.value)} />
           </div>
-          <div className="col-span-2 flex items-end gap-2 md:col-span-1">
+          <div className="flex items-end gap-2 sm:col-span-2 md:col-span-1">
             <Button
               className="flex-1"
               disabled={busy || dead.length === 0}
@@ -178,6 +178,18 @@ export function Failed() {
               subtitle={message ? <>Only “{message}” · <button type="button" className="text-brand-600 hover:underline" onClick={() => setParams({ message: '' })}>show all</button></> : 'Newest first'}
               actions={
                 <>
+                  {dead.length > 0 && (
+                    <label className="mr-1 flex items-center gap-2 text-xs text-slate-600 md:hidden">
+                      <input
+                        type="checkbox"
+                        data-testid="dead-select-all-phone"
+                        className="size-4 accent-brand-600"
+                        checked={dead.every((t) => selected.has(t.token))}
+                        onChange={(e) => setPicked(e.target.checked ? new Set(dead.map((t) => t.token)) : new Set())}
+                      />
+                      all
+                    </label>
+                  )}
                   <Button size="sm" variant="primary" disabled={busy || selected.size === 0} busy={retryMany.busy} data-testid="retry-selected" onClick={async () => { const r = await retryMany.run([...selected]); if (r.ok) setPicked(new Set()); }}>
                     Retry selected{selected.size ? ` (${selected.size})` : ''}
                   </Button>

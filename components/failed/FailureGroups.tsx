@@ -42,7 +42,7 @@ export function FailureGroups({ groups, selected, onSelect, onRetry, onDelete, b
       key: 'last',
       header: 'Last seen',
       cell: (g) => (
-        <span className="text-xs">
+        <span className="whitespace-nowrap text-xs">
           <RelativeTime iso={g.lastAt} /> · <Link href={`/tasks/${g.sampleToken}`} className="text-brand-600 hover:underline">sample</Link>
         </span>
       ),

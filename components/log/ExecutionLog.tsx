@@ -91,7 +91,6 @@ export function ExecutionLog() {
         <div className="flex flex-wrap items-center justify-between gap-2 border-t border-slate-100 px-4 py-3">
           <p className="text-xs text-slate-500" data-testid="log-page-info">
             {cursor ? `Attempts older than #${cursor}` : 'Newest attempts'} · {items.length} shown
-            {log.isFetching && !log.isPending && <span className="ml-2 text-slate-400">refreshing…</span>}
           </p>
           <div className="flex gap-2">
             <Button size="sm" onClick={newer} disabled={!cursor} data-testid="log-newer">← Newer</Button>

@@ -1,6 +1,7 @@
 'use client';
 import { useEffect, useState } from 'react';
 import { isoToLocalInput, localInputToIso } from '../format';
+import { useIsDesktop } from '../live';
 import { Button } from '../ui/Button';
 
 export const OUTCOME_OPTIONS = ['running', 'succeeded', 'failed', 'timed_out', 'abandoned', 'cancelled'] as const;
@@ -28,10 +29,22 @@ export function LogFilters({ value, queues, onChange }: { value: LogFilter; queu
   }, [text, value.q, onChange]);
 
   const active = value.outcome || value.queue || value.q || value.from || value.to;
+  const activeCount = [value.outcome, value.queue, value.q, value.from, value.to].filter(Boolean).length;
+  const desktop = useIsDesktop();
+  const [open, setOpen] = useState(false);
+
+  if (!desktop && !open) {
+    return (
+      <div className="flex items-center justify-between gap-2 border-b border-slate-100 px-4 py-3">
+        <span className="text-sm text-slate-600">{activeCount ? `${activeCount} filter${activeCount === 1 ? '' : 's'} on` : 'All attempts'}</span>
+        <Button size="sm" onClick={() => setOpen(true)} data-testid="filters-toggle">Filters{activeCount ? ` (${activeCount})` : ''}</Button>
+      </div>
+    );
+  }
   const queueOptions = value.queue && !queues.includes(value.queue) ? [value.queue, ...queues] : queues;
 
   return (
-    <form role="search" className="grid grid-cols-2 gap-3 border-b border-slate-100 p-4 md:grid-cols-6" onSubmit={(e) => { e.preventDefault(); onChange({ q: text }); }}>
+    <form role="search" className="grid grid-cols-2 gap-3 border-b border-slate-100 p-4 lg:grid-cols-[9rem_9rem_minmax(10rem,1fr)_13.5rem_13.5rem]" onSubmit={(e) => { e.preventDefault(); onChange({ q: text }); }}>
       <div>
         <label htmlFor="f-outcome" className={labelCls}>Outcome</label>
         <select id="f-outcome" data-testid="filter-outcome" className={inputCls} value={value.outcome} onChange={(e) => onChange({ outcome: e.target.value })}>
@@ -46,23 +59,26 @@ export function LogFilters({ value, queues, onChange }: { value: LogFilter; queu
           {queueOptions.map((q) => <option key={q} value={q}>{q}</option>)}
         </select>
       </div>
-      <div className="col-span-2">
+      <div className="col-span-2 lg:col-span-1">
         <label htmlFor="f-q" className={labelCls}>Command or error contains</label>
-        <input id="f-q" data-testid="filter-text" type="search" className={inputCls} placeholder="demo.sleep, timeout, 50000…" value={text} onChange={(e) => setText(e.target.value)} />
+        <input id="f-q" data-testid="filter-text" type="search" className={inputCls} placeholder="command or error text" value={text} onChange={(e) => setText(e.target.value)} />
       </div>
-      <div>
+      <div className="col-span-2 sm:col-span-1">
         <label htmlFor="f-from" className={labelCls}>From</label>
         <input id="f-from" data-testid="filter-from" type="datetime-local" step={1} className={inputCls} value={isoToLocalInput(value.from)} onChange={(e) => onChange({ from: localInputToIso(e.target.value) ?? '' })} />
       </div>
-      <div>
+      <div className="col-span-2 sm:col-span-1">
         <label htmlFor="f-to" className={labelCls}>To</label>
         <input id="f-to" data-testid="filter-to" type="datetime-local" step={1} className={inputCls} value={isoToLocalInput(value.to)} onChange={(e) => onChange({ to: localInputToIso(e.target.value) ?? '' })} />
       </div>
-      {active && (
-        <div className="col-span-2 flex items-center md:col-span-6">
-          <Button size="sm" variant="ghost" onClick={() => { setText(''); onChange({ outcome: '', queue: '', q: '', from: '', to: '' }); }}>
-            Clear filters
-          </Button>
+      {(active || !desktop) && (
+        <div className="col-span-2 -mt-1 flex items-center justify-between lg:col-span-5">
+          {active ? (
+            <Button size="sm" variant="ghost" onClick={() => { setText(''); onChange({ outcome: '', queue: '', q: '', from: '', to: '' }); }}>
+              Clear filters
+            </Button>
+          ) : <span />}
+          {!desktop && <Button size="sm" onClick={() => setOpen(false)}>Done</Button>}
         </div>
       )}
     </form>

@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import type { AttemptJson } from '../api';
 import { formatLocal } from '../format';
-import { KindBadge, OutcomeBadge } from '../ui/Badge';
+import { OutcomeBadge } from '../ui/Badge';
 import { DataTable, type Column } from '../ui/DataTable';
 import { Elapsed, RelativeTime } from '../ui/Time';
 import { TokenLink } from '../ui/TokenLink';
@@ -15,60 +15,86 @@ function ErrorCell({ a }: { a: AttemptJson }) {
       <span className="text-rose-800">{a.errorMessage}</span>
     </>
   );
-  if (!a.errorDetail) return <p className="max-w-96 break-words text-xs" data-testid="log-error">{head}</p>;
+  if (!a.errorDetail) return <p className="max-w-80 break-words text-xs" data-testid="log-error">{head}</p>;
   return (
-    <details className="group max-w-96 text-xs" data-testid="log-error">
+    <details className="group max-w-80 text-xs" data-testid="log-error">
       <summary className="cursor-pointer list-none break-words">
-        {head} <span className="text-slate-400 group-open:hidden">▸ stack</span>
+        {head} <span className="whitespace-nowrap text-slate-400 group-open:hidden">▸ stack</span>
       </summary>
-      <pre className="mt-1 max-h-64 overflow-auto rounded bg-slate-900 p-2 font-mono text-[11px] text-slate-100">{a.errorDetail}</pre>
+      <pre className="mt-1 max-h-64 overflow-auto whitespace-pre rounded bg-slate-900 p-2 font-mono text-[11px] text-slate-100">{a.errorDetail}</pre>
     </details>
   );
 }
 
-export function LogTable({ items }: { items: AttemptJson[] }) {
-  const columns: Column<AttemptJson>[] = [
-    {
-      key: 'started',
-      header: 'Started',
-      mobile: 'primary',
-      cell: (a) => (
-        <div className="whitespace-nowrap text-xs">
-          <RelativeTime iso={a.startedAt} className="text-slate-800" />
-          <div className="hidden text-slate-400 md:block">{formatLocal(a.startedAt)}</div>
-        </div>
-      ),
-    },
-    { key: 'outcome', header: 'Outcome', mobile: 'primary', cell: (a) => <OutcomeBadge outcome={a.outcome} testId="log-outcome" /> },
-    {
-      key: 'task',
-      header: 'Task',
-      mobile: 'primary',
-      cell: (a) => (
-        <div className="flex min-w-0 items-center gap-2">
+function Command({ a }: { a: AttemptJson }) {
+  return (
+    <Link href={`/tasks/${a.token}`} className="block max-w-56 truncate font-mono text-xs text-slate-800 hover:underline" title={`${a.kind}: ${a.command}`}>
+      {a.command}
+    </Link>
+  );
+}
+
+/** Phones: one dense block per attempt. */
+function PhoneRow({ a }: { a: AttemptJson }) {
+  return (
+    <div className="space-y-1">
+      <div className="flex items-center gap-2">
+        <OutcomeBadge outcome={a.outcome} testId="log-outcome" />
+        <div className="min-w-0 flex-1"><Command a={a} /></div>
+        <RelativeTime iso={a.startedAt} className="shrink-0 text-xs text-slate-500" />
+      </div>
+      <div className="flex flex-wrap gap-x-3 text-xs text-slate-500">
+        <TokenLink token={a.token} testId="log-token" />
+        <span className="font-mono">{a.queue}</span>
+        <span>#{a.attempt}</span>
+        <span className="font-mono" data-testid="log-session">spid {a.session ?? '—'}</span>
+        <Elapsed from={a.startedAt} to={a.endedAt} />
+      </div>
+      {a.errorMessage && <ErrorCell a={a} />}
+    </div>
+  );
+}
+
+const columns: Column<AttemptJson>[] = [
+  {
+    key: 'started',
+    header: 'Started',
+    cell: (a) => (
+      <span className="whitespace-nowrap text-xs" title={formatLocal(a.startedAt)}>
+        <RelativeTime iso={a.startedAt} className="text-slate-700" />
+      </span>
+    ),
+  },
+  { key: 'outcome', header: 'Outcome', cell: (a) => <OutcomeBadge outcome={a.outcome} testId="log-outcome" /> },
+  {
+    key: 'task',
+    header: 'Task',
+    cell: (a) => (
+      <div className="min-w-0">
+        <Command a={a} />
+        <div className="flex gap-2 text-xs">
           <TokenLink token={a.token} testId="log-token" />
-          <KindBadge kind={a.kind} />
-          <Link href={`/tasks/${a.token}`} className="max-w-64 truncate font-mono text-xs text-slate-800 hover:underline" title={a.command}>
-            {a.command}
-          </Link>
+          <span className="font-mono text-slate-400">{a.queue}</span>
         </div>
-      ),
-    },
-    { key: 'queue', header: 'Queue', cell: (a) => <span className="font-mono text-xs">{a.queue}</span> },
-    { key: 'attempt', header: 'Attempt', align: 'right', cell: (a) => <span className="tabular text-xs">#{a.attempt}</span> },
-    {
-      key: 'session',
-      header: 'Worker · session',
-      cell: (a) => (
-        <div className="text-xs">
-          <span className="block max-w-40 truncate font-mono text-slate-600" title={a.workerId ?? ''}>{a.workerId ?? '—'}</span>
-          <span className="font-mono text-slate-400" data-testid="log-session">spid {a.session ?? '—'}</span>
-        </div>
-      ),
-    },
-    { key: 'duration', header: 'Duration', align: 'right', cell: (a) => <Elapsed from={a.startedAt} to={a.endedAt} /> },
-    { key: 'error', header: 'Error', cell: (a) => <ErrorCell a={a} /> },
-  ];
+      </div>
+    ),
+  },
+  { key: 'attempt', header: '#', align: 'right', cell: (a) => <span className="tabular text-xs">{a.attempt}</span> },
+  {
+    key: 'session',
+    header: 'Worker · session',
+    cell: (a) => (
+      <div className="text-xs">
+        <span className="block max-w-40 truncate font-mono text-slate-600" title={a.workerId ?? ''}>{a.workerId ?? '—'}</span>
+        <span className="font-mono text-slate-400" data-testid="log-session">spid {a.session ?? '—'}</span>
+      </div>
+    ),
+  },
+  { key: 'duration', header: 'Duration', align: 'right', cell: (a) => <Elapsed from={a.startedAt} to={a.endedAt} className="tabular whitespace-nowrap font-mono text-xs" /> },
+  { key: 'error', header: 'Error', cell: (a) => <ErrorCell a={a} /> },
+];
+
+export function LogTable({ items }: { items: AttemptJson[] }) {
   return (
     <DataTable
       testId="log-table"
@@ -76,6 +102,7 @@ export function LogTable({ items }: { items: AttemptJson[] }) {
       columns={columns}
       rowKey={(a) => a.id}
       rowAttrs={(a) => ({ 'data-testid': 'log-row', 'data-token': a.token, 'data-outcome': a.outcome })}
+      phoneRow={(a) => <PhoneRow a={a} />}
     />
   );
 }

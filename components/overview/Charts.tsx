@@ -86,8 +86,8 @@ export function ThroughputChart({ data }: { data: ChartPoint[] }) {
         <XAxis dataKey="t" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={clock} minTickGap={40} {...axis} />
         <YAxis allowDecimals={false} width={44} {...axis} />
         <Tooltip labelFormatter={clockSec} contentStyle={tooltipStyle} />
-        <Area type="stepAfter" dataKey="succeeded" stackId="1" stroke="#10b981" fill="#10b981" fillOpacity={0.25} isAnimationActive={false} />
-        <Area type="stepAfter" dataKey="failed" stackId="1" stroke="#f43f5e" fill="#f43f5e" fillOpacity={0.3} isAnimationActive={false} />
+        <Area type="monotone" dataKey="succeeded" stroke="#10b981" fill="#10b981" fillOpacity={0.2} strokeWidth={1.5} isAnimationActive={false} />
+        <Area type="monotone" dataKey="failed" stroke="#f43f5e" fill="#f43f5e" fillOpacity={0.25} strokeWidth={1.5} isAnimationActive={false} />
       </AreaChart>
     </ChartFrame>
   );
@@ -99,7 +99,7 @@ export function LatencyChart({ data }: { data: ChartPoint[] }) {
       <LineChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: -16 }}>
         <CartesianGrid stroke="#f1f5f9" vertical={false} />
         <XAxis dataKey="t" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={clock} minTickGap={40} {...axis} />
-        <YAxis width={44} tickFormatter={(v: number) => (v >= 1000 ? `${Math.round(v / 1000)}s` : `${v}`)} {...axis} />
+        <YAxis width={44} tickFormatter={(v: number) => (v >= 1000 ? `${Number((v / 1000).toFixed(1))}s` : `${v}ms`)} {...axis} />
         <Tooltip labelFormatter={clockSec} formatter={(v) => (typeof v === 'number' ? formatDuration(v) : String(v))} contentStyle={tooltipStyle} />
         <Line type="monotone" dataKey="latencyMaxMs" name="max" stroke="#f59e0b" dot={false} strokeWidth={1.5} connectNulls isAnimationActive={false} />
         <Line type="monotone" dataKey="latencyAvgMs" name="avg" stroke="#2f7bf6" dot={false} strokeWidth={2} connectNulls isAnimationActive={false} />

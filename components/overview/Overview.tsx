@@ -13,6 +13,7 @@ import { bucketPoints, DepthChart, LatencyChart, ThroughputChart } from './Chart
 import { QueueTable } from './QueueTable';
 
 const RANGES = [5, 15, 60] as const;
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 function Stat({ label, value, tone, sub, testId }: { label: string; value: number | string; tone: string; sub?: string; testId: string }) {
   return (
@@ -59,12 +60,12 @@ export function Overview() {
       {s && <StaleBanner error={stats.error} updatedAt={stats.dataUpdatedAt} />}
 
       <div className="mb-5 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6">
-        <Stat testId="stat-pending" label="Pending" value={s ? s.totals.pending : '–'} tone="bg-sky-500" sub={`${formatNumber(lastMinute.enqueued)} enqueued last min`} />
+        <Stat testId="stat-pending" label="Pending" value={s ? s.totals.pending : '–'} tone="bg-sky-500" sub={`+${formatNumber(lastMinute.enqueued)} last min`} />
         <Stat testId="stat-running" label="Running" value={s ? s.totals.running : '–'} tone="bg-amber-400" sub={s ? `${busyWorkers} of ${liveWorkers} workers busy` : undefined} />
-        <Stat testId="stat-succeeded" label="Succeeded" value={s ? s.totals.succeeded : '–'} tone="bg-emerald-500" sub={`${formatNumber(lastMinute.succeeded)} last min`} />
-        <Stat testId="stat-dead" label="Dead" value={s ? s.totals.dead : '–'} tone="bg-rose-500" sub={`${formatNumber(lastMinute.failed)} failed attempts last min`} />
+        <Stat testId="stat-succeeded" label="Succeeded" value={s ? s.totals.succeeded : '–'} tone="bg-emerald-500" sub={`+${formatNumber(lastMinute.succeeded)} last min`} />
+        <Stat testId="stat-dead" label="Dead" value={s ? s.totals.dead : '–'} tone="bg-rose-500" sub={`${formatNumber(lastMinute.failed)} failed last min`} />
         <Stat testId="stat-cancelled" label="Cancelled" value={s ? s.totals.cancelled : '–'} tone="bg-slate-400" />
-        <Stat testId="stat-workers" label="Workers" value={s ? liveWorkers : '–'} tone="bg-violet-500" sub={s ? `${new Set(s.workers.filter((w) => w.state === 'running').map((w) => `${w.host}:${w.pid}`)).size} processes` : undefined} />
+        <Stat testId="stat-workers" label="Workers" value={s ? liveWorkers : '–'} tone="bg-violet-500" sub={s ? plural(new Set(s.workers.filter((w) => w.state === 'running').map((w) => `${w.host}:${w.pid}`)).size, 'process', 'processes') : undefined} />
       </div>
 
       <Card className="mb-5" testId="queues-card">

@@ -5,6 +5,8 @@ import { formatNumber } from '../format';
 import { DataTable, type Column } from '../ui/DataTable';
 
 const STATUSES = ['pending', 'running', 'succeeded', 'dead', 'cancelled'] as const;
+const SHORT: Record<(typeof STATUSES)[number], string> = { pending: 'pend', running: 'run', succeeded: 'ok', dead: 'dead', cancelled: 'canc' };
+
 const COLORS: Record<(typeof STATUSES)[number], string> = {
   pending: 'text-sky-700',
   running: 'text-amber-700',
@@ -31,7 +33,7 @@ export function QueueTable({ stats }: { stats: StatsJson }) {
       mobile: 'primary',
       cell: (r) =>
         r.isTotal ? (
-          <span className="font-semibold text-slate-900">{r.queue}</span>
+          <span className="whitespace-nowrap font-semibold text-slate-900">All<span className="hidden sm:inline"> queues</span></span>
         ) : (
           <Link href={`/log?queue=${encodeURIComponent(r.queue)}`} className="font-mono text-sm font-medium text-slate-900 hover:text-brand-600 hover:underline">
             {r.queue}
@@ -40,7 +42,12 @@ export function QueueTable({ stats }: { stats: StatsJson }) {
     },
     ...STATUSES.map<Column<Row>>((s) => ({
       key: s,
-      header: s,
+      header: (
+        <>
+          <span className="hidden sm:inline">{s}</span>
+          <span className="sm:hidden" title={s}>{SHORT[s]}</span>
+        </>
+      ),
       align: 'right',
       cell: (r) =>
         s === 'dead' && r[s] > 0 && !r.isTotal ? (
@@ -60,6 +67,7 @@ export function QueueTable({ stats }: { stats: StatsJson }) {
       rowKey={(r) => (r.isTotal ? '__total__' : r.queue)}
       rowAttrs={(r) => ({ 'data-queue': r.isTotal ? undefined : r.queue })}
       rowClassName={(r) => (r.isTotal ? 'bg-slate-50 font-semibold' : undefined)}
+      phone="table"
     />
   );
 }

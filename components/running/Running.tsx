@@ -1,5 +1,6 @@
 'use client';
 // ExecutionStatus: the attempts running right now, with their worker's session and a ticking elapsed time.
+import Link from 'next/link';
 import { useState } from 'react';
 import { cancelTask } from '@/app/actions';
 import type { RunningJson } from '../api';
@@ -74,7 +75,7 @@ export function Running() {
         <div className="flex min-w-0 items-center gap-2">
           <TokenLink token={r.token} testId="running-token" />
           <KindBadge kind={r.kind} />
-          <span className="max-w-72 truncate font-mono text-xs text-slate-800" title={r.command} data-testid="running-command">{r.command}</span>
+          <Link href={`/tasks/${r.token}`} className="max-w-72 truncate font-mono text-xs text-slate-800 hover:underline" title={r.command} data-testid="running-command">{r.command}</Link>
           {r.cancelRequested && <Badge tone="amber">cancel requested</Badge>}
         </div>
       ),
@@ -113,6 +114,26 @@ export function Running() {
             columns={columns}
             rowKey={(r) => r.attemptId}
             rowAttrs={(r) => ({ 'data-testid': 'running-row', 'data-token': r.token })}
+            phoneRow={(r) => (
+              <div className="space-y-1.5">
+                <div className="flex items-center gap-2">
+                  <span className="min-w-0 flex-1 truncate font-mono text-sm text-slate-900" title={r.command} data-testid="running-command">{r.command}</span>
+                  <Elapsed from={r.startedAt} testId="running-elapsed" className="tabular font-mono text-sm font-semibold text-amber-700" />
+                </div>
+                <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-500">
+                  <TokenLink token={r.token} testId="running-token" />
+                  <span className="font-mono">{r.queue}</span>
+                  <span>attempt {r.attempt}/{r.maxAttempts}</span>
+                  <span className="font-mono">spid <span data-testid="running-session">{r.session ?? '—'}</span></span>
+                  <span>started <RelativeTime iso={r.startedAt} /></span>
+                </div>
+                <div className="flex items-center justify-between gap-2">
+                  <span className="min-w-0 truncate font-mono text-xs text-slate-400" title={r.workerId}>{r.workerId}</span>
+                  <CancelButton row={r} />
+                </div>
+                {r.live && <LiveState live={r.live} />}
+              </div>
+            )}
           />
         )}
       </Card>

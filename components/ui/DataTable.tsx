@@ -14,7 +14,7 @@ export interface Column<T> {
   mobile?: 'primary' | 'hide' | 'field';
 }
 
-export function DataTable<T>({ rows, columns, rowKey, rowAttrs, rowClassName, testId, footer }: {
+export function DataTable<T>({ rows, columns, rowKey, rowAttrs, rowClassName, testId, footer, phoneRow, phone = 'cards' }: {
   rows: T[];
   columns: Column<T>[];
   rowKey: (row: T) => string | number;
@@ -22,8 +22,14 @@ export function DataTable<T>({ rows, columns, rowKey, rowAttrs, rowClassName, te
   rowClassName?: (row: T) => string | undefined;
   testId?: string;
   footer?: ReactNode;
+  /** a compact layout of one row for phones (instead of label/value cards) */
+  phoneRow?: (row: T) => ReactNode;
+  /** `table` keeps the (scrollable) table on phones: for small numeric tables */
+  phone?: 'cards' | 'table';
 }) {
-  const desktop = useIsDesktop();
+  const wide = useIsDesktop();
+  const desktop = wide || phone === 'table';
+  const pad = wide ? 'px-2 first:pl-4 last:pr-4 sm:px-3' : 'px-1.5 first:pl-3 last:pr-3';
   const alignCls = (c: Column<T>) => (c.align === 'right' ? 'text-right' : c.align === 'center' ? 'text-center' : 'text-left');
 
   if (!desktop) {
@@ -33,6 +39,8 @@ export function DataTable<T>({ rows, columns, rowKey, rowAttrs, rowClassName, te
       <ul data-testid={testId} className="divide-y divide-slate-100">
         {rows.map((row) => (
           <li key={rowKey(row)} {...rowAttrs?.(row)} className={cx('px-4 py-3', rowClassName?.(row))}>
+            {phoneRow ? phoneRow(row) : (
+            <>
             {primary.length > 0 && (
               <div className="mb-2 flex flex-wrap items-center gap-2">
                 {primary.map((c) => (
@@ -48,6 +56,8 @@ export function DataTable<T>({ rows, columns, rowKey, rowAttrs, rowClassName, te
                 </div>
               ))}
             </dl>
+            </>
+            )}
           </li>
         ))}
         {footer && <li className="px-4 py-2">{footer}</li>}
@@ -61,7 +71,7 @@ export function DataTable<T>({ rows, columns, rowKey, rowAttrs, rowClassName, te
         <thead>
           <tr className="border-b border-slate-200 bg-slate-50/80">
             {columns.map((c) => (
-              <th key={c.key} scope="col" className={cx('whitespace-nowrap px-3 py-2 text-xs font-semibold uppercase tracking-wide text-slate-500 first:pl-4 last:pr-4', alignCls(c), c.className)}>
+              <th key={c.key} scope="col" className={cx('whitespace-nowrap py-2 text-xs font-semibold uppercase tracking-wide text-slate-500', pad, alignCls(c), c.className)}>
                 {c.header}
               </th>
             ))}
@@ -71,7 +81,7 @@ export function DataTable<T>({ rows, columns, rowKey, rowAttrs, rowClassName, te
           {rows.map((row) => (
             <tr key={rowKey(row)} {...rowAttrs?.(row)} className={cx('hover:bg-slate-50/70', rowClassName?.(row))}>
               {columns.map((c) => (
-                <td key={c.key} className={cx('px-3 py-2 align-top first:pl-4 last:pr-4', alignCls(c), c.className)}>
+                <td key={c.key} className={cx('py-2 align-middle', pad, alignCls(c), c.className)}>
                   {c.cell(row)}
                 </td>
               ))}

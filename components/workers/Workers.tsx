@@ -104,7 +104,7 @@ export function Workers() {
     <>
       <PageHeader
         title="Workers"
-        description="Every worker process, its readers and their database sessions. Resize this process's pool live; other processes run `readpast worker`."
+        description={<>Every worker process, its readers and their database sessions. Resize this process&apos;s pool live; other machines run <code className="font-mono text-slate-700">readpast worker</code>.</>}
         actions={
           stoppedCount > 0 ? (
             <label className="flex items-center gap-2 text-sm text-slate-600">
@@ -172,6 +172,27 @@ export function Workers() {
                     rowKey={(w) => w.workerId}
                     rowAttrs={(w) => ({ 'data-testid': 'worker-row', 'data-state': w.state, 'data-self': p.self ? '1' : undefined })}
                     rowClassName={(w) => (w.state === 'lost' ? 'bg-rose-50/60' : w.state === 'stopped' ? 'opacity-60' : undefined)}
+                    phoneRow={(w) => (
+                      <div className="space-y-1">
+                        <div className="flex items-center gap-2">
+                          <WorkerStateBadge state={w.state} />
+                          <span className="min-w-0 flex-1 truncate font-mono text-xs text-slate-800" title={w.workerId}>{w.workerId}</span>
+                          <HeartbeatAge ms={w.heartbeatAgeMs} state={w.state} />
+                        </div>
+                        <div className="flex flex-wrap items-center gap-x-3 text-xs text-slate-500">
+                          <span className="font-mono">spid <span data-testid="worker-session">{w.session}</span></span>
+                          {w.currentTask ? (
+                            <>
+                              <TokenLink token={w.currentTask.token} />
+                              <span className="font-mono text-slate-700">{w.currentTask.command}</span>
+                              <Elapsed from={w.currentTask.startedAt} className="tabular font-mono text-xs text-amber-700" />
+                            </>
+                          ) : (
+                            <span>{w.state === 'running' ? 'idle' : '—'}</span>
+                          )}
+                        </div>
+                      </div>
+                    )}
                   />
                 )}
               </Card>
