@@ -3,14 +3,15 @@
 // calls lib/ and reports failures as a result value — nothing is thrown to the client.
 import { headers } from 'next/headers';
 import { z } from 'zod';
-import { loadDemoWorkload as enqueueDemo } from '@/lib/demo';
+import { createDemoBatch as createDemo, loadDemoWorkload as enqueueDemo } from '@/lib/demo';
 import { ConflictError } from '@/lib/engine/errors';
-import { parseWith, token as tokenSchema } from '@/lib/engine/validation';
+import { parseWith, queueName, token as tokenSchema } from '@/lib/engine/validation';
 import { serverConfig } from '@/lib/server/config';
 import { getEngine } from '@/lib/server/engine';
 import { checkRequest } from '@/lib/server/guard';
 import { describeError } from '@/lib/server/http';
-import { failureFilter, poolSize } from '@/lib/server/schemas';
+import { changedBy, patchQueue, type QueueJson } from '@/lib/server/queues';
+import { batchIdArg, concurrencyLimit as limitSchema, failureFilter, pausedFlag, poolSize } from '@/lib/server/schemas';
 
 export type ActionResult<T = {}> = ({ ok: true } & T) | { ok: false; error: string; field?: string };
 
@@ -120,5 +121,56 @@ export async function loadDemoWorkload(): Promise<ActionResult<{ count: number }
   return run(async () => {
     const { readpast } = await getEngine();
     return { count: await enqueueDemo(readpast, { caller: 'dashboard' }) };
+  });
+}
+
+// ---- queues: concurrency limits and pause -------------------------------------------------------
+
+/** Change a queue's concurrency limit live (null = unlimited); recorded as made by the signed-in user or `dashboard`. */
+export async function setQueueLimit(name: string, concurrencyLimit: number | null): Promise<ActionResult<{ queue: QueueJson }>> {
+  return run(async () => {
+    const n = parseWith(queueName, name, 'name');
+    const limit = parseWith(limitSchema, concurrencyLimit, 'concurrencyLimit');
+    const { readpast, config } = await getEngine();
+    return { queue: await patchQueue(readpast, n, { concurrencyLimit: limit }, changedBy(config, 'dashboard')) };
+  });
+}
+
+/** Pause (no new claims) or resume a queue; recorded like a limit change. */
+export async function setQueuePaused(name: string, paused: boolean): Promise<ActionResult<{ queue: QueueJson }>> {
+  return run(async () => {
+    const n = parseWith(queueName, name, 'name');
+    const p = parseWith(pausedFlag, paused, 'paused');
+    const { readpast, config } = await getEngine();
+    return { queue: await patchQueue(readpast, n, { paused: p }, changedBy(config, 'dashboard')) };
+  });
+}
+
+// ---- batches ------------------------------------------------------------------------------------
+
+/** A released demo batch: stages of 4, 2, 1, 2 and 1 demo.sleep tasks of 1–4 s, at most 3 at once. */
+export async function createDemoBatch(): Promise<ActionResult<{ id: number }>> {
+  return run(async () => {
+    const { readpast } = await getEngine();
+    const { id } = await createDemo(readpast, { caller: 'dashboard' });
+    return { id };
+  });
+}
+
+/** No more tasks: the batch completes once all of its tasks are terminal. */
+export async function releaseBatch(id: number): Promise<ActionResult<{ status: string }>> {
+  return run(async () => {
+    const n = parseWith(batchIdArg, id, 'id');
+    const { readpast } = await getEngine();
+    return { status: (await readpast.releaseBatch(n)).status };
+  });
+}
+
+/** Cancel the batch's pending tasks and ask its running ones to stop. */
+export async function cancelBatch(id: number): Promise<ActionResult<{ cancelled: number }>> {
+  return run(async () => {
+    const n = parseWith(batchIdArg, id, 'id');
+    const { readpast } = await getEngine();
+    return { cancelled: (await readpast.cancelBatch(n)).cancelled };
   });
 }

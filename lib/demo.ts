@@ -1,6 +1,7 @@
 // A realistic demo workload over the built-in demo handlers: short and long sleeps on several
 // queues, failures with SQL Server-like numbers and messages, flaky tasks that recover, delayed and
-// prioritised tasks — enough for a newcomer to see every page of the dashboard come alive in seconds.
+// prioritised tasks, a staged batch and a queue under a concurrency limit — enough for a newcomer to
+// see every page of the dashboard come alive in seconds.
 import type { Readpast } from './engine/client';
 import type { EnqueueRequest } from './engine/validation';
 
@@ -70,8 +71,41 @@ export function demoWorkload(opts: DemoOptions = {}): EnqueueRequest[] {
   return out;
 }
 
-/** Enqueue the demo workload; returns how many tasks were created. */
+/** The demo staged batch: stages of 4, 2, 1, 2 and 1 tasks, at most 3 running at once. */
+export const DEMO_BATCH = { maxParallel: 3, stages: [4, 2, 1, 2, 1], queue: 'etl' } as const;
+
+/** A queue of the demo workload that runs under a concurrency limit, so the Queues page shows a full gauge. */
+export const DEMO_LIMIT = { queue: 'reports', concurrencyLimit: 2 } as const;
+
+/** The requests of the demo batch's tasks (demo.sleep of 1–4 s), stage by stage. */
+export function demoBatchTasks(batchId: number, opts: Pick<DemoOptions, 'random'> = {}): EnqueueRequest[] {
+  const random = opts.random ?? Math.random;
+  const out: EnqueueRequest[] = [];
+  DEMO_BATCH.stages.forEach((size, stage) => {
+    for (let i = 0; i < size; i++) {
+      const ms = Math.round(1000 + 3000 * random());
+      out.push({ command: 'demo.sleep', queue: DEMO_BATCH.queue, payload: { ms }, batchId, stage });
+    }
+  });
+  return out;
+}
+
+/** Create the demo staged batch, fill it and release it; returns its id and how many tasks it holds. */
+export async function createDemoBatch(readpast: Readpast, opts: DemoOptions = {}): Promise<{ id: number; count: number }> {
+  const caller = opts.caller ?? 'demo';
+  const batch = await readpast.createBatch({ maxParallel: DEMO_BATCH.maxParallel }, caller);
+  const results = await readpast.enqueueMany(demoBatchTasks(batch.id, opts), { caller });
+  await readpast.releaseBatch(batch.id);
+  return { id: batch.id, count: results.length };
+}
+
+/**
+ * Enqueue the demo workload, create a staged demo batch, and limit one demo queue (the change is
+ * recorded as made by `demo`); returns how many tasks were created.
+ */
 export async function loadDemoWorkload(readpast: Readpast, opts: DemoOptions = {}): Promise<number> {
+  await readpast.setQueue(DEMO_LIMIT.queue, { concurrencyLimit: DEMO_LIMIT.concurrencyLimit }, 'demo');
   const results = await readpast.enqueueMany(demoWorkload(opts), { caller: opts.caller ?? 'demo' });
-  return results.filter((r) => r.created).length;
+  const batch = await createDemoBatch(readpast, opts);
+  return results.filter((r) => r.created).length + batch.count;
 }
