@@ -87,3 +87,34 @@ export function tokenArg(value: string): string {
   if (!tokenSchema.safeParse(value).success) throw new UsageError('TOKEN', `not a task token (uuid): ${JSON.stringify(value.slice(0, 80))}`);
   return value.toLowerCase();
 }
+
+/** A queue name given as an argument (`NAME`), checked before the database is opened. */
+export function queueArg(value: string, name = 'NAME'): string {
+  if (!queueName.safeParse(value).success) {
+    throw new UsageError(name, `${JSON.stringify(value.slice(0, 80))} is not a queue name (letters, digits, . _ : -, max 64)`);
+  }
+  return value;
+}
+
+/** A batch id (a positive integer) given as an argument or flag value. */
+export function batchIdArg(value: string, name = 'ID'): number {
+  const n = /^\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(name, `not a batch id (a positive integer): ${JSON.stringify(value.slice(0, 80))}`);
+  return n;
+}
+
+/** The first argument of a command with subcommands (`queue set`, `batch wait`); errors name SUBCOMMAND. */
+export function subcommand<const T extends string>(argv: string[], names: readonly T[]): [T, string[]] {
+  const [first, ...rest] = argv;
+  if (first === undefined || first.startsWith('-')) throw new UsageError('SUBCOMMAND', `missing (one of ${names.join(', ')})`);
+  if (!(names as readonly string[]).includes(first)) {
+    throw new UsageError('SUBCOMMAND', `unknown ${JSON.stringify(first.slice(0, 80))} (one of ${names.join(', ')})`);
+  }
+  return [first as T, rest];
+}
+
+/** Who a change made from the command line is recorded as made by: `cli:$USER`, or `cli`. */
+export function cliActor(env: NodeJS.ProcessEnv = process.env): string {
+  const user = env.USER?.trim();
+  return user ? `cli:${user}` : 'cli';
+}

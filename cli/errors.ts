@@ -7,10 +7,12 @@ export const EXIT = {
   failure: 1,
   /** bad arguments: unknown flag, missing or malformed value, unknown handler, bad token */
   usage: 2,
-  /** no task with that token */
+  /** no task with that token, no batch with that id, no such queue */
   notFound: 3,
-  /** the task is in a state that does not allow the action */
+  /** the task or batch is in a state that does not allow the action */
   conflict: 4,
+  /** `batch wait --timeout-s`: the time passed before the batch (or stage) was finished */
+  timeout: 5,
 } as const;
 
 /** Bad arguments; `flag` names the offending flag or argument (e.g. `--priority`, `TOKEN`). */

@@ -1,6 +1,6 @@
 // Entry of the `readpast` command line: picks the command, runs it, maps errors to exit codes.
 import { errorLine, EXIT, exitCodeFor, UsageError } from './errors';
-import { helpText } from './help';
+import { helpText, isSubcommand } from './help';
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -13,6 +13,8 @@ const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
   stats: () => import('./commands/stats'),
   retry: () => import('./commands/retry'),
   cancel: () => import('./commands/cancel'),
+  queue: () => import('./commands/queue'),
+  batch: () => import('./commands/batch'),
 };
 
 const isHelpFlag = (a: string) => a === '--help' || a === '-h';
@@ -34,6 +36,8 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   if (name === 'help' || isHelpFlag(name)) {
+    // `help queue set` shows the `queue` page, which covers its subcommands
+    if (rest.length === 2 && isSubcommand(rest[0]!, rest[1]!)) return help(rest[0]);
     if (rest.length > 1) return help('help');
     return help(rest[0]);
   }
@@ -50,7 +54,8 @@ export async function main(argv: string[]): Promise<number> {
     return await run(rest);
   } catch (err) {
     const code = exitCodeFor(err);
-    process.stderr.write(errorLine(name, err) + '\n');
+    const label = rest[0] !== undefined && isSubcommand(name, rest[0]) ? `${name} ${rest[0]}` : name;
+    process.stderr.write(errorLine(label, err) + '\n');
     if (code === EXIT.failure && process.env.READPAST_DEBUG && err instanceof Error && err.stack) {
       process.stderr.write(err.stack + '\n');
     }

@@ -1,6 +1,7 @@
-// readpast enqueue (--handler NAME | --sql TEXT | --procedure NAME) [options] — prints the token alone.
-import { ValidationError } from '../../lib/engine/errors';
-import { intFlag, jsonFlag, parseFlags, positionals } from '../args';
+// readpast enqueue (--handler NAME | --sql TEXT | --procedure NAME) [options] [--batch ID [--stage K]]
+// — prints the token alone.
+import { NotFoundError, ValidationError } from '../../lib/engine/errors';
+import { batchIdArg, intFlag, jsonFlag, parseFlags, positionals } from '../args';
 import { print, withContext } from '../context';
 import { EXIT, UsageError } from '../errors';
 
@@ -16,6 +17,8 @@ const FIELD_FLAGS: Record<string, string> = {
   maxAttempts: '--max-attempts',
   timeoutMs: '--timeout-ms',
   dedupKey: '--dedup-key',
+  batchId: '--batch',
+  stage: '--stage',
 };
 
 export async function run(argv: string[]): Promise<number> {
@@ -32,6 +35,8 @@ export async function run(argv: string[]): Promise<number> {
       'run-at': { type: 'string' },
       'timeout-ms': { type: 'string' },
       'dedup-key': { type: 'string' },
+      batch: { type: 'string' },
+      stage: { type: 'string' },
       handlers: { type: 'string' },
     },
     strict: true,
@@ -56,6 +61,12 @@ export async function run(argv: string[]): Promise<number> {
   if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
   if (values['run-at'] !== undefined) request.runAt = values['run-at'];
   if (values['dedup-key'] !== undefined) request.dedupKey = values['dedup-key'];
+  if (values.batch !== undefined) request.batchId = batchIdArg(values.batch, '--batch');
+  const stage = intFlag('--stage', values.stage, 0, 10_000);
+  if (stage !== undefined) {
+    if (request.batchId === undefined) throw new UsageError('--stage', 'needs --batch ID');
+    request.stage = stage;
+  }
 
   return withContext({ handlers: values.handlers }, async ({ readpast }) => {
     let result;
@@ -63,6 +74,7 @@ export async function run(argv: string[]): Promise<number> {
       result = await readpast.enqueue(request, { caller: 'cli' });
     } catch (err) {
       if (err instanceof ValidationError) {
+        if (err.field === 'batchId' && /no batch/.test(err.message)) throw new NotFoundError(`--batch: no batch ${request.batchId}`);
         const flag = err.field === 'kind' || err.field === 'command' ? KIND_FLAGS[kind] : FIELD_FLAGS[err.field];
         if (flag === '--run-at') throw new UsageError(flag, `must be an ISO-8601 time with a zone, e.g. 2030-01-01T09:00:00Z (got ${JSON.stringify(values['run-at'])})`);
         if (flag) throw new UsageError(flag, err.message.slice(err.field.length + 2));

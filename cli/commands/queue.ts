@@ -1,0 +1,90 @@
+// readpast queue set NAME (--limit N | --unlimited) [--pause | --resume] [--json]
+// readpast queue list [--json]
+// readpast queue tokens [NAME] [--json]
+import { ValidationError } from '../../lib/engine/errors';
+import { NotFoundError } from '../../lib/engine/errors';
+import { queueJson } from '../../lib/engine/present';
+import type { Readpast } from '../../lib/engine/client';
+import { cliActor, intFlag, parseFlags, positionals, queueArg, subcommand } from '../args';
+import { print, withContext } from '../context';
+import { EXIT, UsageError } from '../errors';
+import { SUBCOMMANDS } from '../help';
+import { formatQueueLine, formatQueues, formatTokens } from '../format-queues';
+
+export const MAX_LIMIT = 10_000;
+
+async function viewOf(readpast: Readpast, name: string) {
+  const q = (await readpast.store.listQueueViews()).find((v) => v.name === name);
+  if (!q) throw new NotFoundError(`no queue ${name}`);
+  return queueJson(q);
+}
+
+async function set(argv: string[]): Promise<number> {
+  const { values, positionals: rest } = parseFlags({
+    args: argv,
+    options: {
+      limit: { type: 'string' },
+      unlimited: { type: 'boolean' },
+      pause: { type: 'boolean' },
+      resume: { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+  const name = queueArg(positionals(rest, ['NAME'])[0]!);
+  if (values.limit !== undefined && values.unlimited) throw new UsageError('--limit', 'cannot be combined with --unlimited');
+  if (values.pause && values.resume) throw new UsageError('--pause', 'cannot be combined with --resume');
+  const patch: { concurrencyLimit?: number | null; paused?: boolean } = {};
+  const limit = intFlag('--limit', values.limit, 1, MAX_LIMIT);
+  if (limit !== undefined) patch.concurrencyLimit = limit;
+  if (values.unlimited) patch.concurrencyLimit = null;
+  if (values.pause) patch.paused = true;
+  if (values.resume) patch.paused = false;
+  if (Object.keys(patch).length === 0) throw new UsageError('--limit', 'give --limit N, --unlimited, --pause or --resume');
+
+  return withContext({}, async ({ readpast }) => {
+    try {
+      await readpast.setQueue(name, patch, cliActor());
+    } catch (err) {
+      if (err instanceof ValidationError) {
+        const flag = err.field === 'name' ? 'NAME' : err.field === 'paused' ? '--pause' : '--limit';
+        throw new UsageError(flag, err.message.slice(err.field.length + 2) || err.message);
+      }
+      throw err;
+    }
+    const view = await viewOf(readpast, name);
+    print(values.json ? JSON.stringify(view, null, 2) : formatQueueLine(view));
+    return EXIT.ok;
+  });
+}
+
+async function list(argv: string[]): Promise<number> {
+  const { values, positionals: rest } = parseFlags({ args: argv, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: true });
+  positionals(rest, []);
+  return withContext({}, async ({ readpast }) => {
+    const { queues, changes } = await readpast.queues();
+    const views = queues.map(queueJson);
+    print(values.json ? JSON.stringify({ queues: views, changes }, null, 2) : formatQueues(views, changes));
+    return EXIT.ok;
+  });
+}
+
+async function tokens(argv: string[]): Promise<number> {
+  const { values, positionals: rest } = parseFlags({ args: argv, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: true });
+  if (rest.length > 1) throw new UsageError(null, `unexpected argument ${JSON.stringify(rest[1])}`);
+  const name = rest[0] === undefined ? undefined : queueArg(rest[0]);
+  return withContext({}, async ({ readpast }) => {
+    if (name !== undefined) await viewOf(readpast, name); // an unknown queue is exit 3, not an empty list
+    const grants = await readpast.tokens(name);
+    print(values.json ? JSON.stringify(grants, null, 2) : formatTokens(grants, name));
+    return EXIT.ok;
+  });
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const [sub, rest] = subcommand(argv, SUBCOMMANDS.queue);
+  if (sub === 'set') return set(rest);
+  if (sub === 'list') return list(rest);
+  return tokens(rest);
+}
