@@ -130,14 +130,21 @@ export class WorkerConnection {
 
   /**
    * Run a task's own work on this session: tag it with the attempt, run, then always put the
-   * session back (roll back what the task left open, reset settings, tag idle).
+   * session back (roll back what the task left open, reset settings, tag idle). `fresh`: the work
+   * may leave state no statement can reset (temp tables, cursors, session context, app locks),
+   * so the connection is replaced afterwards instead.
    */
-  async withTask<T>(tag: Buffer, fn: (pool: ConnectionPool, info: SessionInfo) => Promise<T>): Promise<T> {
+  async withTask<T>(tag: Buffer, fn: (pool: ConnectionPool, info: SessionInfo) => Promise<T>, fresh = false): Promise<T> {
     const info = await this.tag(tag);
     try {
       return await fn(await this.ready(), info);
     } finally {
-      await this.cleanup();
+      if (fresh) {
+        await this.reset();
+        await this.tag(idleTag(this.workerId)).catch((err: unknown) => this.log(`worker ${this.workerId}: reconnect failed`, err));
+      } else {
+        await this.cleanup();
+      }
     }
   }
 
@@ -173,6 +180,14 @@ export class WorkerConnection {
     this.pool = null;
     if (pool) await pool.close().catch(() => {});
   }
+}
+
+/**
+ * Whether a script may leave session state the clean-up cannot reset: #temp tables, cursors,
+ * session context, session app locks. Such a script gets a new connection after it.
+ */
+export function leavesSessionState(script: string): boolean {
+  return /#|\bCURSOR\b|sp_set_session_context|sp_getapplock/i.test(script);
 }
 
 /** Run a `sql` task's script (split on GO) on the worker's session, streaming, capturing every message. */

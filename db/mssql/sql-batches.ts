@@ -55,7 +55,7 @@ SELECT @old = b.status FROM readpast.Batches AS b WITH (UPDLOCK, HOLDLOCK) WHERE
 IF @old IS NOT NULL AND @old NOT IN ('completed', 'cancelled')
 BEGIN
   UPDATE readpast.Tasks SET status = 'cancelled', finished_at = @now
-    OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL INTO @moves
+    OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL, NULL INTO @moves
     WHERE batch_id = @id AND batch_id IS NOT NULL AND status = 'pending';
   UPDATE readpast.Tasks SET cancel_requested = 1 WHERE batch_id = @id AND batch_id IS NOT NULL AND status = 'running';
   UPDATE readpast.Batches SET status = 'cancelled', completed_at = @now WHERE id = @id;
@@ -85,7 +85,7 @@ INSERT INTO @abort (id, stage)
   GROUP BY s.batch_id;
 UPDATE t SET status = 'cancelled', finished_at = @now,
     error_message = CONCAT(N'batch ', a.id, N' aborted: a task of stage ', a.stage, N' failed')
-  OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL INTO @moves
+  OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL, NULL INTO @moves
   FROM readpast.Tasks AS t JOIN @abort AS a ON a.id = t.batch_id
   WHERE t.batch_id IS NOT NULL AND t.stage > a.stage AND t.status = 'pending';
 UPDATE b SET status = 'aborted' FROM readpast.Batches AS b JOIN @abort AS a ON a.id = b.id;

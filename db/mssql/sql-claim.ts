@@ -10,7 +10,8 @@
 // Tasks → ConcurrencyTokens → ExecutionLog → BatchStages → QueueCounts → Metrics):
 //  1. a limited queue: write its row first (Taskling's lock column serialises grants of this queue
 //     across every process), bring its tokens in line with the limit, find a free token or skip;
-//  2. a batch: write its row (serialises its claims) and re-check its active stage and room;
+//  2. a batch: lock its row (serialises its claims); if another claim served it meanwhile, choose
+//     again (that keeps lanes alternating); else re-check its active stage and room;
 //  3. the claim proper: a CTE picks the row in dequeue order from the filtered index (its
 //     `status = 'pending'` and `batch_id IS [NOT] NULL` literals match the index filters),
 //     skipping rows others hold (READPAST) and locking it (UPDLOCK; ROWLOCK keeps it a row lock;
@@ -53,7 +54,7 @@ DECLARE @skipped TABLE (lane bigint NOT NULL, queue nvarchar(64) NOT NULL, PRIMA
 DECLARE @wanted TABLE (queue nvarchar(64) NOT NULL PRIMARY KEY);
 DECLARE @lanes TABLE (batch_id bigint NOT NULL PRIMARY KEY, stage int NOT NULL, served_at bigint NOT NULL);
 DECLARE @all_queues bit = CASE WHEN @queues IS NULL THEN 1 ELSE 0 END;
-DECLARE @stamp bigint = DATEDIFF_BIG(MICROSECOND, '19700101', @now);
+DECLARE @stamp bigint = NULL, @lane_served bigint, @served_now bigint;
 DECLARE @done bit = 0, @rounds int = 0, @ok bit, @lane bigint, @lane_stage int, @queue nvarchar(64), @limit int, @tok int;
 IF @all_queues = 0
   INSERT INTO @wanted (queue) SELECT DISTINCT j.queue FROM OPENJSON(@queues) WITH (queue nvarchar(64) '$') AS j
@@ -84,7 +85,7 @@ BEGIN
   SET @lane = NULL;
   SET @lane_stage = NULL;
   SET @queue = NULL;
-  SELECT TOP (1) @lane = h.lane, @lane_stage = h.stage, @queue = h.queue
+  SELECT TOP (1) @lane = h.lane, @lane_stage = h.stage, @queue = h.queue, @lane_served = h.served_at
   FROM (
     SELECT CAST(-1 AS bigint) AS lane, CAST(NULL AS int) AS stage, u.queue, u.priority, @unbatched_served AS served_at, u.id
     FROM (SELECT TOP (1) t.queue, t.priority, t.id FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
@@ -140,11 +141,20 @@ BEGIN
         INSERT INTO @excluded (queue) SELECT @queue WHERE NOT EXISTS (SELECT 1 FROM @excluded AS x WHERE x.queue = @queue);
       END;
     END;
-    -- 2. a batch: its row, then its active stage and room once more, under that lock
+    -- 2. a batch: its row (held until commit: one claim of this batch at a time), then, under that
+    --    lock, whether another claim served it meanwhile (choose again: fairness), and its active
+    --    stage and room once more
     IF @ok = 1 AND @lane <> -1
     BEGIN
-      UPDATE readpast.Batches SET served_at = @stamp WHERE id = @lane;
-      IF NOT EXISTS (SELECT 1 FROM readpast.Batches AS b
+      SET @served_now = NULL;
+      SELECT @served_now = b.served_at FROM readpast.Batches AS b WITH (UPDLOCK, HOLDLOCK) WHERE b.id = @lane;
+      IF @served_now IS NULL OR @served_now <> @lane_served
+      BEGIN
+        SET @ok = 0;
+        UPDATE @lanes SET served_at = @served_now WHERE batch_id = @lane AND @served_now IS NOT NULL;
+        DELETE FROM @lanes WHERE batch_id = @lane AND @served_now IS NULL;
+      END
+      ELSE IF NOT EXISTS (SELECT 1 FROM readpast.Batches AS b
           CROSS APPLY (SELECT MIN(CASE WHEN s.pending + s.running > 0 THEN s.stage END) AS stage,
                               COALESCE(SUM(s.running), 0) AS running,
                               MIN(CASE WHEN s.dead > 0 THEN s.stage END) AS failed_stage
@@ -186,7 +196,17 @@ BEGIN
     IF @ok = 1
     BEGIN
       IF EXISTS (SELECT 1 FROM @claimed)
+      BEGIN
         SET @done = 1;
+        -- the lane was served now (strictly later than any earlier stamp)
+        SET @stamp = DATEDIFF_BIG(MICROSECOND, '19700101', SYSUTCDATETIME());
+        IF @lane <> -1
+        BEGIN
+          UPDATE readpast.Batches SET served_at = CASE WHEN @stamp > served_at THEN @stamp ELSE served_at + 1 END
+            WHERE id = @lane;
+          SELECT @stamp = b.served_at FROM readpast.Batches AS b WHERE b.id = @lane;
+        END;
+      END
       ELSE
         INSERT INTO @skipped (lane, queue) SELECT @lane, @queue
         WHERE NOT EXISTS (SELECT 1 FROM @skipped AS k WHERE k.lane = @lane AND k.queue = @queue);

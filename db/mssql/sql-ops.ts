@@ -60,7 +60,7 @@ WITH c AS (
 UPDATE ${top}t
   SET status = 'pending', run_after = @now, finished_at = NULL, cancel_requested = 0,
       max_attempts = CASE WHEN t.max_attempts >= t.attempts + 1 THEN t.max_attempts ELSE t.attempts + 1 END
-  OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL INTO @moves
+  OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL, NULL INTO @moves
   FROM readpast.Tasks AS t JOIN c ON c.id = t.id
   WHERE (t.dedup_key IS NULL OR c.rn = 1)
     AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
@@ -89,7 +89,7 @@ export const DELETE_ONE = `${BEGIN}
 ${DECLARE_MOVES}
 BEGIN TRANSACTION;
 DELETE FROM readpast.Tasks
-  OUTPUT deleted.id, deleted.queue, deleted.batch_id, deleted.stage, deleted.status, NULL, NULL, NULL INTO @moves
+  OUTPUT deleted.id, deleted.queue, deleted.batch_id, deleted.stage, deleted.status, NULL, NULL, NULL, NULL INTO @moves
   WHERE token = @token AND status IN ('succeeded', 'dead', 'cancelled');
 DELETE FROM readpast.ExecutionLog WHERE task_id IN (SELECT m.id FROM @moves AS m);
 ${MOVES_TO_DELTAS}
@@ -108,7 +108,7 @@ WITH doomed AS (
   WHERE ${failureWhere(s)}
   ORDER BY t.id
 )
-DELETE FROM doomed OUTPUT deleted.id, deleted.queue, deleted.batch_id, deleted.stage, deleted.status, NULL, NULL, NULL INTO @moves;
+DELETE FROM doomed OUTPUT deleted.id, deleted.queue, deleted.batch_id, deleted.stage, deleted.status, NULL, NULL, NULL, NULL INTO @moves;
 DELETE FROM readpast.ExecutionLog WHERE task_id IN (SELECT m.id FROM @moves AS m);
 ${MOVES_TO_DELTAS}
 ${TALLY}

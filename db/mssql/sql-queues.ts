@@ -69,8 +69,11 @@ SELECT TOP (2000) c.queue, c.token_no, c.status, c.attempt, c.worker_id, c.grant
     THEN 1 ELSE 0 END AS lost
 FROM readpast.ConcurrencyTokens AS c
 LEFT JOIN readpast.Tasks AS t ON t.id = c.task_id
-LEFT JOIN readpast.Workers AS w ON w.worker_id = c.worker_id${where}
+LEFT JOIN readpast.Workers AS w ON w.worker_id = c.worker_id
+LEFT JOIN readpast.Queues AS q ON q.name = c.queue
+WHERE NOT (c.status = 'free' AND c.token_no > COALESCE(q.concurrency_limit, 0))${where}
 ORDER BY c.queue, c.token_no;`;
 
-export const LIST_TOKENS = tokens('\nWHERE c.queue = @queue');
+/** Tokens of one queue (free ones above a lowered limit, left for the next claim to drop, are not shown). */
+export const LIST_TOKENS = tokens('\n  AND c.queue = @queue');
 export const LIST_TOKENS_ALL = tokens('');

@@ -123,4 +123,6 @@ DELETE FROM readpast.Workers;
 DELETE FROM readpast.Handlers;
 DELETE FROM readpast.Metrics;
 DELETE FROM readpast.ConcurrencyTokens;
+DELETE FROM readpast.QueueChanges;
+DELETE FROM readpast.BatchStages;
 DELETE FROM readpast.Batches;`;

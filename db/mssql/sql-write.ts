@@ -78,7 +78,7 @@ UPDATE i SET token = f.token, existing = 1
   WHERE i.dedup_key IS NOT NULL AND i.existing = 0;
 INSERT INTO readpast.Tasks (token, queue, kind, command, payload, status, priority, run_after, max_attempts, timeout_ms,
     dedup_key, caller, batch_id, stage, created_at)
-  OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, NULL, 'pending', NULL, NULL INTO @moves
+  OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, NULL, 'pending', NULL, NULL, NULL INTO @moves
   SELECT i.token, i.queue, i.kind, i.command, i.payload, 'pending', i.priority, COALESCE(i.run_after, @now),
     COALESCE(i.max_attempts, q.max_attempts), CASE WHEN i.timeout_given = 1 THEN i.timeout_ms ELSE q.timeout_ms END,
     i.dedup_key, i.caller, i.batch_id, i.stage, @now
@@ -177,7 +177,7 @@ UPDATE t
       error_message = CASE WHEN r.kind IN ('retry', 'dead') THEN r.error_message ELSE t.error_message END,
       error_detail = CASE WHEN r.kind IN ('retry', 'dead') THEN r.error_detail ELSE t.error_detail END
   OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, deleted.token_no,
-    deleted.attempts INTO @moves
+    deleted.attempts, deleted.worker_id INTO @moves
   FROM readpast.Tasks AS t JOIN @r AS r ON r.task_id = t.id
   WHERE t.status = 'running' AND t.worker_id = r.worker_id AND t.attempts = r.attempt;
 UPDATE c SET status = 'free', task_id = NULL, attempt = NULL, worker_id = NULL, granted_at = NULL
@@ -188,7 +188,7 @@ UPDATE l
       error_detail = r.error_detail
   FROM readpast.ExecutionLog AS l
   JOIN @r AS r ON r.task_id = l.task_id AND r.attempt = l.attempt
-  JOIN @moves AS m ON m.id = r.task_id;
+  JOIN @moves AS m ON m.id = r.task_id AND m.worker_id = r.worker_id AND m.attempt = r.attempt;
 UPDATE s SET last_ended_at = @now
   FROM readpast.BatchStages AS s
   WHERE EXISTS (SELECT 1 FROM @moves AS m WHERE m.batch_id = s.batch_id AND m.stage = s.stage)
@@ -201,7 +201,7 @@ ${TALLY}
 COMMIT TRANSACTION;
 SELECT r.ord, CASE WHEN m.id IS NULL THEN 0 ELSE 1 END AS ok,
   CASE WHEN m.token_no IS NOT NULL OR m.batch_id IS NOT NULL THEN 1 ELSE 0 END AS frees
-FROM @r AS r LEFT JOIN @moves AS m ON m.id = r.task_id
+FROM @r AS r LEFT JOIN @moves AS m ON m.id = r.task_id AND m.worker_id = r.worker_id AND m.attempt = r.attempt
 ORDER BY r.ord;
 ${TOUCHED}`;
 
@@ -225,7 +225,7 @@ UPDATE TOP (${RESCUE_BATCH}) t
       lease_until = NULL, token_no = NULL, error_number = NULL, error_detail = NULL,
       error_message = CONCAT(N'lease expired: worker ', COALESCE(t.worker_id, N'?'), N' stopped renewing it (crashed, killed or cut off)')
   OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, deleted.token_no,
-    deleted.attempts INTO @moves
+    deleted.attempts, deleted.worker_id INTO @moves
   FROM readpast.Tasks AS t
   WHERE t.status = 'running' AND t.lease_until < @now;
 UPDATE c SET status = 'free', task_id = NULL, attempt = NULL, worker_id = NULL, granted_at = NULL
@@ -281,7 +281,7 @@ WITH old AS (
   WHERE t.finished_at < @cutoff AND t.status IN ('succeeded', 'dead', 'cancelled')
   ORDER BY t.finished_at
 )
-DELETE FROM old OUTPUT deleted.id, deleted.queue, deleted.batch_id, deleted.stage, deleted.status, NULL, NULL, NULL INTO @moves;
+DELETE FROM old OUTPUT deleted.id, deleted.queue, deleted.batch_id, deleted.stage, deleted.status, NULL, NULL, NULL, NULL INTO @moves;
 DELETE FROM readpast.ExecutionLog WHERE task_id IN (SELECT m.id FROM @moves AS m);
 SET @attempts = @@ROWCOUNT;
 ${MOVES_TO_DELTAS}

@@ -15,10 +15,11 @@ import { query, sql, type ConnectionPool, type Param } from './driver';
 import { retrying } from './errors';
 import { detectCapabilities, killSession, killTarget, listRunning, type Capabilities } from './live';
 import { migrate } from './migrations';
+import * as ops from './operators';
 import { ProcedureCatalog } from './procs';
 import * as queues from './queues';
 import { claimedTask, id, type ClaimRow, type Id } from './rows';
-import { runRpc, runScript, taskTag, idleTag, WorkerConnection, type Logger, type SessionInfo } from './session';
+import { idleTag, leavesSessionState, runRpc, runScript, taskTag, WorkerConnection, type Logger, type SessionInfo } from './session';
 import * as S from './sql';
 import { enqueueError, enqueueResults, enqueueRow, finishRow } from './tasks';
 import { describeTarget, parseMssqlUrl, toConfig, type MssqlTarget } from './url';
@@ -75,6 +76,13 @@ export class MssqlStore implements Store {
   private write<T = Record<string, unknown>>(text: string, params: readonly Param[] = []) {
     return retrying(() => this.q<T>(text, params));
   }
+
+  /** What operators.ts needs of the store. */
+  private readonly ctx: ops.StoreContext = {
+    write: (text, params) => this.write(text, params),
+    settle: (recordsets) => this.settle(recordsets),
+    wake: () => this.wake(),
+  };
 
   async migrate(): Promise<void> {
     await migrate(toConfig(this.target, { appName: 'readpast migrate' }));
@@ -146,7 +154,7 @@ export class MssqlStore implements Store {
   /** A worker's connection was replaced: record the new session (SPID + login time). */
   private async sessionChanged(workerId: string, info: SessionInfo, previous: SessionInfo | null): Promise<void> {
     if (!previous) return;
-    this.log(`worker ${workerId}: reconnected (session ${previous.session} → ${info.session})`);
+    this.log(`worker ${workerId}: now on session ${info.session} (was ${previous.session})`);
     await this.write(S.UPDATE_WORKER_SESSION, [
       ['worker_id', sql.NVarChar(128), workerId], ['session', sql.Int, info.session], ['login_time', sql.DateTime, info.loginTime],
     ]);
@@ -208,22 +216,31 @@ export class MssqlStore implements Store {
     const sets = r.recordsets as unknown as ClaimRow[][];
     const row = sets[0]?.[0];
     if (!row) return null;
-    if (row.batch_id === null) this.unbatchedServed = Math.max(this.unbatchedServed, id(row.served_stamp));
+    if (row.batch_id === null) this.unbatchedServed = Math.max(this.unbatchedServed + 1, id(row.served_stamp));
     // the session that claimed it is the one that will run it; notice a reconnect now
     if (conn.info && row.session !== conn.info.session) await conn.tag(idleTag(slot.workerId));
     this.current.set(slot.workerId, { taskId: id(row.id), attempt: row.attempts, session: row.session });
     return claimedTask(row, slot.workerId);
   }
 
+  /**
+   * Slot by slot, each on its worker's own connection (so a second claim sees what the first one
+   * served and granted, as one transaction would); stops at the first slot that finds nothing.
+   */
   async claim(slots: WorkerSlot[], opts: ClaimOptions): Promise<ClaimedTask[]> {
-    const settled = await Promise.allSettled(slots.map((s) => this.claimOne(s, opts)));
     const out: ClaimedTask[] = [];
-    const errors: unknown[] = [];
-    for (const s of settled) {
-      if (s.status === 'fulfilled') { if (s.value) out.push(s.value); } else errors.push(s.reason);
+    let failure: unknown = null;
+    for (const slot of slots) {
+      try {
+        const c = await this.claimOne(slot, opts);
+        if (!c) break;
+        out.push(c);
+      } catch (err) {
+        failure ??= err;
+        this.log(`worker ${slot.workerId}: claim failed`, err);
+      }
     }
-    if (errors.length && out.length === 0) throw errors[0];
-    for (const e of errors) this.log('a claim failed', e);
+    if (failure && out.length === 0) throw failure;
     return out;
   }
 
@@ -246,7 +263,7 @@ export class MssqlStore implements Store {
   }
 
   /** Run work for the attempt a worker claimed, on its session, tagged with the attempt. */
-  private onSession<T>(slot: WorkerSlot, fn: (pool: ConnectionPool) => Promise<T>): Promise<T> {
+  private onSession<T>(slot: WorkerSlot, fn: (pool: ConnectionPool) => Promise<T>, fresh = false): Promise<T> {
     const conn = this.connection(slot.workerId);
     const cur = this.current.get(slot.workerId);
     const tag = cur ? taskTag(cur.taskId, cur.attempt, slot.workerId) : idleTag(slot.workerId);
@@ -257,11 +274,11 @@ export class MssqlStore implements Store {
         cur.session = info.session;
       }
       return fn(pool);
-    });
+    }, fresh);
   }
 
   runSql(slot: WorkerSlot, text: string, signal: AbortSignal): Promise<SqlRunResult> {
-    return this.onSession(slot, (pool) => runScript(pool, text, signal));
+    return this.onSession(slot, (pool) => runScript(pool, text, signal), leavesSessionState(text));
   }
 
   async runProcedure(slot: WorkerSlot, name: string, params: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
@@ -284,103 +301,18 @@ export class MssqlStore implements Store {
     await this.procs.validate(name, params);
   }
 
-  // ---- maintenance -------------------------------------------------------------------------
+  // ---- maintenance and operators (operators.ts) -----------------------------------------
 
-  async rescueExpired(): Promise<RescueResult> {
-    const total = { retried: 0, dead: 0 };
-    for (;;) {
-      const r = await this.write(S.RESCUE_EXPIRED);
-      const row = (r.recordsets as unknown as { retried: number; dead: number }[][])[0]?.[0] ?? { retried: 0, dead: 0 };
-      total.retried += row.retried;
-      total.dead += row.dead;
-      await this.settle(r.recordsets);
-      if (row.retried + row.dead < S.RESCUE_BATCH) break;
-    }
-    await this.write(S.CLOSE_ORPHAN_ATTEMPTS);
-    if (total.retried || total.dead) this.wake();
-    return total;
-  }
-
-  async markLostWorkers(staleMs: number): Promise<number> {
-    const r = await this.write<{ n: number }>(S.MARK_LOST_WORKERS, [['stale_ms', sql.Int, Math.min(2_147_483_647, Math.max(0, Math.round(staleMs)))]]);
-    return r.recordset[0]?.n ?? 0;
-  }
-
-  async prune(olderThan: Date): Promise<PruneResult> {
-    const total = { tasks: 0, attempts: 0 };
-    for (;;) {
-      const r = await this.write(S.PRUNE_TASKS, [['cutoff', sql.DateTime2(3), olderThan]]);
-      const row = (r.recordsets as unknown as { tasks: number; attempts: number | null }[][])[0]?.[0];
-      total.tasks += row?.tasks ?? 0;
-      total.attempts += row?.attempts ?? 0;
-      if ((row?.tasks ?? 0) < S.PRUNE_BATCH) break;
-    }
-    await this.write(S.PRUNE_REST, [['cutoff', sql.DateTime2(3), olderThan]]);
-    return total;
-  }
-
-  async sampleDepth(): Promise<void> {
-    await this.write(S.SAMPLE_DEPTH);
-  }
-
-  // ---- operators -------------------------------------------------------------------------
-
-  async getTask(token: string): Promise<TaskDetail | null> {
-    return views.getTask(await this.shared(), token);
-  }
-
-  async cancel(token: string): Promise<CancelResult> {
-    if (!UUID.test(token)) return 'not_found';
-    const r = await this.write(S.CANCEL, [['token', sql.UniqueIdentifier, token]]);
-    const row = (r.recordsets as unknown as { old_status: string | null; found: number }[][])[0]?.[0];
-    await this.settle(r.recordsets);
-    if (row?.old_status === 'pending') return 'cancelled';
-    if (row?.old_status === 'running') return 'cancel_requested';
-    return row?.found ? 'conflict' : 'not_found';
-  }
-
-  async retry(token: string): Promise<RetryResult> {
-    if (!UUID.test(token)) return 'not_found';
-    const r = await this.write(S.RETRY_ONE, [['token', sql.UniqueIdentifier, token]]);
-    const row = (r.recordsets as unknown as { retried: number; status_now: string | null }[][])[0]?.[0];
-    if (row && row.retried > 0) {
-      this.wake();
-      return 'retried';
-    }
-    return row?.status_now ? 'conflict' : 'not_found';
-  }
-
-  /** Run a bulk statement until a round does less than a full batch; returns the total. */
-  private async bulk(text: string, params: Param[], column: string): Promise<number> {
-    let n = 0;
-    for (;;) {
-      const r = await this.write(text, params);
-      const got = Number((r.recordsets as unknown as Record<string, number>[][])[0]?.[0]?.[column] ?? 0);
-      n += got;
-      await this.settle(r.recordsets);
-      if (got < S.BULK_BATCH) return n;
-    }
-  }
-
-  async retryFailed(filter: FailureFilter): Promise<number> {
-    const { shape, params } = views.failureParams(filter);
-    const n = await this.bulk(S.retryFailedSql(shape), params, 'retried');
-    if (n) this.wake();
-    return n;
-  }
-
-  async deleteTask(token: string): Promise<DeleteResult> {
-    if (!UUID.test(token)) return 'not_found';
-    const r = await this.write(S.DELETE_ONE, [['token', sql.UniqueIdentifier, token]]);
-    const row = (r.recordsets as unknown as { deleted: number; found: number }[][])[0]?.[0];
-    if (row && row.deleted > 0) return 'deleted';
-    return row?.found ? 'conflict' : 'not_found';
-  }
-
-  deleteFailed(filter: FailureFilter): Promise<number> {
-    const { shape, params } = views.failureParams(filter);
-    return this.bulk(S.deleteFailedSql(shape), params, 'deleted');
-  }
+  rescueExpired(): Promise<RescueResult> { return ops.rescueExpired(this.ctx); }
+  markLostWorkers(staleMs: number): Promise<number> { return ops.markLostWorkers(this.ctx, staleMs); }
+  prune(olderThan: Date): Promise<PruneResult> { return ops.prune(this.ctx, olderThan); }
+  async sampleDepth(): Promise<void> { await this.write(S.SAMPLE_DEPTH); }
+  async getTask(token: string): Promise<TaskDetail | null> { return views.getTask(await this.shared(), token); }
+  cancel(token: string): Promise<CancelResult> { return ops.cancel(this.ctx, token); }
+  retry(token: string): Promise<RetryResult> { return ops.retry(this.ctx, token); }
+  retryFailed(filter: FailureFilter): Promise<number> { return ops.retryFailed(this.ctx, filter); }
+  deleteTask(token: string): Promise<DeleteResult> { return ops.deleteTask(this.ctx, token); }
+  deleteFailed(filter: FailureFilter): Promise<number> { return ops.deleteFailed(this.ctx, filter); }
 
   // ---- queues ------------------------------------------------------------------------------
 

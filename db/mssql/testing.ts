@@ -1,0 +1,15 @@
+// For the contract suite on a shared SQL Server database: empty every readpast table between tests.
+// Never called by the store itself.
+import { sql } from './driver';
+import { RESET_ALL_TABLES } from './sql';
+import { parseMssqlUrl, toConfig } from './url';
+
+export async function emptyTables(url: string): Promise<void> {
+  const pool = new sql.ConnectionPool(toConfig(parseMssqlUrl(url), { appName: 'readpast tests', pool: { min: 0, max: 1 } }));
+  await pool.connect();
+  try {
+    await pool.request().batch(RESET_ALL_TABLES);
+  } finally {
+    await pool.close();
+  }
+}
