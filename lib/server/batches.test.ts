@@ -124,8 +124,14 @@ describe('path and body parsing', () => {
   it('reads a missing or empty body as {}, and refuses malformed JSON', async () => {
     expect(await readOptionalJson(new Request('http://h/x', { method: 'POST' }))).toEqual({});
     expect(await readOptionalJson(new Request('http://h/x', { method: 'POST', body: '', headers: { 'content-length': '0' } }))).toEqual({});
-    expect(await readOptionalJson(new Request('http://h/x', { method: 'POST', body: '{"maxParallel":2}' }))).toEqual({ maxParallel: 2 });
-    await expect(readOptionalJson(new Request('http://h/x', { method: 'POST', body: '{"a":' }))).rejects.toMatchObject({ field: 'body' });
+    // a body stream but no header announcing one, as `curl -X POST` sends
+    const noHeaders = new Request('http://h/x', { method: 'POST', body: new ReadableStream({ start: (c) => c.close() }), duplex: 'half' } as RequestInit);
+    expect(await readOptionalJson(noHeaders)).toEqual({});
+    const json = { method: 'POST', body: '{"maxParallel":2}', headers: { 'content-length': '17' } };
+    expect(await readOptionalJson(new Request('http://h/x', json))).toEqual({ maxParallel: 2 });
+    const chunked = { method: 'POST', body: '{"maxParallel":3}', headers: { 'transfer-encoding': 'chunked' } };
+    expect(await readOptionalJson(new Request('http://h/x', chunked))).toEqual({ maxParallel: 3 });
+    await expect(readOptionalJson(new Request('http://h/x', { method: 'POST', body: '{"a":', headers: { 'content-length': '5' } }))).rejects.toMatchObject({ field: 'body' });
   });
 
   it('decodes and validates a queue name from the path, naming `name`', () => {

@@ -113,8 +113,10 @@ export async function addBatchTasks(readpast: Readpast, id: number, body: unknow
   return { tokens: [r.token] };
 }
 
-/** A JSON body that may be left out (no body, or an empty one, reads as `{}`). */
+/** A JSON body that may be left out: a request without one (HTTP: neither Content-Length nor Transfer-Encoding), or with an empty one, reads as `{}`. */
 export async function readOptionalJson(req: Request): Promise<unknown> {
-  if (req.body === null || req.headers.get('content-length') === '0') return {};
+  const length = req.headers.get('content-length');
+  const none = length === null && req.headers.get('transfer-encoding') === null;
+  if (req.body === null || none || length === '0') return {};
   return readJson(req);
 }
