@@ -30,6 +30,16 @@ export function stageTests(factory: StoreFactory) {
       expect(view.activeStage).toBe(2);
     });
 
+    it('refuses a task for a stage earlier than one that has already started', async () => {
+      const { store } = h();
+      const b = await store.createBatch({});
+      await h().add({ batchId: b.id, stage: 2 });
+      await h().claimOne(await h().worker());
+      await expect(h().add({ batchId: b.id, stage: 1 })).rejects.toThrow(/stage 2 .* has already started/);
+      await h().add({ batchId: b.id, stage: 2 });
+      await h().add({ batchId: b.id, stage: 3 });
+    });
+
     it('holds the batch cap (maxParallel)', async () => {
       const { store } = h();
       const b = await store.createBatch({ maxParallel: 2 });

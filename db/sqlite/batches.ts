@@ -24,11 +24,19 @@ export function createBatch(db: Db, input: BatchInput, now: number): number {
   return r.id;
 }
 
-/** Check that a task may be enqueued into this batch: it exists and still takes tasks. */
-export function checkOpen(db: Db, batchId: number): void {
+/**
+ * Check that a task may be enqueued into stage `stage` of this batch: the batch exists, still takes
+ * tasks, and no later stage has started yet (its tasks started believing every earlier stage was done).
+ */
+export function checkOpen(db: Db, batchId: number, stage: number): void {
   const b = stmt(db, 'SELECT status FROM Batches WHERE id = ?').get(batchId) as { status: string } | undefined;
   if (!b) throw new ValidationError('batchId', `no batch ${batchId}`);
   if (b.status !== 'open') throw new ConflictError(`batch ${batchId} is ${b.status}; only an open batch takes new tasks`);
+  const later = stmt(db, 'SELECT MIN(stage) AS stage FROM BatchStages WHERE batch_id = ? AND stage > ? AND first_started_at IS NOT NULL')
+    .get(batchId, stage) as { stage: number | null };
+  if (later.stage !== null) {
+    throw new ConflictError(`stage ${later.stage} of batch ${batchId} has already started; add tasks to stage ${later.stage} or later`);
+  }
 }
 
 function stageView(s: StageRow): StageCounts {

@@ -30,6 +30,7 @@ let unbatchedServedAt = 0;
 
 export function claim(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, now: number): ClaimedTask[] {
   const out: ClaimedTask[] = [];
+  const backoff = new Map<string, number>();
   const queuesJson = opts.queues?.length ? JSON.stringify(opts.queues) : null;
   // two rounds at most: a queue can run out of tokens part-way through the first
   for (let round = 0; round < 2 && out.length < slots.length; round++) {
@@ -72,7 +73,9 @@ export function claim(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Ta
         }
         cap.free.set(c.queue, free - 1);
       }
-      out.push(start(db, c, slot, attempt, tokenNo, opts.leaseMs, tally, now));
+      let b = backoff.get(c.queue);
+      if (b === undefined) backoff.set(c.queue, (b = backoffOf(db, c.queue)));
+      out.push(start(db, c, slot, attempt, tokenNo, b, opts.leaseMs, tally, now));
       best.room--;
       best.servedAt = stamp(now);
       if (best.batchId === null) unbatchedServedAt = best.servedAt;
@@ -83,7 +86,9 @@ export function claim(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Ta
   return out;
 }
 
-function start(db: Db, c: Candidate, slot: WorkerSlot, attempt: number, tokenNo: number | null, leaseMs: number, tally: Tally, now: number): ClaimedTask {
+function start(
+  db: Db, c: Candidate, slot: WorkerSlot, attempt: number, tokenNo: number | null, backoffMs: number, leaseMs: number, tally: Tally, now: number,
+): ClaimedTask {
   stmt(db, `UPDATE Tasks SET status = 'running', attempts = ?, worker_id = ?, token_no = ?, lease_until = ?, started_at = ?,
       cancel_requested = 0 WHERE id = ?`).run(attempt, slot.workerId, tokenNo, now + leaseMs, now, c.id);
   stmt(db, `INSERT INTO ExecutionLog (task_id, attempt, queue, kind, command, worker_id, session, token_no, batch_id, stage, started_at, outcome)
@@ -95,7 +100,7 @@ function start(db: Db, c: Candidate, slot: WorkerSlot, attempt: number, tokenNo:
   return {
     id: c.id, token: c.token, queue: c.queue, kind: c.kind as TaskKind, command: c.command,
     payload: c.payload === null ? null : JSON.parse(c.payload), priority: c.priority, attempt, maxAttempts: c.max_attempts,
-    timeoutMs: c.timeout_ms, backoffMs: backoffOf(db, c.queue), workerId: slot.workerId, session: slot.session,
+    timeoutMs: c.timeout_ms, backoffMs, workerId: slot.workerId, session: slot.session,
     createdAt: new Date(c.created_at), runAfter: new Date(c.run_after), startedAt: new Date(now),
   };
 }

@@ -87,7 +87,7 @@ export class SqliteStore implements Store {
     const batchId = input.batchId ?? null;
     const stage = batchId === null ? null : input.stage ?? 0;
     if (batchId === null && input.stage != null) throw new ValidationError('stage', 'a stage needs a batch');
-    if (batchId !== null) batches.checkOpen(this.db, batchId);
+    if (batchId !== null) batches.checkOpen(this.db, batchId, stage!);
     if (input.dedupKey) {
       const existing = this.s(`SELECT token FROM Tasks WHERE dedup_key = ? AND dedup_key IS NOT NULL
           AND status IN ('pending', 'running')`).get(input.dedupKey) as { token: string } | undefined;
