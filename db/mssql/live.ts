@@ -1,11 +1,15 @@
 // What the server itself knows about running tasks: sys.dm_exec_sessions / requests joined to
 // ExecutionStatus where the login may see other sessions, and an operator's KILL of the session
 // running a task. Permissions are detected once per store and degrade cleanly.
-import type { RunningView } from '../../lib/engine/types';
+import { ConflictError } from '../../lib/engine/errors';
+import type { AttemptResult, RunningView } from '../../lib/engine/types';
 import { query, sql, type ConnectionPool } from './driver';
 import { liveState, runningView, type LiveRow, type StatusRow } from './rows';
 import { attemptTag } from './session';
 import * as S from './sql';
+import { toConfig, type MssqlTarget } from './url';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface Capabilities {
   /** may see other sessions' requests (VIEW SERVER STATE / VIEW DATABASE STATE on Azure SQL Database) */
@@ -56,7 +60,9 @@ export interface KillTarget {
   loginTime: Date;
 }
 
-export type KillCheck = { ok: true; target: KillTarget } | { ok: false; result: 'not_found' | 'conflict' };
+export type KillCheck =
+  | { ok: true; target: KillTarget }
+  | { ok: false; result: 'not_found' | 'conflict'; reason: string | null };
 
 /**
  * Find the session running a task's current attempt and check it is still that login (login time),
@@ -69,10 +75,16 @@ export async function killTarget(pool: ConnectionPool, token: string): Promise<K
     session: number | null; login_time: Date | null; live_session: number | null;
   }>(pool, S.KILL_TARGET, [['token', sql.UniqueIdentifier, token]]);
   const row = r.recordset[0];
-  if (!row) return { ok: false, result: 'not_found' };
-  if (row.status !== 'running' || row.kind === 'handler' || row.session === null || row.login_time === null
-    || row.worker_id === null || row.live_session === null) {
-    return { ok: false, result: 'conflict' };
+  if (!row) return { ok: false, result: 'not_found', reason: null };
+  if (row.status !== 'running') return { ok: false, result: 'conflict', reason: null };
+  if (row.kind === 'handler') {
+    return { ok: false, result: 'conflict', reason: 'a handler task does not run on its SQL Server session: cancel it instead' };
+  }
+  if (row.session === null || row.login_time === null || row.worker_id === null || row.live_session === null) {
+    return {
+      ok: false, result: 'conflict',
+      reason: `session ${row.session ?? '?'} of this attempt is not visible as the same login (gone, reconnected, or this login lacks VIEW SERVER STATE)`,
+    };
   }
   return {
     ok: true,
@@ -87,4 +99,66 @@ export async function killSession(pool: ConnectionPool, t: KillTarget): Promise<
     ['tag', sql.VarBinary(128), attemptTag(t.taskId, t.attempt)],
   ]);
   return r.recordset[0]?.killed === 1;
+}
+
+/** Permissions (asked once) and the operator's KILL, for one store. */
+export class Live {
+  private caps: Promise<Capabilities> | null = null;
+  private killing: Promise<ConnectionPool> | null = null;
+
+  constructor(
+    private readonly shared: () => Promise<ConnectionPool>,
+    private readonly finish: (results: AttemptResult[]) => Promise<boolean[]>,
+    private readonly target: () => MssqlTarget,
+  ) {}
+
+  capabilities(): Promise<Capabilities> {
+    this.caps ??= this.shared().then(detectCapabilities).catch((err: unknown) => {
+      this.caps = null;
+      throw err;
+    });
+    return this.caps;
+  }
+
+  /**
+   * KILL the session running a sql or procedure task: the attempt is first settled as cancelled
+   * (token released; fenced, so the worker's late settlement cannot overwrite it), then the session
+   * is killed if it is still that login and still tagged with that attempt (if it moved on, the
+   * attempt is over and there is nothing left to kill). The worker's driver opens a new connection
+   * on its next use and the worker row follows.
+   */
+  async kill(token: string): Promise<'killed' | 'not_found' | 'conflict'> {
+    if (!UUID.test(token)) return 'not_found';
+    const caps = await this.capabilities();
+    const check = await killTarget(await this.shared(), token);
+    if (!check.ok) {
+      if (check.reason) throw new ConflictError(check.reason);
+      return check.result;
+    }
+    if (!caps.kill) throw new ConflictError(caps.killReason ?? 'this login may not KILL sessions');
+    const t = check.target;
+    const [ok] = await this.finish([{
+      taskId: t.taskId, workerId: t.workerId, attempt: t.attempt,
+      settlement: { kind: 'cancelled', error: { number: null, message: `killed by an operator (KILL ${t.session})`, detail: null } },
+    }]);
+    if (!ok) return 'conflict';
+    await killSession(await this.killPool(), t);
+    return 'killed';
+  }
+
+  /** KILL runs on a pool of its own: never a worker's session, never behind the dashboard's queries. */
+  private killPool(): Promise<ConnectionPool> {
+    this.killing ??= new sql.ConnectionPool(toConfig(this.target(), { appName: 'readpast kill', pool: { min: 0, max: 1 } }))
+      .connect().catch((err: unknown) => {
+        this.killing = null;
+        throw err;
+      });
+    return this.killing;
+  }
+
+  async close(): Promise<void> {
+    const k = this.killing;
+    this.killing = null;
+    if (k) await k.then((p) => p.close()).catch(() => {});
+  }
 }

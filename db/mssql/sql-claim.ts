@@ -171,26 +171,26 @@ BEGIN
     IF @ok = 1 AND @lane = -1
     BEGIN
       DELETE FROM @claimed;
-      WITH next AS (
+      WITH pick AS (
         SELECT TOP (1) ${CLAIM_COLUMNS}
         FROM readpast.Tasks AS t WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK)
         WHERE t.status = 'pending' AND t.batch_id IS NULL AND t.queue = @queue AND t.run_after <= @now
         ORDER BY t.priority DESC, t.id
       )
-      UPDATE next
+      UPDATE pick
         ${CLAIM_SET};
     END;
     IF @ok = 1 AND @lane <> -1
     BEGIN
       DELETE FROM @claimed;
-      WITH next AS (
+      WITH pick AS (
         SELECT TOP (1) ${CLAIM_COLUMNS}
         FROM readpast.Tasks AS t WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK)
         WHERE t.status = 'pending' AND t.batch_id IS NOT NULL AND t.batch_id = @lane AND t.stage = @lane_stage
           AND t.queue = @queue AND t.run_after <= @now
         ORDER BY t.priority DESC, t.id
       )
-      UPDATE next
+      UPDATE pick
         ${CLAIM_SET};
     END;
     IF @ok = 1

@@ -1,11 +1,11 @@
 // The SQL Server Store. A shared pool serves producers, operators, heartbeats and views; every
 // worker has its own connection (session.ts) for its claims and its sql and procedure tasks, so
 // ExecutionLog.session is the SPID that ran the attempt. All T-SQL comes from sql.ts.
-import { ConflictError, NonRetryableError, ValidationError } from '../../lib/engine/errors';
+import { NonRetryableError, ValidationError } from '../../lib/engine/errors';
 import type { CancelResult, DeleteResult, RetryResult, Store } from '../../lib/engine/store';
 import type {
   AttemptFilter, AttemptResult, AttemptView, BatchInput, BatchStatus, BatchView, ClaimedTask, ClaimOptions, EnqueueInput,
-  EnqueueResult, FailureFilter, FailureGroup, HeartbeatInput, HeartbeatResult, LiveRequestState, MetricPoint, Page,
+  EnqueueResult, FailureFilter, FailureGroup, HeartbeatInput, HeartbeatResult, MetricPoint, Page,
   ProcedureParameter, PruneResult, QueueChange, QueueCounts, QueuePatch, QueueSettings, QueueView, RescueResult,
   RunningView, SqlRunResult, TaskDetail, TaskFilter, TaskKind, TaskView, TokenView, WorkerRegistration, WorkerSession,
   WorkerSlot, WorkerView,
@@ -13,7 +13,7 @@ import type {
 import * as batches from './batches';
 import { query, sql, type ConnectionPool, type Param } from './driver';
 import { retrying } from './errors';
-import { detectCapabilities, killSession, killTarget, listRunning, type Capabilities } from './live';
+import { listRunning, Live } from './live';
 import { migrate } from './migrations';
 import * as ops from './operators';
 import { ProcedureCatalog } from './procs';
@@ -26,7 +26,6 @@ import { describeTarget, parseMssqlUrl, toConfig, type MssqlTarget } from './url
 import * as views from './views';
 
 const STALE_WORKER_MS = 15_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const big = (v: unknown) => JSON.stringify(v);
 
 interface Current { taskId: number; attempt: number; session: number }
@@ -41,13 +40,12 @@ export class MssqlStore implements Store {
   readonly description: string;
   private readonly pool: ConnectionPool;
   private connecting: Promise<ConnectionPool> | null = null;
-  private killer: ConnectionPool | null = null;
   private readonly workers = new Map<string, WorkerConnection>();
   /** the attempt each worker of this process claimed last (its tag, its session) */
   private readonly current = new Map<string, Current>();
   private readonly listeners = new Set<() => void>();
   private readonly procs = new ProcedureCatalog(() => this.shared());
-  private caps: Promise<Capabilities> | null = null;
+  private readonly live = new Live(() => this.shared(), (r) => this.finish(r), () => this.target);
   private unbatchedServed = 0;
   private readonly log: Logger;
 
@@ -93,7 +91,7 @@ export class MssqlStore implements Store {
     const conns = [...this.workers.values()];
     this.workers.clear();
     await Promise.all(conns.map((c) => c.close()));
-    if (this.killer) await this.killer.close().catch(() => {});
+    await this.live.close();
     if (this.connecting) await this.pool.close().catch(() => {});
     this.connecting = null;
   }
@@ -368,48 +366,19 @@ export class MssqlStore implements Store {
   async metrics(since: Date): Promise<MetricPoint[]> { return views.metrics(await this.shared(), since); }
 
   async listRunning(): Promise<RunningView[]> {
-    const caps = await this.capabilities();
+    const caps = await this.live.capabilities();
     return listRunning(await this.shared(), caps.liveStatus);
   }
 
-  // ---- live status and KILL ---------------------------------------------------------------
-
-  /** What this login may see and do; asked once. */
-  capabilities(): Promise<Capabilities> {
-    this.caps ??= this.shared().then(detectCapabilities).catch((err: unknown) => {
-      this.caps = null;
-      throw err;
-    });
-    return this.caps;
-  }
+  // ---- live status and KILL (live.ts) -----------------------------------------------------
 
   async liveStatusAvailable(): Promise<{ available: boolean; reason: string | null }> {
-    const c = await this.capabilities();
+    const c = await this.live.capabilities();
     return { available: c.liveStatus, reason: c.liveReason };
   }
 
-  /**
-   * KILL the session running a sql or procedure task: the attempt is first settled as cancelled
-   * (token released; fenced, so a worker's late settlement cannot overwrite it), then the session
-   * is killed if it is still that login and still tagged with that attempt. The worker's driver
-   * opens a new connection on its next use and the worker row follows.
-   */
-  async killSession(token: string): Promise<'killed' | 'not_found' | 'conflict'> {
-    if (!UUID.test(token)) return 'not_found';
-    const caps = await this.capabilities();
-    const check = await killTarget(await this.shared(), token);
-    if (!check.ok) return check.result;
-    if (!caps.kill) throw new ConflictError(caps.killReason ?? 'this login may not KILL sessions');
-    const t = check.target;
-    const [ok] = await this.finish([{
-      taskId: t.taskId, workerId: t.workerId, attempt: t.attempt,
-      settlement: { kind: 'cancelled', error: { number: null, message: `killed by an operator (KILL ${t.session})`, detail: null } },
-    }]);
-    if (!ok) return 'conflict';
-    this.killer ??= new sql.ConnectionPool(toConfig(this.target, { appName: 'readpast kill', pool: { min: 0, max: 1 } }));
-    if (!this.killer.connected) await this.killer.connect();
-    await killSession(this.killer, t);
-    return 'killed';
+  killSession(token: string): Promise<'killed' | 'not_found' | 'conflict'> {
+    return this.live.kill(token);
   }
 }
 
@@ -420,4 +389,3 @@ export async function openMssqlStore(url: string, opts: MssqlStoreOptions = {}):
   return store;
 }
 
-export type { LiveRequestState };
