@@ -84,6 +84,45 @@ describe('readpast argument errors', () => {
     [['worker', '--queues', 'a,,b'], /--queues/],
     [['worker', '--queues', 'ok,bad queue'], /--queues: "bad queue"/],
     [['worker', '--handlers', 'missing.mjs'], /--handlers: no such file/],
+    [[...E, '--stage', '1'], /--stage: needs --batch ID/],
+    [[...E, '--batch', 'x'], /--batch: not a batch id/],
+    [[...E, '--batch', '0'], /--batch: not a batch id/],
+    [[...E, '--batch', '1', '--stage', '10001'], /--stage: must be an integer from 0 to 10000/],
+    [[...E, '--batch', '1', '--stage', '-1'], /--stage: .*--stage=VALUE/],
+    [['queue'], /^readpast queue: SUBCOMMAND: missing \(one of set, list, tokens\)/],
+    [['queue', '--json'], /SUBCOMMAND: missing/],
+    [['queue', 'frob'], /SUBCOMMAND: unknown "frob"/],
+    [['queue', 'set'], /^readpast queue set: NAME: missing/],
+    [['queue', 'set', 'q'], /--limit: give --limit N, --unlimited, --pause or --resume/],
+    [['queue', 'set', 'q', '--limit', '0'], /^readpast queue set: --limit: must be an integer from 1 to 10000 \(got 0\)/],
+    [['queue', 'set', 'q', '--limit', 'x'], /--limit: must be an integer/],
+    [['queue', 'set', 'q', '--limit', '10001'], /--limit: must be an integer from 1 to 10000/],
+    [['queue', 'set', 'q', '--limit'], /--limit: needs a value/],
+    [['queue', 'set', 'q', '--limit', '3', '--unlimited'], /--limit: cannot be combined with --unlimited/],
+    [['queue', 'set', 'q', '--pause', '--resume'], /--pause: cannot be combined with --resume/],
+    [['queue', 'set', 'q', '--unlimited=yes'], /--unlimited: takes no value/],
+    [['queue', 'set', "x'; DROP TABLE Tasks;--", '--limit', '1'], /NAME: .* is not a queue name/],
+    [['queue', 'set', 'q', 'r', '--pause'], /unexpected argument "r"/],
+    [['queue', 'list', 'extra'], /^readpast queue list: unexpected argument "extra"/],
+    [['queue', 'tokens', 'a', 'b'], /unexpected argument "b"/],
+    [['queue', 'tokens', 'bad name'], /NAME: "bad name" is not a queue name/],
+    [['batch'], /^readpast batch: SUBCOMMAND: missing/],
+    [['batch', 'start'], /SUBCOMMAND: unknown "start"/],
+    [['batch', 'create', '--max-parallel', '0'], /^readpast batch create: --max-parallel: must be an integer from 1/],
+    [['batch', 'create', '--max-parallel', 'many'], /--max-parallel: must be an integer/],
+    [['batch', 'create', '--on-failure', 'stop'], /--on-failure: must be continue or abort \(got "stop"\)/],
+    [['batch', 'create', '7'], /unexpected argument "7"/],
+    [['batch', 'status'], /^readpast batch status: ID: missing/],
+    [['batch', 'status', 'abc'], /ID: not a batch id/],
+    [['batch', 'status', '0'], /ID: not a batch id/],
+    [['batch', 'status', '1.5'], /ID: not a batch id/],
+    [['batch', 'release', '1', '2'], /unexpected argument "2"/],
+    [['batch', 'cancel', '--force', '1'], /--force: unknown option/],
+    [['batch', 'wait'], /ID: missing/],
+    [['batch', 'wait', '1', '--stage', 'last'], /^readpast batch wait: --stage: must be an integer/],
+    [['batch', 'wait', '1', '--stage', '-1'], /--stage: .*--stage=VALUE/],
+    [['batch', 'wait', '1', '--timeout-s', 'soon'], /--timeout-s: must be an integer/],
+    [['batch', 'wait', '1', '--timeout-s', '1.5'], /--timeout-s: must be an integer/],
     [['frobnicate'], /unknown command "frobnicate"/],
     [['help', 'frobnicate'], /no command "frobnicate"/],
   ];
@@ -107,11 +146,44 @@ describe('readpast argument errors', () => {
     }
   });
 
+  it('reports a missing batch or queue as exit 3', async () => {
+    for (const args of [['batch', 'status', '424242'], ['batch', 'release', '424242'], ['batch', 'cancel', '424242'], ['batch', 'wait', '424242']]) {
+      const r = await run(args);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(3);
+      expect(r.stderr).toBe(`readpast batch ${args[1]}: no batch 424242\n`);
+    }
+    const e = await run(['enqueue', '--handler', 'demo.echo', '--batch', '424242', '--stage', '1']);
+    expect(e.code, e.stderr).toBe(3);
+    expect(e.stderr).toBe('readpast enqueue: --batch: no batch 424242\n');
+    const q = await run(['queue', 'tokens', 'no.such.queue']);
+    expect(q.code).toBe(3);
+    expect(q.stderr).toBe('readpast queue tokens: no queue no.such.queue\n');
+  });
+
+  it('help covers the queue and batch subcommands and exit code 5', async () => {
+    const general = await run(['help']);
+    for (const line of ['queue set NAME', 'queue list', 'queue tokens', 'batch create', 'batch status ID', 'batch wait ID', 'batch release ID', 'batch cancel ID']) {
+      expect(general.stdout).toContain(line);
+    }
+    expect(general.stdout).toMatch(/5\s+timed out/);
+    const queue = await run(['help', 'queue']);
+    expect(queue.stdout).toContain('--unlimited');
+    expect((await run(['help', 'queue', 'set'])).stdout).toBe(queue.stdout);
+    expect((await run(['queue', 'set', '--help'])).stdout).toBe(queue.stdout);
+    const batch = await run(['help', 'batch']);
+    expect(batch.stdout).toContain('--on-failure');
+    expect(batch.stdout).toMatch(/exits 5/);
+    expect((await run(['batch', 'wait', '1', '--help'])).stdout).toBe(batch.stdout);
+    expect((await run(['help', 'enqueue'])).stdout).toContain('--stage K');
+    // an unknown subcommand after help shows how to use help
+    expect((await run(['help', 'queue', 'frob'])).stdout).toBe((await run(['help', 'help'])).stdout);
+  });
+
   it('prints usage for help and --help, exit 0', async () => {
     const general = await run(['help']);
     expect(general.code).toBe(0);
     expect(general.stdout).toContain('Exit codes');
-    for (const cmd of ['migrate', 'worker', 'enqueue', 'status', 'stats', 'retry', 'cancel']) {
+    for (const cmd of ['migrate', 'worker', 'enqueue', 'status', 'stats', 'retry', 'cancel', 'queue', 'batch']) {
       const a = await run(['help', cmd]);
       const b = await run([cmd, '--help']);
       expect(a.code).toBe(0);
