@@ -106,19 +106,19 @@ export function Failed() {
       {data.data && <StaleBanner error={data.error} updatedAt={data.dataUpdatedAt} />}
 
       <Card className="mb-5">
-        <form role="search" className="grid grid-cols-1 gap-3 p-4 sm:grid-cols-2 md:grid-cols-4" onSubmit={(e) => { e.preventDefault(); setParams({ q: text }); }}>
-          <div>
+        <form role="search" className="flex flex-wrap items-end gap-3 p-4" onSubmit={(e) => { e.preventDefault(); setParams({ q: text }); }}>
+          <div className="w-full sm:w-48">
             <label htmlFor="ff-queue" className={labelCls}>Queue</label>
             <select id="ff-queue" data-testid="failed-queue" className={inputCls} value={queue} onChange={(e) => setParams({ queue: e.target.value })}>
               <option value="">all</option>
               {(queue && !queues.includes(queue) ? [queue, ...queues] : queues).map((x) => <option key={x} value={x}>{x}</option>)}
             </select>
           </div>
-          <div className="md:col-span-2">
+          <div className="min-w-48 flex-1">
             <label htmlFor="ff-q" className={labelCls}>Command or error contains</label>
             <input id="ff-q" data-testid="failed-text" type="search" className={inputCls} value={text} placeholder="timeout, demo.fail…" onChange={(e) => setText(e.target.value)} />
           </div>
-          <div className="flex items-end gap-2 sm:col-span-2 md:col-span-1">
+          <div className="flex w-full items-end gap-2 sm:w-auto">
             <Button
               className="flex-1"
               disabled={busy || dead.length === 0}

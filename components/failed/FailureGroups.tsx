@@ -67,6 +67,29 @@ export function FailureGroups({ groups, selected, onSelect, onRetry, onDelete, b
       rowKey={groupKey}
       rowAttrs={(g) => ({ 'data-testid': 'failure-group', 'data-queue': g.queue })}
       rowClassName={(g) => (selected === groupKey(g) ? 'bg-rose-50/60' : undefined)}
+      phoneRow={(g) => (
+        <div className="space-y-1.5">
+          <button
+            type="button"
+            onClick={() => onSelect(selected === groupKey(g) ? null : g)}
+            className="break-words text-left text-sm text-rose-800"
+            data-testid="group-message"
+          >
+            {g.message}
+          </button>
+          <div className="flex flex-wrap items-center gap-x-3 text-xs text-slate-500">
+            <span className="font-semibold text-slate-900"><span data-testid="group-count">{formatNumber(g.count)}</span>×</span>
+            <span className="font-mono">{g.queue}</span>
+            <span className="font-mono">{g.command}</span>
+            <span>last <RelativeTime iso={g.lastAt} /></span>
+            <Link href={`/tasks/${g.sampleToken}`} className="text-brand-600 hover:underline">sample</Link>
+          </div>
+          <div className="flex gap-1.5">
+            <Button size="sm" disabled={busy} onClick={() => onRetry(g)} data-testid="group-retry">Retry all</Button>
+            <Button size="sm" variant="ghost" disabled={busy} onClick={() => onDelete(g)} data-testid="group-delete">Delete</Button>
+          </div>
+        </div>
+      )}
     />
   );
 }

@@ -12,7 +12,7 @@ import { LogFilters, type LogFilter } from './LogFilters';
 import { LogTable } from './LogTable';
 
 const PAGE_SIZE = 50;
-const KEYS = ['outcome', 'queue', 'q', 'from', 'to'] as const;
+const KEYS = ['outcome', 'queue', 'batch', 'q', 'from', 'to'] as const;
 
 export function ExecutionLog() {
   const sp = useSearchParams();
@@ -21,6 +21,7 @@ export function ExecutionLog() {
   const filter: LogFilter = {
     outcome: sp.get('outcome') ?? '',
     queue: sp.get('queue') ?? '',
+    batch: sp.get('batch') ?? '',
     q: sp.get('q') ?? '',
     from: sp.get('from') ?? '',
     to: sp.get('to') ?? '',

@@ -9,6 +9,7 @@ export const OUTCOME_OPTIONS = ['running', 'succeeded', 'failed', 'timed_out', '
 export interface LogFilter {
   outcome: string;
   queue: string;
+  batch: string;
   q: string;
   from: string;
   to: string;
@@ -28,8 +29,8 @@ export function LogFilters({ value, queues, onChange }: { value: LogFilter; queu
     return () => clearTimeout(t);
   }, [text, value.q, onChange]);
 
-  const active = value.outcome || value.queue || value.q || value.from || value.to;
-  const activeCount = [value.outcome, value.queue, value.q, value.from, value.to].filter(Boolean).length;
+  const active = value.outcome || value.queue || value.batch || value.q || value.from || value.to;
+  const activeCount = [value.outcome, value.queue, value.batch, value.q, value.from, value.to].filter(Boolean).length;
   const desktop = useIsDesktop();
   const [open, setOpen] = useState(false);
 
@@ -44,37 +45,51 @@ export function LogFilters({ value, queues, onChange }: { value: LogFilter; queu
   const queueOptions = value.queue && !queues.includes(value.queue) ? [value.queue, ...queues] : queues;
 
   return (
-    <form role="search" className="grid grid-cols-2 gap-3 border-b border-slate-100 p-4 lg:grid-cols-[9rem_9rem_minmax(10rem,1fr)_13.5rem_13.5rem]" onSubmit={(e) => { e.preventDefault(); onChange({ q: text }); }}>
-      <div>
+    <form role="search" className="grid grid-cols-2 gap-3 border-b border-slate-100 p-4 lg:grid-cols-12" onSubmit={(e) => { e.preventDefault(); onChange({ q: text }); }}>
+      <div className="lg:col-span-2">
         <label htmlFor="f-outcome" className={labelCls}>Outcome</label>
         <select id="f-outcome" data-testid="filter-outcome" className={inputCls} value={value.outcome} onChange={(e) => onChange({ outcome: e.target.value })}>
           <option value="">any</option>
           {OUTCOME_OPTIONS.map((o) => <option key={o} value={o}>{o.replace('_', ' ')}</option>)}
         </select>
       </div>
-      <div>
+      <div className="lg:col-span-2">
         <label htmlFor="f-queue" className={labelCls}>Queue</label>
         <select id="f-queue" data-testid="filter-queue" className={inputCls} value={value.queue} onChange={(e) => onChange({ queue: e.target.value })}>
           <option value="">all</option>
           {queueOptions.map((q) => <option key={q} value={q}>{q}</option>)}
         </select>
       </div>
-      <div className="col-span-2 lg:col-span-1">
-        <label htmlFor="f-q" className={labelCls}>Command or error contains</label>
-        <input id="f-q" data-testid="filter-text" type="search" className={inputCls} placeholder="command or error text" value={text} onChange={(e) => setText(e.target.value)} />
+      <div className="lg:col-span-2">
+        <label htmlFor="f-batch" className={labelCls}>Batch</label>
+        <input
+          id="f-batch"
+          data-testid="filter-batch"
+          type="number"
+          min={1}
+          inputMode="numeric"
+          className={inputCls}
+          placeholder="id"
+          value={value.batch}
+          onChange={(e) => onChange({ batch: /^\d*$/.test(e.target.value) ? e.target.value : value.batch })}
+        />
       </div>
-      <div className="col-span-2 sm:col-span-1">
+      <div className="lg:col-span-6">
+        <label htmlFor="f-q" className={labelCls}>Search</label>
+        <input id="f-q" data-testid="filter-text" type="search" className={inputCls} placeholder="text in command or error" value={text} onChange={(e) => setText(e.target.value)} />
+      </div>
+      <div className="col-span-2 sm:col-span-1 lg:col-span-3">
         <label htmlFor="f-from" className={labelCls}>From</label>
         <input id="f-from" data-testid="filter-from" type="datetime-local" step={1} className={inputCls} value={isoToLocalInput(value.from)} onChange={(e) => onChange({ from: localInputToIso(e.target.value) ?? '' })} />
       </div>
-      <div className="col-span-2 sm:col-span-1">
+      <div className="col-span-2 sm:col-span-1 lg:col-span-3">
         <label htmlFor="f-to" className={labelCls}>To</label>
         <input id="f-to" data-testid="filter-to" type="datetime-local" step={1} className={inputCls} value={isoToLocalInput(value.to)} onChange={(e) => onChange({ to: localInputToIso(e.target.value) ?? '' })} />
       </div>
       {(active || !desktop) && (
-        <div className="col-span-2 -mt-1 flex items-center justify-between lg:col-span-5">
+        <div className="col-span-2 flex items-end justify-between lg:col-span-6 lg:pb-0.5">
           {active ? (
-            <Button size="sm" variant="ghost" onClick={() => { setText(''); onChange({ outcome: '', queue: '', q: '', from: '', to: '' }); }}>
+            <Button size="sm" variant="ghost" onClick={() => { setText(''); onChange({ outcome: '', queue: '', batch: '', q: '', from: '', to: '' }); }}>
               Clear filters
             </Button>
           ) : <span />}

@@ -34,6 +34,16 @@ function Command({ a }: { a: AttemptJson }) {
   );
 }
 
+function BatchRef({ a }: { a: AttemptJson }) {
+  if (a.batchId === null) return null;
+  return (
+    <Link href={`/log?batch=${a.batchId}`} className="whitespace-nowrap text-violet-700 hover:underline" title="Show this batch's attempts">
+      batch {a.batchId}
+      {a.stage !== null && ` · stage ${a.stage}`}
+    </Link>
+  );
+}
+
 /** Phones: one dense block per attempt. */
 function PhoneRow({ a }: { a: AttemptJson }) {
   return (
@@ -46,6 +56,7 @@ function PhoneRow({ a }: { a: AttemptJson }) {
       <div className="flex flex-wrap gap-x-3 text-xs text-slate-500">
         <TokenLink token={a.token} testId="log-token" />
         <span className="font-mono">{a.queue}</span>
+        <BatchRef a={a} />
         <span>#{a.attempt}</span>
         <span className="font-mono" data-testid="log-session">spid {a.session ?? '—'}</span>
         <Elapsed from={a.startedAt} to={a.endedAt} />
@@ -75,6 +86,7 @@ const columns: Column<AttemptJson>[] = [
         <div className="flex gap-2 text-xs">
           <TokenLink token={a.token} testId="log-token" />
           <span className="font-mono text-slate-400">{a.queue}</span>
+          <BatchRef a={a} />
         </div>
       </div>
     ),

@@ -99,7 +99,7 @@ export function LatencyChart({ data }: { data: ChartPoint[] }) {
       <LineChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: -16 }}>
         <CartesianGrid stroke="#f1f5f9" vertical={false} />
         <XAxis dataKey="t" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={clock} minTickGap={40} {...axis} />
-        <YAxis width={44} tickFormatter={(v: number) => (v >= 1000 ? `${Number((v / 1000).toFixed(1))}s` : `${v}ms`)} {...axis} />
+        <YAxis width={44} tickFormatter={(v: number) => (v === 0 ? '0' : v >= 1000 ? `${Number((v / 1000).toFixed(1))}s` : `${v}ms`)} {...axis} />
         <Tooltip labelFormatter={clockSec} formatter={(v) => (typeof v === 'number' ? formatDuration(v) : String(v))} contentStyle={tooltipStyle} />
         <Line type="monotone" dataKey="latencyMaxMs" name="max" stroke="#f59e0b" dot={false} strokeWidth={1.5} connectNulls isAnimationActive={false} />
         <Line type="monotone" dataKey="latencyAvgMs" name="avg" stroke="#2f7bf6" dot={false} strokeWidth={2} connectNulls isAnimationActive={false} />

@@ -80,7 +80,21 @@ export function Running() {
         </div>
       ),
     },
-    { key: 'queue', header: 'Queue', cell: (r) => <span className="font-mono text-xs">{r.queue}</span> },
+    {
+      key: 'queue',
+      header: 'Queue',
+      cell: (r) => (
+        <div className="text-xs">
+          <span className="font-mono">{r.queue}</span>
+          {r.tokenNo !== null && <span className="ml-1.5 text-slate-400" title="concurrency token held by this attempt">token {r.tokenNo}</span>}
+          {r.batchId !== null && (
+            <Link href={`/log?batch=${r.batchId}`} className="block text-violet-700 hover:underline">
+              batch {r.batchId}{r.stage !== null && ` · stage ${r.stage}`}
+            </Link>
+          )}
+        </div>
+      ),
+    },
     { key: 'worker', header: 'Worker', cell: (r) => <span className="block max-w-48 truncate font-mono text-xs text-slate-600" title={r.workerId}>{r.workerId}</span> },
     { key: 'session', header: 'Session', align: 'right', cell: (r) => <span className="tabular font-mono text-xs" data-testid="running-session">{r.session ?? '—'}</span> },
     { key: 'attempt', header: 'Attempt', align: 'right', cell: (r) => <span className="tabular text-xs">{r.attempt} / {r.maxAttempts}</span> },
@@ -123,6 +137,8 @@ export function Running() {
                 <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-500">
                   <TokenLink token={r.token} testId="running-token" />
                   <span className="font-mono">{r.queue}</span>
+                  {r.tokenNo !== null && <span>token {r.tokenNo}</span>}
+                  {r.batchId !== null && <Link href={`/log?batch=${r.batchId}`} className="text-violet-700">batch {r.batchId}{r.stage !== null && ` · stage ${r.stage}`}</Link>}
                   <span>attempt {r.attempt}/{r.maxAttempts}</span>
                   <span className="font-mono">spid <span data-testid="running-session">{r.session ?? '—'}</span></span>
                   <span>started <RelativeTime iso={r.startedAt} /></span>

@@ -33,6 +33,7 @@ export function AttemptsTimeline({ history }: { history: AttemptJson[] }) {
           </div>
           <div className="mt-1 font-mono text-xs text-slate-500">
             worker <span className="text-slate-700">{a.workerId ?? '—'}</span> · session <span className="text-slate-700">{a.session ?? '—'}</span>
+            {a.tokenNo !== null && <> · token <span className="text-slate-700">{a.tokenNo}</span></>}
           </div>
           {a.errorMessage && (
             <div className="mt-2 rounded-md border border-rose-100 bg-rose-50/60 px-3 py-2" data-testid="attempt-error">

@@ -111,6 +111,13 @@ export function TaskDetail({ token }: { token: string }) {
               <Field label="Started"><When iso={t.startedAt} /></Field>
               <Field label="Finished"><When iso={t.finishedAt} /></Field>
               <Field label="Worker"><span className="break-all font-mono text-xs">{t.workerId ?? '—'}</span></Field>
+              {t.batchId !== null && (
+                <Field label="Batch">
+                  <Link href={`/log?batch=${t.batchId}`} className="text-violet-700 hover:underline">
+                    #{t.batchId}{t.stage !== null && `, stage ${t.stage}`}
+                  </Link>
+                </Field>
+              )}
               {t.dedupKey && <Field label="Dedup key" wide><span className="font-mono text-xs">{t.dedupKey}</span></Field>}
             </dl>
             {t.kind !== 'handler' && (

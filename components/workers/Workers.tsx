@@ -43,7 +43,7 @@ function groupByProcess(workers: WorkerJson[], pool: WorkersJson['pool']): Proc[
 }
 
 function HeartbeatAge({ ms, state }: { ms: number; state: string }) {
-  const stale = state === 'running' && ms > 5000;
+  const stale = (state === 'running' || state === 'lost') && ms > 5000;
   return (
     <span className={cx('tabular font-mono text-xs', stale ? 'font-semibold text-rose-700' : ms > 2500 ? 'text-amber-700' : 'text-slate-600')} data-testid="worker-heartbeat">
       {formatAge(ms)}
@@ -97,7 +97,8 @@ export function Workers() {
   const q = useLive<WorkersJson>(['workers'], '/api/workers');
   const [showStopped, setShowStopped] = useState(false);
   const d = q.data;
-  const procs = d ? groupByProcess(d.workers, d.pool) : [];
+  // a process whose workers all stopped is history: listed only with "show stopped"
+  const procs = d ? groupByProcess(d.workers, d.pool).filter((p) => showStopped || p.self || p.workers.some((w) => w.state !== 'stopped')) : [];
   const stoppedCount = d?.workers.filter((w) => w.state === 'stopped').length ?? 0;
 
   return (
