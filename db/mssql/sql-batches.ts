@@ -35,7 +35,7 @@ export function listBatchesSql(s: BatchListShape): string {
 
 /** The stages of the batches in the JSON array @ids. */
 export const BATCH_STAGES = `SELECT ${STAGE_COLUMNS} FROM readpast.BatchStages AS s
-WHERE s.batch_id IN (SELECT j.id FROM OPENJSON(@ids) WITH (id bigint '$') AS j)
+WHERE s.batch_id IN (SELECT CAST(j.value AS bigint) FROM OPENJSON(@ids) AS j)
 ORDER BY s.batch_id, s.stage;`;
 
 /** No more tasks: returns (old_status, released). The store settles the batch next (it may be complete already). */
@@ -78,7 +78,7 @@ DECLARE @abort TABLE (id bigint NOT NULL PRIMARY KEY, stage int NOT NULL);
 BEGIN TRANSACTION;
 INSERT INTO @bs (id, status, on_failure)
   SELECT b.id, b.status, b.on_failure FROM readpast.Batches AS b WITH (UPDLOCK, HOLDLOCK)
-  WHERE b.id IN (SELECT j.id FROM OPENJSON(@batches) WITH (id bigint '$') AS j);
+  WHERE b.id IN (SELECT CAST(j.value AS bigint) FROM OPENJSON(@batches) AS j);
 INSERT INTO @abort (id, stage)
   SELECT s.batch_id, MIN(s.stage) FROM readpast.BatchStages AS s JOIN @bs AS b ON b.id = s.batch_id
   WHERE b.on_failure = 'abort' AND b.status IN ('open', 'released') AND s.dead > 0

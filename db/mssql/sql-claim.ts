@@ -57,8 +57,8 @@ DECLARE @all_queues bit = CASE WHEN @queues IS NULL THEN 1 ELSE 0 END;
 DECLARE @stamp bigint = NULL, @lane_served bigint, @served_now bigint;
 DECLARE @done bit = 0, @rounds int = 0, @ok bit, @lane bigint, @lane_stage int, @queue nvarchar(64), @limit int, @tok int;
 IF @all_queues = 0
-  INSERT INTO @wanted (queue) SELECT DISTINCT j.queue FROM OPENJSON(@queues) WITH (queue nvarchar(64) '$') AS j
-  WHERE j.queue IS NOT NULL;
+  INSERT INTO @wanted (queue) SELECT DISTINCT CAST(j.value AS nvarchar(64)) FROM OPENJSON(@queues) AS j
+  WHERE j.value IS NOT NULL;
 BEGIN TRANSACTION;
 -- a first cut, skipping rows others hold (step 1 checks again under the queue's lock)
 INSERT INTO @excluded (queue)
