@@ -45,8 +45,9 @@ export async function detectCapabilities(pool: ConnectionPool): Promise<Capabili
 /** ExecutionStatus, with the server's request state per attempt when the login may see it. */
 export async function listRunning(pool: ConnectionPool, live: boolean): Promise<RunningView[]> {
   if (!live) {
+    // the login may not see other sessions: our own columns only
     const rows = (await query<StatusRow>(pool, S.LIST_RUNNING)).recordset;
-    return rows.map(runningView);
+    return rows.map((r) => ({ ...runningView(r), live: null }));
   }
   const rows = (await query<LiveRow>(pool, S.LIST_RUNNING_LIVE)).recordset;
   return rows.map((r) => ({ ...runningView(r), live: liveState(r) }));

@@ -85,6 +85,33 @@ function width(body: unknown): number | null {
   return null;
 }
 
+/** Every variable a batch declares (scalars and tables). */
+function declared(ast: Node): Set<string> {
+  const out = new Set<string>();
+  walk(ast, (k, v) => {
+    if (k !== 'Declare' || !isObj(v)) return;
+    for (const d of v.stmts as Obj[]) for (const n of d.names as Obj[]) out.add((n.value as string).toLowerCase());
+  });
+  return out;
+}
+
+/** The parameters the store passes to its statements (by name, without @). */
+const PARAMETERS = new Set([
+  'tasks', 'worker_id', 'lease_ms', 'queues', 'unbatched_served', 'results', 'workers', 'running', 'token', 'f_queue',
+  'f_message', 'f_q', 'cutoff', 'stale_ms', 'host', 'pid', 'role', 'session', 'login_time', 'names', 'tag', 'task_id',
+  'attempt', 'name', 'set_limit', 'limit', 'set_paused', 'paused', 'changed_by', 'queue', 'caller', 'max_parallel',
+  'on_failure', 'id', 'status', 'cursor', 'ids', 'batches', 'batch_id', 'stage', 'q', 'q_token', 'from', 'to', 'since',
+  'version',
+]);
+
+/** Variables a statement uses without declaring them, that are not parameters the store passes. */
+function unknownVariables(text: string, ast: Node): string[] {
+  const withoutStrings = text.replace(/N?'(?:[^']|'')*'/g, "''").replace(/--[^\n]*/g, '');
+  const used = new Set([...withoutStrings.matchAll(/(?<!@)@([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!.toLowerCase()));
+  const mine = declared(ast);
+  return [...used].filter((v) => !mine.has('@' + v) && !PARAMETERS.has(v)).sort();
+}
+
 function shapeProblems(name: string, ast: Node, tables: Map<string, Set<string>>): string[] {
   const problems: string[] = [];
   const vars = tableVariables(ast);
@@ -161,12 +188,15 @@ describe('T-SQL parse check', () => {
     expect(failures).toEqual([]);
   });
 
-  it('OUTPUT INTO and INSERT give as many values as there are columns, and name real columns', () => {
+  it('OUTPUT INTO and INSERT give as many values as there are columns, name real columns, and use only known variables', () => {
     const parsed = statements.map((s) => ({ name: s.name, ast: parses(s.text) }));
     const tables = createdTables(parsed.map((p) => p.ast));
     expect([...tables.keys()]).toEqual(expect.arrayContaining(['readpast.tasks', 'readpast.executionlog', 'readpast.queuecounts', 'readpast.schemaversion']));
     const problems = parsed.flatMap((p) => shapeProblems(p.name, p.ast, tables));
     expect(problems).toEqual([]);
+    const unknown = statements.flatMap((s, i) => unknownVariables(s.text, parsed[i]!.ast).map((v) => `${s.name}: @${v}`));
+    expect(unknown).toEqual([]);
+    expect(unknownVariables('DECLARE @a int = 1; SELECT @a + @lane_servd, @@SPID', parses('DECLARE @a int = 1; SELECT @a + @lane_servd, @@SPID'))).toEqual(['lane_servd']);
     // and the check itself notices a miscount and an unknown column
     const bad = parses(`DECLARE @m TABLE (id bigint NOT NULL, q int NOT NULL, PRIMARY KEY (id));
 UPDATE t SET a = 1 OUTPUT inserted.id INTO @m FROM readpast.Tasks AS t;
