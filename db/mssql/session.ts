@@ -53,12 +53,14 @@ export class WorkerConnection {
   private taggedGeneration = -1;
   info: SessionInfo | null = null;
   private closed = false;
+  /** the connection is being replaced on purpose (not a drop) */
+  private replacing = false;
 
   constructor(
     private readonly target: MssqlTarget,
     readonly workerId: string,
-    /** called when the session is first known and whenever it changes (reconnect) */
-    private readonly onSession: (info: SessionInfo, previous: SessionInfo | null) => Promise<void>,
+    /** called when the session is first known and whenever it changes (`expected`: replaced on purpose) */
+    private readonly onSession: (info: SessionInfo, previous: SessionInfo | null, expected: boolean) => Promise<void>,
     private readonly log: Logger = () => {},
   ) {}
 
@@ -111,8 +113,10 @@ export class WorkerConnection {
     const info: SessionInfo = { session: row.session, loginTime: row.login_time, db: row.db };
     const previous = this.info;
     this.info = info;
+    const expected = this.replacing;
+    this.replacing = false;
     if (!previous || previous.session !== info.session || previous.loginTime.getTime() !== info.loginTime.getTime()) {
-      await this.onSession(info, previous);
+      await this.onSession(info, previous, expected);
     }
     return info;
   }
@@ -140,6 +144,7 @@ export class WorkerConnection {
       return await fn(await this.ready(), info);
     } finally {
       if (fresh) {
+        this.replacing = true;
         await this.reset();
         await this.tag(idleTag(this.workerId)).catch((err: unknown) => this.log(`worker ${this.workerId}: reconnect failed`, err));
       } else {
@@ -157,6 +162,7 @@ export class WorkerConnection {
       const last = rows[rows.length - 1]?.[0];
       if (!last || last.trancount !== 0 || (this.info && last.db !== this.info.db)) {
         this.log(`worker ${this.workerId}: session not clean after a task (transactions ${last?.trancount}, database changed: ${last?.db !== this.info?.db}); reconnecting`);
+        this.replacing = true;
         await this.reset();
       }
       await this.tag(idleTag(this.workerId));

@@ -143,16 +143,16 @@ export class MssqlStore implements Store {
   private connection(workerId: string): WorkerConnection {
     let conn = this.workers.get(workerId);
     if (!conn) {
-      conn = new WorkerConnection(this.target, workerId, (info, prev) => this.sessionChanged(workerId, info, prev), this.log);
+      conn = new WorkerConnection(this.target, workerId, (info, prev, expected) => this.sessionChanged(workerId, info, prev, expected), this.log);
       this.workers.set(workerId, conn);
     }
     return conn;
   }
 
   /** A worker's connection was replaced: record the new session (SPID + login time). */
-  private async sessionChanged(workerId: string, info: SessionInfo, previous: SessionInfo | null): Promise<void> {
+  private async sessionChanged(workerId: string, info: SessionInfo, previous: SessionInfo | null, expected: boolean): Promise<void> {
     if (!previous) return;
-    this.log(`worker ${workerId}: now on session ${info.session} (was ${previous.session})`);
+    if (!expected) this.log(`worker ${workerId}: reconnected, now session ${info.session} (was ${previous.session})`);
     await this.write(S.UPDATE_WORKER_SESSION, [
       ['worker_id', sql.NVarChar(128), workerId], ['session', sql.Int, info.session], ['login_time', sql.DateTime, info.loginTime],
     ]);

@@ -1,4 +1,6 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { openMssqlStore } from './store';
 import { ConnectionStringError, describe as describeUrl, isMssqlUrl, parseMssqlUrl, splitAdo, toConfig } from './url';
 
 const SECRET = 'S3cr:t/p@ss;word%';
@@ -129,5 +131,19 @@ describe('describe and driver config', () => {
     expect(inst.options?.instanceName).toBe('I');
     expect(inst.port).toBeUndefined();
     expect(toConfig(parseMssqlUrl('mssql://u:p@h/d'), { appName: 'x'.repeat(300) }).options?.appName).toHaveLength(128);
+  });
+});
+
+describe('a server that cannot be reached', () => {
+  it('fails naming the server, never the password (message, stack or the whole error)', async () => {
+    // port 1 on loopback refuses at once; no SQL Server is needed
+    const err = await openMssqlStore(`mssql://app:${encodeURIComponent(SECRET)}@127.0.0.1:1/db?connectTimeout=3000`, { log: () => {} })
+      .then(() => null, (e: unknown) => e as Error);
+    expect(err).toBeInstanceOf(Error);
+    expect(err!.message).toContain('127.0.0.1');
+    for (const text of [err!.message, String(err!.stack), inspect(err, { depth: 10 }), JSON.stringify(err)]) {
+      expect(text).not.toContain(SECRET);
+      expect(text).not.toContain(encodeURIComponent(SECRET));
+    }
   });
 });
