@@ -2,7 +2,7 @@
 // script on GO, turning driver errors into recorded errors, tags, the KILL statement's guard,
 // and the JSON the writing batches read.
 import { describe, expect, it } from 'vitest';
-import { ConflictError, NotFoundError, TaskError, ValidationError } from '../../lib/engine/errors';
+import { ConflictError, TaskError, ValidationError } from '../../lib/engine/errors';
 import { errorInfo } from '../../lib/engine/retry';
 import { batchError, connectionLost, isConnectionError, requestError, retrying, SqlServerError } from './errors';
 import { splitBatches } from './script';
@@ -130,8 +130,11 @@ describe('the JSON writing batches read', () => {
       { token: 'bbbbbbbb-0000-4000-8000-000000000002', created: true },
       { token: 'aaaaaaaa-0000-4000-8000-000000000001', created: false },
     ]);
-    expect(enqueueError(Object.assign(new Error('no batch 4'), { number: 51001 }))).toBeInstanceOf(NotFoundError);
+    expect(enqueueError(Object.assign(new Error('no batch 4'), { number: 51001 }))).toMatchObject({ field: 'batchId', message: 'batchId: no batch 4' });
     expect(enqueueError(Object.assign(new Error('batch 4 is released'), { number: 51002 }))).toBeInstanceOf(ConflictError);
+    expect(enqueueError(Object.assign(new Error('stage 2 of batch 4 has already started'), { number: 51003 }))).toBeInstanceOf(ConflictError);
+    const other = Object.assign(new Error('deadlock'), { number: 1205 });
+    expect(enqueueError(other)).toBe(other);
   });
 
   it('turns settlements into rows, capping long messages', () => {

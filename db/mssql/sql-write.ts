@@ -19,7 +19,8 @@ import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './sql-tal
  *  maxAttempts|null, timeoutGiven (0|1), timeoutMs|null, dedupKey|null, caller|null, batchId|null, stage|null}.
  * Returns (ord, token, created) in input order, then the touched batches. A dedup key held by a live
  * task returns that task's token; a key repeated within the array returns the first one's token.
- * A batch that does not exist or no longer takes tasks fails the whole call (errors 51001 / 51002).
+ * A batch that does not exist, no longer takes tasks, or has started a later stage fails the whole call
+ * (errors 51001 / 51002 / 51003).
  */
 export const ENQUEUE = `${BEGIN}
 ${DECLARE_MOVES}
@@ -68,6 +69,15 @@ BEGIN
   SELECT TOP (1) @bad = b.id, @msg = CONCAT(N'batch ', b.id, N' is ', b.status, N'; only an open batch takes new tasks')
     FROM @bstatus AS b WHERE b.status <> 'open';
   IF @bad IS NOT NULL THROW 51002, @msg, 1;
+  -- tasks of a later stage started believing every earlier stage was done: no new task may go before them
+  SELECT TOP (1) @bad = i.batch_id,
+      @msg = CONCAT(N'stage ', s.stage, N' of batch ', i.batch_id, N' has already started; add tasks to stage ', s.stage, N' or later')
+    FROM @in AS i
+    CROSS APPLY (SELECT MIN(x.stage) AS stage FROM readpast.BatchStages AS x
+                 WHERE x.batch_id = i.batch_id AND x.stage > i.stage AND x.first_started_at IS NOT NULL) AS s
+    WHERE i.batch_id IS NOT NULL AND s.stage IS NOT NULL
+    ORDER BY i.ord;
+  IF @bad IS NOT NULL THROW 51003, @msg, 1;
 END;
 UPDATE i SET token = t.token, existing = 1
   FROM @in AS i JOIN readpast.Tasks AS t ON t.dedup_key = i.dedup_key
@@ -171,7 +181,7 @@ UPDATE t
   SET status = CASE r.kind WHEN 'succeeded' THEN 'succeeded' WHEN 'retry' THEN 'pending' WHEN 'dead' THEN 'dead' ELSE 'cancelled' END,
       finished_at = CASE WHEN r.kind = 'retry' THEN t.finished_at ELSE @now END,
       run_after = CASE WHEN r.kind = 'retry' THEN COALESCE(r.run_after, @now) ELSE t.run_after END,
-      lease_until = NULL, token_no = NULL,
+      lease_until = NULL,
       result = CASE WHEN r.kind = 'succeeded' THEN r.result ELSE t.result END,
       error_number = CASE WHEN r.kind IN ('retry', 'dead') THEN r.error_number ELSE t.error_number END,
       error_message = CASE WHEN r.kind IN ('retry', 'dead') THEN r.error_message ELSE t.error_message END,
@@ -222,7 +232,7 @@ UPDATE TOP (${RESCUE_BATCH}) t
   SET status = CASE WHEN t.attempts >= t.max_attempts THEN 'dead' ELSE 'pending' END,
       run_after = CASE WHEN t.attempts >= t.max_attempts THEN t.run_after ELSE @now END,
       finished_at = CASE WHEN t.attempts >= t.max_attempts THEN @now ELSE NULL END,
-      lease_until = NULL, token_no = NULL, error_number = NULL, error_detail = NULL,
+      lease_until = NULL, error_number = NULL, error_detail = NULL,
       error_message = CONCAT(N'lease expired: worker ', COALESCE(t.worker_id, N'?'), N' stopped renewing it (crashed, killed or cut off)')
   OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, deleted.token_no,
     deleted.attempts, deleted.worker_id INTO @moves

@@ -1,7 +1,7 @@
 // The JSON the writing batches read (OPENJSON) and what their result sets mean: enqueue rows,
 // settlements, heartbeats.
 import { randomUUID } from 'node:crypto';
-import { ConflictError, NotFoundError, ValidationError } from '../../lib/engine/errors';
+import { ConflictError, ValidationError } from '../../lib/engine/errors';
 import type { AttemptResult, EnqueueInput, EnqueueResult } from '../../lib/engine/types';
 import { serverMessage } from './errors';
 import { isoUtc, toJson, token } from './rows';
@@ -43,8 +43,8 @@ export function enqueueResults(rows: { ord: number; token: string; created: numb
 /** The batch errors ENQUEUE raises, as the engine's errors. */
 export function enqueueError(err: unknown): unknown {
   const m = serverMessage(err);
-  if (m.number === 51001) return new NotFoundError(m.message);
-  if (m.number === 51002) return new ConflictError(m.message);
+  if (m.number === 51001) return new ValidationError('batchId', m.message);
+  if (m.number === 51002 || m.number === 51003) return new ConflictError(m.message);
   return err;
 }
 
