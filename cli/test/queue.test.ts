@@ -120,7 +120,8 @@ describe('readpast queue with a worker', () => {
     await cliOk(['queue', 'set', 'single', '--limit', '1'], db);
     const held = (await cliOk(['enqueue', '--handler', 'demo.echo', '--payload', '"held"', '--queue', 'held'], db)).trim();
     const free = (await cliOk(['enqueue', '--handler', 'demo.echo', '--payload', '"free"', '--queue', 'free'], db)).trim();
-    const long = (await cliOk(['enqueue', '--handler', 'demo.sleep', '--payload', '{"ms":4000}', '--queue', 'single'], db)).trim();
+    // long enough to be still running while we look at it; cancelled at the end
+    const long = (await cliOk(['enqueue', '--handler', 'demo.sleep', '--payload', '{"ms":120000}', '--queue', 'single'], db)).trim();
     for (const t of [held, free, long]) expect(t).toMatch(UUID);
 
     worker = new WorkerProcess(['--concurrency', '3'], db);
@@ -155,8 +156,10 @@ describe('readpast queue with a worker', () => {
     }, { timeoutMs: 30_000, what: 'the held task after resume', workers: [w] });
     expect(done.result).toBe('held');
 
-    // once the singleton finishes, its token is free again
-    await waitFor(async () => (await statusOf(long, db)).status === 'succeeded', { timeoutMs: 30_000, what: 'the singleton task', workers: [w] });
+    // the singleton still holds its token; once it ends (cancelled through its AbortSignal), the token is free again
+    expect((await statusOf(long, db)).status).toBe('running');
+    expect(await cliOk(['cancel', long], db)).toMatch(/^cancel requested/);
+    await waitFor(async () => (await statusOf(long, db)).status === 'cancelled', { timeoutMs: 30_000, what: 'the singleton task to stop', workers: [w] });
     const after = JSON.parse(await cliOk(['queue', 'tokens', 'single', '--json'], db)) as TokenJson[];
     expect(after.map((t) => [t.tokenNo, t.status, t.token])).toEqual([[1, 'free', null]]);
   }, 120_000);
