@@ -151,7 +151,7 @@ UPDATE w SET heartbeat_at = @now, state = CASE WHEN w.state = 'lost' THEN 'runni
 UPDATE t SET lease_until = DATEADD(MILLISECOND, @lease_ms, @now)
   OUTPUT inserted.id, inserted.cancel_requested INTO @owned
   FROM readpast.Tasks AS t
-  JOIN OPENJSON(@running) WITH (task_id bigint '$.taskId', worker_id nvarchar(128) '$.workerId', attempt int '$.attempt') AS r
+  JOIN OPENJSON(@running) WITH (task_id bigint '$.taskId', worker_id nvarchar(256) '$.workerId', attempt int '$.attempt') AS r
     ON r.task_id = t.id
   WHERE t.status = 'running' AND t.worker_id = r.worker_id AND t.attempts = r.attempt;
 SELECT o.id, o.cancel_requested FROM @owned AS o ORDER BY o.id;`;
@@ -165,14 +165,14 @@ SELECT o.id, o.cancel_requested FROM @owned AS o ORDER BY o.id;`;
 export const FINISH = `${BEGIN}
 ${DECLARE_MOVES}
 DECLARE @r TABLE (
-  ord int NOT NULL PRIMARY KEY, task_id bigint NOT NULL, worker_id nvarchar(128) NOT NULL, attempt int NOT NULL,
+  ord int NOT NULL PRIMARY KEY, task_id bigint NOT NULL, worker_id nvarchar(256) NOT NULL, attempt int NOT NULL,
   kind varchar(10) NOT NULL, outcome varchar(10) NOT NULL, result nvarchar(max) NULL, run_after datetime2(3) NULL,
   error_number int NULL, error_message nvarchar(4000) NULL, error_detail nvarchar(max) NULL);
 INSERT INTO @r (ord, task_id, worker_id, attempt, kind, outcome, result, run_after, error_number, error_message, error_detail)
   SELECT j.ord, j.task_id, j.worker_id, j.attempt, j.kind, j.outcome, j.result, j.run_after, j.error_number,
     j.error_message, j.error_detail
   FROM OPENJSON(@results) WITH (
-    ord int '$.ord', task_id bigint '$.taskId', worker_id nvarchar(128) '$.workerId', attempt int '$.attempt',
+    ord int '$.ord', task_id bigint '$.taskId', worker_id nvarchar(256) '$.workerId', attempt int '$.attempt',
     kind varchar(10) '$.kind', outcome varchar(10) '$.outcome', result nvarchar(max) '$.result',
     run_after datetime2(3) '$.runAfter', error_number int '$.errorNumber', error_message nvarchar(4000) '$.errorMessage',
     error_detail nvarchar(max) '$.errorDetail') AS j;

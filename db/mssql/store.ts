@@ -154,7 +154,7 @@ export class MssqlStore implements Store {
     if (!previous) return;
     if (!expected) this.log(`worker ${workerId}: reconnected, now session ${info.session} (was ${previous.session})`);
     await this.write(S.UPDATE_WORKER_SESSION, [
-      ['worker_id', sql.NVarChar(128), workerId], ['session', sql.Int, info.session], ['login_time', sql.DateTime, info.loginTime],
+      ['worker_id', sql.NVarChar(256), workerId], ['session', sql.Int, info.session], ['login_time', sql.DateTime, info.loginTime],
     ]);
   }
 
@@ -167,7 +167,7 @@ export class MssqlStore implements Store {
     const conn = this.connection(reg.workerId);
     const info = await conn.open();
     await this.write(S.REGISTER_WORKER, [
-      ['worker_id', sql.NVarChar(128), reg.workerId], ['host', sql.NVarChar(256), reg.host.slice(0, 256)],
+      ['worker_id', sql.NVarChar(256), reg.workerId], ['host', sql.NVarChar(256), reg.host.slice(0, 256)],
       ['pid', sql.Int, reg.pid], ['role', sql.NVarChar(32), reg.role.slice(0, 32)], ['session', sql.Int, info.session],
       ['login_time', sql.DateTime, info.loginTime],
     ]);
@@ -175,7 +175,7 @@ export class MssqlStore implements Store {
   }
 
   async deregisterWorker(workerId: string): Promise<void> {
-    await this.write(S.DEREGISTER_WORKER, [['worker_id', sql.NVarChar(128), workerId]]);
+    await this.write(S.DEREGISTER_WORKER, [['worker_id', sql.NVarChar(256), workerId]]);
     const conn = this.workers.get(workerId);
     this.workers.delete(workerId);
     this.current.delete(workerId);
@@ -206,7 +206,7 @@ export class MssqlStore implements Store {
     const conn = this.connection(slot.workerId);
     await conn.ensureCurrent();
     const r = await retrying(() => conn.query(S.CLAIM, [
-      ['worker_id', sql.NVarChar(128), slot.workerId],
+      ['worker_id', sql.NVarChar(256), slot.workerId],
       ['lease_ms', sql.Int, Math.min(2_147_483_647, Math.max(0, Math.round(opts.leaseMs)))],
       ['queues', sql.NVarChar(sql.MAX), opts.queues?.length ? big(opts.queues) : null],
       ['unbatched_served', sql.BigInt, this.unbatchedServed],
