@@ -5,6 +5,7 @@ import { Readpast } from './engine/client';
 import { HandlerRegistry, defaultRegistry, type Handler } from './engine/handlers';
 import type { Logger } from './engine/logger';
 import type { Store } from './engine/store';
+import { isMssqlUrl } from '../db/mssql/url';
 
 export const DEFAULT_DATABASE_URL = 'sqlite:data/readpast.db';
 
@@ -12,12 +13,8 @@ export function databaseUrl(url?: string): string {
   return url ?? process.env.READPAST_DATABASE_URL ?? DEFAULT_DATABASE_URL;
 }
 
-function isMssql(url: string): boolean {
-  return /^mssql:\/\//i.test(url) || /^\s*(server|data source|address|addr|network address)\s*=/i.test(url);
-}
-
 /** Open (and migrate) the store a URL names: `sqlite:<path>`, `mssql://…` or an ADO connection string. */
-export async function openStore(url?: string): Promise<Store> {
+export async function openStore(url?: string, opts: { logger?: Logger } = {}): Promise<Store> {
   const u = databaseUrl(url);
   if (u.startsWith('sqlite:')) {
     const path = u.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
@@ -25,9 +22,9 @@ export async function openStore(url?: string): Promise<Store> {
     const { openSqliteStore } = await import('../db/sqlite/store');
     return openSqliteStore(path);
   }
-  if (isMssql(u)) {
-    const mod = (await import('../db/mssql/store' as string)) as { openMssqlStore(url: string): Promise<Store> };
-    return mod.openMssqlStore(u);
+  if (isMssqlUrl(u)) {
+    const { openMssqlStore } = await import('../db/mssql/store');
+    return openMssqlStore(u, { log: opts.logger });
   }
   throw new Error('READPAST_DATABASE_URL: expected sqlite:<path>, mssql://… or an ADO string (Server=…;Database=…)');
 }
@@ -67,6 +64,6 @@ export interface OpenOptions {
 export async function openReadpast(opts: OpenOptions = {}): Promise<Readpast> {
   const registry = opts.registry ?? defaultRegistry();
   if (opts.handlersModule) await loadHandlers(registry, opts.handlersModule);
-  const store = await openStore(opts.url);
+  const store = await openStore(opts.url, { logger: opts.logger });
   return new Readpast(store, { registry, logger: opts.logger });
 }
