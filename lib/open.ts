@@ -24,7 +24,8 @@ export async function openStore(url?: string, opts: { logger?: Logger } = {}): P
   }
   if (isMssqlUrl(u)) {
     const { openMssqlStore } = await import('../db/mssql/store');
-    return openMssqlStore(u, { log: opts.logger });
+    const logger = opts.logger;
+    return openMssqlStore(u, { log: logger && ((message, err) => logger.warn({ err: err instanceof Error ? err.message : err }, message)) });
   }
   throw new Error('READPAST_DATABASE_URL: expected sqlite:<path>, mssql://… or an ADO string (Server=…;Database=…)');
 }
