@@ -11,6 +11,7 @@ import { getEngine } from '@/lib/server/engine';
 import { checkRequest } from '@/lib/server/guard';
 import { describeError } from '@/lib/server/http';
 import { changedBy, patchQueue, type QueueJson } from '@/lib/server/queues';
+import { killTaskSession } from '@/lib/server/procedures';
 import { batchIdArg, concurrencyLimit as limitSchema, failureFilter, pausedFlag, poolSize } from '@/lib/server/schemas';
 
 export type ActionResult<T = {}> = ({ ok: true } & T) | { ok: false; error: string; field?: string };
@@ -172,5 +173,15 @@ export async function cancelBatch(id: number): Promise<ActionResult<{ cancelled:
     const n = parseWith(batchIdArg, id, 'id');
     const { readpast } = await getEngine();
     return { cancelled: (await readpast.cancelBatch(n)).cancelled };
+  });
+}
+
+// ---- SQL Server: KILL the session of a running sql / procedure task -----------------------------
+
+/** KILL <spid> of the session running the task (needs ALTER ANY CONNECTION); the attempt is recorded as cancelled. */
+export async function killTask(token: string): Promise<ActionResult<{ status: string }>> {
+  return run(async () => {
+    const { readpast } = await getEngine();
+    return killTaskSession(readpast.store, token);
   });
 }

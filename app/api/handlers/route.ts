@@ -1,8 +1,9 @@
-// GET /api/handlers: handler names that can be enqueued (this process's and those of worker processes).
+// GET /api/handlers: handler names that can be enqueued (this process's and those of worker processes),
+// and what this database can run: `kinds` (task kinds) and `dialect` (`sqlite` | `mssql`).
+import { handlersView } from '@/lib/server/capabilities';
 import { getEngine } from '@/lib/server/engine';
 import { handle, json } from '@/lib/server/http';
-import { handlerNames } from '@/lib/server/views';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = handle(async () => json({ handlers: await handlerNames(await getEngine()) }));
+export const GET = handle(async () => json(await handlersView(await getEngine())));
