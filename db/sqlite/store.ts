@@ -22,6 +22,9 @@ import * as tokens from './tokens';
 import * as views from './views';
 
 const DEFAULT_QUEUE = 'default';
+const TASK_VALUES = "(?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const INSERT_CHUNK = 50;
+const MULTI_VALUES = Array(INSERT_CHUNK).fill(TASK_VALUES).join(', ');
 const STALE_WORKER_MS = 15_000;
 
 export class SqliteStore implements Store {
@@ -80,7 +83,11 @@ export class SqliteStore implements Store {
 
   // ---- producers -------------------------------------------------------------------------
 
-  private insertTask(input: EnqueueInput, tally: Tally, now: number, cache: Map<string, QueueRow>): EnqueueResult {
+  /**
+   * Validate one task against its queue and batch, and return its INSERT parameters — or, when its
+   * dedup key is held by an unfinished task, that task's token.
+   */
+  private taskRow(input: EnqueueInput, tally: Tally, now: number, cache: Map<string, QueueRow>): { token: string; params: unknown[] } | EnqueueResult {
     const queue = input.queue ?? DEFAULT_QUEUE;
     let q = cache.get(queue);
     if (!q) cache.set(queue, (q = tokens.ensureQueue(this.db, queue, now)));
@@ -95,18 +102,34 @@ export class SqliteStore implements Store {
     }
     // time-ordered (v7): new tokens append to the token index instead of landing on random pages
     const token = uuidv7();
-    this.s(`INSERT INTO Tasks (token, queue, kind, command, payload, status, priority, run_after, max_attempts, timeout_ms,
-        dedup_key, caller, batch_id, stage, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-      token, queue, input.kind, input.command, toJson(input.payload), input.priority ?? 0, input.runAt ? input.runAt.getTime() : now,
-      input.maxAttempts ?? q.max_attempts, input.timeoutMs === undefined ? q.timeout_ms : input.timeoutMs,
-      input.dedupKey ?? null, input.caller ?? null, batchId, stage, now);
     tally.task({ queue, batch_id: batchId, stage }, null, 'pending');
     tally.metric(now, 'enqueued');
-    return { token, created: true };
+    return {
+      token,
+      params: [token, queue, input.kind, input.command, toJson(input.payload), input.priority ?? 0, input.runAt ? input.runAt.getTime() : now,
+        input.maxAttempts ?? q.max_attempts, input.timeoutMs === undefined ? q.timeout_ms : input.timeoutMs,
+        input.dedupKey ?? null, input.caller ?? null, batchId, stage, now],
+    };
+  }
+
+  /** INSERT `rows` tasks at once (multi-row VALUES: far fewer statement executions for bulk enqueue) */
+  private insertRows(params: unknown[][]): void {
+    for (let i = 0; i < params.length; ) {
+      const n = params.length - i >= INSERT_CHUNK ? INSERT_CHUNK : 1;
+      const values = n === 1 ? TASK_VALUES : MULTI_VALUES;
+      this.s(`INSERT INTO Tasks (token, queue, kind, command, payload, status, priority, run_after, max_attempts, timeout_ms,
+          dedup_key, caller, batch_id, stage, created_at) VALUES ${values}`).run(...params.slice(i, i + n).flat());
+      i += n;
+    }
   }
 
   async enqueue(input: EnqueueInput): Promise<EnqueueResult> {
-    const r = await this.tx((tally, now) => this.insertTask(input, tally, now, new Map()));
+    const r = await this.tx((tally, now) => {
+      const row = this.taskRow(input, tally, now, new Map());
+      if (!('params' in row)) return row;
+      this.insertRows([row.params]);
+      return { token: row.token, created: true };
+    });
     this.wake();
     return r;
   }
@@ -115,7 +138,19 @@ export class SqliteStore implements Store {
     if (inputs.length === 0) return [];
     const r = await this.tx((tally, now) => {
       const cache = new Map<string, QueueRow>();
-      return inputs.map((i) => this.insertTask(i, tally, now, cache));
+      let pending: unknown[][] = [];
+      const results = inputs.map((input): EnqueueResult => {
+        // a dedup key must see every task before it, so rows still buffered are written first
+        if (input.dedupKey && pending.length) { this.insertRows(pending); pending = []; }
+        const row = this.taskRow(input, tally, now, cache);
+        if (!('params' in row)) return row;
+        if (input.dedupKey) this.insertRows([row.params]);
+        else pending.push(row.params);
+        if (pending.length >= INSERT_CHUNK * 20) { this.insertRows(pending); pending = []; }
+        return { token: row.token, created: true };
+      });
+      this.insertRows(pending);
+      return results;
     });
     this.wake();
     return r;
