@@ -37,10 +37,15 @@ function Command({ a }: { a: AttemptJson }) {
 function BatchRef({ a }: { a: AttemptJson }) {
   if (a.batchId === null) return null;
   return (
-    <Link href={`/log?batch=${a.batchId}`} className="whitespace-nowrap text-violet-700 hover:underline" title="Show this batch's attempts">
-      batch {a.batchId}
-      {a.stage !== null && ` · stage ${a.stage}`}
-    </Link>
+    <span className="whitespace-nowrap">
+      <Link href={`/batches/${a.batchId}`} className="text-violet-700 hover:underline" title="The batch: progress per stage, timeline, tasks">
+        batch {a.batchId}
+        {a.stage !== null && ` · stage ${a.stage}`}
+      </Link>
+      <Link href={`/log?batch=${a.batchId}`} className="ml-1 text-slate-400 hover:text-violet-700" title="Show only this batch's attempts" aria-label={`Show only the attempts of batch ${a.batchId}`}>
+        ⌕
+      </Link>
+    </span>
   );
 }
 

@@ -113,9 +113,10 @@ export function TaskDetail({ token }: { token: string }) {
               <Field label="Worker"><span className="break-all font-mono text-xs">{t.workerId ?? '—'}</span></Field>
               {t.batchId !== null && (
                 <Field label="Batch">
-                  <Link href={`/log?batch=${t.batchId}`} className="text-violet-700 hover:underline">
+                  <Link href={`/batches/${t.batchId}`} className="text-violet-700 hover:underline" data-testid="task-batch">
                     #{t.batchId}{t.stage !== null && `, stage ${t.stage}`}
                   </Link>
+                  <Link href={`/log?batch=${t.batchId}`} className="ml-2 text-xs text-slate-500 hover:text-violet-700 hover:underline">log</Link>
                 </Field>
               )}
               {t.dedupKey && <Field label="Dedup key" wide><span className="font-mono text-xs">{t.dedupKey}</span></Field>}

@@ -1,0 +1,90 @@
+'use client';
+// Recorded limit and pause changes: when, by whom or from where, old → new.
+import { formatLocal } from '../format';
+import { useLive } from '../live';
+import { Badge } from '../ui/Badge';
+import { Card, CardHeader } from '../ui/Card';
+import { DataTable, type Column } from '../ui/DataTable';
+import { EmptyState, ErrorState, LoadingState } from '../ui/States';
+import { RelativeTime } from '../ui/Time';
+import type { ChangesJson, QueueChangeJson } from './types';
+
+const FIELD: Record<string, string> = { concurrencyLimit: 'limit', paused: 'paused' };
+
+function show(c: QueueChangeJson, v: string) {
+  if (c.field === 'paused') return v === 'true' ? 'paused' : 'active';
+  return v;
+}
+
+function Change({ c }: { c: QueueChangeJson }) {
+  return (
+    <span className="whitespace-nowrap font-mono text-xs" data-testid="change-value">
+      <span className="text-slate-500">{show(c, c.oldValue)}</span>
+      <span className="text-slate-400"> → </span>
+      <span className="font-semibold text-slate-900">{show(c, c.newValue)}</span>
+    </span>
+  );
+}
+
+const columns: Column<QueueChangeJson>[] = [
+  {
+    key: 'at',
+    header: 'When',
+    cell: (c) => (
+      <span className="whitespace-nowrap text-xs">
+        <RelativeTime iso={c.at} className="text-slate-700" />
+        <span className="ml-1.5 text-slate-400">{formatLocal(c.at)}</span>
+      </span>
+    ),
+  },
+  { key: 'queue', header: 'Queue', cell: (c) => <span className="font-mono text-xs text-slate-700">{c.queue}</span> },
+  { key: 'field', header: 'Setting', cell: (c) => <Badge tone={c.field === 'paused' ? 'amber' : 'blue'}>{FIELD[c.field] ?? c.field}</Badge> },
+  { key: 'change', header: 'Old → new', cell: (c) => <Change c={c} /> },
+  { key: 'by', header: 'By', cell: (c) => <span className="font-mono text-xs text-slate-600" data-testid="change-by">{c.changedBy}</span> },
+];
+
+function PhoneRow({ c }: { c: QueueChangeJson }) {
+  return (
+    <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+      <span className="min-w-0 truncate font-mono text-xs text-slate-700">{c.queue}</span>
+      <Badge tone={c.field === 'paused' ? 'amber' : 'blue'}>{FIELD[c.field] ?? c.field}</Badge>
+      <Change c={c} />
+      <span className="ml-auto whitespace-nowrap text-xs text-slate-500">
+        <span className="font-mono" data-testid="change-by">{c.changedBy}</span> · <RelativeTime iso={c.at} />
+      </span>
+    </div>
+  );
+}
+
+export function ChangeHistory({ queue, all }: { queue: string; all: QueueChangeJson[] | undefined }) {
+  const one = useLive<ChangesJson>(['queue-changes', queue], `/api/queues/${encodeURIComponent(queue)}/changes`, { enabled: queue !== '' });
+  const changes = queue ? one.data?.changes : all;
+  const pending = queue ? one.isPending : all === undefined;
+
+  return (
+    <Card testId="history-card">
+      <CardHeader
+        title={<>Change history{queue && <span className="font-mono text-slate-500"> · {queue}</span>}</>}
+        subtitle="Every limit and pause change, newest first (the name is the signed-in user, or where the change came from: dashboard, api, cli)."
+      />
+      {queue && one.isError && !one.data ? (
+        <ErrorState error={one.error} onRetry={() => void one.refetch()} />
+      ) : pending ? (
+        <LoadingState rows={3} />
+      ) : !changes || changes.length === 0 ? (
+        <EmptyState title="No changes recorded" icon="↺" testId="history-empty">
+          Set a limit or pause a queue above; the change shows here with who made it.
+        </EmptyState>
+      ) : (
+        <DataTable
+          testId="history-table"
+          rows={changes}
+          columns={queue ? columns.filter((c) => c.key !== 'queue') : columns}
+          rowKey={(c) => c.id}
+          rowAttrs={(c) => ({ 'data-testid': 'change-row', 'data-queue': c.queue, 'data-field': c.field })}
+          phoneRow={(c) => <PhoneRow c={c} />}
+        />
+      )}
+    </Card>
+  );
+}

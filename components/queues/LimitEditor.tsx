@@ -1,0 +1,126 @@
+'use client';
+// A queue's concurrency limit, edited in place: a number, or unlimited; saved with setQueueLimit.
+import { useEffect, useId, useState } from 'react';
+import { setQueueLimit } from '@/app/actions';
+import { useAction } from '../useAction';
+import { Button } from '../ui/Button';
+import { cx } from '../ui/cx';
+import { limitText } from './types';
+
+export const MAX_LIMIT = 10_000;
+
+/** The limit a form value stands for, or an error message. */
+export function parseLimit(value: string, unlimited: boolean): { ok: true; limit: number | null } | { ok: false; error: string } {
+  if (unlimited) return { ok: true, limit: null };
+  const v = value.trim();
+  if (!/^\d+$/.test(v)) return { ok: false, error: `a whole number from 1 to ${MAX_LIMIT}` };
+  const n = Number(v);
+  if (n < 1 || n > MAX_LIMIT) return { ok: false, error: `from 1 to ${MAX_LIMIT}` };
+  return { ok: true, limit: n };
+}
+
+export function LimitEditor({ queue, limit }: { queue: string; limit: number | null }) {
+  const id = useId();
+  const [value, setValue] = useState(limit === null ? '' : String(limit));
+  const [unlimited, setUnlimited] = useState(limit === null);
+  const [dirty, setDirty] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (dirty) return;
+    setValue(limit === null ? '' : String(limit));
+    setUnlimited(limit === null);
+  }, [limit, dirty]);
+
+  const save = useAction(setQueueLimit, {
+    success: (r) => `${queue}: limit ${limitText(limit)} → ${limitText(r.queue.concurrencyLimit)}`,
+    toastErrors: false,
+  });
+  const parsed = parseLimit(value, unlimited);
+  const changed = parsed.ok && parsed.limit !== limit;
+  const reset = () => {
+    setDirty(false);
+    setError(null);
+  };
+
+  return (
+    <form
+      className="min-w-0"
+      data-testid="limit-editor"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        if (!parsed.ok || !changed) return;
+        setError(null);
+        const r = await save.run(queue, parsed.limit);
+        if (r.ok) reset();
+        else setError(r.error);
+      }}
+    >
+      <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
+        <label htmlFor={`${id}-n`} className="sr-only">Concurrency limit of {queue}</label>
+        <input
+          id={`${id}-n`}
+          data-testid="limit-input"
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={MAX_LIMIT}
+          placeholder="∞"
+          value={unlimited ? '' : value}
+          disabled={unlimited}
+          aria-invalid={!parsed.ok}
+          onChange={(e) => {
+            setValue(e.target.value);
+            setDirty(true);
+            setError(null);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'Escape') {
+              reset();
+              setValue(limit === null ? '' : String(limit));
+              setUnlimited(limit === null);
+            }
+          }}
+          className={cx(
+            'tabular w-16 rounded-md border-0 bg-white px-2 py-1 text-right text-sm text-slate-900 shadow-xs ring-1 ring-inset focus:ring-2 focus:ring-brand-500 focus:outline-none disabled:bg-slate-50 disabled:text-slate-400',
+            parsed.ok ? 'ring-slate-300' : 'ring-rose-400',
+          )}
+        />
+        <label className="flex items-center gap-1 text-xs text-slate-600">
+          <input
+            type="checkbox"
+            data-testid="limit-unlimited"
+            checked={unlimited}
+            onChange={(e) => {
+              setUnlimited(e.target.checked);
+              if (!e.target.checked && value === '') setValue(String(limit ?? 1));
+              setDirty(true);
+              setError(null);
+            }}
+            className="size-3.5 rounded border-slate-300 accent-brand-600"
+          />
+          unlimited
+        </label>
+        {dirty && changed && (
+          <Button type="submit" size="sm" variant="primary" busy={save.busy} data-testid="limit-save">
+            Save
+          </Button>
+        )}
+        {dirty && (
+          <Button
+            size="sm"
+            variant="ghost"
+            onClick={() => {
+              reset();
+              setValue(limit === null ? '' : String(limit));
+              setUnlimited(limit === null);
+            }}
+          >
+            Undo
+          </Button>
+        )}
+      </div>
+      {!parsed.ok && dirty && <p className="mt-1 text-xs text-rose-700" data-testid="limit-invalid">{parsed.error}</p>}
+      {error && <p role="alert" className="mt-1 text-xs text-rose-700" data-testid="limit-error">{error}</p>}
+    </form>
+  );
+}

@@ -1,0 +1,90 @@
+'use client';
+// Every queue: its running/limit gauge, pending depth, granted tokens, the limit editor and the pause switch.
+import Link from 'next/link';
+import { formatNumber } from '../format';
+import { Badge } from '../ui/Badge';
+import { DataTable, type Column } from '../ui/DataTable';
+import { cx } from '../ui/cx';
+import { Gauge } from './Gauge';
+import { LimitEditor } from './LimitEditor';
+import { PauseSwitch } from './PauseSwitch';
+import type { QueueJson } from './types';
+
+function Count({ n, tone, testId }: { n: number; tone: string; testId: string }) {
+  return <span data-testid={testId} className={n ? `tabular font-medium ${tone}` : 'tabular text-slate-300'}>{formatNumber(n)}</span>;
+}
+
+function QueueName({ q, selected, onSelect }: { q: QueueJson; selected: boolean; onSelect: (name: string) => void }) {
+  return (
+    <div className="flex min-w-0 items-center gap-2">
+      <button
+        type="button"
+        onClick={() => onSelect(selected ? '' : q.name)}
+        aria-pressed={selected}
+        title={selected ? 'Show every queue in the grants and history below' : 'Show only this queue in the grants and history below'}
+        data-testid="queue-select"
+        className={cx('max-w-56 truncate text-left font-mono text-sm font-medium hover:underline', selected ? 'text-brand-700' : 'text-slate-900 hover:text-brand-600')}
+      >
+        {q.name}
+      </button>
+      {q.paused && <Badge tone="amber">paused</Badge>}
+      {q.concurrencyLimit === 1 && <Badge tone="violet">singleton</Badge>}
+    </div>
+  );
+}
+
+export function QueueList({ queues, selected, onSelect }: { queues: QueueJson[]; selected: string; onSelect: (name: string) => void }) {
+  const columns: Column<QueueJson>[] = [
+    { key: 'queue', header: 'Queue', cell: (q) => <QueueName q={q} selected={q.name === selected} onSelect={onSelect} /> },
+    { key: 'gauge', header: 'Running / limit', cell: (q) => <Gauge running={q.running} limit={q.concurrencyLimit} paused={q.paused} /> },
+    { key: 'pending', header: 'Pending', align: 'right', cell: (q) => <Count n={q.pending} tone="text-sky-700" testId="queue-pending" /> },
+    {
+      key: 'granted',
+      header: <span title="concurrency tokens granted right now">Granted</span>,
+      align: 'right',
+      cell: (q) => (q.concurrencyLimit === null && q.granted === 0 ? <span className="text-slate-300">—</span> : <Count n={q.granted} tone="text-amber-700" testId="queue-granted" />),
+    },
+    { key: 'limit', header: 'Limit', cell: (q) => <LimitEditor queue={q.name} limit={q.concurrencyLimit} /> },
+    { key: 'paused', header: 'Claims', cell: (q) => <PauseSwitch queue={q.name} paused={q.paused} /> },
+    {
+      key: 'links',
+      header: <span className="sr-only">Links</span>,
+      align: 'right',
+      cell: (q) => (
+        <Link href={`/log?queue=${encodeURIComponent(q.name)}`} className="whitespace-nowrap text-xs text-slate-500 hover:text-brand-600 hover:underline">
+          log →
+        </Link>
+      ),
+    },
+  ];
+
+  return (
+    <DataTable
+      testId="queue-list"
+      rows={queues}
+      columns={columns}
+      rowKey={(q) => q.name}
+      rowAttrs={(q) => ({ 'data-testid': 'queue-row', 'data-queue': q.name, 'data-paused': String(q.paused), 'data-limit': q.concurrencyLimit === null ? 'unlimited' : String(q.concurrencyLimit) })}
+      rowClassName={(q) => (q.name === selected ? 'bg-brand-50/60' : undefined)}
+      phoneRow={(q) => (
+        <div className="space-y-2">
+          <div className="flex items-center justify-between gap-2">
+            <div className="min-w-0 flex-1"><QueueName q={q} selected={q.name === selected} onSelect={onSelect} /></div>
+            <PauseSwitch queue={q.name} paused={q.paused} />
+          </div>
+          <div className="flex flex-wrap items-end justify-between gap-x-4 gap-y-1">
+            <Gauge running={q.running} limit={q.concurrencyLimit} paused={q.paused} />
+            <div className="flex gap-3 text-xs text-slate-500">
+              <span>pending <Count n={q.pending} tone="text-sky-700" testId="queue-pending" /></span>
+              {(q.concurrencyLimit !== null || q.granted > 0) && <span>granted <Count n={q.granted} tone="text-amber-700" testId="queue-granted" /></span>}
+            </div>
+          </div>
+          <div className="flex items-center gap-2">
+            <span className="text-xs text-slate-500">Limit</span>
+            <LimitEditor queue={q.name} limit={q.concurrencyLimit} />
+          </div>
+        </div>
+      )}
+    />
+  );
+}
