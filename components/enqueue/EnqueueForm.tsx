@@ -1,11 +1,9 @@
 'use client';
-// Enqueue a handler task (payload JSON checked as you type) or a sql task.
-import { useQuery } from '@tanstack/react-query';
+// Enqueue a handler task (payload JSON checked as you type), a sql task, or (SQL Server) a procedure task.
 import Link from 'next/link';
 import { useMemo, useState } from 'react';
 import { enqueueTask } from '@/app/actions';
-import type { HandlersJson, StatsJson } from '../api';
-import { fetchJson } from '../api';
+import type { StatsJson } from '../api';
 import { localInputToIso } from '../format';
 import { useLive } from '../live';
 import { useAction } from '../useAction';
@@ -15,8 +13,13 @@ import { Card } from '../ui/Card';
 import { Notice } from '../ui/States';
 import { cx } from '../ui/cx';
 import { checkInt, checkJson, EXAMPLES, QUEUE_RE } from './fields';
+import { usePostTask } from './postTask';
+import { ProcedureFields, ProcedureHelp, useProcedureForm } from './ProcedureFields';
+import { useStoreInfo } from './storeInfo';
 
-type Kind = 'handler' | 'sql';
+type Kind = 'handler' | 'sql' | 'procedure';
+
+const TAB_LABELS: Record<Kind, string> = { handler: 'Handler task', sql: 'SQL task', procedure: 'Procedure' };
 
 function FieldError({ id, children }: { id: string; children?: string | null }) {
   if (!children) return null;
@@ -37,7 +40,10 @@ export function EnqueueForm() {
   const [serverError, setServerError] = useState<{ error: string; field?: string } | null>(null);
   const [done, setDone] = useState<{ token: string; command: string } | null>(null);
 
-  const handlers = useQuery({ queryKey: ['handlers'], queryFn: ({ signal }) => fetchJson<HandlersJson>('/api/handlers', signal), staleTime: 30_000 });
+  const handlers = useStoreInfo();
+  // the Procedure tab only where the database can run procedure tasks (SQL Server)
+  const tabs: Kind[] = handlers.data?.kinds.includes('procedure') ? ['handler', 'sql', 'procedure'] : ['handler', 'sql'];
+  const proc = useProcedureForm(kind === 'procedure');
   const stats = useLive<StatsJson>(['stats'], '/api/stats');
   const names = handlers.data?.handlers ?? [];
   const handler = command || names[0] || '';
@@ -47,10 +53,14 @@ export function EnqueueForm() {
   const attempts = checkInt(maxAttempts, 1, 100);
   const timeout = checkInt(timeoutMs, 1, 7 * 24 * 3600 * 1000);
   const queueError = QUEUE_RE.test(queue) ? null : 'letters, digits, . _ : - (max 64)';
-  const commandError = kind === 'handler' ? (handler ? null : 'choose a handler') : sql.trim() ? null : 'SQL text is required';
+  const commandError =
+    kind === 'handler' ? (handler ? null : 'choose a handler')
+    : kind === 'procedure' ? proc.error
+    : sql.trim() ? null : 'SQL text is required';
   const invalid = !json.ok || !!prio.error || !!attempts.error || !!timeout.error || !!queueError || !!commandError;
 
   const submit = useAction(enqueueTask, { toastErrors: false });
+  const viaApi = usePostTask();
 
   const onSubmit = async () => {
     if (invalid || !json.ok) return;
@@ -58,17 +68,18 @@ export function EnqueueForm() {
     setDone(null);
     const input: Record<string, unknown> = {
       kind,
-      command: kind === 'handler' ? handler : sql,
+      command: kind === 'handler' ? handler : kind === 'procedure' ? proc.loaded ?? '' : sql,
       queue,
       priority: prio.value ?? 0,
     };
     if (kind === 'handler' && json.value !== undefined) input.payload = json.value;
+    if (kind === 'procedure') input.payload = proc.payload;
     const at = localInputToIso(runAt);
     if (at) input.runAt = at;
     if (attempts.value !== undefined) input.maxAttempts = attempts.value;
     if (timeout.value !== undefined) input.timeoutMs = timeout.value;
     if (dedupKey.trim()) input.dedupKey = dedupKey.trim();
-    const r = await submit.run(input);
+    const r = kind === 'procedure' ? await viaApi.run(input) : await submit.run(input);
     if (r.ok) setDone({ token: r.token, command: String(input.command) });
     else setServerError({ error: r.error, field: r.field });
   };
@@ -88,7 +99,7 @@ export function EnqueueForm() {
           }}
         >
           <div role="tablist" aria-label="Task kind" className="flex gap-1 border-b border-slate-100 px-4 pt-3">
-            {(['handler', 'sql'] as const).map((k) => (
+            {tabs.map((k) => (
               <button
                 key={k}
                 type="button"
@@ -98,13 +109,15 @@ export function EnqueueForm() {
                 onClick={() => { setKind(k); setServerError(null); }}
                 className={cx('-mb-px border-b-2 px-3 py-2 text-sm font-medium', kind === k ? 'border-brand-600 text-brand-700' : 'border-transparent text-slate-500 hover:text-slate-800')}
               >
-                {k === 'handler' ? 'Handler task' : 'SQL task'}
+                {TAB_LABELS[k]}
               </button>
             ))}
           </div>
 
           <div className="space-y-4 p-4">
-            {kind === 'handler' ? (
+            {kind === 'procedure' ? (
+              <ProcedureFields form={proc} serverError={serverError} onEdit={() => setServerError(null)} />
+            ) : kind === 'handler' ? (
               <>
                 <div>
                   <label htmlFor="e-handler" className={labelCls}>Handler</label>
@@ -210,8 +223,12 @@ export function EnqueueForm() {
           </div>
 
           <div className="flex items-center justify-end gap-3 border-t border-slate-100 px-4 py-3">
-            {invalid && <span className="text-xs text-slate-500">Fix the highlighted fields to enqueue.</span>}
-            <Button type="submit" variant="primary" disabled={invalid} busy={submit.busy} data-testid="enqueue-submit">
+            {invalid && (
+              <span className="text-xs text-slate-500" data-testid="enqueue-blocked">
+                {kind === 'procedure' && proc.error && commandError === proc.error ? `Not yet: ${proc.error}.` : 'Fix the highlighted fields to enqueue.'}
+              </span>
+            )}
+            <Button type="submit" variant="primary" disabled={invalid} busy={submit.busy || viaApi.busy} data-testid="enqueue-submit">
               Enqueue task
             </Button>
           </div>
@@ -219,6 +236,9 @@ export function EnqueueForm() {
       </Card>
 
       <aside className="space-y-3 text-sm text-slate-600">
+        {kind === 'procedure' ? (
+          <Card className="p-4"><ProcedureHelp /></Card>
+        ) : (
         <Card className="p-4">
           <h2 className="mb-2 text-sm font-semibold text-slate-900">Built-in demo handlers</h2>
           <ul className="space-y-1.5 text-xs">
@@ -228,6 +248,7 @@ export function EnqueueForm() {
             <li><code className="font-mono text-slate-800">demo.echo {'{…}'}</code> — its result is its payload</li>
           </ul>
         </Card>
+        )}
         <p className="px-1 text-xs">
           Failed attempts are retried with exponential backoff until max attempts; then the task is dead and shows on{' '}
           <Link className="text-brand-600 hover:underline" href="/failed">Failed &amp; poison</Link>.

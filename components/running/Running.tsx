@@ -1,10 +1,9 @@
 'use client';
 // ExecutionStatus: the attempts running right now, with their worker's session and a ticking elapsed time.
 import Link from 'next/link';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { cancelTask } from '@/app/actions';
 import type { RunningJson } from '../api';
-import { formatDuration } from '../format';
 import { useLive } from '../live';
 import { useAction } from '../useAction';
 import { Badge, KindBadge } from '../ui/Badge';
@@ -14,29 +13,12 @@ import { DataTable, type Column } from '../ui/DataTable';
 import { EmptyState, ErrorState, LoadingState, StaleBanner } from '../ui/States';
 import { Elapsed, RelativeTime } from '../ui/Time';
 import { TokenLink } from '../ui/TokenLink';
-
-function LiveState({ live }: { live: NonNullable<RunningJson['live']> }) {
-  return (
-    <div className="space-y-0.5 text-xs" data-testid="live-state">
-      <div className="flex flex-wrap gap-1">
-        {live.status && <Badge tone={live.status === 'running' ? 'green' : live.status === 'suspended' ? 'amber' : 'gray'}>{live.status}</Badge>}
-        {live.blockingSession ? <Badge tone="red">blocked by {live.blockingSession}</Badge> : null}
-      </div>
-      {live.waitType && (
-        <div className="font-mono text-slate-600">
-          {live.waitType}
-          {live.waitTimeMs !== null && <span className="text-slate-400"> · {formatDuration(live.waitTimeMs)}</span>}
-        </div>
-      )}
-      <div className="text-slate-500">
-        {live.command && <span className="font-mono">{live.command}</span>}
-        {live.cpuMs !== null && <span> · cpu {formatDuration(live.cpuMs)}</span>}
-        {live.percentComplete ? <span> · {live.percentComplete.toFixed(0)}%</span> : null}
-        {live.openTransactions ? <span> · {live.openTransactions} open tran</span> : null}
-      </div>
-    </div>
-  );
-}
+import { cx } from '../ui/cx';
+import { formatLocal } from '../format';
+import { useIsMssql } from '../enqueue/storeInfo';
+import { blockingChains } from './chains';
+import { KillButton, killable } from './KillButton';
+import { ChainMarks, chainTitle, LiveState } from './LiveState';
 
 function CancelButton({ row }: { row: RunningJson }) {
   const [asked, setAsked] = useState(false);
@@ -65,18 +47,32 @@ export function Running() {
   const q = useLive<{ items: RunningJson[] }>(['running'], '/api/running');
   const items = q.data?.items ?? [];
   const anyLive = items.some((r) => r.live);
+  // SQL Server: blocked tasks listed under the task whose session blocks them
+  const chain = useMemo(() => blockingChains(items), [items]);
+  const mssql = useIsMssql();
+  const indent = (r: RunningJson) => ({ paddingLeft: `${(chain.info.get(r.attemptId)?.depth ?? 0) * 1.25}rem` });
+  // SQL Server adds the server state and Kill session: worker, attempt and start move into other cells to keep the table narrow
+  const compact = anyLive || mssql;
 
-  const columns: Column<RunningJson>[] = [
+  const allColumns: Column<RunningJson>[] = [
     {
       key: 'task',
       header: 'Task',
       mobile: 'primary',
       cell: (r) => (
-        <div className="flex min-w-0 items-center gap-2">
-          <TokenLink token={r.token} testId="running-token" />
-          <KindBadge kind={r.kind} />
-          <Link href={`/tasks/${r.token}`} className="max-w-72 truncate font-mono text-xs text-slate-800 hover:underline" title={r.command} data-testid="running-command">{r.command}</Link>
-          {r.cancelRequested && <Badge tone="amber">cancel requested</Badge>}
+        <div style={indent(r)} title={chainTitle(chain.info.get(r.attemptId))}>
+          <div className="flex min-w-0 items-center gap-2">
+            {(chain.info.get(r.attemptId)?.depth ?? 0) > 0 && <span className="text-slate-400" aria-hidden>↳</span>}
+            <TokenLink token={r.token} testId="running-token" />
+            <KindBadge kind={r.kind} />
+            {compact && <span className="tabular whitespace-nowrap text-xs text-slate-500">attempt {r.attempt}/{r.maxAttempts}</span>}
+            {!compact && <Link href={`/tasks/${r.token}`} className="max-w-72 truncate font-mono text-xs text-slate-800 hover:underline" title={r.command} data-testid="running-command">{r.command}</Link>}
+            {r.cancelRequested && <Badge tone="amber">cancel requested</Badge>}
+          </div>
+          {compact && (
+            <Link href={`/tasks/${r.token}`} className="mt-0.5 block max-w-72 truncate font-mono text-xs text-slate-800 hover:underline" title={r.command} data-testid="running-command">{r.command}</Link>
+          )}
+          <ChainMarks chain={chain.info.get(r.attemptId)} />
         </div>
       ),
     },
@@ -96,13 +92,39 @@ export function Running() {
       ),
     },
     { key: 'worker', header: 'Worker', cell: (r) => <span className="block max-w-48 truncate font-mono text-xs text-slate-600" title={r.workerId}>{r.workerId}</span> },
-    { key: 'session', header: 'Session', align: 'right', cell: (r) => <span className="tabular font-mono text-xs" data-testid="running-session">{r.session ?? '—'}</span> },
+    {
+      key: 'session',
+      header: 'Session',
+      align: compact ? 'left' : 'right',
+      cell: (r) => compact ? (
+        <div className="text-xs">
+          <span className="whitespace-nowrap font-mono text-slate-800">SPID <span className="tabular" data-testid="running-session">{r.session ?? '—'}</span></span>
+          <span className="block max-w-36 truncate font-mono text-[11px] text-slate-500" title={r.workerId}>{r.workerId}</span>
+        </div>
+      ) : <span className="tabular font-mono text-xs" data-testid="running-session">{r.session ?? '—'}</span>,
+    },
     { key: 'attempt', header: 'Attempt', align: 'right', cell: (r) => <span className="tabular text-xs">{r.attempt} / {r.maxAttempts}</span> },
     { key: 'started', header: 'Started', cell: (r) => <RelativeTime iso={r.startedAt} className="text-xs text-slate-600" /> },
-    { key: 'elapsed', header: 'Elapsed', align: 'right', cell: (r) => <Elapsed from={r.startedAt} testId="running-elapsed" /> },
+    {
+      key: 'elapsed',
+      header: 'Elapsed',
+      align: 'right',
+      cell: (r) => <span className="whitespace-nowrap" title={`started ${formatLocal(r.startedAt)}`}><Elapsed from={r.startedAt} testId="running-elapsed" /></span>,
+    },
     ...(anyLive ? [{ key: 'live', header: 'Server state', cell: (r: RunningJson) => (r.live ? <LiveState live={r.live} /> : <span className="text-xs text-slate-400">—</span>) }] : []),
-    { key: 'actions', header: <span className="sr-only">Actions</span>, align: 'right', cell: (r) => <CancelButton row={r} /> },
+    {
+      key: 'actions',
+      header: <span className="sr-only">Actions</span>,
+      align: 'right',
+      cell: (r) => (
+        <div className={cx('flex justify-end gap-1.5', compact && 'flex-col items-end')}>
+          <CancelButton row={r} />
+          {mssql && killable(r) && <KillButton row={r} />}
+        </div>
+      ),
+    },
   ];
+  const columns = allColumns.filter((c) => !(compact && ['worker', 'attempt', 'started'].includes(c.key)));
 
   return (
     <>
@@ -111,7 +133,9 @@ export function Running() {
       <Card testId="running-card">
         <CardHeader
           title={q.data ? `${items.length} running` : 'Running attempts'}
-          subtitle="Elapsed time ticks live; cancelling a running handler is cooperative (its AbortSignal fires)."
+          subtitle={anyLive
+            ? 'Elapsed time and the server state (sys.dm_exec_requests) refresh every second; a blocked task is listed under the task whose session blocks it.'
+            : 'Elapsed time ticks live; cancelling a running handler is cooperative (its AbortSignal fires).'}
         />
         {q.isPending ? (
           <LoadingState />
@@ -124,12 +148,18 @@ export function Running() {
         ) : (
           <DataTable
             testId="running-table"
-            rows={items}
+            rows={chain.rows}
             columns={columns}
             rowKey={(r) => r.attemptId}
-            rowAttrs={(r) => ({ 'data-testid': 'running-row', 'data-token': r.token })}
+            rowAttrs={(r) => ({
+              'data-testid': 'running-row',
+              'data-token': r.token,
+              'data-depth': String(chain.info.get(r.attemptId)?.depth ?? 0),
+              'data-blocked-by': chain.info.get(r.attemptId)?.blocker ? String(chain.info.get(r.attemptId)!.blocker!.session) : undefined,
+            })}
+            rowClassName={(r) => (chain.info.get(r.attemptId)?.blocker ? 'bg-rose-50/40' : undefined)}
             phoneRow={(r) => (
-              <div className="space-y-1.5">
+              <div className="space-y-1.5" style={indent(r)}>
                 <div className="flex items-center gap-2">
                   <span className="min-w-0 flex-1 truncate font-mono text-sm text-slate-900" title={r.command} data-testid="running-command">{r.command}</span>
                   <Elapsed from={r.startedAt} testId="running-elapsed" className="tabular font-mono text-sm font-semibold text-amber-700" />
@@ -145,8 +175,12 @@ export function Running() {
                 </div>
                 <div className="flex items-center justify-between gap-2">
                   <span className="min-w-0 truncate font-mono text-xs text-slate-400" title={r.workerId}>{r.workerId}</span>
-                  <CancelButton row={r} />
+                  <div className="flex gap-1.5">
+                    <CancelButton row={r} />
+                    {mssql && killable(r) && <KillButton row={r} />}
+                  </div>
                 </div>
+                <ChainMarks chain={chain.info.get(r.attemptId)} />
                 {r.live && <LiveState live={r.live} />}
               </div>
             )}

@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useState } from 'react';
 import type { WorkerJson, WorkersJson } from '../api';
-import { formatAge, formatLocal } from '../format';
+import { formatAge } from '../format';
 import { useLive } from '../live';
 import { Badge, WorkerStateBadge } from '../ui/Badge';
 import { Card, CardHeader, PageHeader } from '../ui/Card';
@@ -13,6 +13,7 @@ import { cx } from '../ui/cx';
 import { Elapsed, RelativeTime } from '../ui/Time';
 import { TokenLink } from '../ui/TokenLink';
 import { PoolSize } from './PoolSize';
+import { WorkerSession } from './WorkerSession';
 
 interface Proc {
   key: string;
@@ -42,6 +43,9 @@ function groupByProcess(workers: WorkerJson[], pool: WorkersJson['pool']): Proc[
   return [...map.values()].sort((a, b) => Number(b.self) - Number(a.self) || a.key.localeCompare(b.key));
 }
 
+/** "this login lacks X: …" → "This login lacks X: …." */
+const sentence = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}${/[.!?]$/.test(s) ? '' : '.'}`;
+
 function HeartbeatAge({ ms, state }: { ms: number; state: string }) {
   const stale = (state === 'running' || state === 'lost') && ms > 5000;
   return (
@@ -67,12 +71,7 @@ const columns: Column<WorkerJson>[] = [
   {
     key: 'session',
     header: 'Session',
-    cell: (w) => (
-      <span className="font-mono text-xs" title={`login ${w.loginTime ?? '—'}`} data-testid="worker-session">
-        {w.session}
-        <span className="ml-1 text-slate-400">{w.loginTime ? formatLocal(w.loginTime).slice(11) : ''}</span>
-      </span>
-    ),
+    cell: (w) => <WorkerSession w={w} />,
   },
   { key: 'heartbeat', header: 'Heartbeat', cell: (w) => <HeartbeatAge ms={w.heartbeatAgeMs} state={w.state} /> },
   {
@@ -119,7 +118,8 @@ export function Workers() {
       {d?.liveStatus && !d.liveStatus.available && (
         <div className="mb-4" data-testid="live-status-note">
           <Notice tone="info">
-            Live request state (wait type, blocking session, CPU) is not shown: {d.liveStatus.reason ?? 'the login cannot read the server state views'}. Grant VIEW SERVER STATE (or VIEW DATABASE STATE) to see it.
+            <b>Live request state is off.</b> <span data-testid="live-status-reason">{sentence(d.liveStatus.reason ?? 'the login cannot read the server state views')}</span> The Running page shows
+            readpast&apos;s own columns only; grant VIEW SERVER STATE (VIEW DATABASE STATE on Azure SQL Database) to see waits, blocking and CPU.
           </Notice>
         </div>
       )}
@@ -181,7 +181,7 @@ export function Workers() {
                           <HeartbeatAge ms={w.heartbeatAgeMs} state={w.state} />
                         </div>
                         <div className="flex flex-wrap items-center gap-x-3 text-xs text-slate-500">
-                          <span className="font-mono">spid <span data-testid="worker-session">{w.session}</span></span>
+                          <WorkerSession w={w} />
                           {w.currentTask ? (
                             <>
                               <TokenLink token={w.currentTask.token} />
