@@ -22,7 +22,13 @@ export function StageProgress({ batch }: { batch: BatchJson }) {
           <li key={s.stage} className={cx('px-4 py-3', state === 'active' && 'bg-amber-50/40')} data-testid="stage-row" data-stage={s.stage} data-state={state}>
             <div className="mb-1.5 flex flex-wrap items-center gap-x-3 gap-y-1">
               <span className="text-sm font-semibold text-slate-900">Stage {s.stage}</span>
-              {state === 'done' && s.dead > 0 ? <Badge tone="red">done, {s.dead} dead</Badge> : STATE_BADGE[state]}
+              {state === 'done' && s.dead > 0 ? (
+                <Badge tone="red">done, {s.dead} dead</Badge>
+              ) : state === 'done' && s.cancelled === s.total ? (
+                <Badge tone="gray">cancelled</Badge>
+              ) : (
+                STATE_BADGE[state]
+              )}
               <span className="tabular text-xs text-slate-500" data-testid="stage-done">{done} / {s.total} done</span>
               <span className="ml-auto flex flex-wrap items-center gap-x-2 text-xs text-slate-500">
                 {s.firstStartedAt ? (

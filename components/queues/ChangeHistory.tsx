@@ -1,5 +1,6 @@
 'use client';
 // Recorded limit and pause changes: when, by whom or from where, old → new.
+import { useState } from 'react';
 import { formatLocal } from '../format';
 import { useLive } from '../live';
 import { Badge } from '../ui/Badge';
@@ -56,7 +57,10 @@ function PhoneRow({ c }: { c: QueueChangeJson }) {
   );
 }
 
+const FIRST = 15;
+
 export function ChangeHistory({ queue, all }: { queue: string; all: QueueChangeJson[] | undefined }) {
+  const [expanded, setExpanded] = useState(false);
   const one = useLive<ChangesJson>(['queue-changes', queue], `/api/queues/${encodeURIComponent(queue)}/changes`, { enabled: queue !== '' });
   const changes = queue ? one.data?.changes : all;
   const pending = queue ? one.isPending : all === undefined;
@@ -78,11 +82,18 @@ export function ChangeHistory({ queue, all }: { queue: string; all: QueueChangeJ
       ) : (
         <DataTable
           testId="history-table"
-          rows={changes}
+          rows={expanded ? changes : changes.slice(0, FIRST)}
           columns={queue ? columns.filter((c) => c.key !== 'queue') : columns}
           rowKey={(c) => c.id}
           rowAttrs={(c) => ({ 'data-testid': 'change-row', 'data-queue': c.queue, 'data-field': c.field })}
           phoneRow={(c) => <PhoneRow c={c} />}
+          footer={
+            changes.length > FIRST ? (
+              <button type="button" className="text-xs font-medium text-brand-600 hover:underline" onClick={() => setExpanded((v) => !v)} data-testid="history-more">
+                {expanded ? `Show the newest ${FIRST}` : `Show all ${changes.length}`}
+              </button>
+            ) : undefined
+          }
         />
       )}
     </Card>

@@ -7,7 +7,7 @@ const MAX_SLOTS = 16;
 export function Gauge({ running, limit, paused }: { running: number; limit: number | null; paused: boolean }) {
   if (limit === null) {
     return (
-      <div data-testid="queue-gauge" data-running={running} className="flex items-center gap-2 text-xs">
+      <div data-testid="queue-gauge" data-running={running} className="flex items-center gap-2 whitespace-nowrap text-xs">
         <span className="tabular font-semibold text-slate-900" data-testid="gauge-text">{formatNumber(running)} running</span>
         <span className="rounded bg-slate-100 px-1.5 py-0.5 text-[11px] font-medium text-slate-500">unlimited</span>
       </div>
@@ -19,14 +19,15 @@ export function Gauge({ running, limit, paused }: { running: number; limit: numb
   const title = over > 0
     ? `${running} running, ${over} over the limit of ${limit}: they finish, and nothing new starts until fewer than ${limit} run`
     : `${running} of ${limit} tokens in use`;
+  const why = paused ? `${title}; paused: nothing new starts` : full && over === 0 ? `${title}; pending tasks wait for a token` : title;
   return (
-    <div data-testid="queue-gauge" data-running={running} data-limit={limit} className="min-w-0 space-y-1" title={title}>
-      <div className="flex items-baseline gap-1.5 text-xs">
+    <div data-testid="queue-gauge" data-running={running} data-limit={limit} className="min-w-0 space-y-1" title={why}>
+      <div className="flex items-baseline gap-1.5 whitespace-nowrap text-xs">
         <span className={cx('tabular font-semibold', over > 0 ? 'text-rose-700' : full ? 'text-amber-700' : 'text-slate-900')} data-testid="gauge-text">
           {formatNumber(running)} / {formatNumber(limit)}
         </span>
         <span className="text-slate-500">
-          {over > 0 ? 'over limit, draining' : full ? (paused ? 'full' : 'full, tasks wait') : 'running'}
+          {over > 0 ? 'over limit' : full ? 'full' : 'running'}
         </span>
       </div>
       {slots <= MAX_SLOTS ? (

@@ -56,6 +56,7 @@ export function LimitEditor({ queue, limit }: { queue: string; limit: number | n
       }}
     >
       <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
+        <span className="flex items-center gap-2 whitespace-nowrap">
         <label htmlFor={`${id}-n`} className="sr-only">Concurrency limit of {queue}</label>
         <input
           id={`${id}-n`}
@@ -100,6 +101,7 @@ export function LimitEditor({ queue, limit }: { queue: string; limit: number | n
           />
           unlimited
         </label>
+        </span>
         {dirty && changed && (
           <Button type="submit" size="sm" variant="primary" busy={save.busy} data-testid="limit-save">
             Save

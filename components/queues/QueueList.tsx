@@ -29,6 +29,13 @@ function QueueName({ q, selected, onSelect }: { q: QueueJson; selected: boolean;
       </button>
       {q.paused && <Badge tone="amber">paused</Badge>}
       {q.concurrencyLimit === 1 && <Badge tone="violet">singleton</Badge>}
+      <Link
+        href={`/log?queue=${encodeURIComponent(q.name)}`}
+        className="shrink-0 text-xs text-slate-400 hover:text-brand-600 hover:underline"
+        title={`Execution log of ${q.name}`}
+      >
+        log
+      </Link>
     </div>
   );
 }
@@ -45,17 +52,7 @@ export function QueueList({ queues, selected, onSelect }: { queues: QueueJson[];
       cell: (q) => (q.concurrencyLimit === null && q.granted === 0 ? <span className="text-slate-300">—</span> : <Count n={q.granted} tone="text-amber-700" testId="queue-granted" />),
     },
     { key: 'limit', header: 'Limit', cell: (q) => <LimitEditor queue={q.name} limit={q.concurrencyLimit} /> },
-    { key: 'paused', header: 'Claims', cell: (q) => <PauseSwitch queue={q.name} paused={q.paused} /> },
-    {
-      key: 'links',
-      header: <span className="sr-only">Links</span>,
-      align: 'right',
-      cell: (q) => (
-        <Link href={`/log?queue=${encodeURIComponent(q.name)}`} className="whitespace-nowrap text-xs text-slate-500 hover:text-brand-600 hover:underline">
-          log →
-        </Link>
-      ),
-    },
+    { key: 'paused', header: 'Pause', cell: (q) => <PauseSwitch queue={q.name} paused={q.paused} /> },
   ];
 
   return (

@@ -84,7 +84,7 @@ export function Running() {
           <span className="font-mono">{r.queue}</span>
           {r.tokenNo !== null && <span className="ml-1.5 text-slate-400" title="concurrency token held by this attempt">token {r.tokenNo}</span>}
           {r.batchId !== null && (
-            <Link href={`/log?batch=${r.batchId}`} className="block text-violet-700 hover:underline">
+            <Link href={`/batches/${r.batchId}`} className="block text-violet-700 hover:underline">
               batch {r.batchId}{r.stage !== null && ` · stage ${r.stage}`}
             </Link>
           )}
@@ -168,7 +168,7 @@ export function Running() {
                   <TokenLink token={r.token} testId="running-token" />
                   <span className="font-mono">{r.queue}</span>
                   {r.tokenNo !== null && <span>token {r.tokenNo}</span>}
-                  {r.batchId !== null && <Link href={`/log?batch=${r.batchId}`} className="text-violet-700">batch {r.batchId}{r.stage !== null && ` · stage ${r.stage}`}</Link>}
+                  {r.batchId !== null && <Link href={`/batches/${r.batchId}`} className="text-violet-700">batch {r.batchId}{r.stage !== null && ` · stage ${r.stage}`}</Link>}
                   <span>attempt {r.attempt}/{r.maxAttempts}</span>
                   <span className="font-mono">spid <span data-testid="running-session">{r.session ?? '—'}</span></span>
                   <span>started <RelativeTime iso={r.startedAt} /></span>
