@@ -26,7 +26,7 @@ function Tip({ active, payload, model }: TooltipContentProps<number, string> & {
       <div className="mb-1 flex items-center gap-2 font-medium text-slate-900">
         <span className="size-2 rounded-full" style={{ background: OUTCOME_COLOR[row.outcome] ?? '#94a3b8' }} />
         stage {row.stage}
-        {a ? <span className="font-mono text-slate-500">{shortToken(a.token)} · attempt {a.attempt}</span> : <span className="text-slate-500">{row.count} attempts</span>}
+        {a ? <span className="font-mono text-slate-500">{shortToken(a.token)} · attempt {a.attempt}</span> : <span className="text-slate-500">{row.count} attempt{row.count === 1 ? '' : 's'}</span>}
       </div>
       <div className="text-slate-600">{row.outcome.replace('_', ' ')} · {formatDuration(end - start)}</div>
       <div className="text-slate-500">{formatLocal(new Date(model.t0 + start).toISOString()).slice(11)} → {a && !a.endedAt ? 'now' : formatLocal(new Date(model.t0 + end).toISOString()).slice(11)}</div>
@@ -102,7 +102,7 @@ export function Timeline({ batch }: { batch: BatchJson }) {
         title="Timeline"
         subtitle={
           model && model.rows.length > 0
-            ? `${attempts!.length} attempt${attempts!.length === 1 ? '' : 's'} from ExecutionLog, ${model.mode === 'attempt' ? 'one row each, grouped by stage' : 'one row per stage'}; dashed lines mark each stage's first start.${q.data?.truncated ? ' Only the first 5,000 attempts are drawn.' : ''}`
+            ? `${attempts!.length} attempt${attempts!.length === 1 ? '' : 's'} from ExecutionLog, ${model.mode === 'attempt' ? 'one row each, grouped by stage' : 'one row per stage and outcome, from its first start to its last end'}; dashed lines mark each stage's first start.${q.data?.truncated ? ' Only the first 5,000 attempts are drawn.' : ''}`
             : 'Attempts from ExecutionLog, per stage'
         }
         actions={

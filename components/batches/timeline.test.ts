@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildTimeline, formatOffset, stageOutcome } from './timeline';
+import { buildTimeline, formatOffset } from './timeline';
 import type { TimelineAttemptJson } from './types';
 
 const T0 = Date.parse('2025-01-01T00:00:00.000Z');
@@ -56,25 +56,24 @@ describe('buildTimeline', () => {
     expect(end).toBeGreaterThan(start);
   });
 
-  it('draws one row per stage above the limit, coloured by the worst outcome', () => {
-    const list = [attempt(1, 0, 0, 1000), attempt(2, 0, 100, 1500, 'failed'), attempt(3, 2, 1600, 2000), attempt(4, 2, 1700, null, 'running')];
+  it('draws one row per stage and outcome above the limit, spanning those attempts', () => {
+    const list = [
+      attempt(1, 0, 0, 1000),
+      attempt(2, 0, 100, 1500, 'failed'),
+      attempt(5, 0, 200, 1200),
+      attempt(3, 2, 1600, 2000),
+      attempt(4, 2, 1700, null, 'running'),
+    ];
     const m = buildTimeline(list, T0 + 2500, 3);
     expect(m.mode).toBe('stage');
-    expect(m.rows.map((r) => [r.label, r.count, r.outcome, r.range])).toEqual([
-      ['stage 0', 2, 'failed', [0, 1500]],
-      ['stage 2', 2, 'running', [1600, 2500]],
+    expect(m.rows.map((r) => [r.label, r.stage, r.outcome, r.count, r.range])).toEqual([
+      ['stage 0', 0, 'succeeded', 2, [0, 1200]],
+      ['', 0, 'failed', 1, [100, 1500]],
+      ['stage 2', 2, 'succeeded', 1, [1600, 2000]],
+      ['', 2, 'running', 1, [1700, 2500]],
     ]);
     expect(m.rows.every((r) => r.attempt === null)).toBe(true);
-  });
-});
-
-describe('stageOutcome', () => {
-  it('prefers running, then failed, then abandoned and cancelled', () => {
-    expect(stageOutcome(['succeeded', 'running', 'failed'])).toBe('running');
-    expect(stageOutcome(['succeeded', 'timed_out', 'cancelled'])).toBe('failed');
-    expect(stageOutcome(['cancelled', 'abandoned'])).toBe('abandoned');
-    expect(stageOutcome(['succeeded', 'cancelled'])).toBe('cancelled');
-    expect(stageOutcome(['succeeded'])).toBe('succeeded');
+    expect(new Set(m.rows.map((r) => r.key)).size).toBe(m.rows.length);
   });
 });
 

@@ -1,8 +1,9 @@
-// The batch timeline's rows: one per attempt (grouped by stage, in start order), or one per stage
-// when there are too many attempts to draw one by one. Times are milliseconds since the first start.
+// The batch timeline's rows: one per attempt (grouped by stage, in start order), or, when there are
+// too many attempts to draw one by one, one per stage and outcome spanning those attempts. Times are
+// milliseconds since the first start.
 import type { TimelineAttemptJson } from './types';
 
-/** Above this many attempts the chart draws one row per stage. */
+/** Above this many attempts the chart draws one row per stage and outcome. */
 export const PER_ATTEMPT_MAX = 120;
 
 export const OUTCOME_COLOR: Record<string, string> = {
@@ -38,16 +39,8 @@ export interface TimelineModel {
   stageStarts: { stage: number; at: number }[];
 }
 
-const FAILED = new Set(['failed', 'timed_out']);
-
-/** What a stage row is coloured as: running, else failed, else abandoned/cancelled, else succeeded. */
-export function stageOutcome(outcomes: string[]): string {
-  if (outcomes.includes('running')) return 'running';
-  if (outcomes.some((o) => FAILED.has(o))) return 'failed';
-  if (outcomes.includes('abandoned')) return 'abandoned';
-  if (outcomes.includes('cancelled')) return 'cancelled';
-  return 'succeeded';
-}
+/** The order of a stage's outcome rows when attempts are drawn per stage. */
+export const OUTCOME_ORDER = ['succeeded', 'running', 'failed', 'timed_out', 'abandoned', 'cancelled'];
 
 export function buildTimeline(attempts: TimelineAttemptJson[], now: number, max = PER_ATTEMPT_MAX): TimelineModel {
   const parsed = attempts.map((a) => {
@@ -73,18 +66,25 @@ export function buildTimeline(attempts: TimelineAttemptJson[], now: number, max 
   const stageStarts = stages.slice(1).map((stage) => ({ stage, at: Math.min(...byStage.get(stage)!.map((p) => p.start)) - t0 }));
 
   if (parsed.length > max) {
-    const rows = stages.map((stage): TimelineRow => {
+    // per stage, one row per outcome: from the first start to the last end of the attempts that ended so
+    const rows: TimelineRow[] = [];
+    for (const stage of stages) {
       const list = byStage.get(stage)!;
-      return {
-        key: `s${stage}`,
-        label: `stage ${stage}`,
-        stage,
-        range: range(Math.min(...list.map((p) => p.start)), Math.max(...list.map((p) => p.end))),
-        outcome: stageOutcome(list.map((p) => p.a.outcome)),
-        attempt: null,
-        count: list.length,
-      };
-    });
+      const outcomes = OUTCOME_ORDER.filter((o) => list.some((p) => p.a.outcome === o));
+      for (const o of new Set(list.map((p) => p.a.outcome))) if (!outcomes.includes(o)) outcomes.push(o);
+      outcomes.forEach((outcome, i) => {
+        const of = list.filter((p) => p.a.outcome === outcome);
+        rows.push({
+          key: `s${stage}-${outcome}`,
+          label: i === 0 ? `stage ${stage}` : '',
+          stage,
+          range: range(Math.min(...of.map((p) => p.start)), Math.max(...of.map((p) => p.end))),
+          outcome,
+          attempt: null,
+          count: of.length,
+        });
+      });
+    }
     return { mode: 'stage', rows, t0, span, stageStarts };
   }
 
