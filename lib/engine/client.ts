@@ -40,10 +40,10 @@ export class Readpast {
       kinds: this.store.kinds,
       caller: opts.caller ?? null,
       allowSql: opts.allowSql,
-      knowsHandler: async (name: string) => {
+      knowsHandler: (name: string): boolean | Promise<boolean> => {
         if (this.registry.has(name)) return true;
-        remote ??= new Set(await this.store.knownHandlers());
-        return remote.has(name);
+        if (remote) return remote.has(name);
+        return this.store.knownHandlers().then((names) => (remote = new Set(names)).has(name));
       },
     };
   }

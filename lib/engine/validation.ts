@@ -86,10 +86,10 @@ export async function validateEnqueue(raw: unknown, ctx: EnqueueContext, prefix 
       throw new ValidationError(f('payload'), 'must be JSON-serialisable');
     }
     if (text === undefined) throw new ValidationError(f('payload'), 'must be JSON-serialisable');
-    if (Buffer.byteLength(text, 'utf8') > MAX_PAYLOAD_BYTES) {
+    // text.length ≤ bytes ≤ 3 × text.length for UTF-16 → UTF-8: count bytes only when it could matter
+    if (text.length * 3 > MAX_PAYLOAD_BYTES && Buffer.byteLength(text, 'utf8') > MAX_PAYLOAD_BYTES) {
       throw new ValidationError(f('payload'), `larger than ${MAX_PAYLOAD_BYTES} bytes`);
     }
-    payload = JSON.parse(text);
   }
   if (r.stage !== undefined && r.batchId === undefined) throw new ValidationError(f('stage'), 'a stage needs a batchId');
   if (r.kind === 'handler') {
