@@ -69,7 +69,7 @@ export function finish(db: Db, results: AttemptResult[], tally: Tally, now: numb
 /** Expired leases: the attempt is abandoned; the task goes back to pending, or to dead without attempts left. */
 export function rescueExpired(db: Db, tally: Tally, now: number): RescueResult {
   const expired = stmt(db, `SELECT t.id, t.queue, t.batch_id, t.stage, t.token_no, t.attempts, t.max_attempts, t.worker_id
-      FROM ExecutionLog l JOIN Tasks t ON t.id = l.task_id AND t.attempts = l.attempt
+      FROM ExecutionLog l CROSS JOIN Tasks t ON t.id = l.task_id AND t.attempts = l.attempt
       WHERE l.ended_at IS NULL AND t.status = 'running' AND t.lease_until < ?`).all(now) as
     (Ended & { id: number; attempts: number; max_attempts: number; worker_id: string | null })[];
   const res = { retried: 0, dead: 0 };
