@@ -1,5 +1,6 @@
 // The JSON the dashboard reads from its own API routes, and the one fetch helper that reads it.
 import type { attemptJson, metricsJson, runningJson, statsJson, statusJson, taskJson, workerJson } from '@/lib/engine/present';
+import type { LiveRequestState } from '@/lib/engine/types';
 
 export type StatsJson = ReturnType<typeof statsJson>;
 export type QueueCountsJson = StatsJson['queues'][number];
@@ -8,18 +9,7 @@ export type StatusJson = ReturnType<typeof statusJson>;
 export type AttemptJson = ReturnType<typeof attemptJson>;
 export type WorkerJson = ReturnType<typeof workerJson>;
 export type MetricPointJson = ReturnType<typeof metricsJson>[number];
-export type RunningJson = Omit<ReturnType<typeof runningJson>, 'live'> & {
-  live: {
-    status: string | null;
-    command: string | null;
-    waitType: string | null;
-    waitTimeMs: number | null;
-    blockingSession: number | null;
-    cpuMs: number | null;
-    percentComplete: number | null;
-    openTransactions: number | null;
-  } | null;
-};
+export type RunningJson = Omit<ReturnType<typeof runningJson>, 'live'> & { live: LiveRequestState | null };
 
 export interface PageJson<T> {
   items: T[];

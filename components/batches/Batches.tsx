@@ -1,8 +1,9 @@
 'use client';
 // Batches: each batch's progress per stage, its counts, cap and failure policy, newest first, keyset-paged.
 import Link from 'next/link';
-import { usePathname, useRouter, useSearchParams } from 'next/navigation';
-import { useCallback, useState } from 'react';
+import { useSearchParams } from 'next/navigation';
+import { useState } from 'react';
+import { useReplaceQuery } from '../useReplaceQuery';
 import { withQuery } from '../api';
 import { useLive } from '../live';
 import { inputCls } from '../log/LogFilters';
@@ -137,23 +138,13 @@ function StatusFilter({ status, onChange }: { status: string; onChange: (s: stri
 
 export function Batches() {
   const sp = useSearchParams();
-  const router = useRouter();
-  const pathname = usePathname();
   const status = sp.get('status') ?? '';
   const cursor = sp.get('cursor') ?? '';
   // cursors of the newer pages already visited, to step back with "Newer"
   const [trail, setTrail] = useState<{ status: string; cursors: string[] }>({ status, cursors: [] });
   const cursors = trail.status === status ? trail.cursors : [];
 
-  const navigate = useCallback(
-    (params: Record<string, string>) => {
-      const next = new URLSearchParams();
-      for (const [k, v] of Object.entries(params)) if (v) next.set(k, v);
-      const s = next.toString();
-      router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
-    },
-    [router, pathname],
-  );
+  const navigate = useReplaceQuery();
 
   const url = withQuery('/api/batches', { status, cursor, limit: PAGE_SIZE });
   const q = useLive<BatchPageJson>(['batches', url], url, { keepPrevious: true });

@@ -1,7 +1,8 @@
 'use client';
 // Failed & poison: dead tasks grouped by error message, with retry (one, selected, all matching) and delete.
-import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useReplaceQuery } from '../useReplaceQuery';
 import { deleteFailures, deleteTask, retryFailures, retryTask, retryTasks } from '@/app/actions';
 import type { FailuresJson, FailureGroupJson, StatsJson } from '../api';
 import { withQuery } from '../api';
@@ -28,22 +29,16 @@ const plural = (n: number, word: string) => `${formatNumber(n)} ${word}${n === 1
 
 export function Failed() {
   const sp = useSearchParams();
-  const router = useRouter();
-  const pathname = usePathname();
   const queue = sp.get('queue') ?? '';
   const q = sp.get('q') ?? '';
   const message = sp.get('message') ?? '';
   const [text, setText] = useState(q);
   useEffect(() => setText(q), [q]);
 
+  const replaceQuery = useReplaceQuery();
   const setParams = useCallback(
-    (change: Record<string, string>) => {
-      const next = new URLSearchParams();
-      for (const [k, v] of Object.entries({ queue, q, message, ...change })) if (v) next.set(k, v);
-      const s = next.toString();
-      router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
-    },
-    [router, pathname, queue, q, message],
+    (change: Record<string, string>) => replaceQuery({ queue, q, message, ...change }),
+    [replaceQuery, queue, q, message],
   );
   useEffect(() => {
     if (text === q) return;

@@ -1,7 +1,8 @@
 'use client';
 // ExecutionLog: every attempt, newest first; filters live in the URL, pages are keyset cursors.
-import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useSearchParams } from 'next/navigation';
 import { useCallback, useMemo, useState } from 'react';
+import { useReplaceQuery } from '../useReplaceQuery';
 import type { AttemptJson, PageJson, StatsJson } from '../api';
 import { withQuery } from '../api';
 import { useLive } from '../live';
@@ -16,8 +17,6 @@ const KEYS = ['outcome', 'queue', 'batch', 'q', 'from', 'to'] as const;
 
 export function ExecutionLog() {
   const sp = useSearchParams();
-  const router = useRouter();
-  const pathname = usePathname();
   const filter: LogFilter = {
     outcome: sp.get('outcome') ?? '',
     queue: sp.get('queue') ?? '',
@@ -32,15 +31,7 @@ export function ExecutionLog() {
   const [trail, setTrail] = useState<{ key: string; cursors: string[] }>({ key: filterKey, cursors: [] });
   const cursors = trail.key === filterKey ? trail.cursors : [];
 
-  const navigate = useCallback(
-    (params: Record<string, string>) => {
-      const next = new URLSearchParams();
-      for (const [k, v] of Object.entries(params)) if (v) next.set(k, v);
-      const s = next.toString();
-      router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
-    },
-    [router, pathname],
-  );
+  const navigate = useReplaceQuery();
 
   const current = useMemo(() => Object.fromEntries(KEYS.map((k) => [k, sp.get(k) ?? ''])), [sp]);
   const onFilter = useCallback(

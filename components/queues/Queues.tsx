@@ -1,7 +1,8 @@
 'use client';
 // Queues: live concurrency limits and pause per queue, the token grants, and the change history.
-import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useSearchParams } from 'next/navigation';
 import { useCallback, useMemo, useState } from 'react';
+import { useReplaceQuery } from '../useReplaceQuery';
 import { useLive } from '../live';
 import { inputCls } from '../log/LogFilters';
 import { Card, CardHeader, PageHeader } from '../ui/Card';
@@ -15,20 +16,14 @@ const FILTER_FROM = 8;
 
 export function Queues() {
   const sp = useSearchParams();
-  const router = useRouter();
-  const pathname = usePathname();
   const selected = sp.get('queue') ?? '';
   const mode: TokenMode = sp.get('tokens') === 'all' ? 'all' : 'granted';
   const [filter, setFilter] = useState('');
 
+  const replaceQuery = useReplaceQuery();
   const setParams = useCallback(
-    (change: Record<string, string>) => {
-      const next = new URLSearchParams();
-      for (const [k, v] of Object.entries({ queue: selected, tokens: mode === 'all' ? 'all' : '', ...change })) if (v) next.set(k, v);
-      const s = next.toString();
-      router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
-    },
-    [router, pathname, selected, mode],
+    (change: Record<string, string>) => replaceQuery({ queue: selected, tokens: mode === 'all' ? 'all' : '', ...change }),
+    [replaceQuery, selected, mode],
   );
 
   const q = useLive<QueuesJson>(['queues'], '/api/queues');
