@@ -1,5 +1,6 @@
 // Argument parsing on node:util parseArgs (strict), with errors that name the flag.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { MAX_QUEUE_NAME_LENGTH, QUEUE_NAME_CHARS } from '../lib/engine/limits';
 import { queueName, token as tokenSchema } from '../lib/engine/validation';
 import { UsageError } from './errors';
 
@@ -70,13 +71,16 @@ export function jsonFlag(flag: string, value: string | undefined): unknown {
   }
 }
 
+/** What a queue name may be, in the words of the queue-name errors. */
+const QUEUE_NAME_HINT = `${QUEUE_NAME_CHARS}, max ${MAX_QUEUE_NAME_LENGTH}`;
+
 /** A comma-separated list of queue names; undefined when absent. */
 export function queuesFlag(flag: string, value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   const names = value.split(',').map((s) => s.trim());
   for (const name of names) {
     if (!queueName.safeParse(name).success) {
-      throw new UsageError(flag, `${JSON.stringify(name)} is not a queue name (letters, digits, . _ : -, max 64)`);
+      throw new UsageError(flag, `${JSON.stringify(name)} is not a queue name (${QUEUE_NAME_HINT})`);
     }
   }
   return [...new Set(names)];
@@ -91,7 +95,7 @@ export function tokenArg(value: string): string {
 /** A queue name given as an argument (`NAME`), checked before the database is opened. */
 export function queueArg(value: string, name = 'NAME'): string {
   if (!queueName.safeParse(value).success) {
-    throw new UsageError(name, `${JSON.stringify(value.slice(0, 80))} is not a queue name (letters, digits, . _ : -, max 64)`);
+    throw new UsageError(name, `${JSON.stringify(value.slice(0, 80))} is not a queue name (${QUEUE_NAME_HINT})`);
   }
   return value;
 }

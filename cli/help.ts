@@ -1,4 +1,9 @@
-// Usage text of the command line, kept apart from the commands so `help` loads nothing else.
+// Usage text of the command line, kept apart from the commands so `help` loads nothing else
+// (but the bounds it quotes, from a module that imports nothing).
+import {
+  MAX_ATTEMPTS, MAX_BATCH_PARALLEL, MAX_CONCURRENCY_LIMIT, MAX_PRIORITY, MAX_STAGE, MIN_ATTEMPTS, MIN_BATCH_PARALLEL,
+  MIN_CONCURRENCY_LIMIT, MIN_PRIORITY, MIN_STAGE,
+} from '../lib/engine/limits';
 
 const GENERAL = `readpast — durable parallel tasks on SQL Server or SQLite
 
@@ -67,14 +72,14 @@ Options:
   --procedure NAME     run a stored procedure with --payload as its parameters (SQL Server only)
   --payload JSON       the handler's payload / the procedure's parameters (a JSON value)
   --queue Q            queue name (default 'default')
-  --priority N         higher runs first, -1000 to 1000 (default 0); negative: --priority=-5
-  --max-attempts N     attempts before the task is dead, 1 to 100 (default: the queue's)
+  --priority N         higher runs first, ${MIN_PRIORITY} to ${MAX_PRIORITY} (default 0); negative: --priority=-5
+  --max-attempts N     attempts before the task is dead, ${MIN_ATTEMPTS} to ${MAX_ATTEMPTS} (default: the queue's)
   --run-at ISO         not before this time, e.g. 2030-01-01T09:00:00Z
   --timeout-ms N       abort an attempt after N ms (outcome timed_out)
   --dedup-key K        unique among unfinished tasks; a duplicate prints the existing token
   --batch ID           add the task to an open batch (see 'readpast help batch'); exit 3 when
                        there is no such batch, 4 when it is released or finished
-  --stage K            its stage in the batch, 0 to 10000 (default 0); needs --batch
+  --stage K            its stage in the batch, ${MIN_STAGE} to ${MAX_STAGE} (default 0); needs --batch
   --handlers MODULE    load custom handlers first, so their names are accepted (see worker)`,
 
   status: `Usage: readpast status TOKEN [--json]
@@ -106,7 +111,7 @@ Exit 3 when no task has that token, 4 when the task is already finished.`,
 set      Changes a queue's concurrency limit and/or pauses it, live, for every worker on the
          database (the queue is created if it does not exist yet). Give at least one of:
            --limit N      at most N of the queue's tasks run at once, across all processes
-                          (1 to 10000; 1 = singleton). Raising takes effect on the next claim;
+                          (${MIN_CONCURRENCY_LIMIT} to ${MAX_CONCURRENCY_LIMIT}; 1 = singleton). Raising takes effect on the next claim;
                           lowering never stops running tasks, it grants nothing until fewer
                           than N run
            --unlimited    no limit (cannot be combined with --limit)
@@ -134,7 +139,7 @@ stage K starts only once every task of the stages before it is finished. Add tas
 'readpast enqueue … --batch ID --stage K'.
 
 create   Prints the new batch's id alone on stdout, so id=$(readpast batch create) works.
-           --max-parallel N        at most N of the batch's tasks run at once (1 to 10000;
+           --max-parallel N        at most N of the batch's tasks run at once (${MIN_BATCH_PARALLEL} to ${MAX_BATCH_PARALLEL};
                                    default: no cap)
            --on-failure continue   a dead task does not stop the batch (default)
            --on-failure abort      a dead task cancels the batch's remaining stages

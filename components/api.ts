@@ -1,5 +1,5 @@
 // The JSON the dashboard reads from its own API routes, and the one fetch helper that reads it.
-import type { attemptJson, metricsJson, runningJson, statsJson, statusJson, taskJson, workerJson } from '@/lib/engine/present';
+import type { attemptJson, metricsJson, runningJson, statsJson, statusJson, taskJson, workerJson } from '@/lib/api/present';
 import type { LiveRequestState } from '@/lib/engine/types';
 
 export type StatsJson = ReturnType<typeof statsJson>;

@@ -2,13 +2,13 @@
 // readpast batch status ID [--json] | release ID | cancel ID
 // readpast batch wait ID [--stage K] [--timeout-s S] [--json]   exit 5 when the timeout passes first
 import { ValidationError } from '../../lib/engine/errors';
+import { MAX_BATCH_PARALLEL, MAX_STAGE, MIN_BATCH_PARALLEL, MIN_STAGE } from '../../lib/engine/limits';
 import { batchIdArg, intFlag, parseFlags, positionals, subcommand } from '../args';
 import { print, withContext } from '../context';
 import { EXIT, UsageError } from '../errors';
 import { SUBCOMMANDS } from '../help';
 import { formatBatch, formatWaited } from '../format-batches';
 
-export const MAX_STAGE = 10_000;
 export const MAX_WAIT_S = 7 * 24 * 3600;
 const ON_FAILURE = ['continue', 'abort'] as const;
 
@@ -26,7 +26,7 @@ async function create(argv: string[]): Promise<number> {
   });
   positionals(rest, []);
   const request: { maxParallel?: number; onFailure?: (typeof ON_FAILURE)[number] } = {};
-  const maxParallel = intFlag('--max-parallel', values['max-parallel'], 1, 10_000);
+  const maxParallel = intFlag('--max-parallel', values['max-parallel'], MIN_BATCH_PARALLEL, MAX_BATCH_PARALLEL);
   if (maxParallel !== undefined) request.maxParallel = maxParallel;
   const onFailure = values['on-failure'];
   if (onFailure !== undefined) {
@@ -89,7 +89,7 @@ async function wait(argv: string[]): Promise<number> {
     allowPositionals: true,
   });
   const id = idOf(rest);
-  const stage = intFlag('--stage', values.stage, 0, MAX_STAGE);
+  const stage = intFlag('--stage', values.stage, MIN_STAGE, MAX_STAGE);
   const timeoutS = intFlag('--timeout-s', values['timeout-s'], 0, MAX_WAIT_S);
   return withContext({}, async ({ readpast }) => {
     const r = await readpast.waitBatch(id, {

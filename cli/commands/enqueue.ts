@@ -1,6 +1,9 @@
 // readpast enqueue (--handler NAME | --sql TEXT | --procedure NAME) [options] [--batch ID [--stage K]]
 // — prints the token alone.
 import { NotFoundError, ValidationError } from '../../lib/engine/errors';
+import {
+  MAX_ATTEMPTS, MAX_PRIORITY, MAX_STAGE, MAX_TIMEOUT_MS, MIN_ATTEMPTS, MIN_PRIORITY, MIN_STAGE, MIN_TIMEOUT_MS,
+} from '../../lib/engine/limits';
 import { batchIdArg, intFlag, jsonFlag, parseFlags, positionals } from '../args';
 import { print, withContext } from '../context';
 import { EXIT, UsageError } from '../errors';
@@ -53,16 +56,16 @@ export async function run(argv: string[]): Promise<number> {
   const payload = jsonFlag('--payload', values.payload);
   if (payload !== undefined) request.payload = payload;
   if (values.queue !== undefined) request.queue = values.queue;
-  const priority = intFlag('--priority', values.priority, -1000, 1000);
+  const priority = intFlag('--priority', values.priority, MIN_PRIORITY, MAX_PRIORITY);
   if (priority !== undefined) request.priority = priority;
-  const maxAttempts = intFlag('--max-attempts', values['max-attempts'], 1, 100);
+  const maxAttempts = intFlag('--max-attempts', values['max-attempts'], MIN_ATTEMPTS, MAX_ATTEMPTS);
   if (maxAttempts !== undefined) request.maxAttempts = maxAttempts;
-  const timeoutMs = intFlag('--timeout-ms', values['timeout-ms'], 1, 7 * 24 * 3600 * 1000);
+  const timeoutMs = intFlag('--timeout-ms', values['timeout-ms'], MIN_TIMEOUT_MS, MAX_TIMEOUT_MS);
   if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
   if (values['run-at'] !== undefined) request.runAt = values['run-at'];
   if (values['dedup-key'] !== undefined) request.dedupKey = values['dedup-key'];
   if (values.batch !== undefined) request.batchId = batchIdArg(values.batch, '--batch');
-  const stage = intFlag('--stage', values.stage, 0, 10_000);
+  const stage = intFlag('--stage', values.stage, MIN_STAGE, MAX_STAGE);
   if (stage !== undefined) {
     if (request.batchId === undefined) throw new UsageError('--stage', 'needs --batch ID');
     request.stage = stage;

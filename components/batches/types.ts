@@ -1,5 +1,5 @@
 // The JSON the Batches pages read: batches with per-stage counts, one batch's tasks, its attempts.
-import type { BatchJson } from '@/lib/engine/present';
+import type { BatchJson } from '@/lib/api/present';
 import type { PageJson, TaskJson } from '../api';
 
 export type { BatchJson };

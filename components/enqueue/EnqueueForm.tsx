@@ -3,6 +3,9 @@
 import Link from 'next/link';
 import { useMemo, useState } from 'react';
 import { enqueueTask } from '@/app/actions';
+import {
+  MAX_ATTEMPTS, MAX_PRIORITY, MAX_TIMEOUT_MS, MIN_ATTEMPTS, MIN_PRIORITY, MIN_TIMEOUT_MS, QUEUE_NAME_RULE,
+} from '@/lib/engine/limits';
 import type { StatsJson } from '../api';
 import { localInputToIso } from '../format';
 import { useLive } from '../live';
@@ -49,10 +52,10 @@ export function EnqueueForm() {
   const handler = command || names[0] || '';
 
   const json = useMemo(() => checkJson(payload), [payload]);
-  const prio = checkInt(priority, -1000, 1000);
-  const attempts = checkInt(maxAttempts, 1, 100);
-  const timeout = checkInt(timeoutMs, 1, 7 * 24 * 3600 * 1000);
-  const queueError = QUEUE_RE.test(queue) ? null : 'letters, digits, . _ : - (max 64)';
+  const prio = checkInt(priority, MIN_PRIORITY, MAX_PRIORITY);
+  const attempts = checkInt(maxAttempts, MIN_ATTEMPTS, MAX_ATTEMPTS);
+  const timeout = checkInt(timeoutMs, MIN_TIMEOUT_MS, MAX_TIMEOUT_MS);
+  const queueError = QUEUE_RE.test(queue) ? null : QUEUE_NAME_RULE;
   const commandError =
     kind === 'handler' ? (handler ? null : 'choose a handler')
     : kind === 'procedure' ? proc.error

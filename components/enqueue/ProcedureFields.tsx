@@ -4,7 +4,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import type { ProcedureParameter } from '@/lib/engine/types';
-import type { ProcedureParametersJson } from '@/lib/server/procedures';
+import type { ProcedureParametersJson } from '@/lib/api/present';
 import { ApiError, fetchJson } from '../api';
 import { inputCls, labelCls } from '../log/LogFilters';
 import { Button } from '../ui/Button';

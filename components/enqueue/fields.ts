@@ -1,4 +1,5 @@
 // Client-side checks of the enqueue form, mirroring the server's rules so mistakes show while typing.
+import { QUEUE_NAME } from '@/lib/engine/limits';
 
 export type JsonCheck = { ok: true; value: unknown } | { ok: false; error: string };
 
@@ -21,7 +22,8 @@ export function checkInt(text: string, min: number, max: number): { value?: numb
   return { value: n };
 }
 
-export const QUEUE_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+/** The server's QUEUE_NAME rule (lib/engine/limits.ts). */
+export const QUEUE_RE = QUEUE_NAME;
 
 export const EXAMPLES: Record<string, unknown> = {
   'demo.sleep': { ms: 3000 },

@@ -1,13 +1,14 @@
 // Client-side checks of procedure parameter fields, mirroring lib/engine/procedures.ts (which the
 // server applies at enqueue, with the final word) so most mistakes show while typing. Only the
-// dialect-free, Buffer-free helpers of that module are used here.
-import { exactDecimal, paramKind, roundDigits, typeLabel, type ParamKind } from '@/lib/engine/procedures';
+// dialect-free, Buffer-free helpers of that module are used here; the bounds come from lib/engine/limits.
+import { BASE64, PROCEDURE_NAME, SQL_DEFAULT_YEAR_RANGE, SQL_GUID, SQL_INT_RANGE, SQL_REAL_MAX, SQL_YEAR_RANGE } from '@/lib/engine/limits';
+import { exactDecimal, paramKind, precisionScale, roundDigits, typeLabel, type ParamKind } from '@/lib/engine/procedures';
 import type { ProcedureParameter } from '@/lib/engine/types';
 
-export { paramKind, typeLabel, type ParamKind };
+export { paramKind, precisionScale, typeLabel, type ParamKind };
 
-/** Same rule as PROCEDURE_NAME in lib/engine/validation.ts (kept equal by a unit test; that module pulls zod into the page). */
-export const PROCEDURE_NAME_RE = /^(\[[^\]]{1,128}\]|[A-Za-z_][A-Za-z0-9_@$#]{0,127})(\.(\[[^\]]{1,128}\]|[A-Za-z_][A-Za-z0-9_@$#]{0,127}))?$/;
+/** The server's PROCEDURE_NAME rule (lib/engine/limits.ts). */
+export const PROCEDURE_NAME_RE = PROCEDURE_NAME;
 
 /** What a field holds: text (with the browser's "not a number" flag of number inputs), or a bit (null = not sent). */
 export type FieldValue = { text: string; bad?: boolean } | { flag: boolean | null };
@@ -21,27 +22,11 @@ export interface ParamCheck {
   note?: string;
 }
 
-const INT_RANGE: Record<string, [bigint, bigint]> = {
-  tinyint: [0n, 255n],
-  smallint: [-32768n, 32767n],
-  int: [-2147483648n, 2147483647n],
-  bigint: [-9223372036854775808n, 9223372036854775807n],
-};
+const intRange = (t: string) => SQL_INT_RANGE[t] ?? SQL_INT_RANGE.bigint!;
 
-/** money and smallmoney behave as decimal(19,4) and decimal(10,4) */
-export function precisionScale(p: ProcedureParameter): [number, number] {
-  const t = p.type.toLowerCase();
-  if (t === 'money') return [19, 4];
-  if (t === 'smallmoney') return [10, 4];
-  return [p.precision ?? 18, p.scale ?? 0];
-}
-
-const YEARS: Record<string, [number, number]> = { datetime: [1753, 9999], smalldatetime: [1900, 2079] };
-
-export const GUID_RE = /^\{?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}?$/i;
+export const GUID_RE = SQL_GUID;
 /** for the input's `pattern` attribute (no flags there) */
 export const GUID_PATTERN = '\\{?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\}?';
-const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** Bytes a valid base64 text decodes to. */
 export function base64Bytes(text: string): number {
@@ -85,7 +70,7 @@ export function checkParam(p: ProcedureParameter, v: FieldValue): ParamCheck {
       const d = exactDecimal(s);
       if (!d || d.frac !== '') return { send: false, error: 'a whole number' };
       const n = BigInt((d.negative ? '-' : '') + (d.int || '0'));
-      const [lo, hi] = INT_RANGE[t] ?? INT_RANGE.bigint!;
+      const [lo, hi] = intRange(t);
       if (n < lo || n > hi) return { send: false, error: `from ${lo} to ${hi}` };
       // beyond 2^53 a JSON number would lose digits: the server reads exact digits from a string
       return { send: true, value: Number.isSafeInteger(Number(n)) ? Number(n) : n.toString() };
@@ -103,7 +88,7 @@ export function checkParam(p: ProcedureParameter, v: FieldValue): ParamCheck {
     case 'float': {
       const n = exactDecimal(s) ? Number(s) : NaN;
       if (!Number.isFinite(n)) return { send: false, error: 'a finite number' };
-      if (t === 'real' && Math.abs(n) > 3.40282347e38) return { send: false, error: 'out of range for real' };
+      if (t === 'real' && Math.abs(n) > SQL_REAL_MAX) return { send: false, error: 'out of range for real' };
       return { send: true, value: n };
     }
     case 'text': {
@@ -115,7 +100,7 @@ export function checkParam(p: ProcedureParameter, v: FieldValue): ParamCheck {
       return { send: true, value: raw };
     case 'binary': {
       const b = s.replace(/\s+/g, '');
-      if (!BASE64_RE.test(b)) return { send: false, error: 'base64 text (A–Z a–z 0–9 + /, padded with =)' };
+      if (!BASE64.test(b)) return { send: false, error: 'base64 text (A–Z a–z 0–9 + /, padded with =)' };
       const bytes = base64Bytes(b);
       if (p.maxLength !== null && p.maxLength >= 0 && bytes > p.maxLength) return { send: false, error: `at most ${p.maxLength} bytes (${bytes})` };
       return { send: true, value: b };
@@ -129,7 +114,7 @@ export function checkParam(p: ProcedureParameter, v: FieldValue): ParamCheck {
     case 'datetimeoffset': {
       const m = kind === 'date' ? /^(\d{4})-\d{2}-\d{2}$/.exec(s) : /^(\d{4})-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.exec(s);
       if (!m) return { send: false, error: kind === 'date' ? 'a date like 2024-05-31' : 'a date and time' };
-      const [lo, hi] = YEARS[t] ?? [1, 9999];
+      const [lo, hi] = SQL_YEAR_RANGE[t] ?? SQL_DEFAULT_YEAR_RANGE;
       const year = Number(m[1]);
       if (year < lo || year > hi) return { send: false, error: `year from ${lo} to ${hi}` };
       if (kind === 'date') return { send: true, value: s };
@@ -149,7 +134,7 @@ export function paramHint(p: ProcedureParameter): string {
   switch (kind) {
     case 'integer':
     case 'bigint': {
-      const [lo, hi] = INT_RANGE[t] ?? INT_RANGE.bigint!;
+      const [lo, hi] = intRange(t);
       return `whole number from ${lo} to ${hi}`;
     }
     case 'decimal': {

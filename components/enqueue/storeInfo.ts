@@ -2,10 +2,10 @@
 // What this database can run (`GET /api/handlers`: handler names, task kinds, dialect), shared by
 // the enqueue form and the SQL Server-only controls of the Running and Workers pages.
 import { useQuery } from '@tanstack/react-query';
-import type { HandlersJson as ServerHandlersJson } from '@/lib/server/capabilities';
+import type { HandlersJson } from '@/lib/api/present';
 import { fetchJson } from '../api';
 
-export type StoreInfoJson = ServerHandlersJson;
+export type StoreInfoJson = HandlersJson;
 
 /** The handlers query (same key and fetcher as the enqueue form's handler list). */
 export function useStoreInfo() {

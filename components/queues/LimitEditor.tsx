@@ -2,20 +2,21 @@
 // A queue's concurrency limit, edited in place: a number, or unlimited; saved with setQueueLimit.
 import { useEffect, useId, useState } from 'react';
 import { setQueueLimit } from '@/app/actions';
+import { MAX_CONCURRENCY_LIMIT, MIN_CONCURRENCY_LIMIT } from '@/lib/engine/limits';
 import { useAction } from '../useAction';
 import { Button } from '../ui/Button';
 import { cx } from '../ui/cx';
 import { limitText } from './types';
 
-export const MAX_LIMIT = 10_000;
-
 /** The limit a form value stands for, or an error message. */
 export function parseLimit(value: string, unlimited: boolean): { ok: true; limit: number | null } | { ok: false; error: string } {
   if (unlimited) return { ok: true, limit: null };
   const v = value.trim();
-  if (!/^\d+$/.test(v)) return { ok: false, error: `a whole number from 1 to ${MAX_LIMIT}` };
+  if (!/^\d+$/.test(v)) return { ok: false, error: `a whole number from ${MIN_CONCURRENCY_LIMIT} to ${MAX_CONCURRENCY_LIMIT}` };
   const n = Number(v);
-  if (n < 1 || n > MAX_LIMIT) return { ok: false, error: `from 1 to ${MAX_LIMIT}` };
+  if (n < MIN_CONCURRENCY_LIMIT || n > MAX_CONCURRENCY_LIMIT) {
+    return { ok: false, error: `from ${MIN_CONCURRENCY_LIMIT} to ${MAX_CONCURRENCY_LIMIT}` };
+  }
   return { ok: true, limit: n };
 }
 
@@ -63,8 +64,8 @@ export function LimitEditor({ queue, limit }: { queue: string; limit: number | n
           data-testid="limit-input"
           type="number"
           inputMode="numeric"
-          min={1}
-          max={MAX_LIMIT}
+          min={MIN_CONCURRENCY_LIMIT}
+          max={MAX_CONCURRENCY_LIMIT}
           placeholder="∞"
           value={unlimited ? '' : value}
           disabled={unlimited}

@@ -1,5 +1,5 @@
 // The JSON the Queues page reads: queues with their limits, token grants and recorded changes.
-import type { queueChangeJson, queueJson, tokenJson } from '@/lib/engine/present';
+import type { queueChangeJson, queueJson, tokenJson } from '@/lib/api/present';
 
 export type QueueJson = ReturnType<typeof queueJson>;
 export type TokenJson = ReturnType<typeof tokenJson>;

@@ -1,10 +1,9 @@
 'use client';
 import { useEffect, useState } from 'react';
 import { setPoolSize } from '@/app/actions';
+import { MAX_DASHBOARD_WORKERS } from '@/lib/engine/limits';
 import { useAction } from '../useAction';
 import { Button } from '../ui/Button';
-
-const MAX = 64;
 
 export function PoolSize({ size }: { size: number }) {
   const [value, setValue] = useState(String(size));
@@ -15,10 +14,10 @@ export function PoolSize({ size }: { size: number }) {
   const apply = useAction(setPoolSize, { success: (r) => `Pool resized to ${r.size} worker${r.size === 1 ? '' : 's'}` });
 
   const n = Number(value);
-  const valid = value.trim() !== '' && Number.isInteger(n) && n >= 0 && n <= MAX;
+  const valid = value.trim() !== '' && Number.isInteger(n) && n >= 0 && n <= MAX_DASHBOARD_WORKERS;
   const step = (d: number) => {
     const base = valid ? n : size;
-    setValue(String(Math.min(MAX, Math.max(0, base + d))));
+    setValue(String(Math.min(MAX_DASHBOARD_WORKERS, Math.max(0, base + d))));
     setDirty(true);
   };
 
@@ -44,7 +43,7 @@ export function PoolSize({ size }: { size: number }) {
           inputMode="numeric"
           type="number"
           min={0}
-          max={MAX}
+          max={MAX_DASHBOARD_WORKERS}
           value={value}
           aria-invalid={!valid}
           onChange={(e) => { setValue(e.target.value); setDirty(true); }}
@@ -55,7 +54,7 @@ export function PoolSize({ size }: { size: number }) {
       <Button type="submit" variant="primary" size="sm" busy={apply.busy} disabled={!valid || !dirty || n === size} data-testid="pool-size-apply">
         Apply
       </Button>
-      {!valid && <span className="text-xs text-rose-700">0 to {MAX}</span>}
+      {!valid && <span className="text-xs text-rose-700">0 to {MAX_DASHBOARD_WORKERS}</span>}
       {valid && n === 0 && dirty && <span className="text-xs text-amber-700">0 stops this process&apos;s workers (dashboard only)</span>}
     </form>
   );

@@ -1,6 +1,7 @@
 // Handler registry: the seeds' message type → processor. Handlers receive the payload, an AbortSignal
 // (cancel, timeout, shutdown) and a context; what they return (small JSON) becomes the task's result.
 import { NonRetryableError, TaskError } from './errors';
+import { HANDLER_NAME, MAX_HANDLER_NAME_LENGTH } from './limits';
 
 export interface HandlerContext {
   token: string;
@@ -15,13 +16,13 @@ export interface HandlerContext {
 
 export type Handler = (payload: any, ctx: HandlerContext) => unknown | Promise<unknown>;
 
-const NAME = /^[A-Za-z][A-Za-z0-9_.:-]{0,127}$/;
-
 export class HandlerRegistry {
   private readonly handlers = new Map<string, Handler>();
 
   register(name: string, fn: Handler): this {
-    if (!NAME.test(name)) throw new Error(`invalid handler name ${JSON.stringify(name)}: letters, digits, . _ : - (max 128)`);
+    if (!HANDLER_NAME.test(name)) {
+      throw new Error(`invalid handler name ${JSON.stringify(name)}: letters, digits, . _ : - (max ${MAX_HANDLER_NAME_LENGTH})`);
+    }
     if (typeof fn !== 'function') throw new Error(`handler ${name} is not a function`);
     this.handlers.set(name, fn);
     return this;

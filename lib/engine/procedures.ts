@@ -3,6 +3,10 @@
 // Dialect-free: it knows SQL type names, not drivers. The store maps the normalised values to typed
 // driver inputs.
 import { ValidationError } from './errors';
+import {
+  BASE64, DEFAULT_DECIMAL_PRECISION, DEFAULT_DECIMAL_SCALE, SQL_DEFAULT_YEAR_RANGE, SQL_GUID, SQL_INT_RANGE, SQL_MONEY, SQL_REAL_MAX,
+  SQL_YEAR_RANGE,
+} from './limits';
 import type { ProcedureParameter } from './types';
 
 /** How a form should render a parameter, and how its JSON value is read. */
@@ -37,13 +41,6 @@ export type ParamValue =
   | { kind: 'binary'; value: Buffer }
   | { kind: 'date' | 'datetime' | 'datetimeoffset' | 'time'; value: Date }
   | { kind: 'uuid'; value: string };
-
-const INT_RANGE: Record<string, [bigint, bigint]> = {
-  tinyint: [0n, 255n],
-  smallint: [-32768n, 32767n],
-  int: [-2147483648n, 2147483647n],
-  bigint: [-9223372036854775808n, 9223372036854775807n],
-};
 
 const fail = (p: ProcedureParameter, field: string, msg: string): never => {
   throw new ValidationError(field, `@${p.name} (${typeLabel(p)}): ${msg}`);
@@ -95,7 +92,7 @@ function integer(p: ProcedureParameter, field: string, v: unknown): bigint {
   const d = exactDecimal(typeof v === 'boolean' ? Number(v) : v);
   if (!d || d.frac !== '') fail(p, field, 'must be a whole number');
   const n = BigInt((d!.negative ? '-' : '') + (d!.int || '0'));
-  const range = INT_RANGE[p.type.toLowerCase()]!;
+  const range = SQL_INT_RANGE[p.type.toLowerCase()]!;
   if (n < range[0] || n > range[1]) fail(p, field, `must be from ${range[0]} to ${range[1]}`);
   return n;
 }
@@ -118,19 +115,25 @@ export function roundDigits(int: string, frac: string, scale: number): { int: st
   return { int: all.slice(0, cut).replace(/^0+/, ''), frac: all.slice(cut).replace(/0+$/, '') };
 }
 
+/** A decimal parameter's precision and scale; money and smallmoney behave as decimal(19,4) and decimal(10,4). */
+export function precisionScale(p: Pick<ProcedureParameter, 'type' | 'precision' | 'scale'>): [number, number] {
+  const money = SQL_MONEY[p.type.toLowerCase()];
+  if (money) return [money.precision, money.scale];
+  return [p.precision ?? DEFAULT_DECIMAL_PRECISION, p.scale ?? DEFAULT_DECIMAL_SCALE];
+}
+
 function decimal(p: ProcedureParameter, field: string, v: unknown): string {
   const d = exactDecimal(v);
   if (!d) return fail(p, field, 'must be a decimal number');
-  const t = p.type.toLowerCase();
-  const [precision, scale] =
-    t === 'money' ? [19, 4] : t === 'smallmoney' ? [10, 4] : [p.precision ?? 18, p.scale ?? 0];
+  const [precision, scale] = precisionScale(p);
   const r = roundDigits(d.int, d.frac, scale);
   if (r.int.length > precision - scale) fail(p, field, `at most ${precision - scale} digits before the decimal point`);
   const negative = d.negative && (r.int !== '' || r.frac !== '');
   const text = `${negative ? '-' : ''}${r.int || '0'}${r.frac ? '.' + r.frac : ''}`;
-  if (t === 'money' || t === 'smallmoney') {
-    const scaled = BigInt((negative ? '-' : '') + (r.int || '0') + r.frac.padEnd(4, '0'));
-    const [lo, hi] = t === 'money' ? [-9223372036854775808n, 9223372036854775807n] : [-2147483648n, 2147483647n];
+  const money = SQL_MONEY[p.type.toLowerCase()];
+  if (money) {
+    const scaled = BigInt((negative ? '-' : '') + (r.int || '0') + r.frac.padEnd(money.scale, '0'));
+    const [lo, hi] = money.scaledRange;
     if (scaled < lo || scaled > hi) fail(p, field, 'out of range');
   }
   return text;
@@ -139,7 +142,7 @@ function decimal(p: ProcedureParameter, field: string, v: unknown): string {
 function float(p: ProcedureParameter, field: string, v: unknown): number {
   const n = typeof v === 'number' ? v : typeof v === 'string' && exactDecimal(v) ? Number(v.trim()) : NaN;
   if (!Number.isFinite(n)) fail(p, field, 'must be a finite number');
-  if (p.type.toLowerCase() === 'real' && Math.abs(n) > 3.40282347e38) fail(p, field, 'out of range for real');
+  if (p.type.toLowerCase() === 'real' && Math.abs(n) > SQL_REAL_MAX) fail(p, field, 'out of range for real');
   return n;
 }
 
@@ -166,8 +169,6 @@ function text(p: ProcedureParameter, field: string, v: unknown): string {
   if (s.includes('\u0000') && t !== 'nvarchar' && t !== 'nchar') fail(p, field, 'contains a NUL character');
   return s;
 }
-
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 function binary(p: ProcedureParameter, field: string, v: unknown): Buffer {
   if (typeof v !== 'string' || !BASE64.test(v.replace(/\s+/g, ''))) return fail(p, field, 'must be base64 text');
@@ -219,13 +220,11 @@ function temporal(p: ProcedureParameter, field: string, v: unknown, kind: 'date'
     if (!out) return fail(p, field, 'must be an ISO-8601 date and time like 2024-05-31T13:45:00Z');
   }
   const y = out.getUTCFullYear();
-  const [lo, hi] = t === 'datetime' ? [1753, 9999] : t === 'smalldatetime' ? [1900, 2079] : [1, 9999];
+  const [lo, hi] = SQL_YEAR_RANGE[t] ?? SQL_DEFAULT_YEAR_RANGE;
   if (y < lo || y > hi) fail(p, field, `year must be from ${lo} to ${hi}`);
   if (t === 'smalldatetime' && out.getTime() > Date.UTC(2079, 5, 6, 23, 59)) fail(p, field, 'after 2079-06-06 23:59');
   return out;
 }
-
-const GUID = /^\{?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\}?$/i;
 
 /** One parameter's JSON value → a normalised value, or ValidationError naming `field`. */
 export function convertParam(p: ProcedureParameter, value: unknown, field = `payload.${p.name}`): ParamValue {
@@ -243,7 +242,7 @@ export function convertParam(p: ProcedureParameter, value: unknown, field = `pay
     case 'date': case 'datetime': case 'datetimeoffset': case 'time':
       return { kind, value: temporal(p, field, value, kind) };
     case 'uuid': {
-      const m = typeof value === 'string' ? GUID.exec(value.trim()) : null;
+      const m = typeof value === 'string' ? SQL_GUID.exec(value.trim()) : null;
       if (!m) fail(p, field, 'must be a uuid like 0f8fad5b-d9cb-469f-a165-70867728950e');
       return { kind, value: m![1]!.toLowerCase() };
     }

@@ -2,14 +2,17 @@
 // server actions and the library. Every rejection names the field.
 import { z } from 'zod';
 import { ValidationError } from './errors';
+import {
+  MAX_ATTEMPTS, MAX_BATCH_PARALLEL, MAX_CONCURRENCY_LIMIT, MAX_DEDUP_KEY_LENGTH, MAX_HANDLER_NAME_LENGTH, MAX_PAYLOAD_BYTES,
+  MAX_PRIORITY, MAX_SQL_CHARS, MAX_STAGE, MAX_TIMEOUT_MS, MIN_ATTEMPTS, MIN_BATCH_PARALLEL, MIN_CONCURRENCY_LIMIT, MIN_PRIORITY,
+  MIN_STAGE, MIN_TIMEOUT_MS, PROCEDURE_NAME, QUEUE_NAME, QUEUE_NAME_RULE,
+} from './limits';
 import type { EnqueueInput, TaskKind } from './types';
 
-export const MAX_PAYLOAD_BYTES = 256 * 1024;
-export const MAX_SQL_CHARS = 64 * 1024;
-export const QUEUE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
-export const PROCEDURE_NAME = /^(\[[^\]]{1,128}\]|[A-Za-z_][A-Za-z0-9_@$#]{0,127})(\.(\[[^\]]{1,128}\]|[A-Za-z_][A-Za-z0-9_@$#]{0,127}))?$/;
+// the bounds live in ./limits (client-safe); re-exported for existing importers
+export { MAX_PAYLOAD_BYTES, MAX_SQL_CHARS, PROCEDURE_NAME, QUEUE_NAME };
 
-export const queueName = z.string().regex(QUEUE_NAME, 'letters, digits, . _ : - (max 64), starting with a letter or digit');
+export const queueName = z.string().regex(QUEUE_NAME, `${QUEUE_NAME_RULE}, starting with a letter or digit`);
 export const token = z.uuid('not a task token (uuid)');
 
 export const enqueueRequest = z.strictObject({
@@ -17,22 +20,22 @@ export const enqueueRequest = z.strictObject({
   command: z.string().trim().min(1, 'required'),
   payload: z.unknown().optional(),
   queue: queueName.default('default'),
-  priority: z.number().int().min(-1000).max(1000).default(0),
+  priority: z.number().int().min(MIN_PRIORITY).max(MAX_PRIORITY).default(0),
   runAt: z.union([z.iso.datetime({ offset: true }), z.date()]).optional(),
-  maxAttempts: z.number().int().min(1).max(100).optional(),
-  timeoutMs: z.number().int().min(1).max(7 * 24 * 3600 * 1000).optional(),
-  dedupKey: z.string().min(1).max(200).optional(),
+  maxAttempts: z.number().int().min(MIN_ATTEMPTS).max(MAX_ATTEMPTS).optional(),
+  timeoutMs: z.number().int().min(MIN_TIMEOUT_MS).max(MAX_TIMEOUT_MS).optional(),
+  dedupKey: z.string().min(1).max(MAX_DEDUP_KEY_LENGTH).optional(),
   batchId: z.number().int().positive().optional(),
-  stage: z.number().int().min(0).max(10_000).optional(),
+  stage: z.number().int().min(MIN_STAGE).max(MAX_STAGE).optional(),
 });
 
 export const queuePatch = z.strictObject({
-  concurrencyLimit: z.union([z.number().int().min(1).max(10_000), z.null()]).optional(),
+  concurrencyLimit: z.union([z.number().int().min(MIN_CONCURRENCY_LIMIT).max(MAX_CONCURRENCY_LIMIT), z.null()]).optional(),
   paused: z.boolean().optional(),
 }).refine((p) => p.concurrencyLimit !== undefined || p.paused !== undefined, { message: 'give concurrencyLimit and/or paused' });
 
 export const batchRequest = z.strictObject({
-  maxParallel: z.union([z.number().int().min(1).max(10_000), z.null()]).optional(),
+  maxParallel: z.union([z.number().int().min(MIN_BATCH_PARALLEL).max(MAX_BATCH_PARALLEL), z.null()]).optional(),
   onFailure: z.enum(['continue', 'abort']).default('continue'),
 });
 
@@ -94,7 +97,7 @@ export async function validateEnqueue(raw: unknown, ctx: EnqueueContext, prefix 
   if (r.stage !== undefined && r.batchId === undefined) throw new ValidationError(f('stage'), 'a stage needs a batchId');
   if (r.kind === 'handler') {
     if (!(await ctx.knowsHandler(r.command))) {
-      throw new ValidationError(f('command'), `unknown handler ${JSON.stringify(r.command.slice(0, 128))}`);
+      throw new ValidationError(f('command'), `unknown handler ${JSON.stringify(r.command.slice(0, MAX_HANDLER_NAME_LENGTH))}`);
     }
   } else if (r.kind === 'sql') {
     if (ctx.allowSql === false) throw new ValidationError(f('kind'), 'sql tasks are disabled here (READPAST_ALLOW_SQL=1 enables them)');

@@ -1,0 +1,122 @@
+// The bounds and patterns a request is checked against, in one place: the server validation
+// (validation.ts, procedures.ts, lib/server), the CLI and the dashboard's client-side checks
+// all read them from here. Bundled into browser code, so this module imports nothing and needs
+// no server runtime: plain numbers, strings, bigints and regular expressions only.
+
+// ---- names ---------------------------------------------------------------------------------------
+
+/** The longest queue name, in characters. */
+export const MAX_QUEUE_NAME_LENGTH = 64;
+
+/** A queue name: starts with a letter or digit, then letters, digits, `_ . : -`; at most MAX_QUEUE_NAME_LENGTH. */
+export const QUEUE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+
+/** The characters a queue name may hold, in words (for messages). */
+export const QUEUE_NAME_CHARS = 'letters, digits, . _ : -';
+
+/** What a queue name may be, in words: `letters, digits, . _ : - (max 64)`. */
+export const QUEUE_NAME_RULE = `${QUEUE_NAME_CHARS} (max ${MAX_QUEUE_NAME_LENGTH})`;
+
+/** The longest handler name, in characters. */
+export const MAX_HANDLER_NAME_LENGTH = 128;
+
+/** A handler name: starts with a letter, then letters, digits, `_ . : -`; at most MAX_HANDLER_NAME_LENGTH. */
+export const HANDLER_NAME = /^[A-Za-z][A-Za-z0-9_.:-]{0,127}$/;
+
+/** A stored procedure name: `name` or `schema.name`, each part a regular identifier or `[bracketed]`, ≤ 128 characters. */
+export const PROCEDURE_NAME = /^(\[[^\]]{1,128}\]|[A-Za-z_][A-Za-z0-9_@$#]{0,127})(\.(\[[^\]]{1,128}\]|[A-Za-z_][A-Za-z0-9_@$#]{0,127}))?$/;
+
+// ---- a task --------------------------------------------------------------------------------------
+
+/** The largest task payload, in bytes of its UTF-8 JSON text. */
+export const MAX_PAYLOAD_BYTES = 256 * 1024;
+
+/** The longest `sql` task command, in characters. */
+export const MAX_SQL_CHARS = 64 * 1024;
+
+/** Task priority range (higher runs first; the default is 0). */
+export const MIN_PRIORITY = -1000;
+export const MAX_PRIORITY = 1000;
+
+/** Range of a task's `maxAttempts` (without one, the queue's default applies). */
+export const MIN_ATTEMPTS = 1;
+export const MAX_ATTEMPTS = 100;
+
+/** Range of a task's `timeoutMs`: 1 ms to 7 days. */
+export const MIN_TIMEOUT_MS = 1;
+export const MAX_TIMEOUT_MS = 7 * 24 * 3600 * 1000;
+
+/** The longest dedup key, in characters. */
+export const MAX_DEDUP_KEY_LENGTH = 200;
+
+// `runAt` has no bound: any ISO-8601 date-time with an offset (a past one runs at once).
+
+// ---- queues, batches, bulk calls -----------------------------------------------------------------
+
+/**
+ * Range of a queue's concurrency limit (null = unlimited; 1 = singleton). SQL Server creates a
+ * limited queue's tokens from a 10,000-row tally, so the maximum cannot grow past that alone.
+ */
+export const MIN_CONCURRENCY_LIMIT = 1;
+export const MAX_CONCURRENCY_LIMIT = 10_000;
+
+/** Range of a batch's `maxParallel` (null = no cap). */
+export const MIN_BATCH_PARALLEL = 1;
+export const MAX_BATCH_PARALLEL = 10_000;
+
+/** Range of a task's stage within its batch (default 0). */
+export const MIN_STAGE = 0;
+export const MAX_STAGE = 10_000;
+
+/** The most tasks one bulk call may add (`enqueueMany`, `POST /api/batches/{id}/tasks`). */
+export const MAX_BULK = 10_000;
+
+// ---- worker pools --------------------------------------------------------------------------------
+
+/** The most tasks one worker pool runs at once (its concurrency, and the most it may be resized to). */
+export const MAX_POOL_SIZE = 256;
+
+/** The most workers the dashboard's in-process pool may run (READPAST_WORKERS, the pool size form). */
+export const MAX_DASHBOARD_WORKERS = 64;
+
+// ---- procedure parameters (SQL Server types) -----------------------------------------------------
+
+const INT32: readonly [bigint, bigint] = [-2147483648n, 2147483647n];
+const INT64: readonly [bigint, bigint] = [-9223372036854775808n, 9223372036854775807n];
+
+/** The range of each SQL Server integer type, by lower-case type name. */
+export const SQL_INT_RANGE: Readonly<Record<string, readonly [bigint, bigint]>> = {
+  tinyint: [0n, 255n],
+  smallint: [-32768n, 32767n],
+  int: INT32,
+  bigint: INT64,
+};
+
+/** decimal / numeric without a declared precision and scale: decimal(18,0). */
+export const DEFAULT_DECIMAL_PRECISION = 18;
+export const DEFAULT_DECIMAL_SCALE = 0;
+
+/**
+ * money and smallmoney, by lower-case type name: the decimal(precision, scale) each behaves as,
+ * and the range of its value × 10⁴ (stored as an int64 / int32).
+ */
+export const SQL_MONEY: Readonly<Record<string, { precision: number; scale: number; scaledRange: readonly [bigint, bigint] }>> = {
+  money: { precision: 19, scale: 4, scaledRange: INT64 },
+  smallmoney: { precision: 10, scale: 4, scaledRange: INT32 },
+};
+
+/** The largest magnitude a `real` (single-precision float) holds. */
+export const SQL_REAL_MAX = 3.40282347e38;
+
+/** The years each date/time type holds, by lower-case type name; the others hold SQL_DEFAULT_YEAR_RANGE. */
+export const SQL_YEAR_RANGE: Readonly<Record<string, readonly [number, number]>> = {
+  datetime: [1753, 9999],
+  smalldatetime: [1900, 2079],
+};
+export const SQL_DEFAULT_YEAR_RANGE: readonly [number, number] = [1, 9999];
+
+/** A uniqueidentifier as text, braces optional; group 1 is the bare uuid. */
+export const SQL_GUID = /^\{?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\}?$/i;
+
+/** Padded base64 text (whitespace removed first), as binary / varbinary values are sent. */
+export const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
