@@ -1,0 +1,178 @@
+// The claim policy as a pure model: given a snapshot of tasks, queues and batches, which tasks may a
+// single-slot claim return next? Each dialect writes this policy in SQL (db/<dialect>/claim.ts); this
+// module writes it once, for tests to hold every store to (db/contract/claim-model.ts). No SQL, no I/O,
+// no clock: `now` is part of the snapshot.
+//
+// A pending task is *eligible* when every rule below lets it through. Eligible tasks form lanes:
+// the unbatched tasks are one lane, each batch another. A lane's head is its best task (higher
+// priority first, then the older, i.e. lower id). A claim takes the head of a lane whose head has
+// the top priority among all heads; which of several such lanes wins (the least recently served)
+// is the store's to track, so the model answers with the set of those heads.
+import type { BatchStatus, OnFailure, TaskStatus } from './types';
+
+export interface PolicyTask {
+  id: number;
+  queue: string;
+  status: TaskStatus;
+  priority: number;
+  runAfter: Date;
+  batchId: number | null;
+  /** 0-based stage within the batch; null for unbatched tasks */
+  stage: number | null;
+  /** for running tasks: until when the lease holds (null otherwise) */
+  leaseUntil: Date | null;
+}
+
+export interface PolicyQueue {
+  name: string;
+  /** null = unlimited */
+  limit: number | null;
+  paused: boolean;
+}
+
+export interface PolicyBatch {
+  id: number;
+  status: BatchStatus;
+  maxParallel: number | null;
+  onFailure: OnFailure;
+}
+
+export interface ClaimSnapshot {
+  tasks: readonly PolicyTask[];
+  /** queues absent here are unlimited and not paused */
+  queues: readonly PolicyQueue[];
+  batches: readonly PolicyBatch[];
+  /** the claimer's queue filter; null or empty = every queue */
+  only: readonly string[] | null;
+  now: Date;
+}
+
+/** Why a task cannot be claimed now (or `eligible`). */
+export type Verdict =
+  | 'eligible'
+  | 'not_pending'
+  | 'not_due'
+  | 'filtered'
+  | 'paused'
+  | 'no_token'
+  | 'no_batch'
+  | 'batch_closed'
+  | 'stage_waits'
+  | 'batch_aborted'
+  | 'batch_full';
+
+/** Batches whose tasks may still start: a cancelled or completed batch starts nothing. */
+export const LIVE_BATCH: readonly BatchStatus[] = ['open', 'released', 'aborted'];
+
+const better = (a: PolicyTask, b: PolicyTask) => a.priority > b.priority || (a.priority === b.priority && a.id < b.id);
+
+interface BatchState {
+  batch: PolicyBatch | undefined;
+  /** lowest stage with a pending or running task: the only stage that may start tasks */
+  activeStage: number | null;
+  /** lowest stage with a dead task */
+  failedStage: number | null;
+  /** running tasks of the batch, live lease or not (an expired lease still runs until it is rescued) */
+  running: number;
+}
+
+function batchStates(s: ClaimSnapshot): Map<number, BatchState> {
+  const out = new Map<number, BatchState>();
+  const byId = new Map(s.batches.map((b) => [b.id, b]));
+  const min = (a: number | null, b: number) => (a === null ? b : Math.min(a, b));
+  for (const t of s.tasks) {
+    if (t.batchId === null) continue;
+    let st = out.get(t.batchId);
+    if (!st) out.set(t.batchId, (st = { batch: byId.get(t.batchId), activeStage: null, failedStage: null, running: 0 }));
+    const stage = t.stage ?? 0;
+    if (t.status === 'pending' || t.status === 'running') st.activeStage = min(st.activeStage, stage);
+    if (t.status === 'dead') st.failedStage = min(st.failedStage, stage);
+    if (t.status === 'running') st.running++;
+  }
+  return out;
+}
+
+/**
+ * Running tasks holding a token of each queue: a running task holds one while its lease is live
+ * (`leaseUntil >= now`); an expired lease's token is free to grant again. Counted over every running
+ * task of the queue, so a limit set or lowered while tasks run grants nothing until running < limit.
+ */
+function heldTokens(s: ClaimSnapshot): Map<string, number> {
+  const held = new Map<string, number>();
+  const now = s.now.getTime();
+  for (const t of s.tasks) {
+    if (t.status === 'running' && t.leaseUntil !== null && t.leaseUntil.getTime() >= now) held.set(t.queue, (held.get(t.queue) ?? 0) + 1);
+  }
+  return held;
+}
+
+/**
+ * The verdict on every task of the snapshot, rule by rule, first failing rule wins:
+ *  1. status pending;
+ *  2. due: `runAfter <= now`;
+ *  3. in the claimer's queue filter;
+ *  4. its queue not paused;
+ *  5. its queue's limit (when set) above the tokens held (see heldTokens);
+ *  6. batched tasks: the batch exists and is live (open, released or aborted — not cancelled/completed);
+ *  7. stage gating: its stage is the batch's active stage, i.e. every task of earlier stages is terminal;
+ *  8. a batch with `onFailure: abort` starts no stage after one with a dead task;
+ *  9. the batch's running tasks are below its maxParallel.
+ */
+export function verdicts(s: ClaimSnapshot): Map<number, Verdict> {
+  const now = s.now.getTime();
+  const only = s.only?.length ? new Set(s.only) : null;
+  const queues = new Map(s.queues.map((q) => [q.name, q]));
+  const held = heldTokens(s);
+  const batches = batchStates(s);
+  const out = new Map<number, Verdict>();
+  for (const t of s.tasks) out.set(t.id, verdict(t));
+  return out;
+
+  function verdict(t: PolicyTask): Verdict {
+    if (t.status !== 'pending') return 'not_pending';
+    if (t.runAfter.getTime() > now) return 'not_due';
+    if (only && !only.has(t.queue)) return 'filtered';
+    const q = queues.get(t.queue);
+    if (q?.paused) return 'paused';
+    if (q && q.limit !== null && (held.get(t.queue) ?? 0) >= q.limit) return 'no_token';
+    if (t.batchId === null) return 'eligible';
+    const b = batches.get(t.batchId)!;
+    if (!b.batch) return 'no_batch';
+    if (!LIVE_BATCH.includes(b.batch.status)) return 'batch_closed';
+    const stage = t.stage ?? 0;
+    if (stage !== b.activeStage) return 'stage_waits';
+    if (b.batch.onFailure === 'abort' && b.failedStage !== null && stage > b.failedStage) return 'batch_aborted';
+    if (b.batch.maxParallel !== null && b.running >= b.batch.maxParallel) return 'batch_full';
+    return 'eligible';
+  }
+}
+
+/** Eligible tasks by lane: `null` = the unbatched lane, otherwise the batch id. */
+export function lanes(s: ClaimSnapshot): Map<number | null, PolicyTask[]> {
+  const v = verdicts(s);
+  const out = new Map<number | null, PolicyTask[]>();
+  for (const t of s.tasks) {
+    if (v.get(t.id) !== 'eligible') continue;
+    const lane = out.get(t.batchId) ?? [];
+    lane.push(t);
+    out.set(t.batchId, lane);
+  }
+  return out;
+}
+
+/**
+ * The task ids a single-slot claim may return next: the head of each lane (priority, then id),
+ * kept where that head's priority is the highest of all heads. Ties between lanes go to the least
+ * recently served lane, which the snapshot does not hold — any of these heads is a correct choice.
+ */
+export function allowedClaims(s: ClaimSnapshot): Set<number> {
+  const heads: PolicyTask[] = [];
+  for (const lane of lanes(s).values()) heads.push(lane.reduce((a, b) => (better(b, a) ? b : a)));
+  const top = Math.max(...heads.map((h) => h.priority));
+  return new Set(heads.filter((h) => h.priority === top).map((h) => h.id));
+}
+
+/** Whether a claim that returns nothing is correct: no task is eligible. */
+export function nothingClaimable(s: ClaimSnapshot): boolean {
+  return allowedClaims(s).size === 0;
+}
