@@ -1,0 +1,133 @@
+// The layer rules of ARCHITECTURE.md / DESIGN.md ("dependencies point down only"), checked by
+// `npm run check:layers` (part of `npm test`). lib/layers.test.ts proves that the rules can fail.
+//
+//   app/, components/     pages, route handlers, server actions; components are client code
+//   cli/, bin/            the command line
+//   lib/api/              the one front door: commands and the read model; lib/api/open.ts wires a
+//                         database URL to the store of its dialect
+//   lib/engine/           the dialect-free core: the bottom layer
+//   db/<dialect>/         the stores, the only place a database driver is imported
+//
+// Paths below are relative to the repository root, as dependency-cruiser reports them; `@/…`
+// imports are resolved through tsconfig.json's `paths`. Type-only imports count too
+// (tsPreCompilationDeps), except where a rule says otherwise: a type import still ties the code
+// to the layer it comes from.
+
+/** The database drivers and their type packages (resolved into node_modules, or not found): only db/ may use them. */
+const DRIVER = '(^|/)node_modules/(@types/)?(better-sqlite3|mssql|tedious)/|^(@types/)?(better-sqlite3|mssql|tedious)(/|$)';
+
+/** Test files: `x.test.ts`, `x.test.tsx`. */
+const TEST = '[.]test[.]tsx?$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'driver-outside-db',
+      comment:
+        'A database driver is used only by the stores in db/; everything else goes through lib/api. ' +
+        'Exceptions: bin/preflight.mjs loads better-sqlite3 once to tell whether `npm test` can run on this machine; ' +
+        'bin/bench.ts times a bare better-sqlite3 loop as the machine-independent baseline of `npm run bench`.',
+      severity: 'error',
+      from: { pathNot: ['^db/', '^bin/preflight[.]mjs$', '^bin/bench[.]ts$'] },
+      to: { path: DRIVER },
+    },
+    {
+      name: 'db-imports-upper-layer',
+      comment:
+        'db/ implements the ports of lib/engine and sits below lib/api: it must not import app/, components/, cli/, bin/, ' +
+        'e2e/, lib/server/ or lib/api/ (tests included: a store test opens its own store, not lib/api/open).',
+      severity: 'error',
+      from: { path: '^db/' },
+      to: { path: '^(app|components|cli|bin|e2e|lib/server|lib/api)/' },
+    },
+    {
+      name: 'engine-imports-upper-layer',
+      comment:
+        'lib/engine is the bottom layer: node builtins, pure npm libraries and lib/engine itself only — ' +
+        'no db/, lib/api/, lib/server/, app/, components/, cli/ (tests included: a test that needs a store lives in lib/api/ or db/).',
+      severity: 'error',
+      from: { path: '^lib/engine/' },
+      to: { path: '^(db|lib/api|lib/server|app|components|cli|bin|e2e)/' },
+    },
+    {
+      name: 'api-imports-upper-layer',
+      comment: 'lib/api is the front door for app/, cli/ and library users; it must not depend on them nor on lib/server/.',
+      severity: 'error',
+      from: { path: '^lib/api/' },
+      to: { path: '^(app|components|cli|bin|e2e|lib/server)/' },
+    },
+    {
+      name: 'components-import-server-code',
+      comment:
+        'components/ is client code: no lib/server/, no db/, no driver. Of lib/api only types may be imported ' +
+        '(`import type` of the JSON views; erased at compile time, so no server code reaches the browser bundle).',
+      severity: 'error',
+      from: { path: '^components/' },
+      to: { path: '^(lib/server|db)/' },
+    },
+    {
+      name: 'components-import-api-at-run-time',
+      comment: 'components/ may import types from lib/api (the JSON views), never its code: use `import type`.',
+      severity: 'error',
+      from: { path: '^components/' },
+      to: { path: '^lib/api/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'store-outside-engine-and-api',
+      comment:
+        'Nothing outside lib/engine and lib/api touches a store: app/, components/, cli/, bin/, e2e/, lib/server/ and ' +
+        'the rest of lib/ import no db/ module (call lib/api instead). db/ itself and its tests are free to.',
+      severity: 'error',
+      from: { pathNot: '^(db|lib/api|lib/engine)/' },
+      to: { path: '^db/' },
+    },
+    {
+      name: 'api-db-wiring-outside-open',
+      comment: 'Within lib/api only open.ts (the wiring) and tests import db/; the rest talks to the ports of lib/engine.',
+      severity: 'error',
+      from: { path: '^lib/api/', pathNot: ['^lib/api/open[.]ts$', TEST] },
+      to: { path: '^db/' },
+    },
+    {
+      name: 'api-open-imports-db-internals',
+      comment: 'lib/api/open.ts reaches a dialect through its entry points only: db/<dialect>/store and db/mssql/url.',
+      severity: 'error',
+      from: { path: '^lib/api/open[.]ts$' },
+      to: { path: '^db/', pathNot: '^db/(sqlite/store|mssql/store|mssql/url)[.]ts$' },
+    },
+    {
+      name: 'engine-cycle',
+      comment: 'No circular dependencies inside lib/engine.',
+      severity: 'error',
+      from: { path: '^lib/engine/' },
+      to: { path: '^lib/engine/', circular: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment:
+        'An import that cannot be resolved cannot be checked against the rules above (a mistyped path or an `@/` alias ' +
+        'the resolver does not know would slip through): every import must resolve to a file or an npm package.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    // look at our own code only: npm packages are leaves (enough to see which driver is imported)
+    doNotFollow: { path: ['node_modules'] },
+    exclude: { path: ['^[.]next/', '^(data|test-results|playwright-report|e2e-results|[.]tmp)/'] },
+    // `import type` counts as a dependency (rules opt out with dependencyTypesNot: ['type-only'])
+    tsPreCompilationDeps: true,
+    // `@/lib/…` → lib/… (tsconfig.json `paths`)
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.tsx', '.d.ts', '.js', '.mjs', '.cjs', '.json'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    skipAnalysisNotInRules: true,
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

@@ -1,0 +1,96 @@
+// `npm run check:layers` can fail: each case adds one wrong import to a small copy of the layout
+// (the real .dependency-cruiser.cjs and tsconfig.json, stub modules) and runs dependency-cruiser on it.
+// The copy lives in a temporary directory, so no probe file ever appears in the working tree (where a
+// concurrent `npm test` or `next build` would see it). Whether the real tree passes is
+// `npm run check:layers`' own business.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DEPCRUISE = join(ROOT, 'node_modules', '.bin', 'depcruise');
+
+/** A layout that keeps every rule: the arrows the architecture allows. */
+const CLEAN: Record<string, string> = {
+  'lib/engine/types.ts': 'export type Task = { id: number };\n',
+  'lib/engine/pool.ts': "import type { Task } from './types';\nexport const size = (t: Task[]) => t.length;\n",
+  'db/sqlite/store.ts':
+    "import Database from 'better-sqlite3';\nimport type { Task } from '../../lib/engine/types';\n" +
+    'export const openSqliteStore = (path: string): Task[] => (new Database(path), []);\n',
+  'db/sqlite/store.test.ts': "import { openSqliteStore } from './store';\nexport const probe = openSqliteStore;\n",
+  'lib/api/present.ts':
+    "import type { Task } from '@/lib/engine/types';\nexport type TaskJson = Task;\nexport const present = (t: Task) => t;\n",
+  'lib/api/open.ts': "import { openSqliteStore } from '../../db/sqlite/store';\nexport const openReadpast = openSqliteStore;\n",
+  'lib/server/engine.ts': "import { openReadpast } from '@/lib/api/open';\nexport const getEngine = () => openReadpast(':memory:');\n",
+  'app/page.tsx': "import { getEngine } from '@/lib/server/engine';\nexport default function Page() { return getEngine().length; }\n",
+  'components/Tasks.tsx':
+    "import type { TaskJson } from '@/lib/api/present';\nexport const Tasks = (p: { tasks: TaskJson[] }) => p.tasks.length;\n",
+  'cli/main.ts': "import { openReadpast } from '../lib/api/open';\nexport const main = () => openReadpast('x.db');\n",
+};
+
+/** One wrong import per case: the rule that must name it, the file it goes in (new, or replacing a clean one), its text. */
+const PROBES: { rule: string; file: string; text: string }[] = [
+  { rule: 'driver-outside-db', file: 'components/probe.ts', text: "import Database from 'better-sqlite3';" },
+  { rule: 'driver-outside-db', file: 'lib/api/probe.ts', text: "import type { ConnectionPool } from 'mssql';" },
+  { rule: 'store-outside-engine-and-api', file: 'cli/probe.ts', text: "import { openSqliteStore } from '../db/sqlite/store';" },
+  { rule: 'store-outside-engine-and-api', file: 'app/probe.ts', text: "import { openSqliteStore } from '@/db/sqlite/store';" },
+  { rule: 'components-import-server-code', file: 'components/probe.ts', text: "import { getEngine } from '@/lib/server/engine';" },
+  { rule: 'components-import-api-at-run-time', file: 'components/probe.ts', text: "import { present } from '@/lib/api/present';" },
+  { rule: 'engine-imports-upper-layer', file: 'lib/engine/probe.ts', text: "import { present } from '../api/present';" },
+  { rule: 'db-imports-upper-layer', file: 'db/sqlite/probe.ts', text: "import { openReadpast } from '../../lib/api/open';" },
+  { rule: 'engine-cycle', file: 'lib/engine/types.ts', text: "import { size } from './pool';\nexport type Task = { id: number };" },
+];
+
+let dir = '';
+
+function write(file: string, text: string) {
+  mkdirSync(dirname(join(dir, file)), { recursive: true });
+  writeFileSync(join(dir, file), text);
+}
+
+function cruise() {
+  const run = spawnSync(process.execPath, [DEPCRUISE, '--config', '.dependency-cruiser.cjs', 'app', 'components', 'cli', 'lib', 'db'], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'readpast-layers-'));
+  copyFileSync(join(ROOT, '.dependency-cruiser.cjs'), join(dir, '.dependency-cruiser.cjs'));
+  copyFileSync(join(ROOT, 'tsconfig.json'), join(dir, 'tsconfig.json'));
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  for (const [file, text] of Object.entries(CLEAN)) write(file, text);
+});
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('check:layers', () => {
+  it('passes on a layout that keeps every rule', () => {
+    const { status, output } = cruise();
+    expect(output).toMatch(/no dependency violations found/);
+    expect(status).toBe(0);
+  });
+
+  it.each(PROBES)('fails with $rule on $file', ({ rule, file, text }) => {
+    write(file, `${text}\n`);
+    try {
+      const { status, output } = cruise();
+      expect(status).not.toBe(0);
+      // `error <rule>: <from> → <to>`; a cycle lists its modules one per line, the probe among them
+      expect(output).toMatch(new RegExp(`error ${rule}: (\\S+ →\\s+)*${file.replaceAll('.', '[.]')}`));
+    } finally {
+      // put the clean layout back: the probe either replaced a clean file or was new
+      const clean = CLEAN[file];
+      if (clean === undefined) rmSync(join(dir, file), { force: true });
+      else write(file, clean);
+    }
+  });
+});
