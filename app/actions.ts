@@ -10,9 +10,9 @@ import { serverConfig } from '@/lib/server/config';
 import { getEngine } from '@/lib/server/engine';
 import { checkRequest } from '@/lib/server/guard';
 import { describeError } from '@/lib/server/http';
-import { changedBy, patchQueue, type QueueJson } from '@/lib/server/queues';
-import { killTaskSession } from '@/lib/server/procedures';
-import { batchIdArg, concurrencyLimit as limitSchema, failureFilter, pausedFlag, poolSize } from '@/lib/server/schemas';
+import type { QueueJson } from '@/lib/api/readpast';
+import { changedBy } from '@/lib/server/queues';
+import { batchIdArg, concurrencyLimit as limitSchema, failureFilter, pausedFlag, poolSize } from '@/lib/api/requests';
 
 export type ActionResult<T = {}> = ({ ok: true } & T) | { ok: false; error: string; field?: string };
 
@@ -96,7 +96,7 @@ export async function retryFailures(filter: { queue?: string; message?: string; 
   return run(async () => {
     const f = parseWith(failureFilter, filter ?? {});
     const { readpast } = await getEngine();
-    return { count: await readpast.store.retryFailed(f) };
+    return { count: await readpast.retryFailed(f) };
   });
 }
 
@@ -104,7 +104,7 @@ export async function deleteFailures(filter: { queue?: string; message?: string;
   return run(async () => {
     const f = parseWith(failureFilter, filter ?? {});
     const { readpast } = await getEngine();
-    return { count: await readpast.store.deleteFailed(f) };
+    return { count: await readpast.deleteFailed(f) };
   });
 }
 
@@ -133,7 +133,7 @@ export async function setQueueLimit(name: string, concurrencyLimit: number | nul
     const n = parseWith(queueName, name, 'name');
     const limit = parseWith(limitSchema, concurrencyLimit, 'concurrencyLimit');
     const { readpast, config } = await getEngine();
-    return { queue: await patchQueue(readpast, n, { concurrencyLimit: limit }, changedBy(config, 'dashboard')) };
+    return { queue: await readpast.setQueue(n, { concurrencyLimit: limit }, changedBy(config, 'dashboard')) };
   });
 }
 
@@ -143,7 +143,7 @@ export async function setQueuePaused(name: string, paused: boolean): Promise<Act
     const n = parseWith(queueName, name, 'name');
     const p = parseWith(pausedFlag, paused, 'paused');
     const { readpast, config } = await getEngine();
-    return { queue: await patchQueue(readpast, n, { paused: p }, changedBy(config, 'dashboard')) };
+    return { queue: await readpast.setQueue(n, { paused: p }, changedBy(config, 'dashboard')) };
   });
 }
 
@@ -182,6 +182,6 @@ export async function cancelBatch(id: number): Promise<ActionResult<{ cancelled:
 export async function killTask(token: string): Promise<ActionResult<{ status: string }>> {
   return run(async () => {
     const { readpast } = await getEngine();
-    return killTaskSession(readpast.store, token);
+    return readpast.killSession(token);
   });
 }

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openReadpast } from '../lib/open';
+import { openReadpast } from '../lib/api/open';
 
 const N = Number(process.env.BENCH_TASKS ?? 60_000);
 const BULK = Number(process.env.BENCH_BULK ?? 100_000);
@@ -95,7 +95,7 @@ async function main() {
   t0 = performance.now();
   await pool.start();
   for (;;) {
-    const q = (await rp.store.countsByQueue()).find((c) => c.queue === 'default');
+    const q = (await rp.reads.countsByQueue()).find((c) => c.queue === 'default');
     if (q && q.succeeded >= N) break;
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -117,12 +117,12 @@ async function main() {
     await new Promise((r) => setTimeout(r, 1));
   }
   for (;;) {
-    const q = (await lat.store.countsByQueue()).find((c) => c.queue === 'default');
+    const q = (await lat.reads.countsByQueue()).find((c) => c.queue === 'default');
     if (q && q.succeeded >= total) break;
     await new Promise((r) => setTimeout(r, 10));
   }
   await lpool.stop();
-  const points = await lat.store.metrics(new Date(Date.now() - 3600_000));
+  const points = await lat.reads.metrics(new Date(Date.now() - 3600_000));
   await lat.close();
   // exact per-task latency from the tables
   const db = new Database(join(dir, 'latency.db'), { readonly: true });

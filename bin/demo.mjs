@@ -3,7 +3,7 @@
 // (default sqlite:data/readpast.db). Workers — `npm start` or `readpast worker` — then run it.
 import { tsImport } from 'tsx/esm/api';
 
-const { openReadpast } = await tsImport('../lib/open.ts', import.meta.url);
+const { openReadpast } = await tsImport('../lib/api/open.ts', import.meta.url);
 const { loadDemoWorkload } = await tsImport('../lib/demo.ts', import.meta.url);
 
 let readpast;
@@ -15,7 +15,7 @@ try {
 }
 try {
   const count = await loadDemoWorkload(readpast, { caller: 'demo' });
-  console.log(`readpast: enqueued ${count} demo tasks into ${readpast.store.description} (queues default, emails, reports, etl)`);
+  console.log(`readpast: enqueued ${count} demo tasks into ${readpast.description} (queues default, emails, reports, etl)`);
 } catch (err) {
   console.error(`readpast: ${err.message}`);
   process.exitCode = 1;

@@ -67,10 +67,10 @@ if (!existsSync(buildId) || stale) {
 }
 
 try {
-  const { openStore } = await tsImport('../lib/open.ts', import.meta.url);
-  const store = await openStore(config.databaseUrl);
-  console.log(`readpast: database ready (${store.description})`);
-  await store.close();
+  const { openReadpast } = await tsImport('../lib/api/open.ts', import.meta.url);
+  const readpast = await openReadpast({ url: config.databaseUrl });
+  console.log(`readpast: database ready (${readpast.description})`);
+  await readpast.close();
 } catch (err) {
   fail(`cannot open the database: ${err.message}`);
 }

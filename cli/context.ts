@@ -1,8 +1,8 @@
 // Opening the database for a command: the registry (built-ins plus --handlers), a logger, the facade.
 import { defaultRegistry, type HandlerRegistry } from '../lib/engine/handlers';
 import type { Logger } from '../lib/engine/logger';
-import type { Readpast } from '../lib/engine/client';
-import { openReadpast } from '../lib/open';
+import type { Readpast } from '../lib/api/readpast';
+import { openReadpast } from '../lib/api/open';
 import { loadHandlersModule } from './handlers-module';
 import { cliLogger } from './logger';
 

@@ -1,5 +1,5 @@
 // Human-readable forms of `batch status` and `batch wait` (--json prints batchJson / {done, batch, tasks}).
-import type { BatchJson, taskJson } from '../lib/engine/present';
+import type { BatchJson, taskJson } from '../lib/api/present';
 import { table } from './format';
 
 type TaskJson = ReturnType<typeof taskJson>;

@@ -1,5 +1,5 @@
 // Human-readable forms of `queue set`, `queue list` and `queue tokens` (--json prints the present.ts shapes).
-import type { queueChangeJson, queueJson, tokenJson } from '../lib/engine/present';
+import type { queueChangeJson, queueJson, tokenJson } from '../lib/api/present';
 import { table } from './format';
 
 type QueueJson = ReturnType<typeof queueJson>;

@@ -1,6 +1,6 @@
-// Human-readable forms of `status` and `stats` (the --json forms are lib/engine/present.ts as is).
-import type { StatusJson } from '../lib/engine/present';
-import type { statsJson } from '../lib/engine/present';
+// Human-readable forms of `status` and `stats` (the --json forms are lib/api/present.ts as is).
+import type { StatusJson } from '../lib/api/present';
+import type { statsJson } from '../lib/api/present';
 
 type StatsJson = ReturnType<typeof statsJson>;
 

@@ -1,9 +1,9 @@
 // `--handlers MODULE`: a user module (path relative to the current directory) that adds handlers —
-// its `register` or default export is `(registry) => void`, or an object name → handler (lib/open.ts).
+// its `register` or default export is `(registry) => void`, or an object name → handler (lib/api/open.ts).
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { HandlerRegistry } from '../lib/engine/handlers';
-import { loadHandlers } from '../lib/open';
+import { loadHandlers } from '../lib/api/open';
 import { UsageError } from './errors';
 
 const FLAG = '--handlers';

@@ -3,7 +3,7 @@
 //
 // No SQL Server can run on the machine these tests run on, so the SQL Server-mode tests intercept
 // the JSON routes the pages read (`page.route`) and answer them with synthetic SQL Server responses
-// shaped exactly like the API's (see lib/server/procedures.ts, lib/engine/present.ts). That is the
+// shaped exactly like the API's (see lib/api/procedures.ts, lib/api/present.ts). That is the
 // only fake here: the pages themselves, their server actions and every route not intercepted run
 // against the real `next start` server on SQLite. The last test checks, with nothing intercepted,
 // that on SQLite the Procedure tab is absent and the SQL Server-only routes answer 400.

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_BATCH, DEMO_LIMIT, createDemoBatch, demoBatchTasks, demoWorkload, loadDemoWorkload } from './demo';
-import type { Readpast } from './engine/client';
-import { openReadpast } from './open';
+import type { Readpast } from './api/readpast';
+import { openReadpast } from './api/open';
 
 let dir: string;
 let rp: Readpast;
@@ -46,7 +46,7 @@ describe('loadDemoWorkload', () => {
     const count = await loadDemoWorkload(rp, { caller: 'dashboard' });
     expect(count).toBe(demoWorkload().length + 10);
 
-    const { items } = await rp.store.listBatches({});
+    const { items } = await rp.reads.listBatches({});
     expect(items).toHaveLength(1);
     expect(items[0]!.stages.map((s) => s.total)).toEqual([4, 2, 1, 2, 1]);
 
@@ -59,6 +59,6 @@ describe('loadDemoWorkload', () => {
     // loading it again adds work but records no change that did not happen
     await loadDemoWorkload(rp);
     expect((await rp.queues()).changes).toHaveLength(1);
-    expect((await rp.store.listBatches({})).items).toHaveLength(2);
+    expect((await rp.reads.listBatches({})).items).toHaveLength(2);
   });
 });

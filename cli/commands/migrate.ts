@@ -7,8 +7,8 @@ export async function run(argv: string[]): Promise<number> {
   const { positionals: rest } = parseFlags({ args: argv, options: {}, strict: true, allowPositionals: true });
   positionals(rest, []);
   return withContext({}, async ({ readpast }) => {
-    await readpast.store.migrate();
-    print(`migrated ${readpast.store.description}`);
+    await readpast.migrate();
+    print(`migrated ${readpast.description}`);
     return EXIT.ok;
   });
 }

@@ -2,22 +2,12 @@
 // readpast queue list [--json]
 // readpast queue tokens [NAME] [--json]
 import { ValidationError } from '../../lib/engine/errors';
-import { NotFoundError } from '../../lib/engine/errors';
-import { queueJson } from '../../lib/engine/present';
-import type { Readpast } from '../../lib/engine/client';
+import { MAX_CONCURRENCY_LIMIT, MIN_CONCURRENCY_LIMIT } from '../../lib/engine/limits';
 import { cliActor, intFlag, parseFlags, positionals, queueArg, subcommand } from '../args';
 import { print, withContext } from '../context';
 import { EXIT, UsageError } from '../errors';
 import { SUBCOMMANDS } from '../help';
 import { formatQueueLine, formatQueues, formatTokens } from '../format-queues';
-
-export const MAX_LIMIT = 10_000;
-
-async function viewOf(readpast: Readpast, name: string) {
-  const q = (await readpast.store.listQueueViews()).find((v) => v.name === name);
-  if (!q) throw new NotFoundError(`no queue ${name}`);
-  return queueJson(q);
-}
 
 async function set(argv: string[]): Promise<number> {
   const { values, positionals: rest } = parseFlags({
@@ -36,7 +26,7 @@ async function set(argv: string[]): Promise<number> {
   if (values.limit !== undefined && values.unlimited) throw new UsageError('--limit', 'cannot be combined with --unlimited');
   if (values.pause && values.resume) throw new UsageError('--pause', 'cannot be combined with --resume');
   const patch: { concurrencyLimit?: number | null; paused?: boolean } = {};
-  const limit = intFlag('--limit', values.limit, 1, MAX_LIMIT);
+  const limit = intFlag('--limit', values.limit, MIN_CONCURRENCY_LIMIT, MAX_CONCURRENCY_LIMIT);
   if (limit !== undefined) patch.concurrencyLimit = limit;
   if (values.unlimited) patch.concurrencyLimit = null;
   if (values.pause) patch.paused = true;
@@ -44,8 +34,9 @@ async function set(argv: string[]): Promise<number> {
   if (Object.keys(patch).length === 0) throw new UsageError('--limit', 'give --limit N, --unlimited, --pause or --resume');
 
   return withContext({}, async ({ readpast }) => {
+    let view;
     try {
-      await readpast.setQueue(name, patch, cliActor());
+      view = await readpast.setQueue(name, patch, cliActor());
     } catch (err) {
       if (err instanceof ValidationError) {
         const flag = err.field === 'name' ? 'NAME' : err.field === 'paused' ? '--pause' : '--limit';
@@ -53,7 +44,6 @@ async function set(argv: string[]): Promise<number> {
       }
       throw err;
     }
-    const view = await viewOf(readpast, name);
     print(values.json ? JSON.stringify(view, null, 2) : formatQueueLine(view));
     return EXIT.ok;
   });
@@ -64,8 +54,7 @@ async function list(argv: string[]): Promise<number> {
   positionals(rest, []);
   return withContext({}, async ({ readpast }) => {
     const { queues, changes } = await readpast.queues();
-    const views = queues.map(queueJson);
-    print(values.json ? JSON.stringify({ queues: views, changes }, null, 2) : formatQueues(views, changes));
+    print(values.json ? JSON.stringify({ queues, changes }, null, 2) : formatQueues(queues, changes));
     return EXIT.ok;
   });
 }
@@ -75,7 +64,7 @@ async function tokens(argv: string[]): Promise<number> {
   if (rest.length > 1) throw new UsageError(null, `unexpected argument ${JSON.stringify(rest[1])}`);
   const name = rest[0] === undefined ? undefined : queueArg(rest[0]);
   return withContext({}, async ({ readpast }) => {
-    if (name !== undefined) await viewOf(readpast, name); // an unknown queue is exit 3, not an empty list
+    if (name !== undefined) await readpast.queue(name); // an unknown queue is exit 3, not an empty list
     const grants = await readpast.tokens(name);
     print(values.json ? JSON.stringify(grants, null, 2) : formatTokens(grants, name));
     return EXIT.ok;

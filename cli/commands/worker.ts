@@ -1,6 +1,7 @@
 // readpast worker [--concurrency N] [--lease-seconds S] [--handlers MODULE] [--queues a,b]
 // Runs in the foreground. The first SIGTERM/SIGINT stops gracefully (pool.stop), a second exits at once.
 import { constants } from 'node:os';
+import { MAX_POOL_SIZE } from '../../lib/engine/limits';
 import { intFlag, parseFlags, positionals, queuesFlag } from '../args';
 import { openContext } from '../context';
 import { EXIT } from '../errors';
@@ -32,7 +33,7 @@ export async function run(argv: string[]): Promise<number> {
     allowPositionals: true,
   });
   positionals(rest, []);
-  const concurrency = intFlag('--concurrency', values.concurrency, 1, 256) ?? 4;
+  const concurrency = intFlag('--concurrency', values.concurrency, 1, MAX_POOL_SIZE) ?? 4;
   const leaseMs = (intFlag('--lease-seconds', values['lease-seconds'], 1, 24 * 3600) ?? 30) * 1000;
   const queues = queuesFlag('--queues', values.queues);
 
@@ -56,7 +57,7 @@ export async function run(argv: string[]): Promise<number> {
     });
     await pool.start();
     logger.info(
-      { database: readpast.store.description, concurrency, leaseMs, queues: queues ?? 'all', handlers: registry.names(), workerIds: pool.workerIds() },
+      { database: readpast.description, concurrency, leaseMs, queues: queues ?? 'all', handlers: registry.names(), workerIds: pool.workerIds() },
       'worker started',
     );
     const signal = await signalled;

@@ -3,7 +3,7 @@
 // returns once its stage is done, times out with exit 5, and unknown batches and conflicts map to
 // exits 3 and 4; `--on-failure abort` cancels the later stages.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchJson, taskJson } from '../../lib/engine/present';
+import type { BatchJson, taskJson } from '../../lib/api/present';
 import { cli, cliOk, ISO_MS, limited, statusOf, tempDb, UUID, WorkerProcess, type RunOptions, type TempDb } from './helpers';
 import { intervalOf, maxOverlap } from './overlap';
 

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StatusJson } from '../../lib/engine/present';
+import type { StatusJson } from '../../lib/api/present';
 import { cli, cliOk, ISO_MS, limited, ROOT, statusOf, tempDb, UUID, waitFor, WorkerProcess, type TempDb } from './helpers';
 
 const STATUS_KEYS = ['token', 'status', 'queue', 'kind', 'command', 'priority', 'attempts', 'maxAttempts', 'createdAt', 'startedAt', 'finishedAt', 'result', 'lastError', 'history'];

@@ -5,10 +5,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Readpast } from '../../lib/engine/client';
+import type { Readpast } from '../../lib/api/readpast';
 import type { HandlerRegistry } from '../../lib/engine/handlers';
-import type { StatusJson } from '../../lib/engine/present';
-import { openReadpast } from '../../lib/open';
+import type { StatusJson } from '../../lib/api/present';
+import { openReadpast } from '../../lib/api/open';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'readpast.mjs');

@@ -2,7 +2,7 @@
 // SQLite file. A limit set from the command line is listed with its recorded change; pause stops
 // claims of that queue only and resume lets them go; a granted token names its task and worker.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { queueChangeJson, queueJson, tokenJson } from '../../lib/engine/present';
+import type { queueChangeJson, queueJson, tokenJson } from '../../lib/api/present';
 import { cli, cliOk, ISO_MS, limited, statusOf, tempDb, UUID, waitFor, WorkerProcess, type TempDb } from './helpers';
 
 type QueueJson = ReturnType<typeof queueJson>;

@@ -32,9 +32,9 @@ export function aggregateTests(factory: StoreFactory) {
       const c = await h().claimOne(slot, { queues: ['q1'] });
       expect(await h().retryLater(c, 60_000, 'transient')).toBe(true);
       await h().doneTask(slot, { queue: 'q1' });
-      expect(await store.cancel(await h().add({ queue: 'q1' }))).toBe('cancelled');
+      expect(await store.commands.cancel(await h().add({ queue: 'q1' }))).toBe('cancelled');
 
-      const groups = await store.failureGroups({});
+      const groups = await store.reads.failureGroups({});
       expect(groups).toHaveLength(3);
       const find = (message: string, queue: string) => groups.find((g) => g.message === message && g.queue === queue);
       for (const [message, queue, tokens] of [['disk full', 'q1', disk1], ['disk full', 'q2', disk2], ['bad input', 'q1', bad]] as const) {
@@ -47,22 +47,22 @@ export function aggregateTests(factory: StoreFactory) {
         expect(Math.abs(g!.lastAt.getTime() - Date.now())).toBeLessThan(60_000);
       }
 
-      expect((await store.failureGroups({ queue: 'q1' })).map((g) => g.message).sort()).toEqual(['bad input', 'disk full']);
-      expect((await store.failureGroups({ message: 'disk full' })).map((g) => [g.queue, g.count]).sort()).toEqual([['q1', 3], ['q2', 1]]);
-      expect((await store.failureGroups({ q: 'input' })).map((g) => g.message)).toEqual(['bad input']);
+      expect((await store.reads.failureGroups({ queue: 'q1' })).map((g) => g.message).sort()).toEqual(['bad input', 'disk full']);
+      expect((await store.reads.failureGroups({ message: 'disk full' })).map((g) => [g.queue, g.count]).sort()).toEqual([['q1', 3], ['q2', 1]]);
+      expect((await store.reads.failureGroups({ q: 'input' })).map((g) => g.message)).toEqual(['bad input']);
 
       // groups follow retries and deletes
-      expect(await store.retryFailed({ message: 'bad input' })).toBe(2);
-      expect((await store.failureGroups({})).map((g) => g.message).sort()).toEqual(['disk full', 'disk full']);
-      expect(await store.deleteFailed({ queue: 'q2' })).toBe(1);
-      const left = await store.failureGroups({});
+      expect(await store.commands.retryFailed({ message: 'bad input' })).toBe(2);
+      expect((await store.reads.failureGroups({})).map((g) => g.message).sort()).toEqual(['disk full', 'disk full']);
+      expect(await store.commands.deleteFailed({ queue: 'q2' })).toBe(1);
+      const left = await store.reads.failureGroups({});
       expect(left).toHaveLength(1);
       expect(left[0]).toMatchObject({ message: 'disk full', queue: 'q1', count: 3 });
     });
 
     it('is empty without dead tasks', async () => {
       await h().add();
-      expect(await h().store.failureGroups({})).toEqual([]);
+      expect(await h().store.reads.failureGroups({})).toEqual([]);
     });
   });
 
@@ -73,14 +73,14 @@ export function aggregateTests(factory: StoreFactory) {
       const { store } = h();
       const since = new Date(Date.now() - 2000);
       const slot = await h().worker();
-      await store.enqueueMany([0, 1, 2].map((i) => ({ kind: 'handler' as const, command: 'demo.echo', payload: { i } })));
+      await store.commands.enqueueMany([0, 1, 2].map((i) => ({ kind: 'handler' as const, command: 'demo.echo', payload: { i } })));
       await h().add();
-      const claimed = await store.claim([slot, await h().worker(), await h().worker()], { leaseMs: LONG_LEASE });
+      const claimed = await store.worker.claim([slot, await h().worker(), await h().worker()], { leaseMs: LONG_LEASE });
       expect(claimed).toHaveLength(3);
       expect(await h().succeed(claimed[0]!)).toBe(true);
       expect(await h().kill(claimed[1]!, 'metric failure')).toBe(true);
 
-      const points = await store.metrics(since);
+      const points = await store.reads.metrics(since);
       expect(sums(points)).toEqual({ enqueued: 4, started: 3, succeeded: 1, failed: 1 });
       const times = points.map((p) => p.at.getTime());
       expect(times).toEqual([...times].sort((a, b) => a - b));
@@ -95,7 +95,7 @@ export function aggregateTests(factory: StoreFactory) {
         expect(p.latencyMaxMs).toBeLessThanOrEqual(p.latencySumMs + 1);
         if (p.started === 0) expect(p.latencySumMs).toBe(0);
       }
-      expect(sums(await store.metrics(new Date(Date.now() + 5_000)))).toEqual({ enqueued: 0, started: 0, succeeded: 0, failed: 0 });
+      expect(sums(await store.reads.metrics(new Date(Date.now() + 5_000)))).toEqual({ enqueued: 0, started: 0, succeeded: 0, failed: 0 });
     });
 
     it('counts a retry settlement as a failure and the next attempt as a start', async () => {
@@ -107,7 +107,7 @@ export function aggregateTests(factory: StoreFactory) {
       expect(await h().retryLater(c1, 0)).toBe(true);
       const c2 = await h().claimOne(slot);
       expect(await h().succeed(c2)).toBe(true);
-      expect(sums(await store.metrics(since))).toEqual({ enqueued: 1, started: 2, succeeded: 1, failed: 1 });
+      expect(sums(await store.reads.metrics(since))).toEqual({ enqueued: 1, started: 2, succeeded: 1, failed: 1 });
     });
 
     it('sampleDepth records the pending count', async () => {
@@ -115,8 +115,8 @@ export function aggregateTests(factory: StoreFactory) {
       const since = new Date(Date.now() - 2000);
       for (let i = 0; i < 4; i++) await h().add();
       await h().claimOne(await h().worker());
-      await store.sampleDepth();
-      const sampled = (await store.metrics(since)).filter((p) => p.depth !== null);
+      await store.maintenance.sampleDepth();
+      const sampled = (await store.reads.metrics(since)).filter((p) => p.depth !== null);
       expect(sampled.length).toBeGreaterThanOrEqual(1);
       expect(sampled[sampled.length - 1]!.depth).toBe(3);
     });

@@ -9,14 +9,14 @@ export function claimTests(factory: StoreFactory) {
     it('returns nothing when there is nothing to do', async () => {
       const a = await h().worker();
       const b = await h().worker();
-      expect(await h().store.claim([a, b], { leaseMs: LONG_LEASE })).toEqual([]);
+      expect(await h().store.worker.claim([a, b], { leaseMs: LONG_LEASE })).toEqual([]);
     });
 
     it('gives at most one task per slot, each to a different slot', async () => {
       const { store } = h();
       for (let i = 0; i < 5; i++) await h().add({ payload: { i } });
       const slots = [await h().worker(), await h().worker(), await h().worker()];
-      const got = await store.claim(slots, { leaseMs: LONG_LEASE });
+      const got = await store.worker.claim(slots, { leaseMs: LONG_LEASE });
       expect(got).toHaveLength(3);
       expect(new Set(got.map((c) => c.id)).size).toBe(3);
       expect(new Set(got.map((c) => c.workerId))).toEqual(new Set(slots.map((s) => s.workerId)));
@@ -32,20 +32,20 @@ export function claimTests(factory: StoreFactory) {
       expect(got.map((c) => (c.payload as { i: number }).i).sort()).toEqual([0, 1, 2]);
       for (const c of got) expect(await h().succeed(c)).toBe(true);
 
-      const rest = await store.claim(slots, { leaseMs: LONG_LEASE });
+      const rest = await store.worker.claim(slots, { leaseMs: LONG_LEASE });
       expect(rest).toHaveLength(2);
-      expect(await store.claim(slots, { leaseMs: LONG_LEASE })).toEqual([]);
+      expect(await store.worker.claim(slots, { leaseMs: LONG_LEASE })).toEqual([]);
       const all = [...got, ...rest].map((c) => c.id);
       expect(new Set(all).size).toBe(5);
     });
 
     it('never hands the same task to two concurrent claims', async () => {
       const { store } = h();
-      await store.enqueueMany(Array.from({ length: 30 }, (_, i) => ({ kind: 'handler' as const, command: 'demo.echo', payload: { i } })));
+      await store.commands.enqueueMany(Array.from({ length: 30 }, (_, i) => ({ kind: 'handler' as const, command: 'demo.echo', payload: { i } })));
       const slots = await Promise.all(Array.from({ length: 6 }, () => h().worker()));
-      const rounds = await Promise.all(slots.map((s) => store.claim([s], { leaseMs: LONG_LEASE })));
+      const rounds = await Promise.all(slots.map((s) => store.worker.claim([s], { leaseMs: LONG_LEASE })));
       for (const c of rounds.flat()) expect(await h().succeed(c)).toBe(true);
-      const more = await Promise.all(slots.map((s) => store.claim([s], { leaseMs: LONG_LEASE })));
+      const more = await Promise.all(slots.map((s) => store.worker.claim([s], { leaseMs: LONG_LEASE })));
       const ids = [...rounds, ...more].flat().map((c) => c.id);
       expect(ids).toHaveLength(12);
       expect(new Set(ids).size).toBe(12);
@@ -107,7 +107,7 @@ export function claimTests(factory: StoreFactory) {
       expect(cb.token).toBe(b);
       expect(await h().succeed(cb)).toBe(true);
       await h().claimNone(slot, { queues: ['beta'] });
-      const two = await h().store.claim([slot, await h().worker()], { leaseMs: LONG_LEASE, queues: ['alpha', 'gamma'] });
+      const two = await h().store.worker.claim([slot, await h().worker()], { leaseMs: LONG_LEASE, queues: ['alpha', 'gamma'] });
       expect(new Set(two.map((t) => t.token))).toEqual(new Set([a, c]));
       expect(two.find((t) => t.token === a)!.queue).toBe('alpha');
     });

@@ -28,12 +28,12 @@ export function countsTests(factory: StoreFactory) {
       const a1 = await add('a', { dedupKey: 'once' });
       const a2 = await add('a', { maxAttempts: 1 });
       const a3 = await add('a');
-      for (const r of await store.enqueueMany([
+      for (const r of await store.commands.enqueueMany([
         { kind: 'handler', command: 'demo.echo', queue: 'b' },
         { kind: 'handler', command: 'demo.echo', queue: 'b', maxAttempts: 1 },
         { kind: 'handler', command: 'demo.echo', queue: 'b' },
       ])) tokens.add(r.token);
-      expect((await store.enqueue({ kind: 'handler', command: 'demo.echo', queue: 'a', dedupKey: 'once' })).created).toBe(false);
+      expect((await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', queue: 'a', dedupKey: 'once' })).created).toBe(false);
       await check('after enqueue');
       expect(await h().counts()).toEqual([
         { queue: 'a', pending: 3, running: 0, succeeded: 0, dead: 0, cancelled: 0 },
@@ -52,11 +52,11 @@ export function countsTests(factory: StoreFactory) {
       await check('after retry settlement');
 
       // lease rescue: once back to pending, once to dead (a2 has maxAttempts 1 but got a retry settlement: now attempt 2)
-      const cb = await store.claim([w1, w2], { leaseMs: 80, queues: ['b'] });
+      const cb = await store.worker.claim([w1, w2], { leaseMs: 80, queues: ['b'] });
       expect(cb).toHaveLength(2);
       await check('after bulk claim');
       await sleep(200);
-      const rescued = await store.rescueExpired();
+      const rescued = await store.maintenance.rescueExpired();
       expect(rescued.retried + rescued.dead).toBe(2);
       expect(rescued.dead).toBe(1);
       await check('after rescue');
@@ -65,32 +65,32 @@ export function countsTests(factory: StoreFactory) {
       const cDead = await h().claimOne(w1, { queues: ['a'] });
       expect(await h().kill(cDead, 'poison')).toBe(true);
       await check('after dead settlement');
-      const pendingB = (await store.listTasks({ queue: 'b', status: 'pending', limit: 10 })).items;
+      const pendingB = (await store.reads.listTasks({ queue: 'b', status: 'pending', limit: 10 })).items;
       expect(pendingB.length).toBeGreaterThanOrEqual(2);
-      expect(await store.cancel(pendingB[0]!.token)).toBe('cancelled');
+      expect(await store.commands.cancel(pendingB[0]!.token)).toBe('cancelled');
       await check('after cancelling a pending task');
       const cRun = await h().claimOne(w2, { queues: ['b'] });
-      expect(await store.cancel(cRun.token)).toBe('cancel_requested');
+      expect(await store.commands.cancel(cRun.token)).toBe('cancel_requested');
       await check('after requesting a cancel');
       expect(await h().settle(cRun, { kind: 'cancelled', error: null })).toBe(true);
       await check('after the cancelled settlement');
 
       // manual retry of dead and cancelled, retryFailed
-      expect(await store.retry(cDead.token)).toBe('retried');
+      expect(await store.commands.retry(cDead.token)).toBe('retried');
       await check('after manual retry of a dead task');
-      expect(await store.retry(cRun.token)).toBe('retried');
+      expect(await store.commands.retry(cRun.token)).toBe('retried');
       await check('after manual retry of a cancelled task');
-      const deadNow = (await store.listTasks({ status: 'dead', limit: 10 })).items;
-      expect(await store.retryFailed({})).toBe(deadNow.length);
+      const deadNow = (await store.reads.listTasks({ status: 'dead', limit: 10 })).items;
+      expect(await store.commands.retryFailed({})).toBe(deadNow.length);
       await check('after retryFailed');
 
       // delete, deleteFailed, prune
-      expect(await store.deleteTask(a1)).toBe('deleted');
+      expect(await store.commands.deleteTask(a1)).toBe('deleted');
       await check('after delete');
       const c = await h().claimOne(w1, { queues: ['a'] });
       expect(await h().kill(c, 'to delete')).toBe(true);
       await check('before deleteFailed');
-      expect(await store.deleteFailed({ message: 'to delete' })).toBe(1);
+      expect(await store.commands.deleteFailed({ message: 'to delete' })).toBe(1);
       await check('after deleteFailed');
       const d = await h().claimOne(w1);
       expect(d.token).toBe(a3);
@@ -98,7 +98,7 @@ export function countsTests(factory: StoreFactory) {
       const e = await h().claimOne(w1);
       expect(await h().succeed(e)).toBe(true);
       await check('before prune');
-      const pruned = await store.prune(new Date(Date.now() + 60_000));
+      const pruned = await store.maintenance.prune(new Date(Date.now() + 60_000));
       // two succeeded, one cancelled
       expect(pruned.tasks).toBe(3);
       await check('after prune');

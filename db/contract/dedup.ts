@@ -8,9 +8,9 @@ export function dedupTests(factory: StoreFactory) {
 
     it('returns the existing token while the first task is pending or running', async () => {
       const { store } = h();
-      const first = await store.enqueue({ kind: 'handler', command: 'demo.echo', payload: 1, dedupKey: 'nightly' });
+      const first = await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', payload: 1, dedupKey: 'nightly' });
       expect(first.created).toBe(true);
-      const again = await store.enqueue({ kind: 'handler', command: 'demo.echo', payload: 2, dedupKey: 'nightly' });
+      const again = await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', payload: 2, dedupKey: 'nightly' });
       expect(again).toEqual({ token: first.token, created: false });
       // the duplicate changed nothing
       expect((await h().task(first.token)).payload).toBe(1);
@@ -18,7 +18,7 @@ export function dedupTests(factory: StoreFactory) {
 
       const slot = await h().worker();
       await h().claimOne(slot);
-      const whileRunning = await store.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'nightly' });
+      const whileRunning = await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'nightly' });
       expect(whileRunning).toEqual({ token: first.token, created: false });
       await h().claimNone(await h().worker());
     });
@@ -28,11 +28,11 @@ export function dedupTests(factory: StoreFactory) {
       const slot = await h().worker();
       const tokens = new Set<string>();
       for (const end of ['succeeded', 'dead', 'cancelled'] as const) {
-        const r = await store.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'key' });
+        const r = await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'key' });
         expect(r.created).toBe(true);
         tokens.add(r.token);
         if (end === 'cancelled') {
-          expect(await store.cancel(r.token)).toBe('cancelled');
+          expect(await store.commands.cancel(r.token)).toBe('cancelled');
         } else {
           const c = await h().claimOne(slot);
           expect(c.token).toBe(r.token);
@@ -40,7 +40,7 @@ export function dedupTests(factory: StoreFactory) {
         }
         expect(await h().status(r.token)).toBe(end);
       }
-      const last = await store.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'key' });
+      const last = await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'key' });
       expect(last.created).toBe(true);
       tokens.add(last.token);
       expect(tokens.size).toBe(4);
@@ -48,18 +48,18 @@ export function dedupTests(factory: StoreFactory) {
 
     it('different keys and absent keys never collide', async () => {
       const { store } = h();
-      const a = await store.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'a' });
-      const b = await store.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'b' });
-      const n1 = await store.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: null });
-      const n2 = await store.enqueue({ kind: 'handler', command: 'demo.echo' });
+      const a = await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'a' });
+      const b = await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'b' });
+      const n1 = await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: null });
+      const n2 = await store.commands.enqueue({ kind: 'handler', command: 'demo.echo' });
       for (const r of [a, b, n1, n2]) expect(r.created).toBe(true);
       expect(new Set([a.token, b.token, n1.token, n2.token]).size).toBe(4);
     });
 
     it('enqueueMany honours dedup keys, in input order', async () => {
       const { store } = h();
-      const existing = await store.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'k1' });
-      const rs = await store.enqueueMany([
+      const existing = await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', dedupKey: 'k1' });
+      const rs = await store.commands.enqueueMany([
         { kind: 'handler', command: 'demo.echo', dedupKey: 'k1' },
         { kind: 'handler', command: 'demo.echo', dedupKey: 'k2' },
         { kind: 'handler', command: 'demo.echo' },

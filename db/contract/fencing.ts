@@ -16,7 +16,7 @@ export function fencingTests(factory: StoreFactory) {
       const token = await h().add({ maxAttempts: 3 });
       const first = await h().claimOne(a, { leaseMs: SHORT_LEASE });
       await sleep(PAST_LEASE);
-      expect(await store.rescueExpired()).toEqual({ retried: 1, dead: 0 });
+      expect(await store.maintenance.rescueExpired()).toEqual({ retried: 1, dead: 0 });
       const second = await h().claimOne(b);
       expect(second.token).toBe(token);
       expect(second.attempt).toBe(2);
@@ -64,8 +64,8 @@ export function fencingTests(factory: StoreFactory) {
       const b = await h().worker();
       const t1 = await h().add();
       const t2 = await h().add();
-      const [c1, c2] = await store.claim([a, b], { leaseMs: LONG_LEASE });
-      const oks = await store.finish([
+      const [c1, c2] = await store.worker.claim([a, b], { leaseMs: LONG_LEASE });
+      const oks = await store.worker.finish([
         { taskId: c1!.id, workerId: c1!.workerId, attempt: c1!.attempt, settlement: { kind: 'succeeded', result: 'one' } },
         { taskId: c2!.id, workerId: 'nobody', attempt: c2!.attempt, settlement: { kind: 'succeeded', result: 'two' } },
         { taskId: c2!.id, workerId: c2!.workerId, attempt: c2!.attempt, settlement: { kind: 'dead', outcome: 'failed', error: err('x') } },
@@ -83,7 +83,7 @@ export function fencingTests(factory: StoreFactory) {
       await h().add();
       const ca = await h().claimOne(a);
       const cb = await h().claimOne(b);
-      const hb = await store.heartbeat({
+      const hb = await store.worker.heartbeat({
         workerIds: [a.workerId, b.workerId],
         running: [
           { taskId: ca.id, workerId: a.workerId, attempt: 1 },
@@ -97,7 +97,7 @@ export function fencingTests(factory: StoreFactory) {
       expect(hb.cancelRequested).toEqual([]);
 
       expect(await h().succeed(ca)).toBe(true);
-      const after = await store.heartbeat({ workerIds: [a.workerId], running: [{ taskId: ca.id, workerId: a.workerId, attempt: 1 }], leaseMs: LONG_LEASE });
+      const after = await store.worker.heartbeat({ workerIds: [a.workerId], running: [{ taskId: ca.id, workerId: a.workerId, attempt: 1 }], leaseMs: LONG_LEASE });
       expect(after.owned).toEqual([]);
     });
 
@@ -112,14 +112,14 @@ export function fencingTests(factory: StoreFactory) {
       expect(lost.token).toBe(lose);
       const before = (await h().task(keep.token)).leaseUntil!.getTime();
 
-      const hb = await store.heartbeat({ workerIds: [slot.workerId], running: [{ taskId: keep.id, workerId: slot.workerId, attempt: keep.attempt }], leaseMs: 5_000 });
+      const hb = await store.worker.heartbeat({ workerIds: [slot.workerId], running: [{ taskId: keep.id, workerId: slot.workerId, attempt: keep.attempt }], leaseMs: 5_000 });
       expect(hb.owned).toEqual([keep.id]);
       const renewed = (await h().task(keep.token)).leaseUntil!.getTime();
       expect(renewed).toBeGreaterThan(before);
       expect(renewed).toBeGreaterThan(Date.now() + 3_000);
 
       await sleep(350);
-      expect(await store.rescueExpired()).toEqual({ retried: 1, dead: 0 });
+      expect(await store.maintenance.rescueExpired()).toEqual({ retried: 1, dead: 0 });
       expect(await h().task(keep.token)).toMatchObject({ status: 'running', workerId: slot.workerId, attempts: 1 });
       expect(await h().status(lose)).toBe('pending');
       expect(await h().succeed(keep)).toBe(true);
@@ -133,7 +133,7 @@ export function fencingTests(factory: StoreFactory) {
       const slot = await h().worker();
       const token = await h().add();
       await h().claimOne(slot, { leaseMs: LONG_LEASE });
-      expect(await h().store.rescueExpired()).toEqual({ retried: 0, dead: 0 });
+      expect(await h().store.maintenance.rescueExpired()).toEqual({ retried: 0, dead: 0 });
       expect(await h().status(token)).toBe('running');
     });
 
@@ -143,9 +143,9 @@ export function fencingTests(factory: StoreFactory) {
       const token = await h().add({ maxAttempts: 3 });
       await h().claimOne(slot, { leaseMs: SHORT_LEASE });
       await sleep(PAST_LEASE);
-      expect(await store.rescueExpired()).toEqual({ retried: 1, dead: 0 });
+      expect(await store.maintenance.rescueExpired()).toEqual({ retried: 1, dead: 0 });
       // a second pass finds nothing more
-      expect(await store.rescueExpired()).toEqual({ retried: 0, dead: 0 });
+      expect(await store.maintenance.rescueExpired()).toEqual({ retried: 0, dead: 0 });
 
       const t = await h().task(token);
       expect(t).toMatchObject({ status: 'pending', attempts: 1, maxAttempts: 3 });
@@ -153,7 +153,7 @@ export function fencingTests(factory: StoreFactory) {
       expect(t.history).toHaveLength(1);
       expect(t.history[0]).toMatchObject({ attempt: 1, workerId: 'crashed', outcome: 'abandoned' });
       expect(t.history[0]!.endedAt).toBeInstanceOf(Date);
-      expect(await store.listRunning()).toEqual([]);
+      expect(await store.reads.listRunning()).toEqual([]);
 
       const rescuer = await h().worker('rescuer');
       const c = await h().claimOne(rescuer);
@@ -172,7 +172,7 @@ export function fencingTests(factory: StoreFactory) {
         const c = await h().claimOne(slot, { leaseMs: SHORT_LEASE });
         expect(c.attempt).toBe(attempt);
         await sleep(PAST_LEASE);
-        expect(await store.rescueExpired()).toEqual(attempt < 2 ? { retried: 1, dead: 0 } : { retried: 0, dead: 1 });
+        expect(await store.maintenance.rescueExpired()).toEqual(attempt < 2 ? { retried: 1, dead: 0 } : { retried: 0, dead: 1 });
       }
       const t = await h().task(token);
       expect(t).toMatchObject({ status: 'dead', attempts: 2 });
@@ -189,9 +189,9 @@ export function fencingTests(factory: StoreFactory) {
       await h().add({ maxAttempts: 1 });
       await h().add({ maxAttempts: 4 });
       await h().add({ maxAttempts: 4 });
-      expect(await store.claim(slots, { leaseMs: SHORT_LEASE })).toHaveLength(3);
+      expect(await store.worker.claim(slots, { leaseMs: SHORT_LEASE })).toHaveLength(3);
       await sleep(PAST_LEASE);
-      expect(await store.rescueExpired()).toEqual({ retried: 2, dead: 1 });
+      expect(await store.maintenance.rescueExpired()).toEqual({ retried: 2, dead: 1 });
       expect(await h().counts()).toEqual([{ queue: 'default', pending: 2, running: 0, succeeded: 0, dead: 1, cancelled: 0 }]);
     });
   });

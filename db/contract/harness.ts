@@ -1,7 +1,7 @@
 // Shared scaffolding of the conformance suite: a fresh store per test and small helpers that
 // speak only the Store interface.
 import { afterEach, beforeEach, expect } from 'vitest';
-import type { Store } from '../../lib/engine/store';
+import type { Store } from '../../lib/engine/ports';
 import type {
   ClaimedTask, EnqueueInput, ErrorInfo, QueueCounts, Settlement, TaskDetail, TaskStatus, WorkerSlot,
 } from '../../lib/engine/types';
@@ -33,31 +33,31 @@ export class Harness {
 
   /** Register a worker and return its slot (worker id + session number). */
   async worker(workerId = `w${++this.workers}-${Math.random().toString(36).slice(2, 8)}`): Promise<WorkerSlot> {
-    const s = await this.store.registerWorker({ workerId, host: 'contract-host', pid: 4242, role: 'contract' });
+    const s = await this.store.worker.registerWorker({ workerId, host: 'contract-host', pid: 4242, role: 'contract' });
     return { workerId, session: s.session };
   }
 
   /** Enqueue a handler task; returns its token. */
   async add(over: Partial<EnqueueInput> = {}): Promise<string> {
-    const r = await this.store.enqueue({ kind: 'handler', command: 'demo.echo', payload: null, ...over });
+    const r = await this.store.commands.enqueue({ kind: 'handler', command: 'demo.echo', payload: null, ...over });
     return r.token;
   }
 
   /** Claim with one slot; expects exactly one task. */
   async claimOne(slot: WorkerSlot, opts: { leaseMs?: number; queues?: string[] } = {}): Promise<ClaimedTask> {
-    const got = await this.store.claim([slot], { leaseMs: opts.leaseMs ?? LONG_LEASE, queues: opts.queues });
+    const got = await this.store.worker.claim([slot], { leaseMs: opts.leaseMs ?? LONG_LEASE, queues: opts.queues });
     expect(got).toHaveLength(1);
     return got[0]!;
   }
 
   /** Claim with one slot; expects nothing claimable. */
   async claimNone(slot: WorkerSlot, opts: { leaseMs?: number; queues?: string[] } = {}): Promise<void> {
-    const got = await this.store.claim([slot], { leaseMs: opts.leaseMs ?? LONG_LEASE, queues: opts.queues });
+    const got = await this.store.worker.claim([slot], { leaseMs: opts.leaseMs ?? LONG_LEASE, queues: opts.queues });
     expect(got).toEqual([]);
   }
 
   async settle(c: { id: number; workerId: string; attempt: number }, settlement: Settlement): Promise<boolean> {
-    const [ok] = await this.store.finish([{ taskId: c.id, workerId: c.workerId, attempt: c.attempt, settlement }]);
+    const [ok] = await this.store.worker.finish([{ taskId: c.id, workerId: c.workerId, attempt: c.attempt, settlement }]);
     return ok === true;
   }
 
@@ -92,7 +92,7 @@ export class Harness {
   }
 
   async task(token: string): Promise<TaskDetail> {
-    const t = await this.store.getTask(token);
+    const t = await this.store.reads.getTask(token);
     expect(t, `task ${token}`).not.toBeNull();
     return t!;
   }
@@ -103,7 +103,7 @@ export class Harness {
 
   /** countsByQueue without all-zero rows, sorted by queue. */
   async counts(): Promise<QueueCounts[]> {
-    const rows = await this.store.countsByQueue();
+    const rows = await this.store.reads.countsByQueue();
     return rows
       .filter((r) => r.pending + r.running + r.succeeded + r.dead + r.cancelled > 0)
       .map((r) => ({ queue: r.queue, pending: r.pending, running: r.running, succeeded: r.succeeded, dead: r.dead, cancelled: r.cancelled }))
@@ -114,7 +114,7 @@ export class Harness {
   async expectedCounts(tokens: Iterable<string>): Promise<QueueCounts[]> {
     const by = new Map<string, QueueCounts>();
     for (const token of tokens) {
-      const t = await this.store.getTask(token);
+      const t = await this.store.reads.getTask(token);
       if (!t) continue;
       const row = by.get(t.queue) ?? { queue: t.queue, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 };
       row[t.status] += 1;

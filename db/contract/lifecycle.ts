@@ -23,7 +23,7 @@ export function lifecycleTests(factory: StoreFactory) {
       const { store } = h();
       const slot = await h().worker('worker-a');
       const before = Date.now();
-      const r = await store.enqueue({ kind: 'handler', command: 'demo.echo', payload: { n: 1 }, queue: 'default', caller: 'contract' });
+      const r = await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', payload: { n: 1 }, queue: 'default', caller: 'contract' });
       expect(r.created).toBe(true);
       expect(r.token).toMatch(UUID);
 
@@ -71,7 +71,7 @@ export function lifecycleTests(factory: StoreFactory) {
     });
 
     it('getTask of an unknown token is null', async () => {
-      expect(await h().store.getTask('00000000-0000-4000-8000-000000000000')).toBeNull();
+      expect(await h().store.reads.getTask('00000000-0000-4000-8000-000000000000')).toBeNull();
     });
 
     it('tokens are distinct lowercase uuids', async () => {
@@ -92,7 +92,7 @@ export function lifecycleTests(factory: StoreFactory) {
     });
 
     it('an absent payload reads back as null; scalar payloads round-trip', async () => {
-      const none = (await h().store.enqueue({ kind: 'handler', command: 'demo.echo' })).token;
+      const none = (await h().store.commands.enqueue({ kind: 'handler', command: 'demo.echo' })).token;
       expect((await h().task(none)).payload).toBeNull();
       for (const p of ['a string', 0, 12.5, true, [1, [2]]]) {
         const t = await h().add({ payload: p });
@@ -109,21 +109,21 @@ export function lifecycleTests(factory: StoreFactory) {
         queue: 'reports', priority: 7, maxAttempts: 3, timeoutMs: 1500, dedupKey: 'opt-1', caller: 'someone',
         command: 'demo.sleep', payload: { ms: 1 }, kind: 'handler',
       });
-      const sqlToken = (await h().store.enqueue({ kind: 'sql', command: 'SELECT 1' })).token;
+      const sqlToken = (await h().store.commands.enqueue({ kind: 'sql', command: 'SELECT 1' })).token;
       expect(await h().task(sqlToken)).toMatchObject({ kind: 'sql', command: 'SELECT 1', queue: 'default' });
     });
 
     it('a task without maxAttempts gets its queue default (5 for a new queue)', async () => {
       const token = await h().add({ queue: 'fresh-queue' });
       expect((await h().task(token)).maxAttempts).toBe(5);
-      const q = await h().store.getQueue('fresh-queue');
+      const q = (await h().store.reads.listQueues()).find((v) => v.name === 'fresh-queue');
       if (q) expect(q.maxAttempts).toBe(5);
     });
 
     it('enqueueMany returns results in input order and every task is claimable', async () => {
       const { store } = h();
       const inputs = Array.from({ length: 25 }, (_, i) => ({ kind: 'handler' as const, command: 'demo.echo', payload: { i } }));
-      const results = await store.enqueueMany(inputs);
+      const results = await store.commands.enqueueMany(inputs);
       expect(results).toHaveLength(25);
       expect(new Set(results.map((r) => r.token)).size).toBe(25);
       for (const [i, r] of results.entries()) {
@@ -144,12 +144,12 @@ export function lifecycleTests(factory: StoreFactory) {
     });
 
     it('enqueueMany of nothing returns nothing', async () => {
-      expect(await h().store.enqueueMany([])).toEqual([]);
+      expect(await h().store.commands.enqueueMany([])).toEqual([]);
     });
 
     it('onWake fires after an enqueue, and stops after unsubscribing', async () => {
       let calls = 0;
-      const off = h().store.onWake(() => { calls++; });
+      const off = h().store.worker.onWake(() => { calls++; });
       await h().add();
       await sleep(20);
       expect(calls).toBeGreaterThanOrEqual(1);

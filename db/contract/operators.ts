@@ -12,8 +12,8 @@ export function operatorTests(factory: StoreFactory) {
       const slot = await h().worker();
       const token = await h().add();
       const delayed = await h().add({ runAt: new Date(Date.now() + 150) });
-      expect(await h().store.cancel(token)).toBe('cancelled');
-      expect(await h().store.cancel(delayed)).toBe('cancelled');
+      expect(await h().store.commands.cancel(token)).toBe('cancelled');
+      expect(await h().store.commands.cancel(delayed)).toBe('cancelled');
       const t = await h().task(token);
       expect(t).toMatchObject({ status: 'cancelled', attempts: 0, history: [] });
       expect(t.finishedAt).toBeInstanceOf(Date);
@@ -28,14 +28,14 @@ export function operatorTests(factory: StoreFactory) {
       const slot = await h().worker();
       const token = await h().add();
       const c = await h().claimOne(slot);
-      expect(await store.cancel(token)).toBe('cancel_requested');
+      expect(await store.commands.cancel(token)).toBe('cancel_requested');
       // asking twice is harmless
-      expect(await store.cancel(token)).toBe('cancel_requested');
+      expect(await store.commands.cancel(token)).toBe('cancel_requested');
       expect(await h().task(token)).toMatchObject({ status: 'running', cancelRequested: true });
-      const running = await store.listRunning();
+      const running = await store.reads.listRunning();
       expect(running.find((r) => r.token === token)?.cancelRequested).toBe(true);
 
-      const hb = await store.heartbeat({ workerIds: [slot.workerId], running: [{ taskId: c.id, workerId: slot.workerId, attempt: 1 }], leaseMs: LONG_LEASE });
+      const hb = await store.worker.heartbeat({ workerIds: [slot.workerId], running: [{ taskId: c.id, workerId: slot.workerId, attempt: 1 }], leaseMs: LONG_LEASE });
       expect(hb.owned).toEqual([c.id]);
       expect(hb.cancelRequested).toEqual([c.id]);
 
@@ -46,7 +46,7 @@ export function operatorTests(factory: StoreFactory) {
       expect(t.history).toHaveLength(1);
       expect(t.history[0]).toMatchObject({ attempt: 1, outcome: 'cancelled' });
       expect(t.history[0]!.endedAt).toBeInstanceOf(Date);
-      expect(await store.listRunning()).toEqual([]);
+      expect(await store.reads.listRunning()).toEqual([]);
       await h().claimNone(slot);
     });
 
@@ -58,8 +58,8 @@ export function operatorTests(factory: StoreFactory) {
       await h().add();
       const c = await h().claimOne(slot);
       const d = await h().claimOne(other);
-      expect(await store.cancel(d.token)).toBe('cancel_requested');
-      const hb = await store.heartbeat({
+      expect(await store.commands.cancel(d.token)).toBe('cancel_requested');
+      const hb = await store.worker.heartbeat({
         workerIds: [slot.workerId, other.workerId],
         running: [{ taskId: c.id, workerId: slot.workerId, attempt: 1 }, { taskId: d.id, workerId: other.workerId, attempt: 1 }],
         leaseMs: LONG_LEASE,
@@ -73,11 +73,11 @@ export function operatorTests(factory: StoreFactory) {
       const done = await h().doneTask(slot);
       const dead = await h().deadTask(slot, 'x');
       const cancelled = await h().add();
-      expect(await h().store.cancel(cancelled)).toBe('cancelled');
-      for (const t of [done, dead, cancelled]) expect(await h().store.cancel(t)).toBe('conflict');
+      expect(await h().store.commands.cancel(cancelled)).toBe('cancelled');
+      for (const t of [done, dead, cancelled]) expect(await h().store.commands.cancel(t)).toBe('conflict');
       expect(await h().status(done)).toBe('succeeded');
       expect(await h().status(dead)).toBe('dead');
-      expect(await h().store.cancel(UNKNOWN)).toBe('not_found');
+      expect(await h().store.commands.cancel(UNKNOWN)).toBe('not_found');
     });
   });
 
@@ -88,7 +88,7 @@ export function operatorTests(factory: StoreFactory) {
       const slot = await h().worker();
       const token = await h().deadTask(slot, 'gave up', { maxAttempts: 1 });
       expect(await h().task(token)).toMatchObject({ status: 'dead', attempts: 1, maxAttempts: 1 });
-      expect(await h().store.retry(token)).toBe('retried');
+      expect(await h().store.commands.retry(token)).toBe('retried');
       const t = await h().task(token);
       expect(t).toMatchObject({ status: 'pending', attempts: 1, maxAttempts: 2, finishedAt: null });
       const c = await h().claimOne(slot);
@@ -100,7 +100,7 @@ export function operatorTests(factory: StoreFactory) {
     it('a dead task with attempts left keeps its max attempts', async () => {
       const slot = await h().worker();
       const token = await h().deadTask(slot, 'non-retryable', { maxAttempts: 5 });
-      expect(await h().store.retry(token)).toBe('retried');
+      expect(await h().store.commands.retry(token)).toBe('retried');
       expect(await h().task(token)).toMatchObject({ status: 'pending', attempts: 1, maxAttempts: 5 });
       expect((await h().claimOne(slot)).attempt).toBe(2);
     });
@@ -108,8 +108,8 @@ export function operatorTests(factory: StoreFactory) {
     it('puts a cancelled task back', async () => {
       const slot = await h().worker();
       const token = await h().add();
-      expect(await h().store.cancel(token)).toBe('cancelled');
-      expect(await h().store.retry(token)).toBe('retried');
+      expect(await h().store.commands.cancel(token)).toBe('cancelled');
+      expect(await h().store.commands.retry(token)).toBe('retried');
       expect(await h().task(token)).toMatchObject({ status: 'pending', finishedAt: null });
       const c = await h().claimOne(slot);
       expect(c).toMatchObject({ token, attempt: 1 });
@@ -121,11 +121,11 @@ export function operatorTests(factory: StoreFactory) {
       const running = await h().add();
       await h().claimOne(slot);
       const pending = await h().add();
-      for (const t of [pending, running, done]) expect(await h().store.retry(t)).toBe('conflict');
+      for (const t of [pending, running, done]) expect(await h().store.commands.retry(t)).toBe('conflict');
       expect(await h().status(pending)).toBe('pending');
       expect(await h().status(running)).toBe('running');
       expect(await h().status(done)).toBe('succeeded');
-      expect(await h().store.retry(UNKNOWN)).toBe('not_found');
+      expect(await h().store.commands.retry(UNKNOWN)).toBe('not_found');
     });
 
     it('retryFailed retries the dead tasks matching a queue, a message or a text', async () => {
@@ -137,24 +137,24 @@ export function operatorTests(factory: StoreFactory) {
       const a3 = await h().deadTask(slot, 'disk full', { queue: 'q2', command: 'demo.fail' });
       const c1 = await h().deadTask(slot, 'bad input', { queue: 'q2', command: 'demo.special' });
       const cancelled = await h().add({ queue: 'q1' });
-      expect(await store.cancel(cancelled)).toBe('cancelled');
+      expect(await store.commands.cancel(cancelled)).toBe('cancelled');
       const done = await h().doneTask(slot, { queue: 'q1' });
 
-      expect(await store.retryFailed({ queue: 'q1', message: 'disk full' })).toBe(2);
+      expect(await store.commands.retryFailed({ queue: 'q1', message: 'disk full' })).toBe(2);
       expect(await h().status(a1)).toBe('pending');
       expect(await h().status(a2)).toBe('pending');
       expect(await h().status(b1)).toBe('dead');
       expect(await h().status(a3)).toBe('dead');
 
-      expect(await store.retryFailed({ message: 'disk full' })).toBe(1);
+      expect(await store.commands.retryFailed({ message: 'disk full' })).toBe(1);
       expect(await h().status(a3)).toBe('pending');
 
-      expect(await store.retryFailed({ q: 'talking' })).toBe(1);
+      expect(await store.commands.retryFailed({ q: 'talking' })).toBe(1);
       expect(await h().status(b1)).toBe('pending');
-      expect(await store.retryFailed({ q: 'special' })).toBe(1);
+      expect(await store.commands.retryFailed({ q: 'special' })).toBe(1);
       expect(await h().status(c1)).toBe('pending');
 
-      expect(await store.retryFailed({})).toBe(0);
+      expect(await store.commands.retryFailed({})).toBe(0);
       expect(await h().status(cancelled)).toBe('cancelled');
       expect(await h().status(done)).toBe('succeeded');
     });
@@ -162,7 +162,7 @@ export function operatorTests(factory: StoreFactory) {
     it('retryFailed with no filter retries every dead task', async () => {
       const slot = await h().worker();
       const tokens = [await h().deadTask(slot, 'one'), await h().deadTask(slot, 'two', { queue: 'other' })];
-      expect(await h().store.retryFailed({})).toBe(2);
+      expect(await h().store.commands.retryFailed({})).toBe(2);
       for (const t of tokens) expect(await h().status(t)).toBe('pending');
     });
   });
@@ -176,22 +176,22 @@ export function operatorTests(factory: StoreFactory) {
       const done = await h().doneTask(slot, { command: 'demo.deletable' });
       const dead = await h().deadTask(slot, 'x');
       const cancelled = await h().add();
-      expect(await store.cancel(cancelled)).toBe('cancelled');
+      expect(await store.commands.cancel(cancelled)).toBe('cancelled');
       const running = await h().add();
       await h().claimOne(slot);
       const pending = await h().add();
 
-      expect(await store.deleteTask(pending)).toBe('conflict');
-      expect(await store.deleteTask(running)).toBe('conflict');
+      expect(await store.commands.deleteTask(pending)).toBe('conflict');
+      expect(await store.commands.deleteTask(running)).toBe('conflict');
       for (const t of [done, dead, cancelled]) {
-        expect(await store.deleteTask(t)).toBe('deleted');
-        expect(await store.getTask(t)).toBeNull();
-        expect(await store.deleteTask(t)).toBe('not_found');
+        expect(await store.commands.deleteTask(t)).toBe('deleted');
+        expect(await store.reads.getTask(t)).toBeNull();
+        expect(await store.commands.deleteTask(t)).toBe('not_found');
       }
-      expect(await store.deleteTask(UNKNOWN)).toBe('not_found');
+      expect(await store.commands.deleteTask(UNKNOWN)).toBe('not_found');
       expect(await h().status(pending)).toBe('pending');
       expect(await h().status(running)).toBe('running');
-      const attempts = await store.listAttempts({ limit: 100 });
+      const attempts = await store.reads.listAttempts({ limit: 100 });
       expect(attempts.items.map((a) => a.token)).toEqual([running]);
     });
 
@@ -203,16 +203,16 @@ export function operatorTests(factory: StoreFactory) {
       const b1 = await h().deadTask(slot, 'other failure', { queue: 'q1' });
       const done = await h().doneTask(slot, { queue: 'q1' });
 
-      expect(await store.deleteFailed({ queue: 'q1', message: 'disk full' })).toBe(1);
-      expect(await store.getTask(a1)).toBeNull();
+      expect(await store.commands.deleteFailed({ queue: 'q1', message: 'disk full' })).toBe(1);
+      expect(await store.reads.getTask(a1)).toBeNull();
       expect(await h().status(a2)).toBe('dead');
-      expect(await store.deleteFailed({ message: 'disk full' })).toBe(1);
-      expect(await store.getTask(a2)).toBeNull();
-      expect(await store.deleteFailed({ queue: 'q1' })).toBe(1);
-      expect(await store.getTask(b1)).toBeNull();
-      expect(await store.deleteFailed({})).toBe(0);
+      expect(await store.commands.deleteFailed({ message: 'disk full' })).toBe(1);
+      expect(await store.reads.getTask(a2)).toBeNull();
+      expect(await store.commands.deleteFailed({ queue: 'q1' })).toBe(1);
+      expect(await store.reads.getTask(b1)).toBeNull();
+      expect(await store.commands.deleteFailed({})).toBe(0);
       expect(await h().status(done)).toBe('succeeded');
-      const attempts = await store.listAttempts({ limit: 100 });
+      const attempts = await store.reads.listAttempts({ limit: 100 });
       expect(attempts.items.map((a) => a.token)).toEqual([done]);
     });
   });

@@ -18,7 +18,7 @@ export function pruningTests(factory: StoreFactory) {
       expect(await h().succeed(c2)).toBe(true);
       const oldDead = await h().deadTask(slot, 'old failure');
       const oldCancelled = await h().add();
-      expect(await store.cancel(oldCancelled)).toBe('cancelled');
+      expect(await store.commands.cancel(oldCancelled)).toBe('cancelled');
       // created before the cutoff but still live
       const oldPending = await h().add({ runAt: new Date(Date.now() + 60_000) });
       const running = await h().add({ queue: 'busy' });
@@ -32,17 +32,17 @@ export function pruningTests(factory: StoreFactory) {
       const recentDone = await h().doneTask(slot);
       const recentDead = await h().deadTask(slot, 'new failure');
 
-      expect(await store.prune(cutoff)).toEqual({ tasks: 3, attempts: 3 });
-      for (const t of [oldDone, oldDead, oldCancelled]) expect(await store.getTask(t)).toBeNull();
-      for (const t of [oldPending, running, recentDone, recentDead]) expect(await store.getTask(t)).not.toBeNull();
+      expect(await store.maintenance.prune(cutoff)).toEqual({ tasks: 3, attempts: 3 });
+      for (const t of [oldDone, oldDead, oldCancelled]) expect(await store.reads.getTask(t)).toBeNull();
+      for (const t of [oldPending, running, recentDone, recentDead]) expect(await store.reads.getTask(t)).not.toBeNull();
       expect(await h().status(running)).toBe('running');
 
-      const attempts = await store.listAttempts({ limit: 100 });
+      const attempts = await store.reads.listAttempts({ limit: 100 });
       expect(new Set(attempts.items.map((a) => a.token))).toEqual(new Set([running, recentDone, recentDead]));
       expect(attempts.items).toHaveLength(3);
 
       // pruning again finds nothing
-      expect(await store.prune(cutoff)).toEqual({ tasks: 0, attempts: 0 });
+      expect(await store.maintenance.prune(cutoff)).toEqual({ tasks: 0, attempts: 0 });
       expect(await h().counts()).toEqual(await h().expectedCounts([oldDone, oldDead, oldCancelled, oldPending, running, recentDone, recentDead]));
     });
 
@@ -51,9 +51,9 @@ export function pruningTests(factory: StoreFactory) {
       const slot = await h().worker();
       const done = await h().doneTask(slot);
       const pending = await h().add();
-      const r = await store.prune(new Date(Date.now() + 60_000));
+      const r = await store.maintenance.prune(new Date(Date.now() + 60_000));
       expect(r).toEqual({ tasks: 1, attempts: 1 });
-      expect(await store.getTask(done)).toBeNull();
+      expect(await store.reads.getTask(done)).toBeNull();
       expect(await h().status(pending)).toBe('pending');
     });
   });

@@ -3,6 +3,7 @@
 import { describe } from 'vitest';
 import { aggregateTests } from './aggregates';
 import { claimTests } from './claim';
+import { claimModelTests } from './claim-model';
 import { countsTests } from './counts';
 import { dedupTests } from './dedup';
 import { fencingTests } from './fencing';
@@ -33,5 +34,6 @@ export function storeContract(name: string, factory: StoreFactory): void {
     workerTests(factory);
     limitTests(factory);
     stageTests(factory);
+    claimModelTests(factory);
   });
 }

@@ -1,15 +1,16 @@
-// What the server itself knows about running tasks: sys.dm_exec_sessions / requests joined to
-// ExecutionStatus where the login may see other sessions, and an operator's KILL of the session
-// running a task. Permissions are detected once per store and degrade cleanly.
+// The SQL Server extras: the procedure catalog's view of a procedure, whether this login may see
+// the server's own state of running tasks (sys.dm_exec_sessions / requests, joined to
+// ExecutionStatus in reads.ts), and an operator's KILL of the session running a task. Permissions
+// are detected once per store and degrade cleanly.
 import { ConflictError } from '../../lib/engine/errors';
-import type { AttemptResult, RunningView } from '../../lib/engine/types';
-import { query, sql, type ConnectionPool } from './driver';
-import { liveState, runningView, type LiveRow, type StatusRow } from './rows';
+import type { KillResult, SqlServerExtras } from '../../lib/engine/ports';
+import type { AttemptResult, LiveStatus, ProcedureParameter } from '../../lib/engine/types';
+import { query, sql, type ConnectionPool, type Shared } from './connection';
+import type { ProcedureCatalog } from './procs';
+import { UUID } from './rows';
 import { attemptTag } from './session';
-import * as S from './sql';
-import { toConfig, type MssqlTarget } from './url';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import * as S from './sql/live';
+import { toConfig } from './url';
 
 export interface Capabilities {
   /** may see other sessions' requests (VIEW SERVER STATE / VIEW DATABASE STATE on Azure SQL Database) */
@@ -40,17 +41,6 @@ export async function detectCapabilities(pool: ConnectionPool): Promise<Capabili
     const why = `could not check permissions: ${(err as Error).message ?? String(err)}`;
     return { liveStatus: false, liveReason: why, kill: false, killReason: why, azure: false };
   }
-}
-
-/** ExecutionStatus, with the server's request state per attempt when the login may see it. */
-export async function listRunning(pool: ConnectionPool, live: boolean): Promise<RunningView[]> {
-  if (!live) {
-    // the login may not see other sessions: our own columns only
-    const rows = (await query<StatusRow>(pool, S.LIST_RUNNING)).recordset;
-    return rows.map((r) => ({ ...runningView(r), live: null }));
-  }
-  const rows = (await query<LiveRow>(pool, S.LIST_RUNNING_LIVE)).recordset;
-  return rows.map((r) => ({ ...runningView(r), live: liveState(r) }));
 }
 
 export interface KillTarget {
@@ -94,7 +84,7 @@ export async function killTarget(pool: ConnectionPool, token: string): Promise<K
 }
 
 /** KILL the session if it is still the same login and still tagged with the attempt. */
-export async function killSession(pool: ConnectionPool, t: KillTarget): Promise<boolean> {
+export async function killIfStillTagged(pool: ConnectionPool, t: KillTarget): Promise<boolean> {
   const r = await query<{ killed: number }>(pool, S.killSql(t.session), [
     ['login_time', sql.DateTime, t.loginTime],
     ['tag', sql.VarBinary(128), attemptTag(t.taskId, t.attempt)],
@@ -102,19 +92,29 @@ export async function killSession(pool: ConnectionPool, t: KillTarget): Promise<
   return r.recordset[0]?.killed === 1;
 }
 
-/** Permissions (asked once) and the operator's KILL, for one store. */
-export class Live {
+/** The extras of one store: procedures, permissions (asked once), the operator's KILL. */
+export class Live implements SqlServerExtras {
   private caps: Promise<Capabilities> | null = null;
   private killing: Promise<ConnectionPool> | null = null;
 
   constructor(
-    private readonly shared: () => Promise<ConnectionPool>,
+    private readonly shared: Shared,
+    private readonly procs: ProcedureCatalog,
     private readonly finish: (results: AttemptResult[]) => Promise<boolean[]>,
-    private readonly target: () => MssqlTarget,
   ) {}
 
+  /** Always asks the catalog afresh (the cache serves enqueue). */
+  async describeProcedure(name: string): Promise<ProcedureParameter[] | null> {
+    return (await this.procs.describe(name, true))?.params ?? null;
+  }
+
+  async liveStatus(): Promise<LiveStatus> {
+    const c = await this.capabilities();
+    return { available: c.liveStatus, reason: c.liveReason };
+  }
+
   capabilities(): Promise<Capabilities> {
-    this.caps ??= this.shared().then(detectCapabilities).catch((err: unknown) => {
+    this.caps ??= this.shared.pool().then(detectCapabilities).catch((err: unknown) => {
       this.caps = null;
       throw err;
     });
@@ -128,10 +128,10 @@ export class Live {
    * attempt is over and there is nothing left to kill). The worker's driver opens a new connection
    * on its next use and the worker row follows.
    */
-  async kill(token: string): Promise<'killed' | 'not_found' | 'conflict'> {
+  async killSession(token: string): Promise<KillResult> {
     if (!UUID.test(token)) return 'not_found';
     const caps = await this.capabilities();
-    const check = await killTarget(await this.shared(), token);
+    const check = await killTarget(await this.shared.pool(), token);
     if (!check.ok) {
       if (check.reason) throw new ConflictError(check.reason);
       return check.result;
@@ -143,13 +143,13 @@ export class Live {
       settlement: { kind: 'cancelled', error: { number: null, message: `killed by an operator (KILL ${t.session})`, detail: null } },
     }]);
     if (!ok) return 'conflict';
-    await killSession(await this.killPool(), t);
+    await killIfStillTagged(await this.killPool(), t);
     return 'killed';
   }
 
   /** KILL runs on a pool of its own: never a worker's session, never behind the dashboard's queries. */
   private killPool(): Promise<ConnectionPool> {
-    this.killing ??= new sql.ConnectionPool(toConfig(this.target(), { appName: 'readpast kill', pool: { min: 0, max: 1 } }))
+    this.killing ??= new sql.ConnectionPool(toConfig(this.shared.target, { appName: 'readpast kill', pool: { min: 0, max: 1 } }))
       .connect().catch((err: unknown) => {
         this.killing = null;
         throw err;

@@ -2,11 +2,13 @@
 // several processes starting at once migrate one after the other; each pending migration in one
 // transaction, recorded in readpast.SchemaVersion. The lock is released in `finally` (and with
 // the session, should the process die).
-import { sql, type ConnectionPool, type MssqlConfig } from './driver';
+import { sql, type ConnectionPool, type MssqlConfig } from './connection';
 import { MIGRATIONS, type Migration } from './schema';
-import * as S from './sql';
+import * as S from './sql/migrations';
 
 export const APPLOCK_TIMEOUT_MS = 60_000;
+/** sys.sp_getapplock / sys.sp_releaseapplock are called as RPCs (their return code is the result). */
+const APPLOCK_RESOURCE = 'readpast:migrate';
 
 export class MigrationError extends Error {
   override readonly name = 'MigrationError';
@@ -48,7 +50,7 @@ export async function migrate(config: MssqlConfig, migrations: readonly Migratio
 
 async function lock(pool: ConnectionPool): Promise<void> {
   const r = await pool.request()
-    .input('Resource', sql.NVarChar(255), S.APPLOCK_RESOURCE)
+    .input('Resource', sql.NVarChar(255), APPLOCK_RESOURCE)
     .input('LockMode', sql.VarChar(32), 'Exclusive')
     .input('LockOwner', sql.VarChar(32), 'Session')
     .input('LockTimeout', sql.Int, APPLOCK_TIMEOUT_MS)
@@ -64,7 +66,7 @@ async function lock(pool: ConnectionPool): Promise<void> {
 async function unlock(pool: ConnectionPool): Promise<void> {
   try {
     await pool.request()
-      .input('Resource', sql.NVarChar(255), S.APPLOCK_RESOURCE)
+      .input('Resource', sql.NVarChar(255), APPLOCK_RESOURCE)
       .input('LockOwner', sql.VarChar(32), 'Session')
       .execute('sys.sp_releaseapplock');
   } catch {

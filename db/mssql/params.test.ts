@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../lib/engine/errors';
 import { convertParam, convertParams, exactDecimal, paramKind, roundDigits } from '../../lib/engine/procedures';
 import type { ProcedureParameter } from '../../lib/engine/types';
-import { sql } from './driver';
+import { sql } from './connection';
 import { buildCall, jsonValue, parameterFromRow, sqlType, type ParameterRow } from './params';
 
 const row = (over: Partial<ParameterRow>): ParameterRow => ({

@@ -4,7 +4,7 @@
 // the driver would otherwise pass them through a JavaScript float.
 import { convertParams, paramKind, type ParamValue } from '../../lib/engine/procedures';
 import type { ProcedureParameter } from '../../lib/engine/types';
-import { sql, type ISqlType } from './driver';
+import { sql, type ISqlType } from './connection';
 
 export interface ParameterRow {
   name: string;

@@ -3,9 +3,9 @@
 // bulk enqueue does not ask once per task.
 import { ValidationError } from '../../lib/engine/errors';
 import type { ProcedureParameter } from '../../lib/engine/types';
-import { query, sql, type ConnectionPool } from './driver';
+import { query, sql, type ConnectionPool } from './connection';
 import { buildCall, parameterFromRow, type ParameterRow, type ProcedureCall } from './params';
-import * as S from './sql';
+import { DESCRIBE_PROCEDURE } from './sql/live';
 
 export interface ProcedureInfo {
   /** `[schema].[name]`, as the server quoted it */
@@ -25,7 +25,7 @@ export class ProcedureCatalog {
   async describe(name: string, fresh = false): Promise<ProcedureInfo | null> {
     const hit = this.cache.get(name);
     if (!fresh && hit && Date.now() - hit.at < TTL_MS) return hit.value;
-    const r = await query(await this.pool(), S.DESCRIBE_PROCEDURE, [['name', sql.NVarChar(776), name]]);
+    const r = await query(await this.pool(), DESCRIBE_PROCEDURE, [['name', sql.NVarChar(776), name]]);
     const sets = r.recordsets as unknown as [{ quoted_name: string; can_execute: number | null }[], ParameterRow[]];
     const proc = sets[0]?.[0];
     const value = proc

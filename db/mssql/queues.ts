@@ -1,14 +1,25 @@
 // Queue settings on SQL Server: limits and pause (recorded), queue views, change history, tokens.
 import { ValidationError } from '../../lib/engine/errors';
 import type { QueueChange, QueuePatch, QueueSettings, QueueView, TokenView } from '../../lib/engine/types';
-import { query, sql, type ConnectionPool } from './driver';
+import { query, sql, type ConnectionPool, type Shared } from './connection';
+import { retrying } from './errors';
 import { id, queueSettings, token, type Id, type QueueRow } from './rows';
-import * as S from './sql';
+import * as S from './sql/queues';
+
+/** A token's holder whose worker has not beaten for this long is shown as probably dead. */
+const STALE_WORKER_MS = 15_000;
 
 /** The most tokens a limited queue may have (the claim creates them from a 10,000-row tally). */
 export const MAX_CONCURRENCY_LIMIT = 10_000;
 
-export async function setQueue(pool: ConnectionPool, name: string, patch: QueuePatch, changedBy: string): Promise<QueueSettings> {
+/** Change a queue (run again after a deadlock); a raised limit or a resumed queue may free work at once. */
+export async function setQueue(shared: Shared, name: string, patch: QueuePatch, changedBy: string): Promise<QueueSettings> {
+  const q = await retrying(async () => changeQueue(await shared.pool(), name, patch, changedBy));
+  shared.wake();
+  return q;
+}
+
+async function changeQueue(pool: ConnectionPool, name: string, patch: QueuePatch, changedBy: string): Promise<QueueSettings> {
   const limit = patch.concurrencyLimit;
   if (limit !== undefined && limit !== null && (!Number.isInteger(limit) || limit < 1 || limit > MAX_CONCURRENCY_LIMIT)) {
     throw new ValidationError('concurrencyLimit', `must be an integer from 1 to ${MAX_CONCURRENCY_LIMIT}, or null for unlimited`);
@@ -26,16 +37,16 @@ export async function setQueue(pool: ConnectionPool, name: string, patch: QueueP
   return queueSettings(row);
 }
 
-export async function listQueueViews(pool: ConnectionPool): Promise<QueueView[]> {
-  const rows = (await query<QueueRow & { pending: Id; running: Id; granted: number }>(pool, S.LIST_QUEUE_VIEWS)).recordset;
+export async function listQueues(shared: Shared): Promise<QueueView[]> {
+  const rows = (await shared.query<QueueRow & { pending: Id; running: Id; granted: number }>(S.LIST_QUEUES)).recordset;
   return rows.map((r) => ({ ...queueSettings(r), pending: id(r.pending), running: id(r.running), granted: r.granted }));
 }
 
-export async function queueChanges(pool: ConnectionPool, queue: string | null, limit: number): Promise<QueueChange[]> {
+export async function queueChanges(shared: Shared, queue: string | null, limit: number): Promise<QueueChange[]> {
   const n = Math.min(1000, Math.max(1, Math.floor(limit)));
   const r = queue === null
-    ? await query<ChangeRow>(pool, S.QUEUE_CHANGES_ALL, [['limit', sql.Int, n]])
-    : await query<ChangeRow>(pool, S.QUEUE_CHANGES, [['limit', sql.Int, n], ['queue', sql.NVarChar(64), queue]]);
+    ? await shared.query<ChangeRow>(S.QUEUE_CHANGES_ALL, [['limit', sql.Int, n]])
+    : await shared.query<ChangeRow>(S.QUEUE_CHANGES, [['limit', sql.Int, n], ['queue', sql.NVarChar(64), queue]]);
   return r.recordset.map((c) => ({
     id: id(c.id), queue: c.queue, at: c.at, changedBy: c.changed_by, field: c.field as QueueChange['field'],
     oldValue: c.old_value, newValue: c.new_value,
@@ -49,10 +60,10 @@ interface TokenRow {
   token: string | null; session: number | null; worker_state: string | null; heartbeat_age_ms: Id | null; lost: number;
 }
 
-export async function listTokens(pool: ConnectionPool, queue: string | null, staleWorkerMs: number): Promise<TokenView[]> {
+export async function listTokens(shared: Shared, queue: string | null): Promise<TokenView[]> {
   const r = queue === null
-    ? await query<TokenRow>(pool, S.LIST_TOKENS_ALL)
-    : await query<TokenRow>(pool, S.LIST_TOKENS, [['queue', sql.NVarChar(64), queue]]);
+    ? await shared.query<TokenRow>(S.LIST_TOKENS_ALL)
+    : await shared.query<TokenRow>(S.LIST_TOKENS, [['queue', sql.NVarChar(64), queue]]);
   return r.recordset.map((t) => {
     const granted = t.status === 'granted';
     return {
@@ -65,7 +76,7 @@ export async function listTokens(pool: ConnectionPool, queue: string | null, sta
       session: t.session,
       grantedAt: t.granted_at,
       holderDead: granted && (t.lost === 1 || t.worker_state === 'lost' || t.worker_state === 'stopped'
-        || (t.heartbeat_age_ms !== null && id(t.heartbeat_age_ms) > staleWorkerMs)),
+        || (t.heartbeat_age_ms !== null && id(t.heartbeat_age_ms) > STALE_WORKER_MS)),
     };
   });
 }

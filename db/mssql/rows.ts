@@ -12,6 +12,12 @@ export const token = (v: string): string => v.toLowerCase();
 export const parseJson = (text: string | null | undefined): unknown => (text === null || text === undefined ? null : JSON.parse(text));
 export const toJson = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
 
+/** A task token in the form the engine hands out; anything else names no task. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Milliseconds as an int parameter (0 … 2^31-1). */
+export const intMs = (n: number): number => Math.min(2_147_483_647, Math.max(0, Math.round(n)));
+
 /** `%text%` for LIKE … ESCAPE '\': the escape character, %, _ and [ are literal. */
 export function likePattern(text: string): string {
   return '%' + text.replace(/[\\%_[]/g, (c) => '\\' + c) + '%';

@@ -4,11 +4,12 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError, TaskError, ValidationError } from '../../lib/engine/errors';
 import { errorInfo } from '../../lib/engine/retry';
+import { enqueueError, enqueueResults, enqueueRow } from './enqueue';
 import { batchError, connectionLost, isConnectionError, requestError, retrying, SqlServerError } from './errors';
 import { splitBatches } from './script';
 import { attemptTag, idleTag, taskTag } from './session';
-import { killSql } from './sql';
-import { enqueueError, enqueueResults, enqueueRow, finishRow } from './tasks';
+import { finishRow } from './settle';
+import { killSql } from './sql/live';
 
 describe('splitting a script on GO', () => {
   it('splits on GO lines, repeats GO n, drops empty batches', () => {

@@ -3,15 +3,10 @@
 // is tagged with CONTEXT_INFO (and the connection's application name carries the worker id) so a
 // DBA can map sys.dm_exec_sessions / requests rows to workers and tasks. If the driver replaces
 // the connection (dropped, killed), the next use notices, re-tags it and reports the new session.
-import { splitBatches } from './script';
-import { query, requestWithTimeout, sql, type ConnectionPool, type ISqlType, type Param } from './driver';
-import { batchError, connectionLost, isConnectionError, requestError, serverMessage, type ServerMessage } from './errors';
-import { jsonValue } from './params';
-import { SESSION_CLEANUP, SESSION_TAG } from './sql';
+import { query, sql, type ConnectionPool, type Logger, type Param } from './connection';
+import { SESSION_CLEANUP, SESSION_TAG } from './sql/session';
 import { toConfig, type MssqlTarget } from './url';
-import type { SqlRunResult } from '../../lib/engine/types';
 
-export const MAX_ROWS = 100;
 /** Our own statements on a worker session (claims, tags) give up after this long. */
 export const INTERNAL_TIMEOUT_MS = 30_000;
 
@@ -37,15 +32,6 @@ export function attemptTag(taskId: number, attempt: number): Buffer {
 export function taskTag(taskId: number, attempt: number, workerId: string): Buffer {
   return Buffer.concat([attemptTag(taskId, attempt), ascii(`w=${workerId}`)]).subarray(0, 128);
 }
-
-/** A row as JSON-friendly values (binary as base64). */
-function plainRow(row: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(row)) out[k] = Buffer.isBuffer(v) ? v.toString('base64') : v;
-  return out;
-}
-
-export type Logger = (message: string, err?: unknown) => void;
 
 export class WorkerConnection {
   private pool: ConnectionPool | null = null;
@@ -185,114 +171,5 @@ export class WorkerConnection {
     const pool = this.pool;
     this.pool = null;
     if (pool) await pool.close().catch(() => {});
-  }
-}
-
-/**
- * Whether a script may leave session state the clean-up cannot reset: #temp tables, cursors,
- * session context, session app locks. Such a script gets a new connection after it.
- */
-export function leavesSessionState(script: string): boolean {
-  return /#|\bCURSOR\b|sp_set_session_context|sp_getapplock/i.test(script);
-}
-
-/** Run a `sql` task's script (split on GO) on the worker's session, streaming, capturing every message. */
-export async function runScript(pool: ConnectionPool, script: string, signal: AbortSignal): Promise<SqlRunResult> {
-  let batches: string[];
-  try {
-    batches = splitBatches(script);
-  } catch (err) {
-    throw batchError([err]);
-  }
-  let rowsAffected = 0;
-  let rows: Record<string, unknown>[] = [];
-  for (const text of batches) {
-    signal.throwIfAborted();
-    const r = await runBatch(pool, text, signal);
-    if (signal.aborted) throw signal.reason;
-    const lost = r.errors.find(isConnectionError);
-    if (lost && !r.errors.some((e) => serverMessage(e).number !== null)) throw connectionLost(lost);
-    if (r.errors.length) throw batchError(r.errors, r.infos);
-    rowsAffected += r.rowsAffected;
-    if (r.sawRecordset) rows = r.rows;
-  }
-  return { rowsAffected, rows };
-}
-
-interface BatchOutcome {
-  rowsAffected: number;
-  rows: Record<string, unknown>[];
-  sawRecordset: boolean;
-  errors: unknown[];
-  infos: ServerMessage[];
-}
-
-function runBatch(pool: ConnectionPool, text: string, signal: AbortSignal): Promise<BatchOutcome> {
-  const req = requestWithTimeout(pool, 0);
-  req.stream = true;
-  const out: BatchOutcome = { rowsAffected: 0, rows: [], sawRecordset: false, errors: [], infos: [] };
-  let countBelongsToRecordset = false;
-  req.on('recordset', () => {
-    out.rows = [];
-    out.sawRecordset = true;
-    countBelongsToRecordset = true;
-  });
-  req.on('row', (row: Record<string, unknown>) => {
-    if (out.rows.length < MAX_ROWS) out.rows.push(plainRow(row));
-  });
-  req.on('rowsaffected', (n: number) => {
-    if (countBelongsToRecordset) countBelongsToRecordset = false;
-    else out.rowsAffected += n;
-  });
-  req.on('info', (m: unknown) => { if (out.infos.length < 200) out.infos.push(serverMessage(m)); });
-  req.on('error', (e: unknown) => { out.errors.push(e); });
-  const onAbort = () => { try { req.cancel(); } catch { /* already finished */ } };
-  signal.addEventListener('abort', onAbort, { once: true });
-  return req.batch(text).then(
-    () => out,
-    (e: unknown) => { out.errors.push(e); return out; },
-  ).finally(() => signal.removeEventListener('abort', onAbort));
-}
-
-export interface ProcedureOutcome {
-  returnValue: number | null;
-  output: Record<string, unknown>;
-  rowsAffected: number;
-  rows: Record<string, unknown>[];
-}
-
-/** Execute a procedure (RPC) with typed inputs and outputs on the worker's session. */
-export async function runRpc(
-  pool: ConnectionPool,
-  quotedName: string,
-  call: { inputs: { name: string; type: ISqlType; value: unknown }[]; outputs: { name: string; type: ISqlType; value: unknown }[] },
-  signal: AbortSignal,
-): Promise<ProcedureOutcome> {
-  signal.throwIfAborted();
-  const req = requestWithTimeout(pool, 0);
-  for (const i of call.inputs) req.input(i.name, i.type, i.value);
-  for (const o of call.outputs) req.output(o.name, o.type, o.value);
-  const infos: ServerMessage[] = [];
-  req.on('info', (m: unknown) => { if (infos.length < 200) infos.push(serverMessage(m)); });
-  const onAbort = () => { try { req.cancel(); } catch { /* already finished */ } };
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    const r = await req.execute(quotedName);
-    const output: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(r.output ?? {})) output[k] = jsonValue(v);
-    const sets = (r.recordsets ?? []) as unknown as Record<string, unknown>[][];
-    const last = sets[sets.length - 1] ?? [];
-    return {
-      returnValue: typeof r.returnValue === 'number' ? r.returnValue : null,
-      output,
-      rowsAffected: (r.rowsAffected ?? []).reduce((a, b) => a + b, 0),
-      rows: last.slice(0, MAX_ROWS).map(plainRow),
-    };
-  } catch (err) {
-    if (signal.aborted) throw signal.reason;
-    if (isConnectionError(err) && serverMessage(err).number === null) throw connectionLost(err);
-    throw requestError(err, infos);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
   }
 }

@@ -1,7 +1,7 @@
 // For the contract suite on a shared SQL Server database: empty every readpast table between tests.
 // Never called by the store itself.
-import { sql } from './driver';
-import { RESET_ALL_TABLES } from './sql';
+import { sql } from './connection';
+import { RESET_ALL_TABLES } from './sql/migrations';
 import { parseMssqlUrl, toConfig } from './url';
 
 export async function emptyTables(url: string): Promise<void> {

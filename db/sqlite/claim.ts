@@ -1,25 +1,22 @@
 // The claim: which due tasks the idle workers take, all in one write transaction.
+//  - capacity: queues that are paused or have no token left are skipped, so they block nobody else;
 //  - lanes: unbatched tasks form one lane, each live batch another (its active stage only, within its
 //    maxParallel); lanes are merged by priority, ties going to the least recently served lane, so one
 //    large batch cannot starve another;
-//  - queues that are paused or have no token left are skipped, so they block nobody else;
-//  - a task of a limited queue starts only with a token granted in this transaction.
+//  - a task of a limited queue starts only with a token granted in this transaction (Taskling's way:
+//    the queue row is written first, its lock column serialising grants for the queue).
+// Tokens are released by the attempt's end (queues.ts releaseToken).
 import type { ClaimedTask, ClaimOptions, TaskKind, WorkerSlot } from '../../lib/engine/types';
-import { lanes as liveLanes, markServed, stageTimes } from './batches';
-import type { Db } from './connection';
+import { stageTimes } from './batches';
+import type { Db, Shared } from './connection';
+import * as S from './sql/claim';
 import { stmt, type Tally } from './tally';
-import { capacity, grantToken } from './tokens';
 
 interface Candidate {
   id: number; token: string; queue: string; kind: string; command: string; payload: string | null; priority: number;
   attempts: number; max_attempts: number; timeout_ms: number | null; created_at: number; run_after: number;
   batch_id: number | null; stage: number | null;
 }
-
-const COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.priority, t.attempts, t.max_attempts, t.timeout_ms,
-  t.created_at, t.run_after, t.batch_id, t.stage`;
-const QUEUE_FILTER = `AND t.queue NOT IN (SELECT value FROM json_each(@excluded))
-  AND (@queues IS NULL OR t.queue IN (SELECT value FROM json_each(@queues)))`;
 
 interface LaneState { key: string; batchId: number | null; stage: number | null; servedAt: number; room: number; items: Candidate[] }
 
@@ -28,7 +25,13 @@ let serveSeq = 0;
 const stamp = (now: number) => now * 1000 + (serveSeq = (serveSeq + 1) % 1000);
 let unbatchedServedAt = 0;
 
-export function claim(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, now: number): ClaimedTask[] {
+/** claim at most one due task per slot; each claim starts an attempt logged in ExecutionLog */
+export async function claim(shared: Shared, slots: WorkerSlot[], opts: ClaimOptions): Promise<ClaimedTask[]> {
+  if (slots.length === 0) return [];
+  return shared.tx((tally, now) => claimIn(shared.db, slots, opts, tally, now));
+}
+
+function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, now: number): ClaimedTask[] {
   const out: ClaimedTask[] = [];
   const backoff = new Map<string, number>();
   const queuesJson = opts.queues?.length ? JSON.stringify(opts.queues) : null;
@@ -38,13 +41,10 @@ export function claim(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Ta
     const cap = capacity(db, now);
     const excluded = JSON.stringify(cap.excluded);
     const lanes: LaneState[] = [];
-    const unbatched = stmt(db, `SELECT ${COLUMNS} FROM Tasks t WHERE t.status = 'pending' AND t.batch_id IS NULL
-        AND t.run_after <= @now ${QUEUE_FILTER} ORDER BY t.priority DESC, t.id LIMIT @limit`)
-      .all({ excluded, queues: queuesJson, now, limit: want }) as Candidate[];
+    const unbatched = stmt(db, S.UNBATCHED_HEADS).all({ excluded, queues: queuesJson, now, limit: want }) as Candidate[];
     if (unbatched.length) lanes.push({ key: 'u', batchId: null, stage: null, servedAt: unbatchedServedAt, room: want, items: unbatched });
-    for (const l of liveLanes(db, want)) {
-      const items = stmt(db, `SELECT ${COLUMNS} FROM Tasks t WHERE t.status = 'pending' AND t.batch_id = @batch AND t.stage = @stage
-          AND t.batch_id IS NOT NULL AND t.run_after <= @now ${QUEUE_FILTER} ORDER BY t.priority DESC, t.id LIMIT @limit`)
+    for (const l of batchLanes(db, want)) {
+      const items = stmt(db, S.BATCH_HEADS)
         .all({ excluded, queues: queuesJson, batch: l.batchId, stage: l.stage, now, limit: l.room }) as Candidate[];
       if (items.length) lanes.push({ key: 'b' + l.batchId, batchId: l.batchId, stage: l.stage, servedAt: l.servedAt, room: l.room, items });
     }
@@ -56,7 +56,8 @@ export function claim(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Ta
       for (const l of lanes) {
         if (l.room <= 0 || l.items.length === 0) continue;
         const h = l.items[0]!;
-        if (!best || h.priority > best.items[0]!.priority || (h.priority === best.items[0]!.priority && l.servedAt < best.servedAt)) best = l;
+        if (!best || h.priority > best.items[0]!.priority
+          || (h.priority === best.items[0]!.priority && l.servedAt < best.servedAt)) best = l;
       }
       if (!best) break;
       const c = best.items.shift()!;
@@ -79,21 +80,97 @@ export function claim(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Ta
       best.room--;
       best.servedAt = stamp(now);
       if (best.batchId === null) unbatchedServedAt = best.servedAt;
-      else markServed(db, best.batchId, best.servedAt);
+      else stmt(db, S.MARK_SERVED).run(best.servedAt, best.batchId);
     }
     if (!starved) break;
   }
   return out;
 }
 
+// ---- capacity -----------------------------------------------------------------------------------
+
+interface Capacity {
+  /** queues no task may be claimed from now: paused, or limited with no token to grant */
+  excluded: string[];
+  /** tokens still grantable per limited queue */
+  free: Map<string, number>;
+}
+
+function capacity(db: Db, now: number): Capacity {
+  const queues = stmt(db, S.PAUSED_OR_LIMITED_QUEUES).all() as { name: string; concurrency_limit: number | null; paused: number }[];
+  const excluded: string[] = [];
+  const free = new Map<string, number>();
+  for (const q of queues) {
+    if (q.paused) { excluded.push(q.name); continue; }
+    const held = (stmt(db, S.HELD_TOKENS).get(q.name, now) as { n: number }).n;
+    const n = Math.max(0, q.concurrency_limit! - held);
+    free.set(q.name, n);
+    if (n === 0) excluded.push(q.name);
+  }
+  return { excluded, free };
+}
+
+// ---- lanes ----------------------------------------------------------------------------------------
+
+interface BatchLane {
+  batchId: number;
+  stage: number;
+  /** how many more of its tasks may start now (maxParallel − running) */
+  room: number;
+  servedAt: number;
+}
+
+/** Batches with a pending task in their active stage, least recently served first. */
+function batchLanes(db: Db, max: number): BatchLane[] {
+  const rows = stmt(db, S.LIVE_BATCHES).all() as
+    { id: number; max_parallel: number | null; served_at: number; stage: number | null; running: number }[];
+  const out: BatchLane[] = [];
+  for (const r of rows) {
+    if (r.stage === null) continue;
+    const pending = (stmt(db, S.STAGE_PENDING).get(r.id, r.stage) as { pending: number }).pending;
+    if (pending <= 0) continue;
+    const room = Math.min(max, pending, r.max_parallel === null ? max : r.max_parallel - r.running);
+    if (room > 0) out.push({ batchId: r.id, stage: r.stage, room, servedAt: r.served_at });
+  }
+  return out;
+}
+
+// ---- Taskling's token grant -------------------------------------------------------------------------
+
+/**
+ * Grant a token of `queue` to an attempt, in the claim's transaction. Returns the token number, or
+ * null when none can be granted (then the task must not start).
+ */
+function grantToken(db: Db, queue: string, grantee: { taskId: number; attempt: number; workerId: string }, now: number): number | null {
+  // 1. write the queue row first: its lock serialises grants for this queue (on SQL Server for real)
+  const q = stmt(db, S.LOCK_QUEUE).get(queue) as { concurrency_limit: number | null } | undefined;
+  if (!q || q.concurrency_limit === null) return null;
+  const limit = q.concurrency_limit;
+  // 2. bring the tokens in line with the limit: create missing ones, drop free ones above it
+  const have = (stmt(db, S.COUNT_TOKENS).get(queue, limit) as { n: number }).n;
+  if (have < limit) {
+    const add = stmt(db, S.ADD_TOKEN);
+    for (let n = 1; n <= limit; n++) add.run(queue, n);
+  }
+  stmt(db, S.DROP_TOKENS_ABOVE_LIMIT).run(queue, limit, now);
+  // 3. never more grants than the limit, whatever tokens above it are still held
+  const held = (stmt(db, S.HELD_TOKENS).get(queue, now) as { n: number }).n;
+  if (held >= limit) return null;
+  // 4. the lowest token that is free, or whose grantee lost its task
+  const tok = stmt(db, S.GRANTABLE_TOKEN).get(queue, limit, now) as { token_no: number } | undefined;
+  if (!tok) return null;
+  stmt(db, S.GRANT_TOKEN).run(grantee.taskId, grantee.attempt, grantee.workerId, now, queue, tok.token_no);
+  return tok.token_no;
+}
+
+// ---- the start of an attempt ------------------------------------------------------------------------
+
 function start(
-  db: Db, c: Candidate, slot: WorkerSlot, attempt: number, tokenNo: number | null, backoffMs: number, leaseMs: number, tally: Tally, now: number,
+  db: Db, c: Candidate, slot: WorkerSlot, attempt: number, tokenNo: number | null, backoffMs: number, leaseMs: number, tally: Tally,
+  now: number,
 ): ClaimedTask {
-  stmt(db, `UPDATE Tasks SET status = 'running', attempts = ?, worker_id = ?, token_no = ?, lease_until = ?, started_at = ?,
-      cancel_requested = 0 WHERE id = ?`).run(attempt, slot.workerId, tokenNo, now + leaseMs, now, c.id);
-  stmt(db, `INSERT INTO ExecutionLog (task_id, attempt, queue, kind, command, worker_id, session, token_no, batch_id, stage, started_at, outcome)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')`)
-    .run(c.id, attempt, c.queue, c.kind, c.command, slot.workerId, slot.session, tokenNo, c.batch_id, c.stage, now);
+  stmt(db, S.START_TASK).run(attempt, slot.workerId, tokenNo, now + leaseMs, now, c.id);
+  stmt(db, S.LOG_ATTEMPT).run(c.id, attempt, c.queue, c.kind, c.command, slot.workerId, slot.session, tokenNo, c.batch_id, c.stage, now);
   tally.task(c, 'pending', 'running');
   tally.started(now, now - c.run_after);
   if (c.batch_id !== null && c.stage !== null) stageTimes(db, c.batch_id, c.stage, now, null);
@@ -106,5 +183,5 @@ function start(
 }
 
 function backoffOf(db: Db, queue: string): number {
-  return (stmt(db, 'SELECT backoff_ms FROM Queues WHERE name = ?').get(queue) as { backoff_ms: number } | undefined)?.backoff_ms ?? 1000;
+  return (stmt(db, S.QUEUE_BACKOFF).get(queue) as { backoff_ms: number } | undefined)?.backoff_ms ?? 1000;
 }

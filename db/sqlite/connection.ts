@@ -1,11 +1,26 @@
 // Opening the embedded database: WAL, a short busy timeout, and an async retry path for SQLITE_BUSY
-// so a locked database never blocks the event loop for long.
+// so a locked database never blocks the event loop for long; and what every concern of the store shares.
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { MIGRATIONS } from './schema';
+import type { Tally } from './tally';
 
 export type Db = Database.Database;
+
+/**
+ * What every concern of the store shares (built in store.ts): the one connection, its write
+ * transaction, and the wake-up signal an in-process worker pool listens to.
+ */
+export interface Shared {
+  readonly db: Db;
+  /**
+   * A write transaction (BEGIN IMMEDIATE, tried again while another process writes); the kept
+   * aggregates collected in `tally` are flushed, and the batches whose tasks moved settled, before it commits.
+   */
+  tx<T>(fn: (tally: Tally, now: number) => T): Promise<T>;
+  /** Something this store committed may have become claimable. */
+  wake(): void;
+}
 
 const BUSY_TIMEOUT_MS = 50;
 const BUSY_RETRY_FOR_MS = 30_000;
@@ -61,25 +76,6 @@ export async function read<T>(fn: () => T): Promise<T> {
       await pause(Math.min(100, 2 + i * 3));
     }
   }
-}
-
-/** Apply pending migrations; several processes may call this at once (BEGIN IMMEDIATE serialises them). */
-export async function migrate(db: Db): Promise<number> {
-  await writeTx(db, () => {
-    db.exec('CREATE TABLE IF NOT EXISTS SchemaVersion (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-  });
-  let applied = 0;
-  for (const m of MIGRATIONS) {
-    const did = await writeTx(db, () => {
-      const have = db.prepare('SELECT 1 FROM SchemaVersion WHERE version = ?').get(m.version);
-      if (have) return false;
-      db.exec(m.sql);
-      db.prepare('INSERT INTO SchemaVersion (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Date.now());
-      return true;
-    });
-    if (did) applied++;
-  }
-  return applied;
 }
 
 const PRIMARY_CODES: Record<string, number> = {

@@ -1,5 +1,7 @@
 // Row shapes of the SQLite tables and their mapping to the engine's types.
-import type { AttemptView, Outcome, QueueSettings, TaskKind, TaskStatus, TaskView } from '../../lib/engine/types';
+import type {
+  AttemptView, MetricPoint, Outcome, QueueSettings, RunningView, TaskKind, TaskStatus, TaskView, WorkerState, WorkerView,
+} from '../../lib/engine/types';
 
 export interface TaskRow {
   id: number; token: string; queue: string; kind: string; command: string; payload: string | null;
@@ -87,6 +89,65 @@ export function queueSettings(r: QueueRow): QueueSettings {
     maxAttempts: r.max_attempts,
     timeoutMs: r.timeout_ms,
     backoffMs: r.backoff_ms,
+  };
+}
+
+/** A row of the ExecutionStatus view: an attempt running now. */
+export interface StatusRow {
+  log_id: number; token: string; queue: string; kind: string; command: string; attempt: number; max_attempts: number;
+  worker_id: string; session: number | null; token_no: number | null; batch_id: number | null; stage: number | null;
+  started_at: number; lease_until: number | null; cancel_requested: number;
+}
+
+export function runningView(r: StatusRow): RunningView {
+  return {
+    attemptId: r.log_id,
+    token: r.token,
+    queue: r.queue,
+    kind: r.kind as TaskKind,
+    command: r.command,
+    attempt: r.attempt,
+    maxAttempts: r.max_attempts,
+    workerId: r.worker_id,
+    session: r.session,
+    tokenNo: r.token_no,
+    batchId: r.batch_id,
+    stage: r.stage,
+    startedAt: new Date(r.started_at),
+    leaseUntil: r.lease_until === null ? null : new Date(r.lease_until),
+    cancelRequested: r.cancel_requested === 1,
+  };
+}
+
+export interface WorkerRow {
+  worker_id: string; host: string; pid: number; role: string; session: number; login_time: number; started_at: number;
+  heartbeat_at: number; state: string;
+}
+
+export function workerView(r: WorkerRow, currentTask: WorkerView['currentTask']): WorkerView {
+  return {
+    workerId: r.worker_id,
+    host: r.host,
+    pid: r.pid,
+    role: r.role,
+    session: r.session,
+    loginTime: new Date(r.login_time),
+    startedAt: new Date(r.started_at),
+    heartbeatAt: new Date(r.heartbeat_at),
+    state: r.state as WorkerState,
+    currentTask,
+  };
+}
+
+export interface MetricRow {
+  sec: number; enqueued: number; started: number; succeeded: number; failed: number; latency_sum: number; latency_max: number;
+  depth: number | null;
+}
+
+export function metricPoint(r: MetricRow): MetricPoint {
+  return {
+    at: new Date(r.sec * 1000), enqueued: r.enqueued, started: r.started, succeeded: r.succeeded, failed: r.failed,
+    latencySumMs: r.latency_sum, latencyMaxMs: r.latency_max, depth: r.depth,
   };
 }
 

@@ -1,18 +1,31 @@
-// Ending attempts: a worker's settlements (fenced on task, worker and attempt) and the rescue of
-// attempts whose lease expired. Both release the attempt's concurrency token.
-import type { AttemptResult, ErrorInfo, RescueResult } from '../../lib/engine/types';
+// Ending attempts: a worker's settlements (fenced on task, worker and attempt), each releasing the
+// attempt's concurrency token; then, before the transaction commits, the batches whose tasks moved are
+// settled — aborted on a failure where their policy says so, completed once all their tasks are terminal.
+import type { AttemptResult, ErrorInfo } from '../../lib/engine/types';
 import { stageTimes } from './batches';
-import type { Db } from './connection';
+import type { Db, Shared } from './connection';
+import { releaseToken } from './queues';
 import { toJson } from './rows';
+import { BATCH_STATUS } from './sql/batches';
+import * as S from './sql/settle';
 import { stmt, type Tally, type TaskKey } from './tally';
-import { releaseToken } from './tokens';
 
-type Ended = TaskKey & { token_no: number | null };
-const FENCE = "WHERE id = ? AND worker_id = ? AND attempts = ? AND status = 'running' RETURNING queue, batch_id, stage, token_no";
+/** What an ended attempt held. */
+export type Ended = TaskKey & { token_no: number | null };
 
-function endAttempt(db: Db, t: Ended, taskId: number, attempt: number, outcome: string, err: ErrorInfo | null, to: string, tally: Tally, now: number) {
-  stmt(db, `UPDATE ExecutionLog SET ended_at = ?, outcome = ?, error_number = ?, error_message = ?, error_detail = ?
-      WHERE task_id = ? AND attempt = ?`).run(now, outcome, err?.number ?? null, err?.message ?? null, err?.detail ?? null, taskId, attempt);
+/** Settle attempts; false where the attempt no longer owns its task. */
+export async function finish(shared: Shared, results: AttemptResult[]): Promise<boolean[]> {
+  if (results.length === 0) return [];
+  const r = await shared.tx((tally, now) => settleAttempts(shared.db, results, tally, now));
+  if (r.wake) shared.wake();
+  return r.accepted;
+}
+
+/** Log an attempt's end, release its token, and move its task's counts. */
+export function endAttempt(
+  db: Db, t: Ended, taskId: number, attempt: number, outcome: string, err: ErrorInfo | null, to: string, tally: Tally, now: number,
+): void {
+  stmt(db, S.END_ATTEMPT).run(now, outcome, err?.number ?? null, err?.message ?? null, err?.detail ?? null, taskId, attempt);
   if (t.token_no !== null) releaseToken(db, t.queue, t.token_no, taskId, attempt);
   if (t.batch_id !== null && t.stage !== null) stageTimes(db, t.batch_id, t.stage, null, now);
   tally.task(t, 'running', to);
@@ -20,7 +33,7 @@ function endAttempt(db: Db, t: Ended, taskId: number, attempt: number, outcome: 
 }
 
 /** Apply settlements; false where the attempt no longer owns its task (nothing is written for it). */
-export function finish(db: Db, results: AttemptResult[], tally: Tally, now: number): { accepted: boolean[]; wake: boolean } {
+function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: number): { accepted: boolean[]; wake: boolean } {
   let wake = false;
   const accepted = results.map((r) => {
     const s = r.settlement;
@@ -30,14 +43,12 @@ export function finish(db: Db, results: AttemptResult[], tally: Tally, now: numb
     let err: ErrorInfo | null = null;
     switch (s.kind) {
       case 'succeeded':
-        row = stmt(db, `UPDATE Tasks SET status = 'succeeded', finished_at = ?, result = ?, lease_until = NULL ${FENCE}`)
-          .get(now, toJson(s.result), r.taskId, r.workerId, r.attempt) as Ended | undefined;
+        row = stmt(db, S.FINISH_SUCCEEDED).get(now, toJson(s.result), r.taskId, r.workerId, r.attempt) as Ended | undefined;
         to = outcome = 'succeeded';
         break;
       case 'retry':
         err = s.error;
-        row = stmt(db, `UPDATE Tasks SET status = 'pending', run_after = ?, lease_until = NULL, error_number = ?,
-            error_message = ?, error_detail = ? ${FENCE}`)
+        row = stmt(db, S.FINISH_RETRY)
           .get(s.runAfter.getTime(), err.number, err.message, err.detail, r.taskId, r.workerId, r.attempt) as Ended | undefined;
         to = 'pending';
         outcome = s.outcome;
@@ -45,16 +56,13 @@ export function finish(db: Db, results: AttemptResult[], tally: Tally, now: numb
         break;
       case 'dead':
         err = s.error;
-        row = stmt(db, `UPDATE Tasks SET status = 'dead', finished_at = ?, lease_until = NULL, error_number = ?,
-            error_message = ?, error_detail = ? ${FENCE}`)
-          .get(now, err.number, err.message, err.detail, r.taskId, r.workerId, r.attempt) as Ended | undefined;
+        row = stmt(db, S.FINISH_DEAD).get(now, err.number, err.message, err.detail, r.taskId, r.workerId, r.attempt) as Ended | undefined;
         to = 'dead';
         outcome = s.outcome;
         break;
       default:
         err = s.error;
-        row = stmt(db, `UPDATE Tasks SET status = 'cancelled', finished_at = ?, lease_until = NULL ${FENCE}`)
-          .get(now, r.taskId, r.workerId, r.attempt) as Ended | undefined;
+        row = stmt(db, S.FINISH_CANCELLED).get(now, r.taskId, r.workerId, r.attempt) as Ended | undefined;
         to = outcome = 'cancelled';
     }
     if (!row) return false;
@@ -66,25 +74,29 @@ export function finish(db: Db, results: AttemptResult[], tally: Tally, now: numb
   return { accepted, wake };
 }
 
-/** Expired leases: the attempt is abandoned; the task goes back to pending, or to dead without attempts left. */
-export function rescueExpired(db: Db, tally: Tally, now: number): RescueResult {
-  const expired = stmt(db, `SELECT t.id, t.queue, t.batch_id, t.stage, t.token_no, t.attempts, t.max_attempts, t.worker_id
-      FROM ExecutionLog l CROSS JOIN Tasks t ON t.id = l.task_id AND t.attempts = l.attempt
-      WHERE l.ended_at IS NULL AND t.status = 'running' AND t.lease_until < ?`).all(now) as
-    (Ended & { id: number; attempts: number; max_attempts: number; worker_id: string | null })[];
-  const res = { retried: 0, dead: 0 };
-  for (const t of expired) {
-    const message = `lease expired: worker ${t.worker_id ?? '?'} stopped renewing it (crashed, killed or cut off)`;
-    const dead = t.attempts >= t.max_attempts;
-    stmt(db, `UPDATE Tasks SET status = ?, run_after = CASE WHEN ? THEN run_after ELSE ? END, finished_at = CASE WHEN ? THEN ? ELSE NULL END,
-        lease_until = NULL, error_number = NULL, error_message = ?, error_detail = NULL WHERE id = ?`)
-      .run(dead ? 'dead' : 'pending', dead ? 1 : 0, now, dead ? 1 : 0, now, message, t.id);
-    endAttempt(db, t, t.id, t.attempts, 'abandoned', { number: null, message, detail: null }, dead ? 'dead' : 'pending', tally, now);
-    if (dead) res.dead++; else res.retried++;
+/**
+ * After a transaction's counts are flushed: a batch with `onFailure: abort` and a dead task cancels its
+ * pending tasks of later stages; a released (or aborted) batch whose tasks are all terminal completes.
+ */
+export function settleBatches(db: Db, ids: Iterable<number>, tally: Tally, now: number): void {
+  for (const id of ids) {
+    const b = stmt(db, S.BATCH_POLICY).get(id) as { status: string; on_failure: string } | undefined;
+    if (!b) continue;
+    if (b.on_failure === 'abort' && (b.status === 'open' || b.status === 'released')) {
+      const failed = stmt(db, S.FIRST_FAILED_STAGE).get(id) as { stage: number | null };
+      if (failed.stage !== null) {
+        const cancelled = stmt(db, S.CANCEL_LATER_STAGES)
+          .all(now, `batch ${id} aborted: a task of stage ${failed.stage} failed`, id, failed.stage) as
+          { queue: string; batch_id: number; stage: number }[];
+        for (const t of cancelled) tally.task(t, 'pending', 'cancelled');
+        stmt(db, S.ABORT_BATCH).run(id);
+        tally.flush(db);
+      }
+    }
+    const cur = stmt(db, BATCH_STATUS).get(id) as { status: string };
+    if (cur.status === 'released' || cur.status === 'aborted') {
+      const live = stmt(db, S.UNFINISHED_IN_BATCH).get(id) as { n: number };
+      if (live.n === 0) stmt(db, S.COMPLETE_BATCH).run(now, id);
+    }
   }
-  // an attempt left open though its task moved on (should not happen; keeps ExecutionStatus true)
-  stmt(db, `UPDATE ExecutionLog SET ended_at = ?, outcome = 'abandoned', error_message = 'attempt no longer owns its task'
-      WHERE ended_at IS NULL AND NOT EXISTS (SELECT 1 FROM Tasks t WHERE t.id = ExecutionLog.task_id AND t.status = 'running'
-        AND t.attempts = ExecutionLog.attempt)`).run(now);
-  return res;
 }

@@ -2,12 +2,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore } from '../../lib/open';
 import { storeContract } from '../contract/suite';
+import { openSqliteStore } from './store';
 
 storeContract('sqlite', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'readpast-contract-'));
-  const store = await openStore('sqlite:' + join(dir, 'contract.db'));
+  const store = await openSqliteStore(join(dir, 'contract.db'));
   return {
     store,
     cleanup: async () => {

@@ -2,6 +2,7 @@
 // per-second activity series. A write transaction collects its deltas here and flushes them once.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './connection';
+import { ADD_METRICS, ADD_QUEUE_COUNT, ADD_STAGE_COUNTS } from './sql/tally';
 
 type MetricField = 'enqueued' | 'started' | 'succeeded' | 'failed';
 
@@ -72,11 +73,7 @@ export class Tally {
 
   flush(db: Db): void {
     if (this.stages.size) {
-      const up = stmt(db, `INSERT INTO BatchStages (batch_id, stage, total, pending, running, succeeded, dead, cancelled)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (batch_id, stage) DO UPDATE SET total = total + excluded.total, pending = pending + excluded.pending,
-          running = running + excluded.running, succeeded = succeeded + excluded.succeeded, dead = dead + excluded.dead,
-          cancelled = cancelled + excluded.cancelled`);
+      const up = stmt(db, ADD_STAGE_COUNTS);
       for (const [key, d] of this.stages) {
         const [b, st] = key.split(':').map(Number);
         up.run(b, st, d.total ?? 0, d.pending ?? 0, d.running ?? 0, d.succeeded ?? 0, d.dead ?? 0, d.cancelled ?? 0);
@@ -84,8 +81,7 @@ export class Tally {
       this.stages.clear();
     }
     if (this.counts.size) {
-      const up = stmt(db, `INSERT INTO QueueCounts (queue, status, n) VALUES (?, ?, ?)
-        ON CONFLICT (queue, status) DO UPDATE SET n = n + excluded.n`);
+      const up = stmt(db, ADD_QUEUE_COUNT);
       for (const [key, delta] of this.counts) {
         if (delta === 0) continue;
         const i = key.indexOf('\u0000');
@@ -94,11 +90,7 @@ export class Tally {
       this.counts.clear();
     }
     if (this.metrics.size) {
-      const up = stmt(db, `INSERT INTO Metrics (sec, enqueued, started, succeeded, failed, latency_sum, latency_max)
-        VALUES (?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (sec) DO UPDATE SET enqueued = enqueued + excluded.enqueued, started = started + excluded.started,
-          succeeded = succeeded + excluded.succeeded, failed = failed + excluded.failed,
-          latency_sum = latency_sum + excluded.latency_sum, latency_max = MAX(latency_max, excluded.latency_max)`);
+      const up = stmt(db, ADD_METRICS);
       for (const [sec, m] of this.metrics) up.run(sec, m.enqueued, m.started, m.succeeded, m.failed, m.latencySum, m.latencyMax);
       this.metrics.clear();
     }

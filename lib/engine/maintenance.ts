@@ -2,7 +2,7 @@
 // rescue expired leases, mark silent workers lost, sample queue depth, prune old finished tasks.
 import type { Logger } from './logger';
 import { errorInfo } from './retry';
-import type { Store } from './store';
+import type { MaintenancePort } from './ports';
 
 export interface MaintenanceOptions {
   retentionMs: number;
@@ -19,7 +19,7 @@ export class Maintenance {
   private running = false;
   private nextPrune: number;
 
-  constructor(private readonly store: Store, private readonly opts: MaintenanceOptions) {
+  constructor(private readonly port: MaintenancePort, private readonly opts: MaintenanceOptions) {
     this.nextPrune = Date.now() + 60_000;
   }
 
@@ -39,14 +39,14 @@ export class Maintenance {
     if (this.running) return;
     this.running = true;
     try {
-      const rescued = await this.store.rescueExpired();
+      const rescued = await this.port.rescueExpired();
       if (rescued.retried || rescued.dead) this.opts.logger.warn(rescued, 'rescued attempts whose lease expired');
-      const lost = await this.store.markLostWorkers(this.opts.staleWorkerMs);
+      const lost = await this.port.markLostWorkers(this.opts.staleWorkerMs);
       if (lost) this.opts.logger.warn({ lost }, 'workers stopped heartbeating');
-      await this.store.sampleDepth();
+      await this.port.sampleDepth();
       if (Date.now() >= this.nextPrune) {
         this.nextPrune = Date.now() + (this.opts.pruneEveryMs ?? 3600_000);
-        const pruned = await this.store.prune(new Date(Date.now() - this.opts.retentionMs));
+        const pruned = await this.port.prune(new Date(Date.now() - this.opts.retentionMs));
         if (pruned.tasks) this.opts.logger.info(pruned, 'pruned finished tasks');
       }
     } catch (err) {

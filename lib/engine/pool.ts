@@ -4,10 +4,11 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { HandlerRegistry } from './handlers';
+import { MAX_POOL_SIZE } from './limits';
 import { silentLogger, type Logger } from './logger';
 import { Maintenance } from './maintenance';
 import { errorInfo } from './retry';
-import type { Store } from './store';
+import type { MaintenancePort, WorkerPort } from './ports';
 import type { AttemptResult, ClaimedTask, Settlement, WorkerSlot } from './types';
 import { runTask, StopReason } from './run';
 
@@ -35,7 +36,14 @@ export const POOL_DEFAULTS: Omit<PoolOptions, 'logger'> = {
   retentionMs: 7 * 24 * 3600 * 1000,
 };
 
-export const MAX_POOL_SIZE = 256;
+
+/** What a pool needs of a store: a Store satisfies it. */
+export interface PoolPorts {
+  worker: WorkerPort;
+  maintenance: MaintenancePort;
+  /** printed in the pool's start line */
+  description: string;
+}
 
 interface Worker {
   slot: WorkerSlot;
@@ -67,7 +75,15 @@ export class Pool {
   /** the last claim found nothing due (used by runUntilIdle) */
   private lastClaimEmpty = false;
 
-  constructor(readonly store: Store, readonly registry: HandlerRegistry, opts: Partial<PoolOptions> = {}) {
+  private readonly worker: WorkerPort;
+  private readonly housekeeping: MaintenancePort;
+  private readonly label: string;
+
+  /** The pool sees the worker port (and the maintenance port, when it runs housekeeping) and nothing else. */
+  constructor(ports: PoolPorts, readonly registry: HandlerRegistry, opts: Partial<PoolOptions> = {}) {
+    this.worker = ports.worker;
+    this.housekeeping = ports.maintenance;
+    this.label = ports.description;
     this.opts = { ...POOL_DEFAULTS, logger: silentLogger, ...opts };
     this.log = this.opts.logger;
     if (!Number.isInteger(this.opts.concurrency) || this.opts.concurrency < 0 || this.opts.concurrency > MAX_POOL_SIZE) {
@@ -94,22 +110,22 @@ export class Pool {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    await this.store.registerHandlers(this.registry.names());
+    await this.worker.registerHandlers(this.registry.names());
     await this.addWorkers(this.opts.concurrency);
-    this.unsubscribe = this.store.onWake(() => this.wake());
+    this.unsubscribe = this.worker.onWake(() => this.wake());
     this.pollTimer = setInterval(() => this.wake(), this.opts.pollMs);
     this.beatTimer = setInterval(() => void this.beat(), this.opts.heartbeatMs);
     this.pollTimer.unref?.();
     this.beatTimer.unref?.();
     if (this.opts.maintenance) {
-      this.maintenance = new Maintenance(this.store, {
+      this.maintenance = new Maintenance(this.housekeeping, {
         retentionMs: this.opts.retentionMs,
         staleWorkerMs: Math.max(15_000, this.opts.heartbeatMs * 10),
         logger: this.log,
       });
       this.maintenance.start();
     }
-    this.log.info({ workers: this.size, role: this.opts.role, store: this.store.description }, 'pool started');
+    this.log.info({ workers: this.size, role: this.opts.role, store: this.label }, 'pool started');
     this.wake();
   }
 
@@ -117,7 +133,7 @@ export class Pool {
     const host = hostname();
     for (let i = 0; i < n; i++) {
       const workerId = `${host}-${process.pid}-${this.instance}-${++this.seq}`;
-      const session = await this.store.registerWorker({ workerId, host, pid: process.pid, role: this.opts.role });
+      const session = await this.worker.registerWorker({ workerId, host, pid: process.pid, role: this.opts.role });
       this.workers.push({ slot: { workerId, session: session.session }, task: null, controller: null, retiring: false });
     }
   }
@@ -151,7 +167,7 @@ export class Pool {
     for (const w of [...this.workers]) {
       if (!w.retiring || w.task) continue;
       this.workers.splice(this.workers.indexOf(w), 1);
-      await this.store.deregisterWorker(w.slot.workerId);
+      await this.worker.deregisterWorker(w.slot.workerId);
     }
   }
 
@@ -184,7 +200,7 @@ export class Pool {
         if (this.workers.some((w) => w.retiring && !w.task)) await this.removeRetired();
         const idle = this.workers.filter((w) => !w.task && !w.retiring);
         if (idle.length === 0) break;
-        const claimed = await this.store.claim(idle.map((w) => w.slot), { leaseMs: this.opts.leaseMs, queues: this.opts.queues });
+        const claimed = await this.worker.claim(idle.map((w) => w.slot), { leaseMs: this.opts.leaseMs, queues: this.opts.queues });
         this.lastClaimEmpty = claimed.length === 0;
         for (const task of claimed) {
           const w = idle.find((x) => x.slot.workerId === task.workerId)!;
@@ -203,7 +219,7 @@ export class Pool {
     const controller = new AbortController();
     w.task = task;
     w.controller = controller;
-    void runTask(this.store, this.registry, task, controller).then((settlement) => {
+    void runTask(this.worker, this.registry, task, controller).then((settlement) => {
       this.settle(w, task, settlement);
     });
   }
@@ -220,7 +236,7 @@ export class Pool {
     if (this.settled.length === 0) return;
     const batch = this.settled.splice(0, this.settled.length);
     try {
-      const ok = await this.store.finish(batch);
+      const ok = await this.worker.finish(batch);
       ok.forEach((accepted, i) => {
         if (!accepted) {
           const r = batch[i]!;
@@ -238,7 +254,7 @@ export class Pool {
     if (!this.started) return;
     const running = this.workers.filter((w) => w.task).map((w) => ({ taskId: w.task!.id, workerId: w.slot.workerId, attempt: w.task!.attempt }));
     try {
-      const r = await this.store.heartbeat({ workerIds: this.workerIds(), running, leaseMs: this.opts.leaseMs });
+      const r = await this.worker.heartbeat({ workerIds: this.workerIds(), running, leaseMs: this.opts.leaseMs });
       const owned = new Set(r.owned);
       const cancel = new Set(r.cancelRequested);
       for (const w of this.workers) {
@@ -302,7 +318,7 @@ export class Pool {
     await this.flush().catch((err) => this.log.error({ err: errorInfo(err) }, 'could not record the last results'));
     if (this.beatTimer) clearInterval(this.beatTimer);
     for (const w of this.workers.splice(0)) {
-      await this.store.deregisterWorker(w.slot.workerId).catch(() => {});
+      await this.worker.deregisterWorker(w.slot.workerId).catch(() => {});
     }
     this.log.info({ processed: this.processed }, 'pool stopped');
   }

@@ -3,7 +3,7 @@
 import { TaskError } from './errors';
 import type { HandlerRegistry } from './handlers';
 import { errorInfo, failureSettlement } from './retry';
-import type { Store } from './store';
+import type { RunningAttempt, WorkerPort } from './ports';
 import type { ClaimedTask, ErrorInfo, Settlement } from './types';
 
 export const MAX_RESULT_BYTES = 64 * 1024;
@@ -31,8 +31,8 @@ export function capResult(value: unknown): unknown {
   return JSON.parse(text);
 }
 
-async function execute(store: Store, registry: HandlerRegistry, task: ClaimedTask, signal: AbortSignal): Promise<unknown> {
-  const slot = { workerId: task.workerId, session: task.session };
+async function execute(worker: WorkerPort, registry: HandlerRegistry, task: ClaimedTask, signal: AbortSignal): Promise<unknown> {
+  const attempt: RunningAttempt = { taskId: task.id, attempt: task.attempt, workerId: task.workerId, session: task.session };
   switch (task.kind) {
     case 'handler': {
       const handler = registry.get(task.command);
@@ -43,25 +43,24 @@ async function execute(store: Store, registry: HandlerRegistry, task: ClaimedTas
       });
     }
     case 'sql':
-      return store.runSql(slot, task.command, signal);
+      return worker.runSql(attempt, task.command, signal);
     case 'procedure': {
-      if (!store.runProcedure) throw new TaskError(`procedure tasks need SQL Server (this store is ${store.dialect})`, { retryable: false });
       const params = (task.payload ?? {}) as Record<string, unknown>;
-      return store.runProcedure(slot, task.command, params, signal);
+      return worker.runProcedure(attempt, task.command, params, signal);
     }
     default:
       throw new TaskError(`unknown task kind ${JSON.stringify(task.kind)}`, { retryable: false });
   }
 }
 
-export async function runTask(store: Store, registry: HandlerRegistry, task: ClaimedTask, controller: AbortController): Promise<Settlement> {
+export async function runTask(worker: WorkerPort, registry: HandlerRegistry, task: ClaimedTask, controller: AbortController): Promise<Settlement> {
   const signal = controller.signal;
   let timer: NodeJS.Timeout | null = null;
   if (task.timeoutMs !== null && task.timeoutMs > 0) {
     timer = setTimeout(() => controller.abort(new StopReason('timeout', `timed out after ${task.timeoutMs} ms`)), task.timeoutMs);
   }
   try {
-    const result = await execute(store, registry, task, signal);
+    const result = await execute(worker, registry, task, signal);
     return { kind: 'succeeded', result: capResult(result) };
   } catch (err) {
     const reason: unknown = signal.aborted ? signal.reason : null;

@@ -414,3 +414,9 @@ export interface BatchView {
   completedAt: Date | null;
   stages: StageCounts[];
 }
+
+/** Whether live session state (SQL Server DMVs) can be read, and if not, why. */
+export interface LiveStatus {
+  available: boolean;
+  reason: string | null;
+}

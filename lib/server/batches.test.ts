@@ -4,10 +4,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Readpast } from '@/lib/engine/client';
-import { openReadpast } from '@/lib/open';
-import { addBatchTasks, batchDetail, batchIdParam, batchTimeline, firstTasks, readOptionalJson } from './batches';
-import { changedBy, patchQueue, queueChangesOf, queueNameParam } from './queues';
+import type { Readpast } from '@/lib/api/readpast';
+import { openReadpast } from '@/lib/api/open';
+import { addBatchTasks, batchDetail, batchIdParam, batchTimeline, firstTasks } from '@/lib/api/batches';
+import { readOptionalJson } from './http';
+import { changedBy, queueNameParam } from './queues';
 
 let dir: string;
 let rp: Readpast;
@@ -149,20 +150,20 @@ describe('queues', () => {
     expect(changedBy({ auth: null }, 'dashboard')).toBe('dashboard');
     expect(changedBy({ auth: { user: 'alice', password: 'pw' } }, 'api')).toBe('alice');
 
-    const q = await patchQueue(rp, 'q-limits', { concurrencyLimit: 3 }, 'alice');
+    const q = await rp.setQueue('q-limits', { concurrencyLimit: 3 }, 'alice');
     expect(q).toMatchObject({ name: 'q-limits', concurrencyLimit: 3, paused: false, pending: 0, running: 0, granted: 0 });
-    const paused = await patchQueue(rp, 'q-limits', { paused: true, concurrencyLimit: null }, 'api');
+    const paused = await rp.setQueue('q-limits', { paused: true, concurrencyLimit: null }, 'api');
     expect(paused).toMatchObject({ concurrencyLimit: null, paused: true });
 
-    const changes = await queueChangesOf(rp, 'q-limits');
+    const changes = await rp.queueChanges('q-limits');
     expect(changes.map((c) => [c.field, c.oldValue, c.newValue, c.changedBy])).toEqual([
       ['paused', 'false', 'true', 'api'],
       ['concurrencyLimit', '3', 'unlimited', 'api'],
       ['concurrencyLimit', 'unlimited', '3', 'alice'],
     ]);
     expect(typeof changes[0]!.at).toBe('string');
-    await expect(patchQueue(rp, 'q-limits', { concurrencyLimit: 0 }, 'api')).rejects.toMatchObject({ field: 'concurrencyLimit' });
-    await expect(patchQueue(rp, 'q-limits', {}, 'api')).rejects.toMatchObject({ name: 'ValidationError' });
-    await expect(patchQueue(rp, 'q-limits', { colour: 'red' }, 'api')).rejects.toMatchObject({ field: 'colour' });
+    await expect(rp.setQueue('q-limits', { concurrencyLimit: 0 }, 'api')).rejects.toMatchObject({ field: 'concurrencyLimit' });
+    await expect(rp.setQueue('q-limits', {}, 'api')).rejects.toMatchObject({ name: 'ValidationError' });
+    await expect(rp.setQueue('q-limits', { colour: 'red' }, 'api')).rejects.toMatchObject({ field: 'colour' });
   });
 });

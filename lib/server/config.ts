@@ -1,6 +1,7 @@
 // The dashboard server's settings, read from the environment once and validated.
 // Shared by instrumentation, route handlers, server actions, the proxy and bin/start.mjs.
 import { z } from 'zod';
+import { MAX_DASHBOARD_WORKERS } from '@/lib/engine/limits';
 
 export const DEFAULT_DATABASE_URL = 'sqlite:data/readpast.db';
 
@@ -38,10 +39,12 @@ const flag = z
   .refine((v) => ['0', '1', 'true', 'false', 'yes', 'no'].includes(v), 'must be 1 or 0')
   .transform((v) => v === '1' || v === 'true' || v === 'yes');
 
+const WORKERS_RULE = `must be an integer from 0 to ${MAX_DASHBOARD_WORKERS}`;
+
 const envSchema = z.object({
   READPAST_DATABASE_URL: optional(z.string().trim()),
   READPAST_WORKERS: optional(
-    z.string().trim().regex(/^\d+$/, 'must be an integer from 0 to 64').transform(Number).pipe(z.number().max(64, 'must be an integer from 0 to 64')),
+    z.string().trim().regex(/^\d+$/, WORKERS_RULE).transform(Number).pipe(z.number().max(MAX_DASHBOARD_WORKERS, WORKERS_RULE)),
   ),
   READPAST_HOST: optional(z.string().trim().regex(/^[A-Za-z0-9.:\-[\]%]+$/, 'must be a host name or IP address')),
   PORT: optional(

@@ -2,9 +2,9 @@
 // worker pool. Kept on globalThis because Next.js loads instrumentation, route handlers and server
 // actions as separate bundles that must all share the same instance.
 import os from 'node:os';
-import type { Readpast } from '@/lib/engine/client';
+import type { Readpast } from '@/lib/api/readpast';
 import type { Pool } from '@/lib/engine/pool';
-import { openReadpast } from '@/lib/open';
+import { openReadpast } from '@/lib/api/open';
 import { serverConfig, type ServerConfig } from './config';
 import { serverLogger } from './log';
 
@@ -66,7 +66,7 @@ export function startEngine(): Promise<ServerEngine> {
   s.started ??= getEngine().then(async (engine) => {
     await engine.pool?.start();
     serverLogger().info(
-      { database: engine.readpast.store.description, workers: engine.pool?.size ?? 0, pid: process.pid },
+      { database: engine.readpast.description, workers: engine.pool?.size ?? 0, pid: process.pid },
       'readpast dashboard engine started',
     );
     return engine;

@@ -121,3 +121,11 @@ export const dateParam = z.iso.datetime({ offset: true }).transform((s) => new D
 
 /** Route params: Next.js 16 passes them as a promise. */
 export type Params<T> = { params: Promise<T> };
+
+/** A JSON body that may be left out: a request without one (HTTP: neither Content-Length nor Transfer-Encoding), or with an empty one, reads as `{}`. */
+export async function readOptionalJson(req: Request): Promise<unknown> {
+  const length = req.headers.get('content-length');
+  const none = length === null && req.headers.get('transfer-encoding') === null;
+  if (req.body === null || none || length === '0') return {};
+  return readJson(req);
+}

@@ -7,14 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Readpast } from '@/lib/engine/client';
+import type { Readpast } from '@/lib/api/readpast';
 import { ConflictError } from '@/lib/engine/errors';
-import type { Store } from '@/lib/engine/store';
+import type { SqlServerExtras, Store } from '@/lib/engine/ports';
 import type { ProcedureParameter } from '@/lib/engine/types';
-import { openReadpast } from '@/lib/open';
-import { handlersView } from './capabilities';
+import { openReadpast } from '@/lib/api/open';
 import { describeError } from './http';
-import { killTaskSession, procedureNameParam, procedureParameters } from './procedures';
+import { killTaskSession, procedureNameParam, procedureParameters } from '@/lib/api/procedures';
 
 const param = (name: string, type: string, extra: Partial<ProcedureParameter> = {}): ProcedureParameter => ({
   name, type, maxLength: null, precision: null, scale: null, isOutput: false, isTable: false, ...extra,
@@ -30,15 +29,17 @@ const CATALOG: Record<string, ProcedureParameter[]> = {
   '[ops].[nightly rollup]': [],
 };
 
-/** only what the Store interface declares for this capability: name → parameters, null when absent */
-function catalogStore(): Pick<Store, 'dialect' | 'describeProcedure'> & { asked: string[] } {
+/** only what the SqlServerExtras port declares for this capability: name → parameters, null when absent */
+function catalogStore(): Pick<Store, 'dialect'> & { sqlServer: Pick<SqlServerExtras, 'describeProcedure'>; asked: string[] } {
   const asked: string[] = [];
   return {
     dialect: 'mssql',
     asked,
-    async describeProcedure(name: string) {
-      asked.push(name);
-      return CATALOG[name] ?? null;
+    sqlServer: {
+      async describeProcedure(name: string) {
+        asked.push(name);
+        return CATALOG[name] ?? null;
+      },
     },
   };
 }
@@ -65,8 +66,8 @@ describe('on SQLite', () => {
   });
 
   it('refuses the parameter lookup with 400 naming `kind`', async () => {
-    expect(rp.store.describeProcedure).toBeUndefined();
-    const r = await statusOf(procedureParameters(rp.store, 'dbo.usp_charge'));
+    expect(rp.dialect).toBe('sqlite');
+    const r = await statusOf(rp.procedureParameters('dbo.usp_charge'));
     expect(r.status).toBe(400);
     expect(r.body.field).toBe('kind');
     expect(r.body.error).toContain('procedure tasks need SQL Server');
@@ -74,8 +75,7 @@ describe('on SQLite', () => {
   });
 
   it('GET /api/handlers says what the store can run: no procedure kind, dialect sqlite', async () => {
-    const config = { databaseUrl: 'sqlite:test', workers: 0, host: '127.0.0.1', port: 0, auth: null, allowSql: false, handlersModule: null };
-    const r = await handlersView({ readpast: rp, pool: null, config });
+    const r = await rp.handlers();
     expect(r.kinds).toEqual(['handler', 'sql']);
     expect(r.dialect).toBe('sqlite');
     expect(r.handlers).toEqual(expect.arrayContaining(['demo.echo', 'demo.sleep']));
@@ -84,7 +84,7 @@ describe('on SQLite', () => {
   it('refuses KILL with 400 whatever the token', async () => {
     const { token } = await rp.enqueue({ command: 'demo.echo', payload: { a: 1 } });
     for (const t of [token, 'not-a-token']) {
-      const r = await statusOf(killTaskSession(rp.store, t));
+      const r = await statusOf(rp.killSession(t));
       expect(r.status).toBe(400);
       expect(r.body.error).toContain('KILL needs SQL Server');
     }
@@ -136,11 +136,13 @@ describe('KILL with a store that can', () => {
   const TOKEN = '0190f5c2-7b1e-7cc3-9a55-3b2f6d1e8a01';
   const killer = (answer: () => Promise<'killed' | 'not_found' | 'conflict'>) => {
     const seen: string[] = [];
-    const store: Pick<Store, 'dialect' | 'killSession'> = {
+    const store: Pick<Store, 'dialect'> & { sqlServer: Pick<SqlServerExtras, 'killSession'> } = {
       dialect: 'mssql',
-      killSession: (token) => {
-        seen.push(token);
-        return answer();
+      sqlServer: {
+        killSession: (token) => {
+          seen.push(token);
+          return answer();
+        },
       },
     };
     return { store, seen };

@@ -1,10 +1,9 @@
 // GET /api/batches?status=&cursor=&limit=: batches newest first with per-stage counts, keyset-paginated.
 // POST /api/batches {maxParallel?, onFailure?}: create a batch (open: it takes tasks until released).
 import { z } from 'zod';
-import { batchJson } from '@/lib/engine/present';
 import { getEngine } from '@/lib/server/engine';
 import { cursorParam, handle, intParam, json, readQuery } from '@/lib/server/http';
-import { readOptionalJson } from '@/lib/server/batches';
+import { readOptionalJson } from '@/lib/server/http';
 
 export const dynamic = 'force-dynamic';
 
@@ -17,8 +16,7 @@ const query = z.object({
 export const GET = handle(async (req: Request) => {
   const filter = readQuery(req, query);
   const { readpast } = await getEngine();
-  const page = await readpast.store.listBatches(filter);
-  return json({ items: page.items.map(batchJson), nextCursor: page.nextCursor });
+  return json(await readpast.batches(filter));
 });
 
 export const POST = handle(async (req: Request) => {

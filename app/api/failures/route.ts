@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { queueName } from '@/lib/engine/validation';
 import { getEngine } from '@/lib/server/engine';
 import { handle, json, readQuery, textParam } from '@/lib/server/http';
-import { failuresView } from '@/lib/server/views';
 
 export const dynamic = 'force-dynamic';
 
@@ -15,5 +14,6 @@ const query = z.object({
 
 export const GET = handle(async (req: Request) => {
   const filter = readQuery(req, query);
-  return json(await failuresView(await getEngine(), filter));
+  const { readpast } = await getEngine();
+  return json(await readpast.failures(filter));
 });

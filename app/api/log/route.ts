@@ -1,7 +1,6 @@
 // GET /api/log?outcome=&queue=&batch=&q=&from=&to=&cursor=&limit=: ExecutionLog, every attempt, newest
 // first, keyset-paginated.
 import { z } from 'zod';
-import { attemptJson } from '@/lib/engine/present';
 import { OUTCOMES } from '@/lib/engine/types';
 import { queueName } from '@/lib/engine/validation';
 import { getEngine } from '@/lib/server/engine';
@@ -23,6 +22,5 @@ const query = z.object({
 export const GET = handle(async (req: Request) => {
   const { batch, ...rest } = readQuery(req, query);
   const { readpast } = await getEngine();
-  const page = await readpast.store.listAttempts({ ...rest, batchId: batch });
-  return json({ items: page.items.map(attemptJson), nextCursor: page.nextCursor });
+  return json(await readpast.attempts({ ...rest, batchId: batch }));
 });

@@ -1,6 +1,5 @@
 // GET /api/metrics?minutes=15: one point per second (throughput, latency, depth) from the kept aggregate.
 import { z } from 'zod';
-import { metricsJson } from '@/lib/engine/present';
 import { getEngine } from '@/lib/server/engine';
 import { handle, intParam, json, readQuery } from '@/lib/server/http';
 
@@ -13,6 +12,5 @@ export const GET = handle(async (req: Request) => {
   const { readpast } = await getEngine();
   const until = new Date();
   const since = new Date(until.getTime() - minutes * 60_000);
-  const points = await readpast.store.metrics(since);
-  return json({ points: metricsJson(points, since, until) });
+  return json(await readpast.metrics(since, until));
 });

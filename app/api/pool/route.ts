@@ -2,7 +2,7 @@
 import { ConflictError } from '@/lib/engine/errors';
 import { getEngine } from '@/lib/server/engine';
 import { handle, json, readBody } from '@/lib/server/http';
-import { poolBody } from '@/lib/server/schemas';
+import { poolBody } from '@/lib/api/requests';
 
 export const dynamic = 'force-dynamic';
 

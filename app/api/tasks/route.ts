@@ -1,7 +1,6 @@
 // GET /api/tasks?status=&queue=&batch=&stage=&q=&cursor=&limit=: tasks newest first, keyset-paginated.
 // POST /api/tasks: enqueue one task.
 import { z } from 'zod';
-import { taskJson } from '@/lib/engine/present';
 import { TASK_STATUSES } from '@/lib/engine/types';
 import { queueName } from '@/lib/engine/validation';
 import { getEngine } from '@/lib/server/engine';
@@ -22,8 +21,7 @@ const query = z.object({
 export const GET = handle(async (req: Request) => {
   const { batch, ...rest } = readQuery(req, query);
   const { readpast } = await getEngine();
-  const page = await readpast.store.listTasks({ ...rest, batchId: batch });
-  return json({ items: page.items.map(taskJson), nextCursor: page.nextCursor });
+  return json(await readpast.tasks({ ...rest, batchId: batch }));
 });
 
 /** 201 for a new task; 200 when `dedupKey` matched a task that is not finished yet (its token). */

@@ -1,7 +1,7 @@
 // GET /api/batches/{id}: the batch with per-stage counts, and its first 500 tasks by stage then id.
 import { getEngine } from '@/lib/server/engine';
 import { handle, json, type Params } from '@/lib/server/http';
-import { batchDetail, batchIdParam } from '@/lib/server/batches';
+import { batchDetail, batchIdParam } from '@/lib/api/batches';
 
 export const dynamic = 'force-dynamic';
 

@@ -4,7 +4,7 @@
 // each change is recorded with who made it.
 import { getEngine } from '@/lib/server/engine';
 import { handle, json, readJson, type Params } from '@/lib/server/http';
-import { changedBy, patchQueue, queueNameParam, queueView } from '@/lib/server/queues';
+import { changedBy, queueNameParam } from '@/lib/server/queues';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,12 +13,12 @@ type Ctx = Params<{ name: string }>;
 export const GET = handle(async (_req: Request, { params }: Ctx) => {
   const name = queueNameParam((await params).name);
   const { readpast } = await getEngine();
-  return json(await queueView(readpast, name));
+  return json(await readpast.queue(name));
 });
 
 export const PATCH = handle(async (req: Request, { params }: Ctx) => {
   const name = queueNameParam((await params).name);
   const body = await readJson(req);
   const { readpast, config } = await getEngine();
-  return json(await patchQueue(readpast, name, body, changedBy(config, 'api')));
+  return json(await readpast.setQueue(name, body, changedBy(config, 'api')));
 });

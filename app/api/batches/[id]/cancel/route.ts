@@ -1,7 +1,7 @@
 // POST /api/batches/{id}/cancel: the batch's pending tasks are cancelled, running ones asked to stop.
 import { getEngine } from '@/lib/server/engine';
 import { handle, json, type Params } from '@/lib/server/http';
-import { batchIdParam } from '@/lib/server/batches';
+import { batchIdParam } from '@/lib/api/batches';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,7 +1,7 @@
 // POST /api/batches/{id}/release: no more tasks; the batch completes once all of them are terminal.
 import { getEngine } from '@/lib/server/engine';
 import { handle, json, type Params } from '@/lib/server/http';
-import { batchIdParam } from '@/lib/server/batches';
+import { batchIdParam } from '@/lib/api/batches';
 
 export const dynamic = 'force-dynamic';
 

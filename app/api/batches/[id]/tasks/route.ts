@@ -2,7 +2,7 @@
 // `stage`, 0-based) or `{ tasks: [...], stage? }`; the batch is the one in the path. 201 {tokens}.
 import { getEngine } from '@/lib/server/engine';
 import { handle, json, readJson, type Params } from '@/lib/server/http';
-import { addBatchTasks, batchIdParam } from '@/lib/server/batches';
+import { addBatchTasks, batchIdParam } from '@/lib/api/batches';
 
 export const dynamic = 'force-dynamic';
 

@@ -2,7 +2,7 @@
 // for the per-stage timeline chart.
 import { getEngine } from '@/lib/server/engine';
 import { handle, json, type Params } from '@/lib/server/http';
-import { batchIdParam, batchTimeline } from '@/lib/server/batches';
+import { batchIdParam, batchTimeline } from '@/lib/api/batches';
 
 export const dynamic = 'force-dynamic';
 

@@ -5,14 +5,15 @@
 import { z } from 'zod';
 import { getEngine } from '@/lib/server/engine';
 import { handle, intParam, json, readQuery, type Params } from '@/lib/server/http';
-import { batchIdParam } from '@/lib/server/batches';
-import { DEFAULT_WAIT_MS, MAX_STAGE, MAX_WAIT_MS } from '@/lib/server/schemas';
+import { batchIdParam } from '@/lib/api/batches';
+import { DEFAULT_WAIT_MS, MAX_WAIT_MS } from '@/lib/api/requests';
+import { MAX_STAGE, MIN_STAGE } from '@/lib/engine/limits';
 
 export const dynamic = 'force-dynamic';
 export const maxDuration = 60;
 
 const query = z.object({
-  stage: intParam(0, MAX_STAGE).optional(),
+  stage: intParam(MIN_STAGE, MAX_STAGE).optional(),
   timeoutMs: intParam(0, MAX_WAIT_MS).default(DEFAULT_WAIT_MS),
 });
 

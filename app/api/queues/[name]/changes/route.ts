@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { getEngine } from '@/lib/server/engine';
 import { handle, intParam, json, readQuery, type Params } from '@/lib/server/http';
-import { DEFAULT_CHANGES_LISTED, MAX_CHANGES_LISTED, queueChangesOf, queueNameParam } from '@/lib/server/queues';
+import { DEFAULT_CHANGES_LISTED, MAX_CHANGES_LISTED } from '@/lib/api/readpast';
+import { queueNameParam } from '@/lib/server/queues';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,5 +13,5 @@ export const GET = handle(async (req: Request, { params }: Params<{ name: string
   const name = queueNameParam((await params).name);
   const { limit } = readQuery(req, query);
   const { readpast } = await getEngine();
-  return json({ changes: await queueChangesOf(readpast, name, limit) });
+  return json({ changes: await readpast.queueChanges(name, limit) });
 });

@@ -2,12 +2,11 @@
 // option; the login needs ALTER ANY CONNECTION). The attempt is recorded as cancelled.
 import { getEngine } from '@/lib/server/engine';
 import { handle, json, type Params } from '@/lib/server/http';
-import { killTaskSession } from '@/lib/server/procedures';
 
 export const dynamic = 'force-dynamic';
 
 export const POST = handle(async (_req: Request, { params }: Params<{ token: string }>) => {
   const { token } = await params;
   const { readpast } = await getEngine();
-  return json(await killTaskSession(readpast.store, token));
+  return json(await readpast.killSession(token));
 });

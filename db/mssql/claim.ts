@@ -1,0 +1,56 @@
+// Claiming on SQL Server: one CLAIM per slot, each on its worker's own connection, so the session
+// that claims an attempt is the one that runs it. The lanes, tokens and locks are in sql/claim.ts.
+import type { ClaimedTask, ClaimOptions, WorkerSlot } from '../../lib/engine/types';
+import { sql, type Logger } from './connection';
+import { retrying } from './errors';
+import { claimedTask, id, intMs, type ClaimRow } from './rows';
+import { idleTag } from './session';
+import { CLAIM } from './sql/claim';
+import type { Workers } from './workers';
+
+/** This process's claims: it remembers when it last served the unbatched lane (for fairness). */
+export class Claims {
+  private unbatchedServed = 0;
+
+  constructor(private readonly workers: Workers, private readonly log: Logger) {}
+
+  /** One slot's claim, on that worker's own connection. */
+  private async claimOne(slot: WorkerSlot, opts: ClaimOptions): Promise<ClaimedTask | null> {
+    const conn = this.workers.connection(slot.workerId);
+    await conn.ensureCurrent();
+    const r = await retrying(() => conn.query(CLAIM, [
+      ['worker_id', sql.NVarChar(256), slot.workerId],
+      ['lease_ms', sql.Int, intMs(opts.leaseMs)],
+      ['queues', sql.NVarChar(sql.MAX), opts.queues?.length ? JSON.stringify(opts.queues) : null],
+      ['unbatched_served', sql.BigInt, this.unbatchedServed],
+    ]));
+    const sets = r.recordsets as unknown as ClaimRow[][];
+    const row = sets[0]?.[0];
+    if (!row) return null;
+    if (row.batch_id === null) this.unbatchedServed = Math.max(this.unbatchedServed + 1, id(row.served_stamp));
+    // the session that claimed it is the one that will run it; notice a reconnect now
+    if (conn.info && row.session !== conn.info.session) await conn.tag(idleTag(slot.workerId));
+    return claimedTask(row, slot.workerId);
+  }
+
+  /**
+   * Slot by slot, each on its worker's own connection (so a second claim sees what the first one
+   * served and granted, as one transaction would); stops at the first slot that finds nothing.
+   */
+  async claim(slots: WorkerSlot[], opts: ClaimOptions): Promise<ClaimedTask[]> {
+    const out: ClaimedTask[] = [];
+    let failure: unknown = null;
+    for (const slot of slots) {
+      try {
+        const c = await this.claimOne(slot, opts);
+        if (!c) break;
+        out.push(c);
+      } catch (err) {
+        failure ??= err;
+        this.log(`worker ${slot.workerId}: claim failed`, err);
+      }
+    }
+    if (failure && out.length === 0) throw failure;
+    return out;
+  }
+}

@@ -1,0 +1,48 @@
+// Housekeeping on SQL Server, safe to run from every process at once: lease rescue, lost workers,
+// pruning and the depth sample. Each round is one short transaction.
+import type { PruneResult, RescueResult } from '../../lib/engine/types';
+import { sql, type IResult, type Shared } from './connection';
+import { intMs } from './rows';
+import { settleTouched } from './settle';
+import {
+  CLOSE_ORPHAN_ATTEMPTS, MARK_LOST_WORKERS, PRUNE_BATCH, PRUNE_REST, PRUNE_TASKS, RESCUE_BATCH, RESCUE_EXPIRED, SAMPLE_DEPTH,
+} from './sql/maintenance';
+
+const first = <T>(r: IResult<unknown>): T | undefined => (r.recordsets as unknown as T[][])[0]?.[0];
+
+export async function rescueExpired(shared: Shared): Promise<RescueResult> {
+  const total = { retried: 0, dead: 0 };
+  for (;;) {
+    const r = await shared.write(RESCUE_EXPIRED);
+    const row = first<{ retried: number; dead: number }>(r) ?? { retried: 0, dead: 0 };
+    total.retried += row.retried;
+    total.dead += row.dead;
+    await settleTouched(shared, r.recordsets);
+    if (row.retried + row.dead < RESCUE_BATCH) break;
+  }
+  await shared.write(CLOSE_ORPHAN_ATTEMPTS);
+  if (total.retried || total.dead) shared.wake();
+  return total;
+}
+
+export async function markLostWorkers(shared: Shared, staleMs: number): Promise<number> {
+  const r = await shared.write<{ n: number }>(MARK_LOST_WORKERS, [['stale_ms', sql.Int, intMs(staleMs)]]);
+  return r.recordset[0]?.n ?? 0;
+}
+
+export async function prune(shared: Shared, olderThan: Date): Promise<PruneResult> {
+  const total = { tasks: 0, attempts: 0 };
+  for (;;) {
+    const r = await shared.write(PRUNE_TASKS, [['cutoff', sql.DateTime2(3), olderThan]]);
+    const row = first<{ tasks: number; attempts: number | null }>(r);
+    total.tasks += row?.tasks ?? 0;
+    total.attempts += row?.attempts ?? 0;
+    if ((row?.tasks ?? 0) < PRUNE_BATCH) break;
+  }
+  await shared.write(PRUNE_REST, [['cutoff', sql.DateTime2(3), olderThan]]);
+  return total;
+}
+
+export async function sampleDepth(shared: Shared): Promise<void> {
+  await shared.write(SAMPLE_DEPTH);
+}

@@ -1,0 +1,134 @@
+// The read side of the SQL Server store: lookups, keyset pages, kept aggregates, ExecutionStatus
+// (with the server's own request state where the login may see it). Queues and batches are read in
+// queues.ts and batches.ts.
+import type {
+  AttemptFilter, AttemptView, FailureFilter, FailureGroup, MetricPoint, Page, QueueCounts, RunningView, TaskDetail,
+  TaskFilter, TaskView, WorkerView,
+} from '../../lib/engine/types';
+import { sql, type Param, type Shared } from './connection';
+import {
+  attemptView, id, likePattern, liveState, metricPoint, runningView, taskView, token, UUID, workerView, type LiveRow, type LogRow,
+  type MetricRow, type StatusRow, type TaskRow, type WorkerRow,
+} from './rows';
+import type { FailureShape } from './sql/operators';
+import * as S from './sql/reads';
+
+const PAGE_DEFAULT = 50;
+const PAGE_MAX = 500;
+const pageSize = (n?: number) => Math.min(PAGE_MAX, Math.max(1, Math.floor(n ?? PAGE_DEFAULT)));
+
+const tokenParam = (t: string): Param => ['token', sql.UniqueIdentifier, t];
+
+export async function getTask(shared: Shared, t: string): Promise<TaskDetail | null> {
+  if (!UUID.test(t)) return null;
+  const r = await shared.query(S.GET_TASK, [tokenParam(t)]);
+  const sets = r.recordsets as unknown as [TaskRow[], LogRow[]];
+  const row = sets[0]?.[0];
+  if (!row) return null;
+  return { ...taskView(row), history: (sets[1] ?? []).map(attemptView) };
+}
+
+export async function knownHandlers(shared: Shared): Promise<string[]> {
+  return (await shared.query<{ name: string }>(S.KNOWN_HANDLERS)).recordset.map((r) => r.name);
+}
+
+export async function countsByQueue(shared: Shared): Promise<QueueCounts[]> {
+  const rows = (await shared.query<{ queue: string; status: string; n: string | number }>(S.COUNTS_BY_QUEUE)).recordset;
+  const byQueue = new Map<string, QueueCounts>();
+  for (const r of rows) {
+    let q = byQueue.get(r.queue);
+    if (!q) byQueue.set(r.queue, (q = { queue: r.queue, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 }));
+    if (r.status === 'pending' || r.status === 'running' || r.status === 'succeeded' || r.status === 'dead' || r.status === 'cancelled') {
+      q[r.status] = Number(r.n);
+    }
+  }
+  return [...byQueue.values()].sort((a, b) => (a.queue < b.queue ? -1 : a.queue > b.queue ? 1 : 0));
+}
+
+function page<T extends { id: number }>(items: T[], limit: number): Page<T> {
+  const more = items.length > limit;
+  const kept = items.slice(0, limit);
+  return { items: kept, nextCursor: more ? kept[kept.length - 1]!.id : null };
+}
+
+export async function listTasks(shared: Shared, f: TaskFilter): Promise<Page<TaskView>> {
+  const limit = pageSize(f.limit);
+  const params: Param[] = [['limit', sql.Int, limit + 1]];
+  if (f.queue) params.push(['queue', sql.NVarChar(64), f.queue]);
+  if (f.batchId !== undefined) params.push(['batch_id', sql.BigInt, f.batchId]);
+  if (f.stage !== undefined) params.push(['stage', sql.Int, f.stage]);
+  if (f.q) {
+    params.push(['q', sql.NVarChar(4000), likePattern(f.q)]);
+    params.push(['q_token', sql.UniqueIdentifier, UUID.test(f.q.trim()) ? f.q.trim() : null]);
+  }
+  if (f.cursor !== undefined) params.push(['cursor', sql.BigInt, f.cursor]);
+  const text = S.listTasksSql({
+    status: f.status ?? null, queue: Boolean(f.queue), batch: f.batchId !== undefined, stage: f.stage !== undefined,
+    q: Boolean(f.q), cursor: f.cursor !== undefined,
+  });
+  const rows = (await shared.query<TaskRow>(text, params)).recordset;
+  return page(rows.map(taskView), limit);
+}
+
+export async function listAttempts(shared: Shared, f: AttemptFilter): Promise<Page<AttemptView>> {
+  const limit = pageSize(f.limit);
+  const params: Param[] = [['limit', sql.Int, limit + 1]];
+  if (f.queue) params.push(['queue', sql.NVarChar(64), f.queue]);
+  if (f.batchId !== undefined) params.push(['batch_id', sql.BigInt, f.batchId]);
+  if (f.q) params.push(['q', sql.NVarChar(4000), likePattern(f.q)]);
+  if (f.from) params.push(['from', sql.DateTime2(3), f.from]);
+  if (f.to) params.push(['to', sql.DateTime2(3), f.to]);
+  if (f.cursor !== undefined) params.push(['cursor', sql.BigInt, f.cursor]);
+  const text = S.listAttemptsSql({
+    outcome: f.outcome ?? null, queue: Boolean(f.queue), batch: f.batchId !== undefined, q: Boolean(f.q),
+    from: Boolean(f.from), to: Boolean(f.to),
+    cursor: f.cursor !== undefined,
+  });
+  const rows = (await shared.query<LogRow>(text, params)).recordset;
+  return page(rows.map(attemptView), limit);
+}
+
+export async function listWorkers(shared: Shared): Promise<WorkerView[]> {
+  const r = await shared.query(S.LIST_WORKERS);
+  const sets = r.recordsets as unknown as [WorkerRow[], { worker_id: string; token: string; command: string; queue: string; started_at: Date }[]];
+  const current = new Map<string, WorkerView['currentTask']>();
+  for (const c of sets[1] ?? []) {
+    current.set(c.worker_id, { token: token(c.token), command: c.command, queue: c.queue, startedAt: c.started_at });
+  }
+  return (sets[0] ?? []).map((w) => workerView(w, current.get(w.worker_id) ?? null));
+}
+
+/** Parameters of a failure filter, and which shape of statement they need. */
+export function failureParams(f: FailureFilter): { shape: FailureShape; params: Param[] } {
+  const params: Param[] = [];
+  if (f.queue) params.push(['f_queue', sql.NVarChar(64), f.queue]);
+  if (f.message !== undefined) params.push(['f_message', sql.NVarChar(4000), f.message]);
+  if (f.q) params.push(['f_q', sql.NVarChar(4000), likePattern(f.q)]);
+  return { shape: { queue: Boolean(f.queue), message: f.message !== undefined, q: Boolean(f.q) }, params };
+}
+
+export async function failureGroups(shared: Shared, f: FailureFilter): Promise<FailureGroup[]> {
+  const { shape, params } = failureParams(f);
+  const rows = (await shared.query<{ message: string; queue: string; command: string; n: number; last_at: Date | null; sample: string }>(
+    S.failureGroupsSql(shape), params)).recordset;
+  return rows.map((r) => ({
+    message: r.message, queue: r.queue, command: r.command, count: id(r.n), lastAt: r.last_at ?? new Date(0),
+    sampleToken: token(r.sample.trim()),
+  }));
+}
+
+export async function metrics(shared: Shared, since: Date): Promise<MetricPoint[]> {
+  const rows = (await shared.query<MetricRow>(S.METRICS_SINCE, [['since', sql.BigInt, Math.floor(since.getTime() / 1000)]])).recordset;
+  return rows.map(metricPoint);
+}
+
+/** ExecutionStatus, with the server's request state per attempt when the login may see it (`live`). */
+export async function listRunning(shared: Shared, live: boolean): Promise<RunningView[]> {
+  if (!live) {
+    // the login may not see other sessions: our own columns only
+    const rows = (await shared.query<StatusRow>(S.LIST_RUNNING)).recordset;
+    return rows.map((r) => ({ ...runningView(r), live: null }));
+  }
+  const rows = (await shared.query<LiveRow>(S.LIST_RUNNING_LIVE)).recordset;
+  return rows.map((r) => ({ ...runningView(r), live: liveState(r) }));
+}

@@ -1,0 +1,68 @@
+// Ending attempts on SQL Server: a worker's settlements (FINISH, fenced on task, worker and attempt;
+// the attempt's token released), then the batches whose tasks moved are settled — completed once all
+// their tasks are finished, or aborted — in a transaction of their own (SETTLE_BATCHES).
+import type { AttemptResult } from '../../lib/engine/types';
+import { query, sql, type ConnectionPool, type Shared } from './connection';
+import { retrying } from './errors';
+import { id, isoUtc, toJson, type Id } from './rows';
+import { FINISH, SETTLE_BATCHES } from './sql/settle';
+
+const cap = (s: string | null | undefined, n: number) => (s === null || s === undefined ? null : s.slice(0, n));
+
+/** One element of FINISH's @results. */
+export function finishRow(r: AttemptResult, ord: number) {
+  const s = r.settlement;
+  const base = { ord, taskId: r.taskId, workerId: r.workerId, attempt: r.attempt };
+  switch (s.kind) {
+    case 'succeeded':
+      return { ...base, kind: 'succeeded', outcome: 'succeeded', result: toJson(s.result), runAfter: null, errorNumber: null, errorMessage: null, errorDetail: null };
+    case 'retry':
+    case 'dead':
+      return {
+        ...base, kind: s.kind, outcome: s.outcome, result: null, runAfter: s.kind === 'retry' ? isoUtc(s.runAfter) : null,
+        errorNumber: s.error.number, errorMessage: cap(s.error.message, 4000), errorDetail: cap(s.error.detail, 64_000),
+      };
+    case 'cancelled':
+      return {
+        ...base, kind: 'cancelled', outcome: 'cancelled', result: null, runAfter: null,
+        errorNumber: s.error?.number ?? null, errorMessage: cap(s.error?.message, 4000), errorDetail: cap(s.error?.detail, 64_000),
+      };
+  }
+}
+
+/** Settle attempts; false where the attempt no longer owns its task. */
+export async function finish(shared: Shared, results: AttemptResult[]): Promise<boolean[]> {
+  if (results.length === 0) return [];
+  const r = await shared.write(FINISH, [['results', sql.NVarChar(sql.MAX), JSON.stringify(results.map(finishRow))]]);
+  const rows = (r.recordsets as unknown as { ord: number; ok: number; frees: number }[][])[0] ?? [];
+  const accepted = new Array<boolean>(results.length).fill(false);
+  let wake = false;
+  for (const row of rows) {
+    accepted[row.ord] = row.ok === 1;
+    const res = results[row.ord]!;
+    if (row.ok === 1 && (row.frees === 1 || (res.settlement.kind === 'retry' && res.settlement.runAfter.getTime() <= Date.now()))) wake = true;
+  }
+  await settleTouched(shared, r.recordsets);
+  if (wake) shared.wake();
+  return accepted;
+}
+
+/** Settle the batches a writing batch touched (its last result set, TOUCHED). */
+export async function settleTouched(shared: Shared, recordsets: unknown): Promise<void> {
+  const ids = touchedBatches(recordsets);
+  if (ids.length) await retrying(async () => settleBatches(await shared.pool(), ids));
+}
+
+/** Complete or abort the given batches where their tasks allow it. */
+export async function settleBatches(pool: ConnectionPool, ids: Iterable<number>): Promise<void> {
+  const list = [...new Set(ids)];
+  if (list.length === 0) return;
+  await query(pool, SETTLE_BATCHES, [['batches', sql.NVarChar(sql.MAX), JSON.stringify(list)]]);
+}
+
+/** The batch ids of a writing batch's last result set (TOUCHED). */
+export function touchedBatches(recordsets: unknown): number[] {
+  const sets = recordsets as { batch_id: Id | null }[][];
+  const last = sets[sets.length - 1] ?? [];
+  return last.filter((r) => r.batch_id !== null && r.batch_id !== undefined).map((r) => id(r.batch_id));
+}

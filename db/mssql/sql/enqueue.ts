@@ -1,0 +1,100 @@
+// T-SQL of producers: enqueue one or many tasks in one transaction.
+// Every batch that writes more than one row runs in one short transaction with XACT_ABORT ON
+// (any error rolls it back and ends the batch; the SET reverts when sp_executesql returns).
+//
+// Lock order, the same in every transaction so they cannot deadlock each other:
+//   Queues → Batches → Tasks → ConcurrencyTokens → ExecutionLog → BatchStages → QueueCounts → Metrics
+// (a settlement never locks Batches: completing or aborting a batch is a transaction of its own,
+// SETTLE_BATCHES in settle.ts, run right after).
+// Counts and metrics come last and are touched in key order (a @delta table keyed like
+// QueueCounts; exactly one Metrics row per transaction), so their hot rows are held briefly.
+import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
+
+/**
+ * Enqueue a JSON array of tasks (one or many) in one transaction. Each element:
+ * {ord, token, queue, kind, command, payload (JSON text|null), priority, runAfter ('YYYY-MM-DDTHH:MM:SS.mmm' UTC|null),
+ *  maxAttempts|null, timeoutGiven (0|1), timeoutMs|null, dedupKey|null, caller|null, batchId|null, stage|null}.
+ * Returns (ord, token, created) in input order, then the touched batches. A dedup key held by a live
+ * task returns that task's token; a key repeated within the array returns the first one's token.
+ * A batch that does not exist, no longer takes tasks, or has started a later stage fails the whole call
+ * (errors 51001 / 51002 / 51003).
+ */
+export const ENQUEUE = `${BEGIN}
+${DECLARE_MOVES}
+DECLARE @in TABLE (
+  ord int NOT NULL PRIMARY KEY, token uniqueidentifier NOT NULL, queue nvarchar(64) NOT NULL, kind varchar(10) NOT NULL,
+  command nvarchar(max) NOT NULL, payload nvarchar(max) NULL, priority int NOT NULL, run_after datetime2(3) NULL,
+  max_attempts int NULL, timeout_given bit NOT NULL, timeout_ms int NULL, dedup_key nvarchar(200) NULL,
+  caller nvarchar(200) NULL, batch_id bigint NULL, stage int NULL, existing bit NOT NULL);
+INSERT INTO @in (ord, token, queue, kind, command, payload, priority, run_after, max_attempts, timeout_given, timeout_ms,
+    dedup_key, caller, batch_id, stage, existing)
+  SELECT j.ord, j.token, j.queue, j.kind, j.command, j.payload, j.priority, j.run_after, j.max_attempts, j.timeout_given,
+    j.timeout_ms, j.dedup_key, j.caller, j.batch_id, j.stage, 0
+  FROM OPENJSON(@tasks) WITH (
+    ord int '$.ord', token uniqueidentifier '$.token', queue nvarchar(64) '$.queue', kind varchar(10) '$.kind',
+    command nvarchar(max) '$.command', payload nvarchar(max) '$.payload', priority int '$.priority',
+    run_after datetime2(3) '$.runAfter', max_attempts int '$.maxAttempts', timeout_given bit '$.timeoutGiven',
+    timeout_ms int '$.timeoutMs', dedup_key nvarchar(200) '$.dedupKey', caller nvarchar(200) '$.caller',
+    batch_id bigint '$.batchId', stage int '$.stage') AS j;
+DECLARE @newq TABLE (name nvarchar(64) NOT NULL PRIMARY KEY);
+BEGIN TRANSACTION;
+IF EXISTS (SELECT 1 FROM @in AS i WHERE NOT EXISTS (SELECT 1 FROM readpast.Queues AS q WHERE q.name = i.queue))
+BEGIN
+  INSERT INTO readpast.Queues (name)
+    OUTPUT inserted.name INTO @newq
+    SELECT DISTINCT i.queue FROM @in AS i
+    WHERE NOT EXISTS (SELECT 1 FROM readpast.Queues AS q WITH (UPDLOCK, HOLDLOCK) WHERE q.name = i.queue);
+  INSERT INTO readpast.QueueCounts (queue, status, n)
+    SELECT n.name, s.status, 0 FROM @newq AS n
+    CROSS JOIN (VALUES ('pending'), ('running'), ('succeeded'), ('dead'), ('cancelled')) AS s (status);
+END;
+-- the batches tasks go into: locked (so they cannot be released or cancelled meanwhile), and open
+DECLARE @bstatus TABLE (id bigint NOT NULL PRIMARY KEY, status varchar(10) NOT NULL);
+DECLARE @bad bigint = NULL, @msg nvarchar(2048);
+IF EXISTS (SELECT 1 FROM @in AS i WHERE i.batch_id IS NOT NULL)
+BEGIN
+  INSERT INTO @bstatus (id, status)
+    SELECT b.id, b.status FROM readpast.Batches AS b WITH (UPDLOCK, HOLDLOCK)
+    WHERE b.id IN (SELECT i.batch_id FROM @in AS i WHERE i.batch_id IS NOT NULL);
+  SELECT TOP (1) @bad = i.batch_id FROM @in AS i
+    WHERE i.batch_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM @bstatus AS b WHERE b.id = i.batch_id);
+  IF @bad IS NOT NULL
+  BEGIN
+    SET @msg = CONCAT(N'no batch ', @bad);
+    THROW 51001, @msg, 1;
+  END;
+  SELECT TOP (1) @bad = b.id, @msg = CONCAT(N'batch ', b.id, N' is ', b.status, N'; only an open batch takes new tasks')
+    FROM @bstatus AS b WHERE b.status <> 'open';
+  IF @bad IS NOT NULL THROW 51002, @msg, 1;
+  -- tasks of a later stage started believing every earlier stage was done: no new task may go before them
+  SELECT TOP (1) @bad = i.batch_id,
+      @msg = CONCAT(N'stage ', s.stage, N' of batch ', i.batch_id, N' has already started; add tasks to stage ', s.stage, N' or later')
+    FROM @in AS i
+    CROSS APPLY (SELECT MIN(x.stage) AS stage FROM readpast.BatchStages AS x
+                 WHERE x.batch_id = i.batch_id AND x.stage > i.stage AND x.first_started_at IS NOT NULL) AS s
+    WHERE i.batch_id IS NOT NULL AND s.stage IS NOT NULL
+    ORDER BY i.ord;
+  IF @bad IS NOT NULL THROW 51003, @msg, 1;
+END;
+UPDATE i SET token = t.token, existing = 1
+  FROM @in AS i JOIN readpast.Tasks AS t ON t.dedup_key = i.dedup_key
+  WHERE i.dedup_key IS NOT NULL AND t.dedup_key IS NOT NULL AND t.status IN ('pending', 'running');
+UPDATE i SET token = f.token, existing = 1
+  FROM @in AS i
+  CROSS APPLY (SELECT TOP (1) g.token FROM @in AS g WHERE g.dedup_key = i.dedup_key AND g.ord < i.ord ORDER BY g.ord) AS f
+  WHERE i.dedup_key IS NOT NULL AND i.existing = 0;
+INSERT INTO readpast.Tasks (token, queue, kind, command, payload, status, priority, run_after, max_attempts, timeout_ms,
+    dedup_key, caller, batch_id, stage, created_at)
+  OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, NULL, 'pending', NULL, NULL, NULL INTO @moves
+  SELECT i.token, i.queue, i.kind, i.command, i.payload, 'pending', i.priority, COALESCE(i.run_after, @now),
+    COALESCE(i.max_attempts, q.max_attempts), CASE WHEN i.timeout_given = 1 THEN i.timeout_ms ELSE q.timeout_ms END,
+    i.dedup_key, i.caller, i.batch_id, i.stage, @now
+  FROM @in AS i JOIN readpast.Queues AS q ON q.name = i.queue
+  WHERE i.existing = 0
+  ORDER BY i.ord;
+${MOVES_TO_DELTAS}
+SET @m_enqueued = (SELECT COUNT(*) FROM @moves);
+${TALLY}
+COMMIT TRANSACTION;
+SELECT i.ord, i.token, CASE WHEN i.existing = 1 THEN 0 ELSE 1 END AS created FROM @in AS i ORDER BY i.ord;
+${TOUCHED}`;

@@ -1,0 +1,117 @@
+// T-SQL of operator actions: cancel, retry (one and in bulk), delete (one and in bulk). Bulk
+// statements work in batches (TOP) so a large action never escalates to a table lock. Each ends
+// with the batches it touched (TOUCHED), which the store settles next.
+import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
+
+/** Which dead tasks a failure filter selects. Parameters: @f_queue, @f_message, @f_q (a LIKE pattern). */
+export interface FailureShape {
+  queue: boolean;
+  message: boolean;
+  q: boolean;
+}
+
+export function failureWhere(s: FailureShape): string {
+  const parts = ["t.status = 'dead'"];
+  if (s.queue) parts.push('t.queue = @f_queue');
+  if (s.message) parts.push('t.error_message = @f_message');
+  if (s.q) parts.push("(t.command LIKE @f_q ESCAPE N'\\' OR t.error_message LIKE @f_q ESCAPE N'\\')");
+  return parts.join(' AND ');
+}
+
+export const FAILURE_SHAPES: readonly FailureShape[] = [false, true].flatMap((queue) =>
+  [false, true].flatMap((message) => [false, true].map((q) => ({ queue, message, q }))));
+
+export const BULK_BATCH = 500;
+
+/** pending → cancelled at once; running → cancel requested. Returns (old_status, found), then the touched batches. */
+export const CANCEL = `${BEGIN}
+${DECLARE_MOVES}
+DECLARE @o TABLE (id bigint NOT NULL PRIMARY KEY, queue nvarchar(64) NOT NULL, batch_id bigint NULL, stage int NULL,
+  old_status varchar(10) NOT NULL);
+BEGIN TRANSACTION;
+UPDATE readpast.Tasks
+  SET status = CASE WHEN status = 'pending' THEN 'cancelled' ELSE status END,
+      finished_at = CASE WHEN status = 'pending' THEN @now ELSE finished_at END,
+      cancel_requested = CASE WHEN status = 'running' THEN 1 ELSE cancel_requested END
+  OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status INTO @o
+  WHERE token = @token AND status IN ('pending', 'running');
+INSERT INTO @moves (id, queue, batch_id, stage, from_status, to_status)
+  SELECT o.id, o.queue, o.batch_id, o.stage, 'pending', 'cancelled' FROM @o AS o WHERE o.old_status = 'pending';
+${MOVES_TO_DELTAS}
+${TALLY}
+COMMIT TRANSACTION;
+SELECT (SELECT TOP (1) o.old_status FROM @o AS o) AS old_status,
+  CASE WHEN EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.token = @token) THEN 1 ELSE 0 END AS found;
+${TOUCHED}`;
+
+/**
+ * dead or cancelled → pending, granting one more attempt when they were used up. A task whose
+ * dedup key a live task holds is skipped, and of several matching tasks sharing a key only the
+ * newest comes back (the key stays unique among live tasks).
+ */
+const retry = (where: string, top: string, tail: string) => `${BEGIN}
+${DECLARE_MOVES}
+BEGIN TRANSACTION;
+WITH c AS (
+  SELECT t.id, ROW_NUMBER() OVER (PARTITION BY t.dedup_key ORDER BY t.id DESC) AS rn
+  FROM readpast.Tasks AS t
+  WHERE ${where}
+)
+UPDATE ${top}t
+  SET status = 'pending', run_after = @now, finished_at = NULL, cancel_requested = 0,
+      max_attempts = CASE WHEN t.max_attempts >= t.attempts + 1 THEN t.max_attempts ELSE t.attempts + 1 END
+  OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL, NULL INTO @moves
+  FROM readpast.Tasks AS t JOIN c ON c.id = t.id
+  WHERE (t.dedup_key IS NULL OR c.rn = 1)
+    AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
+      WHERE o.dedup_key = t.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running'));
+${MOVES_TO_DELTAS}
+${TALLY}
+COMMIT TRANSACTION;
+${tail}
+${TOUCHED}`;
+
+/** One task by token; not one of a completed or cancelled batch. Returns (retried, status_now), then the touched batches. */
+export const RETRY_ONE = retry(
+  `t.token = @token AND t.status IN ('dead', 'cancelled')
+    AND (t.batch_id IS NULL OR NOT EXISTS (SELECT 1 FROM readpast.Batches AS b
+      WHERE b.id = t.batch_id AND b.status IN ('completed', 'cancelled')))`,
+  '',
+  `SELECT (SELECT COUNT(*) FROM @moves) AS retried,
+  (SELECT TOP (1) t.status FROM readpast.Tasks AS t WHERE t.token = @token) AS status_now;`);
+
+/** Up to BULK_BATCH dead tasks per call. Returns (retried), then the touched batches. */
+export const retryFailedSql = (s: FailureShape) =>
+  retry(failureWhere(s), `TOP (${BULK_BATCH}) `, 'SELECT COUNT(*) AS retried FROM @moves;');
+
+/** Delete one finished task and its log rows. Returns (deleted, found), then the touched batches. */
+export const DELETE_ONE = `${BEGIN}
+${DECLARE_MOVES}
+BEGIN TRANSACTION;
+DELETE FROM readpast.Tasks
+  OUTPUT deleted.id, deleted.queue, deleted.batch_id, deleted.stage, deleted.status, NULL, NULL, NULL, NULL INTO @moves
+  WHERE token = @token AND status IN ('succeeded', 'dead', 'cancelled');
+DELETE FROM readpast.ExecutionLog WHERE task_id IN (SELECT m.id FROM @moves AS m);
+${MOVES_TO_DELTAS}
+${TALLY}
+COMMIT TRANSACTION;
+SELECT (SELECT COUNT(*) FROM @moves) AS deleted,
+  CASE WHEN EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.token = @token) THEN 1 ELSE 0 END AS found;
+${TOUCHED}`;
+
+/** Delete up to BULK_BATCH dead tasks matching a failure filter, with their log rows. Returns (deleted), then the touched batches. */
+export const deleteFailedSql = (s: FailureShape) => `${BEGIN}
+${DECLARE_MOVES}
+BEGIN TRANSACTION;
+WITH doomed AS (
+  SELECT TOP (${BULK_BATCH}) t.id, t.queue, t.batch_id, t.stage, t.status FROM readpast.Tasks AS t
+  WHERE ${failureWhere(s)}
+  ORDER BY t.id
+)
+DELETE FROM doomed OUTPUT deleted.id, deleted.queue, deleted.batch_id, deleted.stage, deleted.status, NULL, NULL, NULL, NULL INTO @moves;
+DELETE FROM readpast.ExecutionLog WHERE task_id IN (SELECT m.id FROM @moves AS m);
+${MOVES_TO_DELTAS}
+${TALLY}
+COMMIT TRANSACTION;
+SELECT COUNT(*) AS deleted FROM @moves;
+${TOUCHED}`;

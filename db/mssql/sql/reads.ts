@@ -1,0 +1,149 @@
+// T-SQL behind the dashboard, the API and the CLI: indexed lookups, keyset pages and reads of kept
+// aggregates, never a count over a whole table. Filters are assembled from fixed fragments (every
+// combination is enumerated for the parse check); values always travel as parameters.
+import type { Outcome, TaskStatus } from '../../../lib/engine/types';
+import { OUTCOMES, TASK_STATUSES } from '../../../lib/engine/types';
+import { failureWhere, type FailureShape } from './operators';
+
+export const TASK_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.status, t.priority, t.run_after, t.attempts,
+  t.max_attempts, t.timeout_ms, t.dedup_key, t.caller, t.batch_id, t.stage, t.lease_until, t.worker_id, t.cancel_requested,
+  t.created_at, t.started_at, t.finished_at, t.error_number, t.error_message, t.error_detail, t.result`;
+
+export const LOG_COLUMNS = `l.id, l.task_id, t.token, l.attempt, l.queue, l.kind, l.command, l.worker_id, l.session, l.token_no,
+  l.batch_id, l.stage, l.started_at, l.ended_at, l.outcome, l.error_number, l.error_message, l.error_detail`;
+
+/** A task and its attempts (two result sets). */
+export const GET_TASK = `SELECT ${TASK_COLUMNS} FROM readpast.Tasks AS t WHERE t.token = @token;
+SELECT ${LOG_COLUMNS}
+FROM readpast.ExecutionLog AS l JOIN readpast.Tasks AS t ON t.id = l.task_id
+WHERE t.token = @token
+ORDER BY l.attempt;`;
+
+export const KNOWN_HANDLERS = 'SELECT h.name FROM readpast.Handlers AS h ORDER BY h.name;';
+export const COUNTS_BY_QUEUE = 'SELECT c.queue, c.status, c.n FROM readpast.QueueCounts AS c ORDER BY c.queue, c.status;';
+
+/** Literal status filters, so the planner can match the filtered indexes. */
+const STATUS_FILTER: Record<TaskStatus, string> = {
+  pending: "t.status = 'pending'",
+  running: "t.status = 'running'",
+  succeeded: "t.status = 'succeeded'",
+  dead: "t.status = 'dead'",
+  cancelled: "t.status = 'cancelled'",
+};
+
+export interface TaskListShape {
+  status: TaskStatus | null;
+  queue: boolean;
+  batch: boolean;
+  stage: boolean;
+  /** @q (a LIKE pattern) over command, dedup key and error message, or @q_token equal to the token */
+  q: boolean;
+  cursor: boolean;
+}
+
+/** Newest first; @limit rows (the caller asks one more than a page to know whether there is a next). */
+export function listTasksSql(s: TaskListShape): string {
+  const parts: string[] = [];
+  if (s.status) parts.push(STATUS_FILTER[s.status]);
+  if (s.queue) parts.push('t.queue = @queue');
+  if (s.batch) parts.push('t.batch_id = @batch_id AND t.batch_id IS NOT NULL');
+  if (s.stage) parts.push('t.stage = @stage');
+  if (s.q) {
+    parts.push(`(t.command LIKE @q ESCAPE N'\\' OR t.dedup_key LIKE @q ESCAPE N'\\' OR t.error_message LIKE @q ESCAPE N'\\'
+    OR t.token = @q_token)`);
+  }
+  if (s.cursor) parts.push('t.id < @cursor');
+  const where = parts.length ? `\nWHERE ${parts.join('\n  AND ')}` : '';
+  return `SELECT TOP (@limit) ${TASK_COLUMNS}\nFROM readpast.Tasks AS t${where}\nORDER BY t.id DESC;`;
+}
+
+const OUTCOME_FILTER = Object.fromEntries(OUTCOMES.map((o) => [o, `l.outcome = '${o}'`])) as Record<Outcome, string>;
+
+export interface AttemptListShape {
+  outcome: Outcome | null;
+  queue: boolean;
+  batch: boolean;
+  q: boolean;
+  from: boolean;
+  to: boolean;
+  cursor: boolean;
+}
+
+export function listAttemptsSql(s: AttemptListShape): string {
+  const parts: string[] = [];
+  if (s.outcome) parts.push(OUTCOME_FILTER[s.outcome]);
+  if (s.queue) parts.push('l.queue = @queue');
+  if (s.batch) parts.push('l.batch_id = @batch_id');
+  if (s.q) parts.push("(l.command LIKE @q ESCAPE N'\\' OR l.error_message LIKE @q ESCAPE N'\\')");
+  if (s.from) parts.push('l.started_at >= @from');
+  if (s.to) parts.push('l.started_at <= @to');
+  if (s.cursor) parts.push('l.id < @cursor');
+  const where = parts.length ? `\nWHERE ${parts.join('\n  AND ')}` : '';
+  return `SELECT TOP (@limit) ${LOG_COLUMNS}
+FROM readpast.ExecutionLog AS l JOIN readpast.Tasks AS t ON t.id = l.task_id${where}
+ORDER BY l.id DESC;`;
+}
+
+export const STATUS_COLUMNS = `s.log_id, s.task_id, s.token, s.queue, s.kind, s.command, s.attempt, s.max_attempts, s.worker_id,
+  s.session, s.token_no, s.batch_id, s.stage, s.started_at, s.lease_until, s.cancel_requested`;
+
+/** ExecutionStatus: the attempts running now. */
+export const LIST_RUNNING = `SELECT ${STATUS_COLUMNS}
+FROM readpast.ExecutionStatus AS s
+ORDER BY s.started_at, s.log_id;`;
+
+/**
+ * ExecutionStatus joined to the server's own view of each worker session and its request, keyed
+ * on (session, login time) since SPIDs are reused. Only meaningful where the login may see other
+ * sessions (VIEW SERVER STATE, or VIEW DATABASE STATE on Azure SQL Database).
+ */
+export const LIST_RUNNING_LIVE = `SELECT ${STATUS_COLUMNS},
+  ses.session_id AS live_session, ses.status AS session_status, ses.cpu_time AS session_cpu,
+  ses.open_transaction_count AS session_open_tran,
+  r.status AS request_status, r.command AS request_command, r.wait_type, r.wait_time, r.blocking_session_id,
+  r.cpu_time AS request_cpu, r.percent_complete, r.open_transaction_count AS request_open_tran
+FROM readpast.ExecutionStatus AS s
+LEFT JOIN readpast.Workers AS w ON w.worker_id = s.worker_id AND w.session = s.session
+LEFT JOIN sys.dm_exec_sessions AS ses ON ses.session_id = s.session AND ses.login_time = w.login_time
+LEFT JOIN sys.dm_exec_requests AS r ON r.session_id = ses.session_id
+ORDER BY s.started_at, s.log_id;`;
+
+/** Workers (the running first) and, as a second result set, what each runs now. */
+export const LIST_WORKERS = `SELECT TOP (1000) w.worker_id, w.host, w.pid, w.role, w.session, w.login_time, w.started_at,
+  w.heartbeat_at, w.state
+FROM readpast.Workers AS w
+ORDER BY CASE w.state WHEN 'running' THEN 0 WHEN 'stopping' THEN 1 WHEN 'lost' THEN 2 ELSE 3 END, w.host, w.pid, w.session;
+SELECT s.worker_id, s.token, s.command, s.queue, s.started_at
+FROM readpast.ExecutionStatus AS s
+ORDER BY s.started_at, s.log_id;`;
+
+/** Dead tasks grouped by message, queue and command. */
+export const failureGroupsSql = (s: FailureShape) => `SELECT TOP (200) COALESCE(t.error_message, N'') AS message, t.queue,
+  t.command, COUNT(*) AS n, MAX(t.finished_at) AS last_at, MAX(CONVERT(char(36), t.token)) AS sample
+FROM readpast.Tasks AS t
+WHERE ${failureWhere(s)}
+GROUP BY t.error_message, t.queue, t.command
+ORDER BY n DESC, last_at DESC;`;
+
+export const METRICS_SINCE = `SELECT m.sec, m.enqueued, m.started, m.succeeded, m.failed, m.latency_sum, m.latency_max, m.depth
+FROM readpast.Metrics AS m
+WHERE m.sec >= @since
+ORDER BY m.sec;`;
+
+/** Every shape of the list queries, for the parse check. */
+export function allListShapes(): { tasks: TaskListShape[]; attempts: AttemptListShape[] } {
+  const bools = [false, true];
+  const tasks: TaskListShape[] = [];
+  for (const status of [null, ...TASK_STATUSES]) {
+    for (const queue of bools) for (const batch of bools) for (const stage of bools) for (const q of bools) {
+      for (const cursor of bools) tasks.push({ status, queue, batch, stage, q, cursor });
+    }
+  }
+  const attempts: AttemptListShape[] = [];
+  for (const outcome of [null, ...OUTCOMES]) {
+    for (const queue of bools) for (const batch of bools) for (const q of bools) for (const from of bools) {
+      for (const to of bools) for (const cursor of bools) attempts.push({ outcome, queue, batch, q, from, to, cursor });
+    }
+  }
+  return { tasks, attempts };
+}

@@ -1,0 +1,96 @@
+// T-SQL that ends attempts: a worker's settlements (FINISH, fenced on task, worker and attempt), and
+// the settling of the batches whose tasks moved (SETTLE_BATCHES, a transaction of its own, run right
+// after any batch that moved tasks of a batch). Lock order as in enqueue.ts.
+import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
+
+/**
+ * Settle attempts, fenced on (task, worker, attempt) and status running; the attempt's token is
+ * released. @results: JSON array of {ord, taskId, workerId, attempt, kind (succeeded|retry|dead|cancelled),
+ * outcome, result (JSON text|null), runAfter ('YYYY-MM-DDTHH:MM:SS.mmm' UTC|null), errorNumber, errorMessage,
+ * errorDetail}. Returns (ord, ok) in input order, then the touched batches.
+ */
+export const FINISH = `${BEGIN}
+${DECLARE_MOVES}
+DECLARE @r TABLE (
+  ord int NOT NULL PRIMARY KEY, task_id bigint NOT NULL, worker_id nvarchar(256) NOT NULL, attempt int NOT NULL,
+  kind varchar(10) NOT NULL, outcome varchar(10) NOT NULL, result nvarchar(max) NULL, run_after datetime2(3) NULL,
+  error_number int NULL, error_message nvarchar(4000) NULL, error_detail nvarchar(max) NULL);
+INSERT INTO @r (ord, task_id, worker_id, attempt, kind, outcome, result, run_after, error_number, error_message, error_detail)
+  SELECT j.ord, j.task_id, j.worker_id, j.attempt, j.kind, j.outcome, j.result, j.run_after, j.error_number,
+    j.error_message, j.error_detail
+  FROM OPENJSON(@results) WITH (
+    ord int '$.ord', task_id bigint '$.taskId', worker_id nvarchar(256) '$.workerId', attempt int '$.attempt',
+    kind varchar(10) '$.kind', outcome varchar(10) '$.outcome', result nvarchar(max) '$.result',
+    run_after datetime2(3) '$.runAfter', error_number int '$.errorNumber', error_message nvarchar(4000) '$.errorMessage',
+    error_detail nvarchar(max) '$.errorDetail') AS j;
+BEGIN TRANSACTION;
+UPDATE t
+  SET status = CASE r.kind WHEN 'succeeded' THEN 'succeeded' WHEN 'retry' THEN 'pending' WHEN 'dead' THEN 'dead' ELSE 'cancelled' END,
+      finished_at = CASE WHEN r.kind = 'retry' THEN t.finished_at ELSE @now END,
+      run_after = CASE WHEN r.kind = 'retry' THEN COALESCE(r.run_after, @now) ELSE t.run_after END,
+      lease_until = NULL,
+      result = CASE WHEN r.kind = 'succeeded' THEN r.result ELSE t.result END,
+      error_number = CASE WHEN r.kind IN ('retry', 'dead') THEN r.error_number ELSE t.error_number END,
+      error_message = CASE WHEN r.kind IN ('retry', 'dead') THEN r.error_message ELSE t.error_message END,
+      error_detail = CASE WHEN r.kind IN ('retry', 'dead') THEN r.error_detail ELSE t.error_detail END
+  OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, deleted.token_no,
+    deleted.attempts, deleted.worker_id INTO @moves
+  FROM readpast.Tasks AS t JOIN @r AS r ON r.task_id = t.id
+  WHERE t.status = 'running' AND t.worker_id = r.worker_id AND t.attempts = r.attempt;
+UPDATE c SET status = 'free', task_id = NULL, attempt = NULL, worker_id = NULL, granted_at = NULL
+  FROM readpast.ConcurrencyTokens AS c
+  JOIN @moves AS m ON m.queue = c.queue AND m.token_no = c.token_no AND m.id = c.task_id AND m.attempt = c.attempt;
+UPDATE l
+  SET ended_at = @now, outcome = r.outcome, error_number = r.error_number, error_message = r.error_message,
+      error_detail = r.error_detail
+  FROM readpast.ExecutionLog AS l
+  JOIN @r AS r ON r.task_id = l.task_id AND r.attempt = l.attempt
+  JOIN @moves AS m ON m.id = r.task_id AND m.worker_id = r.worker_id AND m.attempt = r.attempt;
+UPDATE s SET last_ended_at = @now
+  FROM readpast.BatchStages AS s
+  WHERE EXISTS (SELECT 1 FROM @moves AS m WHERE m.batch_id = s.batch_id AND m.stage = s.stage)
+    AND (s.last_ended_at IS NULL OR s.last_ended_at < @now);
+${MOVES_TO_DELTAS}
+SELECT @m_succeeded = COALESCE(SUM(CASE WHEN m.to_status = 'succeeded' THEN 1 ELSE 0 END), 0),
+       @m_failed = COALESCE(SUM(CASE WHEN m.to_status = 'succeeded' THEN 0 ELSE 1 END), 0)
+  FROM @moves AS m;
+${TALLY}
+COMMIT TRANSACTION;
+SELECT r.ord, CASE WHEN m.id IS NULL THEN 0 ELSE 1 END AS ok,
+  CASE WHEN m.token_no IS NOT NULL OR m.batch_id IS NOT NULL THEN 1 ELSE 0 END AS frees
+FROM @r AS r LEFT JOIN @moves AS m ON m.id = r.task_id AND m.worker_id = r.worker_id AND m.attempt = r.attempt
+ORDER BY r.ord;
+${TOUCHED}`;
+
+/**
+ * After tasks of these batches moved (JSON array @batches): a batch with onFailure 'abort' and a
+ * dead task cancels its pending tasks of later stages; a released (or aborted) batch whose tasks
+ * are all finished completes. Its own short transaction, taking the batches' locks first (the order
+ * of the claim: Batches → Tasks → BatchStages). Returns (cancelled).
+ */
+export const SETTLE_BATCHES = `${BEGIN}
+${DECLARE_MOVES}
+DECLARE @bs TABLE (id bigint NOT NULL PRIMARY KEY, status varchar(10) NOT NULL, on_failure varchar(10) NOT NULL);
+DECLARE @abort TABLE (id bigint NOT NULL PRIMARY KEY, stage int NOT NULL);
+BEGIN TRANSACTION;
+INSERT INTO @bs (id, status, on_failure)
+  SELECT b.id, b.status, b.on_failure FROM readpast.Batches AS b WITH (UPDLOCK, HOLDLOCK)
+  WHERE b.id IN (SELECT CAST(j.value AS bigint) FROM OPENJSON(@batches) AS j);
+INSERT INTO @abort (id, stage)
+  SELECT s.batch_id, MIN(s.stage) FROM readpast.BatchStages AS s JOIN @bs AS b ON b.id = s.batch_id
+  WHERE b.on_failure = 'abort' AND b.status IN ('open', 'released') AND s.dead > 0
+  GROUP BY s.batch_id;
+UPDATE t SET status = 'cancelled', finished_at = @now,
+    error_message = CONCAT(N'batch ', a.id, N' aborted: a task of stage ', a.stage, N' failed')
+  OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL, NULL INTO @moves
+  FROM readpast.Tasks AS t JOIN @abort AS a ON a.id = t.batch_id
+  WHERE t.batch_id IS NOT NULL AND t.stage > a.stage AND t.status = 'pending';
+UPDATE b SET status = 'aborted' FROM readpast.Batches AS b JOIN @abort AS a ON a.id = b.id;
+${MOVES_TO_DELTAS}
+${TALLY}
+UPDATE b SET status = CASE WHEN b.status = 'aborted' THEN 'aborted' ELSE 'completed' END, completed_at = @now
+  FROM readpast.Batches AS b JOIN @bs AS x ON x.id = b.id
+  WHERE b.status IN ('released', 'aborted') AND b.completed_at IS NULL
+    AND NOT EXISTS (SELECT 1 FROM readpast.BatchStages AS s WHERE s.batch_id = b.id AND s.pending + s.running > 0);
+COMMIT TRANSACTION;
+SELECT COUNT(*) AS cancelled FROM @moves;`;

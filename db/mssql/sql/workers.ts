@@ -1,0 +1,54 @@
+// T-SQL of workers: their rows and sessions, the handler names they run, heartbeats that renew
+// their leases.
+
+/** Insert or refresh a worker row with the session (SPID + login time) of its own connection. */
+export const REGISTER_WORKER = `SET NOCOUNT ON;
+SET XACT_ABORT ON;
+DECLARE @now datetime2(3) = SYSUTCDATETIME();
+BEGIN TRANSACTION;
+UPDATE readpast.Workers WITH (UPDLOCK, HOLDLOCK)
+  SET host = @host, pid = @pid, role = @role, session = @session, login_time = @login_time, heartbeat_at = @now,
+      state = 'running', stopped_at = NULL
+  WHERE worker_id = @worker_id;
+IF @@ROWCOUNT = 0
+  INSERT INTO readpast.Workers (worker_id, host, pid, role, session, login_time, started_at, heartbeat_at, state)
+  VALUES (@worker_id, @host, @pid, @role, @session, @login_time, @now, @now, 'running');
+COMMIT TRANSACTION;`;
+
+/** A worker's connection was replaced (dropped and reconnected): record its new session. */
+export const UPDATE_WORKER_SESSION = `UPDATE readpast.Workers SET session = @session, login_time = @login_time
+  WHERE worker_id = @worker_id;`;
+
+export const DEREGISTER_WORKER = `UPDATE readpast.Workers
+  SET state = 'stopped', stopped_at = SYSUTCDATETIME(), heartbeat_at = SYSUTCDATETIME()
+  WHERE worker_id = @worker_id;`;
+
+/** @names: JSON array of handler names */
+export const REGISTER_HANDLERS = `SET NOCOUNT ON;
+SET XACT_ABORT ON;
+DECLARE @now datetime2(3) = SYSUTCDATETIME();
+DECLARE @n TABLE (name nvarchar(128) NOT NULL PRIMARY KEY);
+INSERT INTO @n (name) SELECT DISTINCT j.value FROM OPENJSON(@names) AS j;
+BEGIN TRANSACTION;
+UPDATE h SET seen_at = @now FROM readpast.Handlers AS h JOIN @n AS n ON n.name = h.name;
+INSERT INTO readpast.Handlers (name, seen_at)
+  SELECT n.name, @now FROM @n AS n
+  WHERE NOT EXISTS (SELECT 1 FROM readpast.Handlers AS h WITH (UPDLOCK, HOLDLOCK) WHERE h.name = n.name);
+COMMIT TRANSACTION;`;
+
+/**
+ * Renew worker heartbeats and the leases of their running attempts (fenced on task, worker, attempt).
+ * @workers: JSON array of worker ids; @running: JSON array of {taskId, workerId, attempt}.
+ */
+export const HEARTBEAT = `SET NOCOUNT ON;
+DECLARE @now datetime2(3) = SYSUTCDATETIME();
+DECLARE @owned TABLE (id bigint NOT NULL PRIMARY KEY, cancel_requested bit NOT NULL);
+UPDATE w SET heartbeat_at = @now, state = CASE WHEN w.state = 'lost' THEN 'running' ELSE w.state END
+  FROM readpast.Workers AS w JOIN OPENJSON(@workers) AS j ON j.value = w.worker_id;
+UPDATE t SET lease_until = DATEADD(MILLISECOND, @lease_ms, @now)
+  OUTPUT inserted.id, inserted.cancel_requested INTO @owned
+  FROM readpast.Tasks AS t
+  JOIN OPENJSON(@running) WITH (task_id bigint '$.taskId', worker_id nvarchar(256) '$.workerId', attempt int '$.attempt') AS r
+    ON r.task_id = t.id
+  WHERE t.status = 'running' AND t.worker_id = r.worker_id AND t.attempts = r.attempt;
+SELECT o.id, o.cancel_requested FROM @owned AS o ORDER BY o.id;`;

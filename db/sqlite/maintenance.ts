@@ -1,0 +1,81 @@
+// Housekeeping, safe to run from every process at once: lease rescue, lost workers, the depth sample,
+// and pruning (in chunks, each a short transaction of its own).
+import type { PruneResult, RescueResult } from '../../lib/engine/types';
+import type { Db, Shared } from './connection';
+import { endAttempt, type Ended } from './settle';
+import * as S from './sql/maintenance';
+import { DELETE_TASK, DELETE_TASK_LOG } from './sql/operators';
+import { stmt, type Tally, type TaskKey } from './tally';
+
+/** Terminal tasks deleted per transaction while pruning. */
+const PRUNE_CHUNK = 2000;
+
+/** Expired leases: the attempt is abandoned; the task goes back to pending, or to dead without attempts left. */
+export async function rescueExpired(shared: Shared): Promise<RescueResult> {
+  const r = await shared.tx((tally, now) => rescue(shared.db, tally, now));
+  if (r.retried || r.dead) shared.wake();
+  return r;
+}
+
+function rescue(db: Db, tally: Tally, now: number): RescueResult {
+  const expired = stmt(db, S.EXPIRED_ATTEMPTS).all(now) as
+    (Ended & { id: number; attempts: number; max_attempts: number; worker_id: string | null })[];
+  const res = { retried: 0, dead: 0 };
+  for (const t of expired) {
+    const message = `lease expired: worker ${t.worker_id ?? '?'} stopped renewing it (crashed, killed or cut off)`;
+    const dead = t.attempts >= t.max_attempts;
+    stmt(db, S.RESCUE_TASK).run(dead ? 'dead' : 'pending', dead ? 1 : 0, now, dead ? 1 : 0, now, message, t.id);
+    endAttempt(db, t, t.id, t.attempts, 'abandoned', { number: null, message, detail: null }, dead ? 'dead' : 'pending', tally, now);
+    if (dead) res.dead++; else res.retried++;
+  }
+  stmt(db, S.CLOSE_ORPHAN_ATTEMPTS).run(now);
+  return res;
+}
+
+/** workers in state `running` whose heartbeat is older than `staleMs` become `lost`; returns how many */
+export function markLostWorkers(shared: Shared, staleMs: number): Promise<number> {
+  return shared.tx((_t, now) => stmt(shared.db, S.MARK_LOST_WORKERS).run(now - staleMs).changes);
+}
+
+/** delete terminal tasks finished before `olderThan`, with their log rows; old stopped workers, metrics, batches */
+export async function prune(shared: Shared, olderThan: Date): Promise<PruneResult> {
+  const cutoff = olderThan.getTime();
+  const total = { tasks: 0, attempts: 0 };
+  for (;;) {
+    const r = await shared.tx((tally) => pruneChunk(shared.db, cutoff, PRUNE_CHUNK, tally));
+    total.tasks += r.tasks;
+    total.attempts += r.attempts;
+    if (r.tasks < PRUNE_CHUNK) break;
+  }
+  await shared.tx((_t, now) => pruneRest(shared.db, cutoff, now));
+  return total;
+}
+
+/** Delete up to `chunk` terminal tasks finished before the cutoff, with their log rows. */
+function pruneChunk(db: Db, cutoff: number, chunk: number, tally: Tally): PruneResult {
+  const rows = stmt(db, S.PRUNE_TASKS).all(cutoff, chunk) as (TaskKey & { id: number; status: string })[];
+  let attempts = 0;
+  for (const t of rows) {
+    attempts += stmt(db, DELETE_TASK_LOG).run(t.id).changes;
+    stmt(db, DELETE_TASK).run(t.id);
+    tally.task(t, t.status, null);
+  }
+  return { tasks: rows.length, attempts };
+}
+
+function pruneRest(db: Db, cutoff: number, now: number): void {
+  stmt(db, S.PRUNE_WORKERS).run(cutoff);
+  stmt(db, S.PRUNE_METRICS).run(Math.floor((now - 24 * 3600 * 1000) / 1000));
+  stmt(db, S.PRUNE_QUEUE_COUNTS).run();
+  stmt(db, S.PRUNE_BATCH_STAGES).run(cutoff);
+  stmt(db, S.PRUNE_BATCHES).run(cutoff);
+  stmt(db, S.PRUNE_QUEUE_CHANGES).run(cutoff);
+}
+
+/** record the pending depth for the current second of the metrics series */
+export async function sampleDepth(shared: Shared): Promise<void> {
+  await shared.tx((_t, now) => {
+    const depth = (stmt(shared.db, S.PENDING_DEPTH).get() as { n: number }).n;
+    stmt(shared.db, S.SAMPLE_DEPTH).run(Math.floor(now / 1000), depth);
+  });
+}

@@ -1,0 +1,25 @@
+// Applying the schema: each pending migration of schema.ts in a BEGIN IMMEDIATE transaction of its own,
+// recorded in SchemaVersion. Several processes may migrate at once: the write lock serialises them, and a
+// migration already recorded is skipped.
+import { writeTx, type Db } from './connection';
+import { MIGRATIONS } from './schema';
+import { CREATE_SCHEMA_VERSION, HAS_VERSION, RECORD_VERSION } from './sql/migrations';
+
+/** Apply pending migrations; returns how many ran. */
+export async function migrate(db: Db): Promise<number> {
+  await writeTx(db, () => {
+    db.exec(CREATE_SCHEMA_VERSION);
+  });
+  let applied = 0;
+  for (const m of MIGRATIONS) {
+    const did = await writeTx(db, () => {
+      const have = db.prepare(HAS_VERSION).get(m.version);
+      if (have) return false;
+      db.exec(m.sql);
+      db.prepare(RECORD_VERSION).run(m.version, m.name, Date.now());
+      return true;
+    });
+    if (did) applied++;
+  }
+  return applied;
+}

@@ -1,0 +1,90 @@
+// Queues: settings (limit, pause) with every change recorded, Taskling's concurrency tokens, the queue
+// views and their change history. A limited queue owns tokens 1..limit in ConcurrencyTokens; the claim
+// grants them (claim.ts), an ending attempt releases its own here. Unlimited queues have no tokens and
+// pay nothing.
+import type { QueueChange, QueuePatch, QueueSettings, QueueView, TokenView } from '../../lib/engine/types';
+import { read, type Db, type Shared } from './connection';
+import { queueSettings, type QueueRow } from './rows';
+import * as S from './sql/queues';
+import { stmt } from './tally';
+
+/** A token's holder whose worker has not beaten for this long is shown as probably dead. */
+const STALE_WORKER_MS = 15_000;
+
+/** The queue's settings, creating it with the defaults if needed. */
+export function ensureQueue(db: Db, name: string, now: number): QueueRow {
+  stmt(db, S.ENSURE_QUEUE).run(name, now);
+  return stmt(db, S.GET_QUEUE).get(name) as QueueRow;
+}
+
+/** Change a queue's limit / pause (creating the queue if needed); every change is recorded. A raised limit may free work at once. */
+export async function setQueue(shared: Shared, name: string, patch: QueuePatch, changedBy: string): Promise<QueueSettings> {
+  const q = await shared.tx((_t, now) => changeQueue(shared.db, name, patch, changedBy, now));
+  shared.wake();
+  return q;
+}
+
+function changeQueue(db: Db, name: string, patch: QueuePatch, changedBy: string, now: number): QueueSettings {
+  const before = ensureQueue(db, name, now);
+  const log = stmt(db, S.RECORD_QUEUE_CHANGE);
+  const show = (v: number | null) => (v === null ? 'unlimited' : String(v));
+  if (patch.concurrencyLimit !== undefined && patch.concurrencyLimit !== before.concurrency_limit) {
+    stmt(db, S.SET_LIMIT).run(patch.concurrencyLimit, name);
+    log.run(name, now, changedBy, 'concurrencyLimit', show(before.concurrency_limit), show(patch.concurrencyLimit));
+    if (patch.concurrencyLimit === null) stmt(db, S.DROP_FREE_TOKENS).run(name);
+    else stmt(db, S.DROP_FREE_TOKENS_ABOVE).run(name, patch.concurrencyLimit);
+  }
+  if (patch.paused !== undefined && (patch.paused ? 1 : 0) !== before.paused) {
+    stmt(db, S.SET_PAUSED).run(patch.paused ? 1 : 0, name);
+    log.run(name, now, changedBy, 'paused', String(before.paused === 1), String(patch.paused));
+  }
+  return queueSettings(stmt(db, S.GET_QUEUE).get(name) as QueueRow);
+}
+
+/** Release the token an attempt holds (fenced on the attempt); a token above a lowered limit is dropped. */
+export function releaseToken(db: Db, queue: string, tokenNo: number, taskId: number, attempt: number): void {
+  stmt(db, S.RELEASE_TOKEN).run(queue, tokenNo, taskId, attempt);
+  stmt(db, S.DROP_RELEASED_TOKEN).run(queue, tokenNo, queue);
+}
+
+export function listQueues(shared: Shared): Promise<QueueView[]> {
+  return read(() => {
+    const rows = stmt(shared.db, S.LIST_QUEUES).all(Date.now()) as (QueueRow & { pending: number; running: number; granted: number })[];
+    return rows.map((r) => ({ ...queueSettings(r), pending: r.pending, running: r.running, granted: r.granted }));
+  });
+}
+
+export function queueChanges(shared: Shared, queue: string | null, limit: number): Promise<QueueChange[]> {
+  return read(() => {
+    const rows = (queue ? stmt(shared.db, S.QUEUE_CHANGES).all(queue, limit) : stmt(shared.db, S.QUEUE_CHANGES_ALL).all(limit)) as
+      { id: number; queue: string; at: number; changed_by: string; field: string; old_value: string; new_value: string }[];
+    return rows.map((r) => ({
+      id: r.id, queue: r.queue, at: new Date(r.at), changedBy: r.changed_by,
+      field: r.field as QueueChange['field'], oldValue: r.old_value, newValue: r.new_value,
+    }));
+  });
+}
+
+interface TokenRow {
+  queue: string; token_no: number; status: string; attempt: number | null; worker_id: string | null; granted_at: number | null;
+  token: string | null; session: number | null; heartbeat_at: number | null; worker_state: string | null; lost: number;
+}
+
+export function listTokens(shared: Shared, queue: string | null): Promise<TokenView[]> {
+  return read(() => {
+    const now = Date.now();
+    const rows = stmt(shared.db, S.LIST_TOKENS).all(now, queue, queue) as TokenRow[];
+    return rows.map((r) => ({
+      queue: r.queue,
+      tokenNo: r.token_no,
+      status: r.status as TokenView['status'],
+      token: r.status === 'granted' ? r.token : null,
+      attempt: r.attempt,
+      workerId: r.worker_id,
+      session: r.session,
+      grantedAt: r.granted_at === null ? null : new Date(r.granted_at),
+      holderDead: r.status === 'granted' && (r.lost === 1 || r.worker_state === 'lost' || r.worker_state === 'stopped'
+        || (r.heartbeat_at !== null && now - r.heartbeat_at > STALE_WORKER_MS)),
+    }));
+  });
+}

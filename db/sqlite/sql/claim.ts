@@ -1,0 +1,76 @@
+// SQL of the claim (see claim.ts for its rules): which queues can take work, the lanes (unbatched
+// tasks and each live batch's active stage), the heads of each lane in dequeue order, Taskling's token
+// grant, and the start of an attempt.
+import { HELD } from './queues';
+
+// ---- capacity: paused queues and limited queues with no token to grant are skipped ------------------
+
+export const PAUSED_OR_LIMITED_QUEUES =
+  'SELECT name, concurrency_limit, paused FROM Queues WHERE paused = 1 OR concurrency_limit IS NOT NULL';
+
+/** Tokens of a queue held by a live attempt (queue, now). */
+export const HELD_TOKENS = `SELECT COUNT(*) AS n FROM ConcurrencyTokens c JOIN Tasks t ON t.id = c.task_id
+        WHERE c.queue = ? AND c.status = 'granted' AND ${HELD}`;
+
+// ---- lanes and their heads ------------------------------------------------------------------------
+
+/** Batches that may have claimable tasks, least recently served first, with their active stage and running count. */
+export const LIVE_BATCHES = `SELECT b.id, b.max_parallel, b.served_at,
+      (SELECT MIN(s.stage) FROM BatchStages s WHERE s.batch_id = b.id AND s.pending + s.running > 0) AS stage,
+      (SELECT COALESCE(SUM(s.running), 0) FROM BatchStages s WHERE s.batch_id = b.id) AS running
+      FROM Batches b WHERE b.status IN ('open', 'released', 'aborted') ORDER BY b.served_at, b.id LIMIT 500`;
+
+export const STAGE_PENDING = 'SELECT pending FROM BatchStages WHERE batch_id = ? AND stage = ?';
+
+const HEAD_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.priority, t.attempts, t.max_attempts, t.timeout_ms,
+  t.created_at, t.run_after, t.batch_id, t.stage`;
+
+/** Skips the excluded queues (a JSON array) and, when @queues (a JSON array) is given, every other queue. */
+const QUEUE_FILTER = `AND t.queue NOT IN (SELECT value FROM json_each(@excluded))
+  AND (@queues IS NULL OR t.queue IN (SELECT value FROM json_each(@queues)))`;
+
+/** The due unbatched tasks in dequeue order (@now, @excluded, @queues, @limit); matches the index Tasks_dequeue. */
+export const UNBATCHED_HEADS = `SELECT ${HEAD_COLUMNS} FROM Tasks t WHERE t.status = 'pending' AND t.batch_id IS NULL
+        AND t.run_after <= @now ${QUEUE_FILTER} ORDER BY t.priority DESC, t.id LIMIT @limit`;
+
+/** The due tasks of one batch's stage in dequeue order (@batch, @stage, @now, …); matches Tasks_batch_dequeue. */
+export const BATCH_HEADS = `SELECT ${HEAD_COLUMNS} FROM Tasks t WHERE t.status = 'pending' AND t.batch_id = @batch AND t.stage = @stage
+          AND t.batch_id IS NOT NULL AND t.run_after <= @now ${QUEUE_FILTER} ORDER BY t.priority DESC, t.id LIMIT @limit`;
+
+export const MARK_SERVED = 'UPDATE Batches SET served_at = ? WHERE id = ?';
+
+// ---- Taskling's token grant, in the claim's transaction ----------------------------------------------
+
+/** Write the queue row first: its lock column serialises grants for this queue (queue). */
+export const LOCK_QUEUE = 'UPDATE Queues SET lock_version = lock_version + 1 WHERE name = ? RETURNING concurrency_limit';
+
+/** Tokens of a queue up to its limit (queue, limit). */
+export const COUNT_TOKENS = 'SELECT COUNT(*) AS n FROM ConcurrencyTokens WHERE queue = ? AND token_no <= ?';
+
+export const ADD_TOKEN = 'INSERT INTO ConcurrencyTokens (queue, token_no) VALUES (?, ?) ON CONFLICT (queue, token_no) DO NOTHING';
+
+/** Drop tokens above the limit that are free or whose grantee lost its task (queue, limit, now). */
+export const DROP_TOKENS_ABOVE_LIMIT = `DELETE FROM ConcurrencyTokens AS c WHERE c.queue = ? AND c.token_no > ? AND (c.status = 'free'
+      OR NOT EXISTS (SELECT 1 FROM Tasks t WHERE t.id = c.task_id AND ${HELD}))`;
+
+/** The lowest token that is free, or whose grantee lost its task (queue, limit, now). */
+export const GRANTABLE_TOKEN = `SELECT c.token_no FROM ConcurrencyTokens c WHERE c.queue = ? AND c.token_no <= ?
+      AND (c.status = 'free' OR NOT EXISTS (SELECT 1 FROM Tasks t WHERE t.id = c.task_id AND ${HELD}))
+      ORDER BY c.token_no LIMIT 1`;
+
+/** (task_id, attempt, worker_id, granted_at, queue, token_no) */
+export const GRANT_TOKEN = `UPDATE ConcurrencyTokens SET status = 'granted', task_id = ?, attempt = ?, worker_id = ?, granted_at = ?
+      WHERE queue = ? AND token_no = ?`;
+
+// ---- the start of an attempt ------------------------------------------------------------------------
+
+/** (attempts, worker_id, token_no, lease_until, started_at, id) */
+export const START_TASK = `UPDATE Tasks SET status = 'running', attempts = ?, worker_id = ?, token_no = ?, lease_until = ?, started_at = ?,
+      cancel_requested = 0 WHERE id = ?`;
+
+/** (task_id, attempt, queue, kind, command, worker_id, session, token_no, batch_id, stage, started_at) */
+export const LOG_ATTEMPT = `INSERT INTO ExecutionLog (task_id, attempt, queue, kind, command, worker_id, session, token_no, batch_id, stage,
+      started_at, outcome)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')`;
+
+export const QUEUE_BACKOFF = 'SELECT backoff_ms FROM Queues WHERE name = ?';

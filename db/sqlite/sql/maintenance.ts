@@ -1,0 +1,41 @@
+// SQL of housekeeping: rescuing expired leases, marking lost workers, the depth sample, and pruning
+// old finished tasks with what else has aged out.
+
+/** Open attempts whose task's lease expired (now). */
+export const EXPIRED_ATTEMPTS = `SELECT t.id, t.queue, t.batch_id, t.stage, t.token_no, t.attempts, t.max_attempts, t.worker_id
+      FROM ExecutionLog l CROSS JOIN Tasks t ON t.id = l.task_id AND t.attempts = l.attempt
+      WHERE l.ended_at IS NULL AND t.status = 'running' AND t.lease_until < ?`;
+
+/** Back to pending (due now) or dead (status, dead, now, dead, now, error_message, id). */
+export const RESCUE_TASK = `UPDATE Tasks SET status = ?, run_after = CASE WHEN ? THEN run_after ELSE ? END,
+        finished_at = CASE WHEN ? THEN ? ELSE NULL END,
+        lease_until = NULL, error_number = NULL, error_message = ?, error_detail = NULL WHERE id = ?`;
+
+/** An attempt left open though its task moved on (should not happen; keeps ExecutionStatus true) (ended_at). */
+export const CLOSE_ORPHAN_ATTEMPTS = `UPDATE ExecutionLog SET ended_at = ?, outcome = 'abandoned',
+      error_message = 'attempt no longer owns its task'
+      WHERE ended_at IS NULL AND NOT EXISTS (SELECT 1 FROM Tasks t WHERE t.id = ExecutionLog.task_id AND t.status = 'running'
+        AND t.attempts = ExecutionLog.attempt)`;
+
+/** (heartbeat older than) */
+export const MARK_LOST_WORKERS = "UPDATE Workers SET state = 'lost' WHERE state IN ('running', 'stopping') AND heartbeat_at < ?";
+
+export const PENDING_DEPTH = "SELECT COALESCE(SUM(n), 0) AS n FROM QueueCounts WHERE status = 'pending'";
+/** (sec, depth) */
+export const SAMPLE_DEPTH = 'INSERT INTO Metrics (sec, depth) VALUES (?, ?) ON CONFLICT (sec) DO UPDATE SET depth = excluded.depth';
+
+// ---- pruning ----------------------------------------------------------------------------------------
+
+/** Up to `limit` terminal tasks finished before the cutoff (cutoff, limit). */
+export const PRUNE_TASKS = `SELECT id, queue, batch_id, stage, status FROM Tasks WHERE status IN ('succeeded', 'dead', 'cancelled')
+      AND finished_at < ? LIMIT ?`;
+
+export const PRUNE_WORKERS = "DELETE FROM Workers WHERE state IN ('stopped', 'lost') AND heartbeat_at < ?";
+/** (oldest second kept) */
+export const PRUNE_METRICS = 'DELETE FROM Metrics WHERE sec < ?';
+export const PRUNE_QUEUE_COUNTS = "DELETE FROM QueueCounts WHERE n = 0 AND status IN ('succeeded', 'dead', 'cancelled')";
+export const PRUNE_BATCH_STAGES = `DELETE FROM BatchStages WHERE batch_id IN (SELECT id FROM Batches
+      WHERE status IN ('completed', 'cancelled', 'aborted') AND completed_at < ?) AND total = 0`;
+export const PRUNE_BATCHES = `DELETE FROM Batches WHERE status IN ('completed', 'cancelled', 'aborted') AND completed_at < ?
+      AND NOT EXISTS (SELECT 1 FROM BatchStages s WHERE s.batch_id = Batches.id)`;
+export const PRUNE_QUEUE_CHANGES = 'DELETE FROM QueueChanges WHERE at < ?';

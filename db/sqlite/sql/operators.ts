@@ -1,0 +1,43 @@
+// SQL of what operators do to tasks: cancel, retry, delete — one task by its token, or every dead task
+// matching a failure filter.
+
+export const TASK_BY_TOKEN = 'SELECT id, queue, batch_id, stage, status FROM Tasks WHERE token = ?';
+
+/** (finished_at, id) */
+export const CANCEL_PENDING = "UPDATE Tasks SET status = 'cancelled', finished_at = ? WHERE id = ?";
+export const REQUEST_CANCEL = 'UPDATE Tasks SET cancel_requested = 1 WHERE id = ?';
+
+/**
+ * The filters of "dead tasks matching a failure filter" (groups, bulk retry, bulk delete), ANDed;
+ * `dead` always applies. Each `?` binds one value, in the order of the fragments.
+ */
+export const FAILURE_FILTER = {
+  // the IN literal matches the partial index of dead and cancelled tasks
+  dead: "status = 'dead' AND status IN ('dead', 'cancelled')",
+  queue: 'queue = ?',
+  message: 'error_message = ?',
+  /** two LIKE patterns */
+  q: "(command LIKE ? ESCAPE '\\' OR error_message LIKE ? ESCAPE '\\')",
+} as const;
+
+/** Tasks that may be retried: matching `filters` and not holding a dedup key a live task holds. */
+export function retryCandidatesSql(filters: readonly string[]): string {
+  return `SELECT id, queue, batch_id, stage, status AS prior FROM Tasks WHERE ${filters.join(' AND ')}
+      AND (dedup_key IS NULL OR NOT EXISTS (SELECT 1 FROM Tasks o WHERE o.dedup_key = Tasks.dedup_key
+        AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running')))`;
+}
+
+/** (id) */
+export const RETRY_ONE_CANDIDATE = retryCandidatesSql(['id = ?']);
+
+/** Back to pending, due now, with one more attempt if they were used up (run_after, id). */
+export const RETRY_TASK = `UPDATE Tasks SET status = 'pending', run_after = ?, finished_at = NULL, cancel_requested = 0,
+      max_attempts = MAX(max_attempts, attempts + 1) WHERE id = ?`;
+
+/** The tasks matching `filters`, with what the tally needs. */
+export function matchingTasksSql(filters: readonly string[]): string {
+  return `SELECT id, queue, batch_id, stage, status FROM Tasks WHERE ${filters.join(' AND ')}`;
+}
+
+export const DELETE_TASK_LOG = 'DELETE FROM ExecutionLog WHERE task_id = ?';
+export const DELETE_TASK = 'DELETE FROM Tasks WHERE id = ?';

@@ -1,0 +1,42 @@
+// SQL of ending attempts: a worker's settlements, each fenced on (task, worker, attempt), the attempt's
+// log row, and the settling of batches whose tasks moved (abort on failure, completion).
+
+/** The fence of every settlement (id, worker_id, attempts); returns what the attempt held. */
+const FENCE = "WHERE id = ? AND worker_id = ? AND attempts = ? AND status = 'running' RETURNING queue, batch_id, stage, token_no";
+
+/** (finished_at, result, …fence) */
+export const FINISH_SUCCEEDED = `UPDATE Tasks SET status = 'succeeded', finished_at = ?, result = ?, lease_until = NULL ${FENCE}`;
+
+/** (run_after, error_number, error_message, error_detail, …fence) */
+export const FINISH_RETRY = `UPDATE Tasks SET status = 'pending', run_after = ?, lease_until = NULL, error_number = ?,
+            error_message = ?, error_detail = ? ${FENCE}`;
+
+/** (finished_at, error_number, error_message, error_detail, …fence) */
+export const FINISH_DEAD = `UPDATE Tasks SET status = 'dead', finished_at = ?, lease_until = NULL, error_number = ?,
+            error_message = ?, error_detail = ? ${FENCE}`;
+
+/** (finished_at, …fence) */
+export const FINISH_CANCELLED = `UPDATE Tasks SET status = 'cancelled', finished_at = ?, lease_until = NULL ${FENCE}`;
+
+/** (ended_at, outcome, error_number, error_message, error_detail, task_id, attempt) */
+export const END_ATTEMPT = `UPDATE ExecutionLog SET ended_at = ?, outcome = ?, error_number = ?, error_message = ?, error_detail = ?
+      WHERE task_id = ? AND attempt = ?`;
+
+// ---- settling batches -------------------------------------------------------------------------------
+
+export const BATCH_POLICY = 'SELECT status, on_failure FROM Batches WHERE id = ?';
+
+export const FIRST_FAILED_STAGE = 'SELECT MIN(stage) AS stage FROM BatchStages WHERE batch_id = ? AND dead > 0';
+
+/** An aborted batch's pending tasks of later stages (finished_at, error_message, batch_id, stage) → queue, batch_id, stage */
+export const CANCEL_LATER_STAGES = `UPDATE Tasks SET status = 'cancelled', finished_at = ?, error_message = ?
+            WHERE batch_id = ? AND batch_id IS NOT NULL AND stage > ? AND status = 'pending' RETURNING queue, batch_id, stage`;
+
+export const ABORT_BATCH = "UPDATE Batches SET status = 'aborted' WHERE id = ?";
+
+/** Tasks of a batch not yet terminal. */
+export const UNFINISHED_IN_BATCH = 'SELECT COALESCE(SUM(pending + running), 0) AS n FROM BatchStages WHERE batch_id = ?';
+
+/** (completed_at, id) */
+export const COMPLETE_BATCH = `UPDATE Batches SET status = CASE status WHEN 'aborted' THEN 'aborted' ELSE 'completed' END, completed_at = ?
+            WHERE id = ?`;

@@ -1,0 +1,152 @@
+// The public JSON shapes (CLI --json, HTTP API). Times are ISO-8601 with milliseconds.
+import type { Dialect } from '../engine/ports';
+import type { AttemptView, FailureGroup, ProcedureParameter, TaskKind, BatchView, MetricPoint, QueueChange, QueueCounts, QueueView, RunningView, TaskDetail, TaskView, TokenView, WorkerView } from '../engine/types';
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+export function attemptJson(a: AttemptView) {
+  return {
+    id: a.id,
+    token: a.token,
+    queue: a.queue,
+    kind: a.kind,
+    command: a.command,
+    attempt: a.attempt,
+    workerId: a.workerId,
+    session: a.session,
+    tokenNo: a.tokenNo,
+    batchId: a.batchId,
+    stage: a.stage,
+    startedAt: iso(a.startedAt),
+    endedAt: iso(a.endedAt),
+    outcome: a.outcome,
+    errorNumber: a.errorNumber,
+    errorMessage: a.errorMessage,
+    errorDetail: a.errorDetail,
+  };
+}
+
+export function taskJson(t: TaskView) {
+  return {
+    token: t.token,
+    status: t.status,
+    queue: t.queue,
+    kind: t.kind,
+    command: t.command,
+    payload: t.payload,
+    priority: t.priority,
+    attempts: t.attempts,
+    maxAttempts: t.maxAttempts,
+    timeoutMs: t.timeoutMs,
+    dedupKey: t.dedupKey,
+    caller: t.caller,
+    batchId: t.batchId,
+    stage: t.stage,
+    runAfter: iso(t.runAfter),
+    createdAt: iso(t.createdAt),
+    startedAt: iso(t.startedAt),
+    finishedAt: iso(t.finishedAt),
+    workerId: t.workerId,
+    cancelRequested: t.cancelRequested,
+    result: t.result,
+    lastError: t.lastError,
+  };
+}
+
+/** `readpast status TOKEN --json` and `GET /api/tasks/{token}` */
+export function statusJson(t: TaskDetail) {
+  return { ...taskJson(t), history: t.history.map(attemptJson) };
+}
+
+export type StatusJson = ReturnType<typeof statusJson>;
+
+export function workerJson(w: WorkerView, now = Date.now()) {
+  return {
+    workerId: w.workerId,
+    host: w.host,
+    pid: w.pid,
+    role: w.role,
+    session: w.session,
+    loginTime: iso(w.loginTime),
+    startedAt: iso(w.startedAt),
+    heartbeatAt: iso(w.heartbeatAt),
+    heartbeatAgeMs: Math.max(0, now - w.heartbeatAt.getTime()),
+    state: w.state,
+    currentTask: w.currentTask && { ...w.currentTask, startedAt: iso(w.currentTask.startedAt) },
+  };
+}
+
+export function statsJson(queues: QueueCounts[], workers: WorkerView[], now = Date.now()) {
+  const totals = { pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 };
+  for (const q of queues) for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += q[k];
+  return { queues, totals, workers: workers.map((w) => workerJson(w, now)) };
+}
+
+export function runningJson(r: RunningView) {
+  return { ...r, startedAt: iso(r.startedAt), leaseUntil: iso(r.leaseUntil), live: r.live ?? null };
+}
+
+/** Per-second series from `since` to `until`, seconds without activity filled with zeros. */
+export function metricsJson(points: MetricPoint[], since: Date, until: Date) {
+  const bySec = new Map(points.map((p) => [Math.floor(p.at.getTime() / 1000), p]));
+  const out = [];
+  let depth: number | null = null;
+  for (let s = Math.floor(since.getTime() / 1000); s <= Math.floor(until.getTime() / 1000); s++) {
+    const p = bySec.get(s);
+    if (p?.depth != null) depth = p.depth;
+    out.push({
+      at: new Date(s * 1000).toISOString(),
+      enqueued: p?.enqueued ?? 0,
+      started: p?.started ?? 0,
+      succeeded: p?.succeeded ?? 0,
+      failed: p?.failed ?? 0,
+      latencyAvgMs: p && p.started > 0 ? Math.round((p.latencySumMs / p.started) * 10) / 10 : null,
+      latencyMaxMs: p && p.started > 0 ? p.latencyMaxMs : null,
+      depth,
+    });
+  }
+  return out;
+}
+
+export function queueJson(q: QueueView) {
+  return { ...q };
+}
+
+export function queueChangeJson(c: QueueChange) {
+  return { ...c, at: iso(c.at) };
+}
+
+export function tokenJson(t: TokenView) {
+  return { ...t, grantedAt: iso(t.grantedAt) };
+}
+
+export function batchJson(b: BatchView) {
+  const sum = (k: 'total' | 'pending' | 'running' | 'succeeded' | 'dead' | 'cancelled') => b.stages.reduce((n, s) => n + s[k], 0);
+  return {
+    ...b,
+    createdAt: iso(b.createdAt),
+    releasedAt: iso(b.releasedAt),
+    completedAt: iso(b.completedAt),
+    totals: { total: sum('total'), pending: sum('pending'), running: sum('running'), succeeded: sum('succeeded'), dead: sum('dead'), cancelled: sum('cancelled') },
+    stages: b.stages.map((s) => ({ ...s, firstStartedAt: iso(s.firstStartedAt), lastEndedAt: iso(s.lastEndedAt) })),
+  };
+}
+
+export type BatchJson = ReturnType<typeof batchJson>;
+
+export function failureGroupJson(g: FailureGroup) {
+  return { ...g, lastAt: g.lastAt.toISOString() };
+}
+
+/** `GET /api/handlers`: handler names that can be enqueued, and what this database can run */
+export interface HandlersJson {
+  handlers: string[];
+  kinds: TaskKind[];
+  dialect: Dialect;
+}
+
+/** `GET /api/procedures/{name}/parameters` */
+export interface ProcedureParametersJson {
+  procedure: string;
+  parameters: ProcedureParameter[];
+}

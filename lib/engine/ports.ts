@@ -1,0 +1,139 @@
+// The ports between the engine and a database. Each part of readpast sees only the port it needs:
+// the worker loop a WorkerPort, housekeeping a MaintenancePort, lib/api the CommandPort and the
+// ReadModel, the SQL Server pages the optional SqlServerExtras. Every dialect in db/ implements all
+// of them and passes db/contract. Nothing here knows SQL.
+import type {
+  AttemptFilter, AttemptResult, AttemptView, BatchInput, BatchStatus, BatchView, ClaimedTask, ClaimOptions, EnqueueInput,
+  EnqueueResult, FailureFilter, FailureGroup, HeartbeatInput, HeartbeatResult, LiveStatus, MetricPoint, Page,
+  ProcedureParameter, PruneResult, QueueChange, QueueCounts, QueuePatch, QueueSettings, QueueView, RescueResult,
+  RunningView, SqlRunResult, TaskDetail, TaskFilter, TaskKind, TaskView, TokenView, WorkerRegistration, WorkerSession,
+  WorkerSlot, WorkerView,
+} from './types';
+
+export type Dialect = 'sqlite' | 'mssql';
+
+export type CancelResult = 'cancelled' | 'cancel_requested' | 'not_found' | 'conflict';
+export type RetryResult = 'retried' | 'not_found' | 'conflict';
+export type DeleteResult = 'deleted' | 'not_found' | 'conflict';
+export type ReleaseResult = 'released' | 'not_found' | 'conflict';
+export type KillResult = 'killed' | 'not_found' | 'conflict';
+
+/** The attempt a `sql` or `procedure` task runs for: the store tags and records its session with it. */
+export interface RunningAttempt {
+  taskId: number;
+  attempt: number;
+  workerId: string;
+  /** the session the attempt was claimed on */
+  session: number;
+}
+
+/** What a worker process needs: its workers' lives, claims, settlements, and running sql/procedure tasks. */
+export interface WorkerPort {
+  registerWorker(reg: WorkerRegistration): Promise<WorkerSession>;
+  /** the worker stopped cleanly (state `stopped`) */
+  deregisterWorker(workerId: string): Promise<void>;
+  /** handler names a worker process can run (shown by the enqueue form, accepted at enqueue) */
+  registerHandlers(names: string[]): Promise<void>;
+  /** renew worker heartbeats and the leases of their running tasks (only leases not yet expired) */
+  heartbeat(input: HeartbeatInput): Promise<HeartbeatResult>;
+  /** claim at most one due task per slot; each claim starts an attempt logged in ExecutionLog */
+  claim(slots: WorkerSlot[], opts: ClaimOptions): Promise<ClaimedTask[]>;
+  /** settle attempts; fenced on (task, worker, attempt): false where the attempt no longer owns the task */
+  finish(results: AttemptResult[]): Promise<boolean[]>;
+  /** run a `sql` task's text on the worker's own session */
+  runSql(attempt: RunningAttempt, text: string, signal: AbortSignal): Promise<SqlRunResult>;
+  /** run a `procedure` task on the worker's own session; result = outputs + return code. Stores without procedures refuse. */
+  runProcedure(attempt: RunningAttempt, name: string, params: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
+  /**
+   * Called after this store instance commits something that may make a task claimable
+   * (enqueue, retry, a settled attempt). Lets an in-process pool wake at once.
+   */
+  onWake(listener: () => void): () => void;
+}
+
+/** Housekeeping any process with a pool may run; every method is idempotent across processes. */
+export interface MaintenancePort {
+  /** expired leases: attempt → abandoned, task → pending (run at once) or dead when out of attempts */
+  rescueExpired(): Promise<RescueResult>;
+  /** workers in state `running` whose heartbeat is older than `staleMs` become `lost`; returns how many */
+  markLostWorkers(staleMs: number): Promise<number>;
+  /** delete terminal tasks finished before `olderThan`, with their log rows; old stopped workers */
+  prune(olderThan: Date): Promise<PruneResult>;
+  /** record the pending depth for the current second of the metrics series */
+  sampleDepth(): Promise<void>;
+}
+
+/** Producers' and operators' writes. Inputs arrive validated (lib/engine/validation). */
+export interface CommandPort {
+  enqueue(input: EnqueueInput): Promise<EnqueueResult>;
+  /** all in one transaction; results in input order */
+  enqueueMany(inputs: EnqueueInput[]): Promise<EnqueueResult[]>;
+  /** pending → cancelled; running → cancel requested (cooperative) */
+  cancel(token: string): Promise<CancelResult>;
+  /** dead or cancelled → pending, granting one more attempt if they were used up */
+  retry(token: string): Promise<RetryResult>;
+  /** retry every dead task matching the filter; returns how many */
+  retryFailed(filter: FailureFilter): Promise<number>;
+  /** delete a terminal task and its log rows */
+  deleteTask(token: string): Promise<DeleteResult>;
+  /** delete every dead task matching the filter; returns how many */
+  deleteFailed(filter: FailureFilter): Promise<number>;
+  /** change a queue's limit / pause (creating the queue if needed); each change is recorded with `changedBy` */
+  setQueue(name: string, patch: QueuePatch, changedBy: string): Promise<QueueSettings>;
+  createBatch(input: BatchInput): Promise<BatchView>;
+  /** no more tasks: the batch completes once all its tasks are terminal */
+  releaseBatch(id: number): Promise<ReleaseResult>;
+  /** pending tasks cancelled, running ones asked to stop */
+  cancelBatch(id: number): Promise<{ result: 'cancelled' | 'not_found' | 'conflict'; cancelled: number }>;
+}
+
+/** Everything the dashboard, the API and the CLI show. Each read is an indexed read or a kept aggregate. */
+export interface ReadModel {
+  getTask(token: string): Promise<TaskDetail | null>;
+  listTasks(filter: TaskFilter): Promise<Page<TaskView>>;
+  listAttempts(filter: AttemptFilter): Promise<Page<AttemptView>>;
+  /** ExecutionStatus (on SQL Server with the DMV columns where the login may read them) */
+  listRunning(): Promise<RunningView[]>;
+  listWorkers(): Promise<WorkerView[]>;
+  /** names registered by any worker process */
+  knownHandlers(): Promise<string[]>;
+  failureGroups(filter: FailureFilter): Promise<FailureGroup[]>;
+  metrics(since: Date): Promise<MetricPoint[]>;
+  countsByQueue(): Promise<QueueCounts[]>;
+  /** every queue with its limit, paused, pending, running and granted tokens */
+  listQueues(): Promise<QueueView[]>;
+  /** recorded queue changes, newest first */
+  queueChanges(queue: string | null, limit: number): Promise<QueueChange[]>;
+  /** token grants of one queue, or of all */
+  listTokens(queue: string | null): Promise<TokenView[]>;
+  getBatch(id: number): Promise<BatchView | null>;
+  listBatches(filter: { status?: BatchStatus; cursor?: number; limit?: number }): Promise<Page<BatchView>>;
+}
+
+/** What only SQL Server has: stored procedures, live session state from the DMVs, KILL. */
+export interface SqlServerExtras {
+  /** the parameters of a procedure, or null when there is no such procedure */
+  describeProcedure(name: string): Promise<ProcedureParameter[] | null>;
+  /** whether the login may read server/database state (DMVs), and why not */
+  liveStatus(): Promise<LiveStatus>;
+  /** KILL the session running a task (needs ALTER ANY CONNECTION) */
+  killSession(token: string): Promise<KillResult>;
+}
+
+/** One database, seen through its ports. */
+export interface Store {
+  readonly dialect: Dialect;
+  /** task kinds this database can run */
+  readonly kinds: readonly TaskKind[];
+  /** a printable description with no secrets (e.g. `sqlite:data/readpast.db`) */
+  readonly description: string;
+  readonly worker: WorkerPort;
+  readonly maintenance: MaintenancePort;
+  readonly commands: CommandPort;
+  readonly reads: ReadModel;
+  /** null where the database has none of SQL Server's extras */
+  readonly sqlServer: SqlServerExtras | null;
+  /** Create or upgrade the schema. Idempotent; safe when several processes call it at once. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
