@@ -6,7 +6,9 @@ export default function NotFound() {
   return (
     <Card>
       <EmptyState title="Page not found" icon="?" testId="not-found">
-        <Link href="/" className="text-brand-600 hover:underline">Back to the overview</Link>
+        <Link href="/" className="text-brand-600 hover:underline">
+          Back to the overview
+        </Link>
       </EmptyState>
     </Card>
   );

@@ -29,17 +29,25 @@ function rawClaimLoop(path: string, n: number, batch: number): number {
   db.exec(`CREATE TABLE q (id INTEGER PRIMARY KEY, status INTEGER NOT NULL, payload TEXT, worker TEXT, started INTEGER, finished INTEGER);
            CREATE INDEX q_pending ON q(id) WHERE status = 0;`);
   const ins = db.prepare('INSERT INTO q (status, payload) VALUES (0, ?)');
-  db.transaction(() => { for (let i = 0; i < n; i++) ins.run('{}'); })();
+  db.transaction(() => {
+    for (let i = 0; i < n; i++) ins.run('{}');
+  })();
   const claim = db.prepare(`UPDATE q SET status = 1, worker = ?, started = ? WHERE id IN
       (SELECT id FROM q WHERE status = 0 ORDER BY id LIMIT ?) RETURNING id, payload`);
   const done = db.prepare('UPDATE q SET status = 2, finished = ? WHERE id = ?');
   const one = db.transaction(() => {
     const rows = claim.all('w', Date.now(), 1) as { id: number; payload: string }[];
-    for (const r of rows) { JSON.parse(r.payload); done.run(Date.now(), r.id); }
+    for (const r of rows) {
+      JSON.parse(r.payload);
+      done.run(Date.now(), r.id);
+    }
     return rows.length;
   });
   const claimTx = db.transaction(() => claim.all('w', Date.now(), batch) as { id: number; payload: string }[]);
-  const doneTx = db.transaction((rows: { id: number }[]) => { const now = Date.now(); for (const r of rows) done.run(now, r.id); });
+  const doneTx = db.transaction((rows: { id: number }[]) => {
+    const now = Date.now();
+    for (const r of rows) done.run(now, r.id);
+  });
   const t0 = performance.now();
   let total = 0;
   for (;;) {
@@ -113,7 +121,10 @@ async function main() {
   let sent = 0;
   while (sent < total) {
     const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * LATENCY_RATE));
-    while (sent < due) { await lat.enqueue({ command: 'demo.echo' }); sent++; }
+    while (sent < due) {
+      await lat.enqueue({ command: 'demo.echo' });
+      sent++;
+    }
     await new Promise((r) => setTimeout(r, 1));
   }
   for (;;) {
@@ -126,8 +137,14 @@ async function main() {
   await lat.close();
   // exact per-task latency from the tables
   const db = new Database(join(dir, 'latency.db'), { readonly: true });
-  const lats = (db.prepare(`SELECT l.started_at - t.created_at AS ms FROM ExecutionLog l JOIN Tasks t ON t.id = l.task_id
-      WHERE l.attempt = 1`).all() as { ms: number }[]).map((r) => r.ms).sort((a, b) => a - b);
+  const lats = (
+    db
+      .prepare(`SELECT l.started_at - t.created_at AS ms FROM ExecutionLog l JOIN Tasks t ON t.id = l.task_id
+      WHERE l.attempt = 1`)
+      .all() as { ms: number }[]
+  )
+    .map((r) => r.ms)
+    .sort((a, b) => a - b);
   db.close();
   const latencyP50Ms = percentile(lats, 50);
   const latencyP99Ms = percentile(lats, 99);
@@ -135,16 +152,18 @@ async function main() {
 
   rmSync(dir, { recursive: true, force: true });
   const round = (x: number) => Math.round(x);
-  console.log(JSON.stringify({
-    enqueuePerSec: round(enqueuePerSec),
-    processedPerSec: round(processedPerSec),
-    latencyP50Ms,
-    latencyP99Ms,
-    rawClaimLoopPerSec: round(rawClaimLoopPerSec),
-    ratio: Math.round((processedPerSec / rawClaimLoopPerSec) * 1000) / 1000,
-    rawBatchLoopPerSec: round(rawBatchLoopPerSec),
-    batchRatio: Math.round((processedPerSec / rawBatchLoopPerSec) * 1000) / 1000,
-  }));
+  console.log(
+    JSON.stringify({
+      enqueuePerSec: round(enqueuePerSec),
+      processedPerSec: round(processedPerSec),
+      latencyP50Ms,
+      latencyP99Ms,
+      rawClaimLoopPerSec: round(rawClaimLoopPerSec),
+      ratio: Math.round((processedPerSec / rawClaimLoopPerSec) * 1000) / 1000,
+      rawBatchLoopPerSec: round(rawBatchLoopPerSec),
+      batchRatio: Math.round((processedPerSec / rawBatchLoopPerSec) * 1000) / 1000,
+    }),
+  );
 }
 
 main().catch((err) => {

@@ -52,7 +52,17 @@ function newestSource() {
       newest = Math.max(newest, st.mtimeMs);
     }
   };
-  for (const p of ['app', 'components', 'lib', 'db', 'proxy.ts', 'instrumentation.ts', 'next.config.js', 'postcss.config.mjs', 'package.json']) {
+  for (const p of [
+    'app',
+    'components',
+    'lib',
+    'db',
+    'proxy.ts',
+    'instrumentation.ts',
+    'next.config.js',
+    'postcss.config.mjs',
+    'package.json',
+  ]) {
     visit(join(root, p));
   }
   return newest;
@@ -61,7 +71,11 @@ function newestSource() {
 const buildId = join(root, '.next', 'BUILD_ID');
 const stale = existsSync(buildId) && newestSource() > statSync(buildId).mtimeMs;
 if (!existsSync(buildId) || stale) {
-  console.log(stale ? 'readpast: sources changed since the last build, running `next build`…' : 'readpast: no build yet, running `next build` (once)…');
+  console.log(
+    stale
+      ? 'readpast: sources changed since the last build, running `next build`…'
+      : 'readpast: no build yet, running `next build` (once)…',
+  );
   const { code } = await run(['build']);
   if (code !== 0) fail(`next build failed (exit ${code})`);
 }

@@ -88,7 +88,8 @@ export function queuesFlag(flag: string, value: string | undefined): string[] | 
 
 /** A task token (uuid), checked before the database is opened. */
 export function tokenArg(value: string): string {
-  if (!tokenSchema.safeParse(value).success) throw new UsageError('TOKEN', `not a task token (uuid): ${JSON.stringify(value.slice(0, 80))}`);
+  if (!tokenSchema.safeParse(value).success)
+    throw new UsageError('TOKEN', `not a task token (uuid): ${JSON.stringify(value.slice(0, 80))}`);
   return value.toLowerCase();
 }
 
@@ -103,7 +104,8 @@ export function queueArg(value: string, name = 'NAME'): string {
 /** A batch id (a positive integer) given as an argument or flag value. */
 export function batchIdArg(value: string, name = 'ID'): number {
   const n = /^\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(name, `not a batch id (a positive integer): ${JSON.stringify(value.slice(0, 80))}`);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new UsageError(name, `not a batch id (a positive integer): ${JSON.stringify(value.slice(0, 80))}`);
   return n;
 }
 

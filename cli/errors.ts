@@ -18,7 +18,10 @@ export const EXIT = {
 /** Bad arguments; `flag` names the offending flag or argument (e.g. `--priority`, `TOKEN`). */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
-  constructor(readonly flag: string | null, message: string) {
+  constructor(
+    readonly flag: string | null,
+    message: string,
+  ) {
     super(flag ? `${flag}: ${message}` : message);
   }
 }

@@ -21,14 +21,24 @@ export function formatBatch(b: BatchJson): string {
     ['created:', b.createdAt ?? '-'],
     ['released:', b.releasedAt ?? '-'],
     ['completed:', b.completedAt ?? '-'],
-    ['tasks:', `${t.total} (${t.pending} pending, ${t.running} running, ${t.succeeded} succeeded, ${t.dead} dead, ${t.cancelled} cancelled)`],
+    [
+      'tasks:',
+      `${t.total} (${t.pending} pending, ${t.running} running, ${t.succeeded} succeeded, ${t.dead} dead, ${t.cancelled} cancelled)`,
+    ],
   ]);
   if (b.stages.length === 0) return head + '\n\nstages: none yet';
   const rows = [['STAGE', 'TOTAL', 'PENDING', 'RUNNING', 'SUCCEEDED', 'DEAD', 'CANCELLED', 'FIRST STARTED', 'LAST ENDED']];
   for (const s of b.stages) {
     rows.push([
-      String(s.stage) + (s.stage === b.activeStage ? '*' : ''), String(s.total), String(s.pending), String(s.running),
-      String(s.succeeded), String(s.dead), String(s.cancelled), s.firstStartedAt ?? '-', s.lastEndedAt ?? '-',
+      String(s.stage) + (s.stage === b.activeStage ? '*' : ''),
+      String(s.total),
+      String(s.pending),
+      String(s.running),
+      String(s.succeeded),
+      String(s.dead),
+      String(s.cancelled),
+      s.firstStartedAt ?? '-',
+      s.lastEndedAt ?? '-',
     ]);
   }
   return head + '\n\n' + table(rows) + (b.activeStage === null ? '' : '\n(* active stage)');
@@ -38,7 +48,8 @@ export function formatBatch(b: BatchJson): string {
 export function formatWaited(b: BatchJson, tasks: TaskJson[], stage: number | undefined): string {
   const count = (s: string) => tasks.filter((t) => t.status === s).length;
   const what = stage === undefined ? `batch ${b.id} (${b.status})` : `batch ${b.id} stage ${stage}`;
-  const head = `${what}: done — ${tasks.length} task(s): ${count('succeeded')} succeeded, ${count('dead')} dead, ${count('cancelled')} cancelled`;
+  const head =
+    `${what}: done — ${tasks.length} task(s): ${count('succeeded')} succeeded, ${count('dead')} dead, ` + `${count('cancelled')} cancelled`;
   if (tasks.length === 0) return head;
   const rows = [['TOKEN', 'STAGE', 'STATUS', 'ATTEMPTS', 'COMMAND', 'RESULT / LAST ERROR']];
   for (const t of tasks) {

@@ -25,7 +25,14 @@ function compactJson(v: unknown, max = 200): string {
 export function table(rows: string[][]): string {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 export function formatStatus(s: StatusJson): string {
@@ -53,16 +60,29 @@ export function formatStatus(s: StatusJson): string {
   for (const a of s.history) {
     const error = a.errorMessage ? `${a.errorNumber === null ? '' : `[${a.errorNumber}] `}${a.errorMessage}` : '';
     rows.push([
-      String(a.attempt), a.outcome, a.workerId ?? '-', a.session === null ? '-' : String(a.session),
-      a.startedAt ?? '-', (a.endedAt ?? '-') + between(a.startedAt, a.endedAt), error,
+      String(a.attempt),
+      a.outcome,
+      a.workerId ?? '-',
+      a.session === null ? '-' : String(a.session),
+      a.startedAt ?? '-',
+      (a.endedAt ?? '-') + between(a.startedAt, a.endedAt),
+      error,
     ]);
   }
-  return out + '\n' + table(rows).split('\n').map((l) => '  ' + l).join('\n');
+  return (
+    out +
+    '\n' +
+    table(rows)
+      .split('\n')
+      .map((l) => '  ' + l)
+      .join('\n')
+  );
 }
 
 export function formatStats(s: StatsJson): string {
   const rows = [['QUEUE', 'PENDING', 'RUNNING', 'SUCCEEDED', 'DEAD', 'CANCELLED']];
-  for (const q of s.queues) rows.push([q.queue, String(q.pending), String(q.running), String(q.succeeded), String(q.dead), String(q.cancelled)]);
+  for (const q of s.queues)
+    rows.push([q.queue, String(q.pending), String(q.running), String(q.succeeded), String(q.dead), String(q.cancelled)]);
   const t = s.totals;
   rows.push(['(total)', String(t.pending), String(t.running), String(t.succeeded), String(t.dead), String(t.cancelled)]);
   let out = table(rows);

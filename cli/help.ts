@@ -1,8 +1,16 @@
 // Usage text of the command line, kept apart from the commands so `help` loads nothing else
 // (but the bounds it quotes, from a module that imports nothing).
 import {
-  MAX_ATTEMPTS, MAX_BATCH_PARALLEL, MAX_CONCURRENCY_LIMIT, MAX_PRIORITY, MAX_STAGE, MIN_ATTEMPTS, MIN_BATCH_PARALLEL,
-  MIN_CONCURRENCY_LIMIT, MIN_PRIORITY, MIN_STAGE,
+  MAX_ATTEMPTS,
+  MAX_BATCH_PARALLEL,
+  MAX_CONCURRENCY_LIMIT,
+  MAX_PRIORITY,
+  MAX_STAGE,
+  MIN_ATTEMPTS,
+  MIN_BATCH_PARALLEL,
+  MIN_CONCURRENCY_LIMIT,
+  MIN_PRIORITY,
+  MIN_STAGE,
 } from '../lib/engine/limits';
 
 const GENERAL = `readpast — durable parallel tasks on SQL Server or SQLite

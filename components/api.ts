@@ -46,7 +46,11 @@ export interface HandlersJson {
 
 /** An error answer from the API (`{ error, field? }`) or the network. */
 export class ApiError extends Error {
-  constructor(message: string, readonly status: number, readonly field?: string) {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly field?: string,
+  ) {
     super(message);
     this.name = 'ApiError';
   }

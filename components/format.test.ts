@@ -57,7 +57,17 @@ describe('enqueue form checks', () => {
 });
 
 describe('bucketPoints', () => {
-  const p = (s: number, o: Partial<{ succeeded: number; failed: number; started: number; latencyAvgMs: number | null; latencyMaxMs: number | null; depth: number | null }> = {}) => ({
+  const p = (
+    s: number,
+    o: Partial<{
+      succeeded: number;
+      failed: number;
+      started: number;
+      latencyAvgMs: number | null;
+      latencyMaxMs: number | null;
+      depth: number | null;
+    }> = {},
+  ) => ({
     at: new Date(Date.UTC(2025, 0, 1, 0, 0, s)).toISOString(),
     enqueued: 0,
     started: 0,

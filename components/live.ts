@@ -13,7 +13,11 @@ const isClientError = (e: unknown) => e instanceof ApiError && e.status >= 400 &
  * no polling until the page asks again); other errors keep polling, and the last error stays
  * reported while the next attempt runs instead of flashing back to "loading".
  */
-export function useLive<T>(key: readonly unknown[], url: string, opts: { enabled?: boolean; keepPrevious?: boolean } = {}): UseQueryResult<T, Error> {
+export function useLive<T>(
+  key: readonly unknown[],
+  url: string,
+  opts: { enabled?: boolean; keepPrevious?: boolean } = {},
+): UseQueryResult<T, Error> {
   const q = useQuery<T, Error>({
     queryKey: key,
     queryFn: ({ signal }) => fetchJson<T>(url, signal),
@@ -27,7 +31,7 @@ export function useLive<T>(key: readonly unknown[], url: string, opts: { enabled
   const k = JSON.stringify(key);
   if (q.error) lastError.current = { key: k, error: q.error };
   else if (q.isSuccess || lastError.current?.key !== k) lastError.current = null;
-  const sticky = q.isPending && q.data === undefined ? lastError.current?.error ?? null : null;
+  const sticky = q.isPending && q.data === undefined ? (lastError.current?.error ?? null) : null;
   if (!sticky) return q;
   return { ...q, isPending: false, isLoading: false, isError: true, status: 'error', error: sticky } as unknown as UseQueryResult<T, Error>;
 }
@@ -57,7 +61,11 @@ function subscribe(fn: () => void) {
 
 /** The current time, re-rendering twice a second. */
 export function useNow(): number {
-  return useSyncExternalStore(subscribe, () => now, () => now);
+  return useSyncExternalStore(
+    subscribe,
+    () => now,
+    () => now,
+  );
 }
 
 /** Whether a media query matches; assumes a desktop width while rendering on the server. */

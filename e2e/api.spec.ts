@@ -68,7 +68,10 @@ test('bad input is a 400 naming the field', async ({ request }) => {
   await expect400(await request.post('/api/tasks', { data: { command: 'demo.echo', maxAttempts: 0 } }), 'maxAttempts');
   await expect400(await request.post('/api/tasks', { data: { command: 'demo.echo', runAt: 'tomorrow' } }), 'runAt');
   await expect400(await request.post('/api/tasks', { data: { command: 'demo.echo', colour: 'red' } }), 'colour');
-  await expect400(await request.post('/api/tasks', { data: { command: 'demo.echo', payload: { blob: 'x'.repeat(300 * 1024) } } }), 'payload');
+  await expect400(
+    await request.post('/api/tasks', { data: { command: 'demo.echo', payload: { blob: 'x'.repeat(300 * 1024) } } }),
+    'payload',
+  );
   await expect400(await request.post('/api/tasks', { data: { command: 'demo.echo', queue: "x'; DROP TABLE Tasks;--" } }), 'queue');
   // sql tasks need READPAST_ALLOW_SQL=1, which this server does not have
   await expect400(await request.post('/api/tasks', { data: { kind: 'sql', command: 'SELECT 1' } }), 'kind');
@@ -199,12 +202,16 @@ test('with no local workers, POST /api/engine/drain runs due tasks within maxMs'
 
 test('read routes answer with their documented shapes', async ({ request }) => {
   const stats = await (await request.get('/api/stats')).json();
-  expect(stats.totals).toEqual(expect.objectContaining({ pending: expect.any(Number), succeeded: expect.any(Number), dead: expect.any(Number) }));
+  expect(stats.totals).toEqual(
+    expect.objectContaining({ pending: expect.any(Number), succeeded: expect.any(Number), dead: expect.any(Number) }),
+  );
   expect(Array.isArray(stats.queues)).toBe(true);
 
   const metrics = await (await request.get('/api/metrics?minutes=1')).json();
   expect(metrics.points.length).toBeGreaterThanOrEqual(60);
-  expect(metrics.points[0]).toEqual(expect.objectContaining({ at: expect.any(String), succeeded: expect.any(Number), failed: expect.any(Number) }));
+  expect(metrics.points[0]).toEqual(
+    expect.objectContaining({ at: expect.any(String), succeeded: expect.any(Number), failed: expect.any(Number) }),
+  );
 
   const running = await (await request.get('/api/running')).json();
   expect(Array.isArray(running.items)).toBe(true);

@@ -104,7 +104,13 @@ test('a demo staged batch created from the UI advances stage by stage and comple
 test('release an open batch from its page; it completes', async ({ page, request }) => {
   const queue = unique('ui-release');
   const id = await createBatch(request, { maxParallel: 1 });
-  const tokens = await addTasks(request, id, { stage: 0, tasks: [{ command: 'demo.sleep', queue, payload: { ms: 300 } }, { command: 'demo.echo', queue, payload: { n: 1 } }] });
+  const tokens = await addTasks(request, id, {
+    stage: 0,
+    tasks: [
+      { command: 'demo.sleep', queue, payload: { ms: 300 } },
+      { command: 'demo.echo', queue, payload: { n: 1 } },
+    ],
+  });
   await addTasks(request, id, { command: 'demo.echo', queue, payload: { n: 2 }, stage: 1 });
 
   await page.goto(`/batches/${id}`);

@@ -9,10 +9,21 @@
 // that on SQLite the Procedure tab is absent and the SQL Server-only routes answer 400.
 import { expect, test, type Page, type Route } from '@playwright/test';
 
-const MSSQL_HANDLERS = { handlers: ['demo.echo', 'demo.fail', 'demo.flaky', 'demo.sleep'], kinds: ['handler', 'sql', 'procedure'], dialect: 'mssql' };
+const MSSQL_HANDLERS = {
+  handlers: ['demo.echo', 'demo.fail', 'demo.flaky', 'demo.sleep'],
+  kinds: ['handler', 'sql', 'procedure'],
+  dialect: 'mssql',
+};
 
 const param = (name: string, type: string, extra: Record<string, unknown> = {}) => ({
-  name, type, maxLength: null, precision: null, scale: null, isOutput: false, isTable: false, ...extra,
+  name,
+  type,
+  maxLength: null,
+  precision: null,
+  scale: null,
+  isOutput: false,
+  isTable: false,
+  ...extra,
 });
 
 /** What `GET /api/procedures/dbo.usp_charge/parameters` answers for a procedure with these parameters. */
@@ -37,13 +48,17 @@ async function sqlServerMode(page: Page) {
   await page.route('**/api/handlers', (route) => json(route, MSSQL_HANDLERS));
 }
 
-test('the Procedure tab renders a typed field per parameter, refuses bad values, posts the JSON and shows a server 400 on its field', async ({ page }, testInfo) => {
+const PROCEDURE_TAB =
+  'the Procedure tab renders a typed field per parameter, refuses bad values, posts the JSON and shows a server 400 on its field';
+test(PROCEDURE_TAB, async ({ page }, testInfo) => {
   await sqlServerMode(page);
   const looked: string[] = [];
   await page.route('**/api/procedures/**', (route) => {
     const name = decodeURIComponent(new URL(route.request().url()).pathname.split('/')[3] ?? '');
     looked.push(name);
-    return name === 'dbo.usp_charge' ? json(route, CHARGE) : json(route, { error: `no procedure ${name} in this database (or this login may not see it)` }, 404);
+    return name === 'dbo.usp_charge'
+      ? json(route, CHARGE)
+      : json(route, { error: `no procedure ${name} in this database (or this login may not see it)` }, 404);
   });
   const posted: unknown[] = [];
   const TOKEN = '0190f5c2-7b1e-7cc3-9a55-3b2f6d1e8a01';
@@ -52,7 +67,11 @@ test('the Procedure tab renders a typed field per parameter, refuses bad values,
     posted.push(route.request().postDataJSON());
     // the first enqueue is refused the way the SQL Server store refuses a value it cannot convert
     return posted.length === 1
-      ? json(route, { error: 'payload.amount: @amount (decimal(18,4)): at most 14 digits before the decimal point', field: 'payload.amount' }, 400)
+      ? json(
+          route,
+          { error: 'payload.amount: @amount (decimal(18,4)): at most 14 digits before the decimal point', field: 'payload.amount' },
+          400,
+        )
       : json(route, { token: TOKEN, created: true }, 201);
   });
 
@@ -167,22 +186,69 @@ const T = {
   handler: '0190f5c2-0000-7000-8000-00000000d064',
 };
 const running = (n: number, token: string, kind: string, command: string, session: number, live: Record<string, unknown> | null) => ({
-  attemptId: 900 + n, token, queue: 'nightly', kind, command, attempt: 1, maxAttempts: 3, workerId: `db-host:4242:w${n}`,
-  session, tokenNo: null, batchId: null, stage: null, startedAt: at(60_000 + n * 5000), leaseUntil: new Date(now + 30_000).toISOString(),
-  cancelRequested: false, live,
+  attemptId: 900 + n,
+  token,
+  queue: 'nightly',
+  kind,
+  command,
+  attempt: 1,
+  maxAttempts: 3,
+  workerId: `db-host:4242:w${n}`,
+  session,
+  tokenNo: null,
+  batchId: null,
+  stage: null,
+  startedAt: at(60_000 + n * 5000),
+  leaseUntil: new Date(now + 30_000).toISOString(),
+  cancelRequested: false,
+  live,
 });
 const live = (o: Record<string, unknown>) => ({
-  status: 'running', command: 'UPDATE', waitType: null, waitTimeMs: null, blockingSession: null, cpuMs: 0, percentComplete: 0, openTransactions: 0, ...o,
+  status: 'running',
+  command: 'UPDATE',
+  waitType: null,
+  waitTimeMs: null,
+  blockingSession: null,
+  cpuMs: 0,
+  percentComplete: 0,
+  openTransactions: 0,
+  ...o,
 });
 // listed in the order the store returns them (by start); the blocked task comes first
 const RUNNING = {
   items: [
-    running(1, T.blocked, 'sql', 'UPDATE dbo.Orders SET Archived = 1 WHERE OrderDate < @cutoff', 62,
-      live({ status: 'suspended', waitType: 'LCK_M_X', waitTimeMs: 41_250, blockingSession: 61, cpuMs: 15, openTransactions: 1 })),
-    running(2, T.head, 'procedure', 'dbo.usp_nightly_rollup', 61,
-      live({ status: 'running', command: 'ALTER INDEX', cpuMs: 48_210, percentComplete: 37.4, openTransactions: 2 })),
-    running(3, T.outside, 'sql', 'DELETE FROM dbo.AuditLog WHERE At < DATEADD(day, -90, SYSDATETIME())', 63,
-      live({ status: 'suspended', command: 'DELETE', waitType: 'LCK_M_IX', waitTimeMs: 7_300, blockingSession: 88, cpuMs: 3, openTransactions: 1 })),
+    running(
+      1,
+      T.blocked,
+      'sql',
+      'UPDATE dbo.Orders SET Archived = 1 WHERE OrderDate < @cutoff',
+      62,
+      live({ status: 'suspended', waitType: 'LCK_M_X', waitTimeMs: 41_250, blockingSession: 61, cpuMs: 15, openTransactions: 1 }),
+    ),
+    running(
+      2,
+      T.head,
+      'procedure',
+      'dbo.usp_nightly_rollup',
+      61,
+      live({ status: 'running', command: 'ALTER INDEX', cpuMs: 48_210, percentComplete: 37.4, openTransactions: 2 }),
+    ),
+    running(
+      3,
+      T.outside,
+      'sql',
+      'DELETE FROM dbo.AuditLog WHERE At < DATEADD(day, -90, SYSDATETIME())',
+      63,
+      live({
+        status: 'suspended',
+        command: 'DELETE',
+        waitType: 'LCK_M_IX',
+        waitTimeMs: 7_300,
+        blockingSession: 88,
+        cpuMs: 3,
+        openTransactions: 1,
+      }),
+    ),
     running(4, T.handler, 'handler', 'demo.sleep', 64, null),
   ],
 };
@@ -248,21 +314,37 @@ test('Workers shows SPID and login time, and why live request state is off', asy
   await sqlServerMode(page);
   const login = new Date(now - 3_600_000).toISOString();
   const worker = (n: number, session: number) => ({
-    workerId: `db-host:4242:w${n}`, host: 'db-host', pid: 4242, role: 'worker', session, loginTime: login, startedAt: login,
-    heartbeatAt: new Date(now).toISOString(), heartbeatAgeMs: 300, state: 'running', currentTask: null,
+    workerId: `db-host:4242:w${n}`,
+    host: 'db-host',
+    pid: 4242,
+    role: 'worker',
+    session,
+    loginTime: login,
+    startedAt: login,
+    heartbeatAt: new Date(now).toISOString(),
+    heartbeatAgeMs: 300,
+    state: 'running',
+    currentTask: null,
   });
-  await page.route('**/api/workers', (route) => json(route, {
-    workers: [worker(1, 57), worker(2, 58)],
-    pool: null,
-    liveStatus: { available: false, reason: 'this login lacks VIEW SERVER STATE: live request state (waits, blocking, CPU) is not shown' },
-  }));
+  await page.route('**/api/workers', (route) =>
+    json(route, {
+      workers: [worker(1, 57), worker(2, 58)],
+      pool: null,
+      liveStatus: {
+        available: false,
+        reason: 'this login lacks VIEW SERVER STATE: live request state (waits, blocking, CPU) is not shown',
+      },
+    }),
+  );
   await page.goto('/workers');
   const rows = page.getByTestId('worker-row');
   await expect(rows).toHaveCount(2);
   await expect(rows.nth(0)).toContainText(/SPID 57 · login \d{2}:\d{2}:\d{2}/);
   await expect(rows.nth(1).getByTestId('worker-session')).toHaveText('58');
   await expect(page.getByTestId('live-status-note')).toContainText('Live request state is off');
-  await expect(page.getByTestId('live-status-reason')).toHaveText('This login lacks VIEW SERVER STATE: live request state (waits, blocking, CPU) is not shown.');
+  await expect(page.getByTestId('live-status-reason')).toHaveText(
+    'This login lacks VIEW SERVER STATE: live request state (waits, blocking, CPU) is not shown.',
+  );
 });
 
 // ---- the real server (SQLite), nothing intercepted ----------------------------------------------

@@ -18,13 +18,30 @@ async function ok<T = any>(res: APIResponse, status = 200): Promise<T> {
   return (await res.json()) as T;
 }
 
-interface Change { queue: string; field: string; oldValue: string; newValue: string; changedBy: string; at: string }
-interface Attempt { token: string; stage: number; attempt: number; workerId: string; session: number | null; startedAt: string; endedAt: string | null; outcome: string }
+interface Change {
+  queue: string;
+  field: string;
+  oldValue: string;
+  newValue: string;
+  changedBy: string;
+  at: string;
+}
+interface Attempt {
+  token: string;
+  stage: number;
+  attempt: number;
+  workerId: string;
+  session: number | null;
+  startedAt: string;
+  endedAt: string | null;
+  outcome: string;
+}
 
 async function queues(request: APIRequestContext) {
-  return ok<{ queues: { name: string; concurrencyLimit: number | null; paused: boolean; pending: number; running: number; granted: number }[]; changes: Change[] }>(
-    await request.get('/api/queues'),
-  );
+  return ok<{
+    queues: { name: string; concurrencyLimit: number | null; paused: boolean; pending: number; running: number; granted: number }[];
+    changes: Change[];
+  }>(await request.get('/api/queues'));
 }
 
 async function addTasks(request: APIRequestContext, id: number, body: unknown): Promise<string[]> {
@@ -72,10 +89,16 @@ test('bad queue patches are 400s naming the field', async ({ request }) => {
   await expect400(await request.patch(`/api/queues/${name}`, { data: { concurrencyLimit: 2.5 } }), 'concurrencyLimit');
   await expect400(await request.patch(`/api/queues/${name}`, { data: { paused: 'yes' } }), 'paused');
   await expect400(await request.patch(`/api/queues/${name}`, { data: { concurrencyLimit: 2, colour: 'red' } }), 'colour');
-  await expect400(await request.patch(`/api/queues/${name}`, { headers: { 'content-type': 'application/json' }, data: '{"paused":' }), 'body');
+  await expect400(
+    await request.patch(`/api/queues/${name}`, { headers: { 'content-type': 'application/json' }, data: '{"paused":' }),
+    'body',
+  );
   const empty = await request.patch(`/api/queues/${name}`, { data: {} });
   expect(empty.status()).toBe(400);
-  await expect400(await request.patch(`/api/queues/${encodeURIComponent("x'; DROP TABLE Queues;--")}`, { data: { concurrencyLimit: 2 } }), 'name');
+  await expect400(
+    await request.patch(`/api/queues/${encodeURIComponent("x'; DROP TABLE Queues;--")}`, { data: { concurrencyLimit: 2 } }),
+    'name',
+  );
   await expect400(await request.get(`/api/queues/${encodeURIComponent("x'; DROP TABLE")}/tokens`), 'name');
   await expect400(await request.get(`/api/tokens?queue=${encodeURIComponent("x'; DROP TABLE")}`), 'queue');
 
@@ -113,8 +136,22 @@ test('a singleton queue grants its one token to the running task; the tokens rou
     const r = await request.post('/api/tasks', { data: { command: 'demo.sleep', queue: name, payload: { ms: 2500 } } });
     tokens.push((await ok<{ token: string }>(r, 201)).token);
   }
-  type Grant = { queue: string; tokenNo: number; status: string; token: string | null; workerId: string | null; grantedAt: string | null; holderDead: boolean };
-  await expect.poll(async () => (await ok<{ tokens: Grant[] }>(await request.get(`/api/queues/${name}/tokens`))).tokens.filter((t) => t.status === 'granted').length).toBe(1);
+  type Grant = {
+    queue: string;
+    tokenNo: number;
+    status: string;
+    token: string | null;
+    workerId: string | null;
+    grantedAt: string | null;
+    holderDead: boolean;
+  };
+  await expect
+    .poll(
+      async () =>
+        (await ok<{ tokens: Grant[] }>(await request.get(`/api/queues/${name}/tokens`))).tokens.filter((t) => t.status === 'granted')
+          .length,
+    )
+    .toBe(1);
   const { tokens: grants } = await ok<{ tokens: Grant[] }>(await request.get(`/api/queues/${name}/tokens`));
   expect(grants).toHaveLength(1);
   expect(grants[0]).toMatchObject({ queue: name, tokenNo: 1, status: 'granted', holderDead: false });
@@ -122,7 +159,12 @@ test('a singleton queue grants its one token to the running task; the tokens rou
   expect(grants[0]!.workerId).toBeTruthy();
   const all = await ok<{ tokens: Grant[] }>(await request.get(`/api/tokens?queue=${name}`));
   expect(all.tokens).toEqual(grants);
-  expect((await queues(request)).queues.find((q) => q.name === name)).toMatchObject({ concurrencyLimit: 1, running: 1, granted: 1, pending: 1 });
+  expect((await queues(request)).queues.find((q) => q.name === name)).toMatchObject({
+    concurrencyLimit: 1,
+    running: 1,
+    granted: 1,
+    pending: 1,
+  });
   for (const t of tokens) await waitForStatus(request, t, 'succeeded');
 });
 
@@ -133,7 +175,10 @@ test('a staged batch: create, add stage 0, 1 and 2 tasks, release, long-poll unt
   const id = created.id as number;
 
   // an open batch runs as it is filled, so stages go in in order (the seeds' way)
-  const stage0 = await addTasks(request, id, { stage: 0, tasks: [300, 500, 400].map((ms) => ({ command: 'demo.sleep', queue, payload: { ms } })) });
+  const stage0 = await addTasks(request, id, {
+    stage: 0,
+    tasks: [300, 500, 400].map((ms) => ({ command: 'demo.sleep', queue, payload: { ms } })),
+  });
   const stage1 = await addTasks(request, id, { stage: 1, tasks: [1, 2].map((n) => ({ command: 'demo.echo', queue, payload: { n } })) });
   const single = await addTasks(request, id, { command: 'demo.echo', queue, payload: { last: true }, stage: 2 });
   expect(stage1).toHaveLength(2);
@@ -161,18 +206,30 @@ test('a staged batch: create, add stage 0, 1 and 2 tasks, release, long-poll unt
   // the detail lists tasks by stage, then in enqueue order
   const detail = await ok(await request.get(`/api/batches/${id}`));
   expect(detail.tasks.map((t: { token: string }) => t.token)).toEqual([...stage0, ...stage1, ...single]);
-  expect(detail.stages.map((s: { stage: number; total: number }) => [s.stage, s.total])).toEqual([[0, 3], [1, 2], [2, 1]]);
+  expect(detail.stages.map((s: { stage: number; total: number }) => [s.stage, s.total])).toEqual([
+    [0, 3],
+    [1, 2],
+    [2, 1],
+  ]);
 
   // ExecutionLog: no stage-k attempt started before the last stage-(k−1) attempt ended; the cap of 2 held
   const { attempts } = await ok<{ attempts: Attempt[] }>(await request.get(`/api/batches/${id}/timeline`));
   expect(attempts).toHaveLength(6);
-  for (const a of attempts) expect(a).toMatchObject({ outcome: 'succeeded', attempt: 1, workerId: expect.any(String), endedAt: expect.any(String) });
+  for (const a of attempts)
+    expect(a).toMatchObject({ outcome: 'succeeded', attempt: 1, workerId: expect.any(String), endedAt: expect.any(String) });
   for (let k = 1; k <= 2; k++) {
     const lastEnd = Math.max(...attempts.filter((a) => a.stage === k - 1).map((a) => Date.parse(a.endedAt!)));
     const firstStart = Math.min(...attempts.filter((a) => a.stage === k).map((a) => Date.parse(a.startedAt)));
     expect(firstStart, `stage ${k} started before stage ${k - 1} ended`).toBeGreaterThanOrEqual(lastEnd);
   }
-  const events = attempts.flatMap((a) => [[Date.parse(a.startedAt), 1], [Date.parse(a.endedAt!), -1]] as const)
+  const events = attempts
+    .flatMap(
+      (a) =>
+        [
+          [Date.parse(a.startedAt), 1],
+          [Date.parse(a.endedAt!), -1],
+        ] as const,
+    )
     .sort((x, y) => x[0] - y[0] || x[1] - y[1]);
   let running = 0;
   let peak = 0;
@@ -202,7 +259,10 @@ test('the long-poll answers done: false at its timeout while the batch still run
 test('adding to a released batch is 409; bad batch requests are 400 naming the field', async ({ request }) => {
   const { id } = await ok(await request.post('/api/batches', { data: { onFailure: 'abort' } }), 201);
   await expect400(await request.post(`/api/batches/${id}/tasks`, { data: { command: 'no.such.handler' } }), 'command');
-  await expect400(await request.post(`/api/batches/${id}/tasks`, { data: { tasks: [{ command: 'demo.echo' }, { command: 'demo.echo', stage: -1 }] } }), 'tasks.1.stage');
+  await expect400(
+    await request.post(`/api/batches/${id}/tasks`, { data: { tasks: [{ command: 'demo.echo' }, { command: 'demo.echo', stage: -1 }] } }),
+    'tasks.1.stage',
+  );
   await expect400(await request.post(`/api/batches/${id}/tasks`, { data: { command: 'demo.echo', batchId: id + 1 } }), 'batchId');
   await expect400(await request.post(`/api/batches/${id}/tasks`, { data: { tasks: [] } }), 'tasks');
   await ok(await request.post(`/api/batches/${id}/release`));

@@ -3,8 +3,21 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { enqueue, unique, waitForStatus } from './helpers';
 
-interface QueueJson { name: string; concurrencyLimit: number | null; paused: boolean; running: number; pending: number; granted: number }
-interface ChangeJson { queue: string; field: string; oldValue: string; newValue: string; changedBy: string }
+interface QueueJson {
+  name: string;
+  concurrencyLimit: number | null;
+  paused: boolean;
+  running: number;
+  pending: number;
+  granted: number;
+}
+interface ChangeJson {
+  queue: string;
+  field: string;
+  oldValue: string;
+  newValue: string;
+  changedBy: string;
+}
 
 async function queueOf(request: APIRequestContext, name: string): Promise<QueueJson> {
   const res = await request.get(`/api/queues/${name}`);
@@ -22,7 +35,10 @@ function collectErrors(page: Page): string[] {
   return errors;
 }
 
-test('a limit of 1 grants one token; raising it to 2 in place grants two; the history shows 1 → 2; pause pauses', async ({ page, request }) => {
+test('a limit of 1 grants one token; raising it to 2 in place grants two; the history shows 1 → 2; pause pauses', async ({
+  page,
+  request,
+}) => {
   const name = unique('ui-limit');
   const set = await request.patch(`/api/queues/${name}`, { data: { concurrencyLimit: 1 } });
   expect(set.status(), await set.text()).toBe(200);
@@ -84,7 +100,9 @@ test('a limit of 1 grants one token; raising it to 2 in place grants two; the hi
   await expect(toggle).toHaveAttribute('aria-checked', 'true');
   await expect(row).toHaveAttribute('data-paused', 'true');
   await expect.poll(async () => (await queueOf(request, name)).paused).toBe(true);
-  await expect(page.locator(`[data-testid="change-row"][data-queue="${name}"][data-field="paused"]`).first().getByTestId('change-value')).toHaveText('active → paused');
+  await expect(
+    page.locator(`[data-testid="change-row"][data-queue="${name}"][data-field="paused"]`).first().getByTestId('change-value'),
+  ).toHaveText('active → paused');
 
   // resume; every task finishes and the grants go away
   await toggle.click();
@@ -115,7 +133,9 @@ test('unlimited in place, and back; the Queues page fits a phone', async ({ page
   await row.getByTestId('limit-input').fill('4');
   await row.getByTestId('limit-input').press('Enter');
   await expect(row).toHaveAttribute('data-limit', '4');
-  await expect(page.locator(`[data-testid="change-row"][data-queue="${name}"]`).first().getByTestId('change-value')).toHaveText('unlimited → 4');
+  await expect(page.locator(`[data-testid="change-row"][data-queue="${name}"]`).first().getByTestId('change-value')).toHaveText(
+    'unlimited → 4',
+  );
 
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow, '/queues scrolls sideways').toBeLessThanOrEqual(0);

@@ -53,7 +53,13 @@ describe('loadDemoWorkload', () => {
     const { queues, changes } = await rp.queues();
     expect(queues.find((q) => q.name === DEMO_LIMIT.queue)?.concurrencyLimit).toBe(2);
     expect(changes).toEqual([
-      expect.objectContaining({ queue: DEMO_LIMIT.queue, field: 'concurrencyLimit', oldValue: 'unlimited', newValue: '2', changedBy: 'demo' }),
+      expect.objectContaining({
+        queue: DEMO_LIMIT.queue,
+        field: 'concurrencyLimit',
+        oldValue: 'unlimited',
+        newValue: '2',
+        changedBy: 'demo',
+      }),
     ]);
 
     // loading it again adds work but records no change that did not happen

@@ -15,8 +15,19 @@ export interface DemoOptions {
 const FAILURES: { queue: string; message: string; number: number; maxAttempts: number }[] = [
   { queue: 'emails', message: 'SMTP 550: mailbox unavailable for ops-alerts@example.com', number: 550, maxAttempts: 3 },
   { queue: 'emails', message: 'SMTP 421: service not available, closing transmission channel', number: 421, maxAttempts: 2 },
-  { queue: 'etl', message: "Violation of PRIMARY KEY constraint 'PK_Orders'. Cannot insert duplicate key in object 'dbo.Orders'.", number: 2627, maxAttempts: 2 },
-  { queue: 'etl', message: 'Transaction (Process ID 57) was deadlocked on lock resources with another process and has been chosen as the deadlock victim.', number: 1205, maxAttempts: 3 },
+  {
+    queue: 'etl',
+    message: "Violation of PRIMARY KEY constraint 'PK_Orders'. Cannot insert duplicate key in object 'dbo.Orders'.",
+    number: 2627,
+    maxAttempts: 2,
+  },
+  {
+    queue: 'etl',
+    message:
+      'Transaction (Process ID 57) was deadlocked on lock resources with another process and has been chosen as the deadlock victim.',
+    number: 1205,
+    maxAttempts: 3,
+  },
   { queue: 'etl', message: 'Conversion failed when converting date and/or time from character string.', number: 241, maxAttempts: 2 },
   { queue: 'reports', message: 'Report template "quarterly-v2" not found', number: 50001, maxAttempts: 2 },
   { queue: 'default', message: 'Upstream API returned 503 Service Unavailable', number: 503, maxAttempts: 3 },

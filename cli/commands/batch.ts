@@ -51,7 +51,12 @@ async function create(argv: string[]): Promise<number> {
 }
 
 async function status(argv: string[]): Promise<number> {
-  const { values, positionals: rest } = parseFlags({ args: argv, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: true });
+  const { values, positionals: rest } = parseFlags({
+    args: argv,
+    options: { json: { type: 'boolean' } },
+    strict: true,
+    allowPositionals: true,
+  });
   const id = idOf(rest);
   return withContext({}, async ({ readpast }) => {
     const batch = await readpast.batch(id);
@@ -65,7 +70,9 @@ async function release(argv: string[]): Promise<number> {
   const id = idOf(rest);
   return withContext({}, async ({ readpast }) => {
     const batch = await readpast.releaseBatch(id);
-    print(`released batch ${id} (${batch.status}; ${batch.totals.total} task(s), ${batch.totals.pending + batch.totals.running} unfinished)`);
+    print(
+      `released batch ${id} (${batch.status}; ${batch.totals.total} task(s), ${batch.totals.pending + batch.totals.running} unfinished)`,
+    );
     return EXIT.ok;
   });
 }
@@ -108,10 +115,15 @@ async function wait(argv: string[]): Promise<number> {
 export async function run(argv: string[]): Promise<number> {
   const [sub, rest] = subcommand(argv, SUBCOMMANDS.batch);
   switch (sub) {
-    case 'create': return create(rest);
-    case 'status': return status(rest);
-    case 'release': return release(rest);
-    case 'cancel': return cancel(rest);
-    case 'wait': return wait(rest);
+    case 'create':
+      return create(rest);
+    case 'status':
+      return status(rest);
+    case 'release':
+      return release(rest);
+    case 'cancel':
+      return cancel(rest);
+    case 'wait':
+      return wait(rest);
   }
 }

@@ -2,7 +2,14 @@
 // — prints the token alone.
 import { NotFoundError, ValidationError } from '../../lib/engine/errors';
 import {
-  MAX_ATTEMPTS, MAX_PRIORITY, MAX_STAGE, MAX_TIMEOUT_MS, MIN_ATTEMPTS, MIN_PRIORITY, MIN_STAGE, MIN_TIMEOUT_MS,
+  MAX_ATTEMPTS,
+  MAX_PRIORITY,
+  MAX_STAGE,
+  MAX_TIMEOUT_MS,
+  MIN_ATTEMPTS,
+  MIN_PRIORITY,
+  MIN_STAGE,
+  MIN_TIMEOUT_MS,
 } from '../../lib/engine/limits';
 import { batchIdArg, intFlag, jsonFlag, parseFlags, positionals } from '../args';
 import { print, withContext } from '../context';
@@ -79,7 +86,11 @@ export async function run(argv: string[]): Promise<number> {
       if (err instanceof ValidationError) {
         if (err.field === 'batchId' && /no batch/.test(err.message)) throw new NotFoundError(`--batch: no batch ${request.batchId}`);
         const flag = err.field === 'kind' || err.field === 'command' ? KIND_FLAGS[kind] : FIELD_FLAGS[err.field];
-        if (flag === '--run-at') throw new UsageError(flag, `must be an ISO-8601 time with a zone, e.g. 2030-01-01T09:00:00Z (got ${JSON.stringify(values['run-at'])})`);
+        if (flag === '--run-at')
+          throw new UsageError(
+            flag,
+            `must be an ISO-8601 time with a zone, e.g. 2030-01-01T09:00:00Z (got ${JSON.stringify(values['run-at'])})`,
+          );
         if (flag) throw new UsageError(flag, err.message.slice(err.field.length + 2));
       }
       throw err;

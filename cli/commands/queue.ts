@@ -50,7 +50,12 @@ async function set(argv: string[]): Promise<number> {
 }
 
 async function list(argv: string[]): Promise<number> {
-  const { values, positionals: rest } = parseFlags({ args: argv, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: true });
+  const { values, positionals: rest } = parseFlags({
+    args: argv,
+    options: { json: { type: 'boolean' } },
+    strict: true,
+    allowPositionals: true,
+  });
   positionals(rest, []);
   return withContext({}, async ({ readpast }) => {
     const { queues, changes } = await readpast.queues();
@@ -60,7 +65,12 @@ async function list(argv: string[]): Promise<number> {
 }
 
 async function tokens(argv: string[]): Promise<number> {
-  const { values, positionals: rest } = parseFlags({ args: argv, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: true });
+  const { values, positionals: rest } = parseFlags({
+    args: argv,
+    options: { json: { type: 'boolean' } },
+    strict: true,
+    allowPositionals: true,
+  });
   if (rest.length > 1) throw new UsageError(null, `unexpected argument ${JSON.stringify(rest[1])}`);
   const name = rest[0] === undefined ? undefined : queueArg(rest[0]);
   return withContext({}, async ({ readpast }) => {

@@ -57,7 +57,14 @@ export async function run(argv: string[]): Promise<number> {
     });
     await pool.start();
     logger.info(
-      { database: readpast.description, concurrency, leaseMs, queues: queues ?? 'all', handlers: registry.names(), workerIds: pool.workerIds() },
+      {
+        database: readpast.description,
+        concurrency,
+        leaseMs,
+        queues: queues ?? 'all',
+        handlers: registry.names(),
+        workerIds: pool.workerIds(),
+      },
       'worker started',
     );
     const signal = await signalled;

@@ -147,7 +147,12 @@ describe('readpast argument errors', () => {
   });
 
   it('reports a missing batch or queue as exit 3', async () => {
-    for (const args of [['batch', 'status', '424242'], ['batch', 'release', '424242'], ['batch', 'cancel', '424242'], ['batch', 'wait', '424242']]) {
+    for (const args of [
+      ['batch', 'status', '424242'],
+      ['batch', 'release', '424242'],
+      ['batch', 'cancel', '424242'],
+      ['batch', 'wait', '424242'],
+    ]) {
       const r = await run(args);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(3);
       expect(r.stderr).toBe(`readpast batch ${args[1]}: no batch 424242\n`);
@@ -162,7 +167,16 @@ describe('readpast argument errors', () => {
 
   it('help covers the queue and batch subcommands and exit code 5', async () => {
     const general = await run(['help']);
-    for (const line of ['queue set NAME', 'queue list', 'queue tokens', 'batch create', 'batch status ID', 'batch wait ID', 'batch release ID', 'batch cancel ID']) {
+    for (const line of [
+      'queue set NAME',
+      'queue list',
+      'queue tokens',
+      'batch create',
+      'batch status ID',
+      'batch wait ID',
+      'batch release ID',
+      'batch cancel ID',
+    ]) {
       expect(general.stdout).toContain(line);
     }
     expect(general.stdout).toMatch(/5\s+timed out/);
@@ -223,9 +237,15 @@ describe('--handlers MODULE', () => {
   beforeAll(() => {
     db = tempDb();
     writeFileSync(join(db.dir, 'fn.mjs'), "export default (r) => { r.register('t.fn', (p) => ({ fn: p })); };\n");
-    writeFileSync(join(db.dir, 'named.mjs'), "export function register(r) { r.register('t.named', () => 'named'); }\nexport default 'ignored';\n");
+    writeFileSync(
+      join(db.dir, 'named.mjs'),
+      "export function register(r) { r.register('t.named', () => 'named'); }\nexport default 'ignored';\n",
+    );
     writeFileSync(join(db.dir, 'object.mjs'), "export default { 't.one': () => 1, 't.two': async () => 2 };\n");
-    writeFileSync(join(db.dir, 'async.mjs'), "export default async (r) => { await new Promise((ok) => setTimeout(ok, 5)); r.register('t.async', () => 'a'); };\n");
+    writeFileSync(
+      join(db.dir, 'async.mjs'),
+      "export default async (r) => { await new Promise((ok) => setTimeout(ok, 5)); r.register('t.async', () => 'a'); };\n",
+    );
     writeFileSync(join(db.dir, 'not-handlers.mjs'), 'export default 42;\n');
     writeFileSync(join(db.dir, 'broken.mjs'), 'export default function (\n');
     writeFileSync(join(db.dir, 'throws.mjs'), "export default () => { throw new Error('no database here'); };\n");

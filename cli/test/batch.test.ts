@@ -47,10 +47,21 @@ describe('readpast batch without a worker', () => {
     expect(await statusOf(s1, db)).toMatchObject({ batchId: id, stage: 1 });
 
     const b = await batchStatus(id, db);
-    expect(b).toMatchObject({ id, status: 'open', activeStage: 0, maxParallel: 3, onFailure: 'abort', releasedAt: null, completedAt: null });
+    expect(b).toMatchObject({
+      id,
+      status: 'open',
+      activeStage: 0,
+      maxParallel: 3,
+      onFailure: 'abort',
+      releasedAt: null,
+      completedAt: null,
+    });
     expect(b.createdAt).toMatch(ISO_MS);
     expect(b.totals).toEqual({ total: 3, pending: 3, running: 0, succeeded: 0, dead: 0, cancelled: 0 });
-    expect(b.stages.map((s) => [s.stage, s.total, s.pending])).toEqual([[0, 1, 1], [1, 2, 2]]);
+    expect(b.stages.map((s) => [s.stage, s.total, s.pending])).toEqual([
+      [0, 1, 1],
+      [1, 2, 2],
+    ]);
 
     const human = await cliOk(['batch', 'status', String(id)], db);
     expect(human).toMatch(/^status:\s+open$/m);
@@ -83,13 +94,17 @@ describe('readpast batch without a worker', () => {
   });
 
   it('an unknown batch is exit 3 for every batch command and for enqueue --batch', async () => {
-    const results = await limited([
-      ['batch', 'status', '99999'],
-      ['batch', 'wait', '99999', '--timeout-s', '1'],
-      ['batch', 'release', '99999'],
-      ['batch', 'cancel', '99999'],
-      ['enqueue', '--handler', 'demo.echo', '--batch', '99999'],
-    ], 3, (args) => cli(args, db));
+    const results = await limited(
+      [
+        ['batch', 'status', '99999'],
+        ['batch', 'wait', '99999', '--timeout-s', '1'],
+        ['batch', 'release', '99999'],
+        ['batch', 'cancel', '99999'],
+        ['enqueue', '--handler', 'demo.echo', '--batch', '99999'],
+      ],
+      3,
+      (args) => cli(args, db),
+    );
     for (const r of results) {
       expect(r.code, r.stderr).toBe(3);
       expect(r.stdout).toBe('');
@@ -143,8 +158,12 @@ describe('readpast batch with a worker', () => {
 
   it('wait --stage 0 returns once stage 0 is done, before any stage-1 start; release then wait completes', async () => {
     const id = await createBatch(['--max-parallel', '2'], db);
-    const stage0 = await limited([0, 1, 2], 3, () => enqueue(db, ['--handler', 'demo.sleep', '--payload', '{"ms":1000}', '--batch', String(id), '--stage', '0']));
-    const stage1 = await limited([0, 1], 2, () => enqueue(db, ['--handler', 'demo.sleep', '--payload', '{"ms":300}', '--batch', String(id), '--stage', '1']));
+    const stage0 = await limited([0, 1, 2], 3, () =>
+      enqueue(db, ['--handler', 'demo.sleep', '--payload', '{"ms":1000}', '--batch', String(id), '--stage', '0']),
+    );
+    const stage1 = await limited([0, 1], 2, () =>
+      enqueue(db, ['--handler', 'demo.sleep', '--payload', '{"ms":300}', '--batch', String(id), '--stage', '1']),
+    );
 
     // the wait starts before any worker exists: it has to block until the work is done
     const waiting = cli(['batch', 'wait', String(id), '--stage', '0', '--timeout-s', '120', '--json'], { ...db, timeoutMs: 150_000 });
@@ -203,7 +222,15 @@ describe('readpast batch with a worker', () => {
     const id = await createBatch(['--on-failure', 'abort'], db);
     const b = String(id);
     const q = ['--queue', 'staged', '--batch', b];
-    const failing = await enqueue(db, ['--handler', 'demo.fail', '--payload', '{"message":"boom","number":50000}', '--max-attempts', '1', ...q]);
+    const failing = await enqueue(db, [
+      '--handler',
+      'demo.fail',
+      '--payload',
+      '{"message":"boom","number":50000}',
+      '--max-attempts',
+      '1',
+      ...q,
+    ]);
     const ok = await enqueue(db, ['--handler', 'demo.echo', '--payload', '"fine"', ...q]);
     const later = await limited([1, 1, 2], 3, (stage) => enqueue(db, ['--handler', 'demo.echo', ...q, '--stage', String(stage)]));
     await cliOk(['batch', 'release', b], db);

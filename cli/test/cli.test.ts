@@ -6,7 +6,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusJson } from '../../lib/api/present';
 import { cli, cliOk, ISO_MS, limited, ROOT, statusOf, tempDb, UUID, waitFor, WorkerProcess, type TempDb } from './helpers';
 
-const STATUS_KEYS = ['token', 'status', 'queue', 'kind', 'command', 'priority', 'attempts', 'maxAttempts', 'createdAt', 'startedAt', 'finishedAt', 'result', 'lastError', 'history'];
+const STATUS_KEYS = [
+  'token',
+  'status',
+  'queue',
+  'kind',
+  'command',
+  'priority',
+  'attempts',
+  'maxAttempts',
+  'createdAt',
+  'startedAt',
+  'finishedAt',
+  'result',
+  'lastError',
+  'history',
+];
 const ATTEMPT_KEYS = ['attempt', 'workerId', 'session', 'startedAt', 'endedAt', 'outcome', 'errorNumber', 'errorMessage'];
 
 const isoOrNull = (v: unknown) => v === null || (typeof v === 'string' && ISO_MS.test(v));
@@ -37,7 +52,11 @@ describe('readpast without a worker', () => {
 
   it('prints help, per-command usage, and refuses an unknown command', async () => {
     const [help, flag, enqueueHelp, none, unknown] = await Promise.all([
-      cli(['help'], db), cli(['--help'], db), cli(['enqueue', '--help'], db), cli([], db), cli(['frobnicate'], db),
+      cli(['help'], db),
+      cli(['--help'], db),
+      cli(['enqueue', '--help'], db),
+      cli([], db),
+      cli(['frobnicate'], db),
     ]);
     expect(help.code).toBe(0);
     for (const c of ['migrate', 'worker', 'enqueue', 'status', 'stats', 'retry', 'cancel']) expect(help.stdout).toContain(c);
@@ -59,15 +78,43 @@ describe('readpast without a worker', () => {
   });
 
   it('enqueue prints the token alone on stdout; status --json has the documented shape', async () => {
-    const r = await cli(['enqueue', '--handler', 'demo.echo', '--payload', '{"hello":"world"}', '--queue', 'q1', '--priority', '7', '--max-attempts', '3', '--timeout-ms', '5000'], db);
+    const r = await cli(
+      [
+        'enqueue',
+        '--handler',
+        'demo.echo',
+        '--payload',
+        '{"hello":"world"}',
+        '--queue',
+        'q1',
+        '--priority',
+        '7',
+        '--max-attempts',
+        '3',
+        '--timeout-ms',
+        '5000',
+      ],
+      db,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^${UUID.source.slice(1, -1)}\\n$`));
     const token = r.stdout.trim();
     const s = await statusOf(token, db);
     expectStatusShape(s);
     expect(s).toMatchObject({
-      token, status: 'pending', queue: 'q1', kind: 'handler', command: 'demo.echo', priority: 7,
-      attempts: 0, maxAttempts: 3, startedAt: null, finishedAt: null, result: null, lastError: null, history: [],
+      token,
+      status: 'pending',
+      queue: 'q1',
+      kind: 'handler',
+      command: 'demo.echo',
+      priority: 7,
+      attempts: 0,
+      maxAttempts: 3,
+      startedAt: null,
+      finishedAt: null,
+      result: null,
+      lastError: null,
+      history: [],
     });
     expect(Date.now() - Date.parse(s.createdAt!)).toBeLessThan(60_000);
 
@@ -110,16 +157,22 @@ describe('readpast without a worker', () => {
   });
 
   it('loads a TypeScript --handlers module, so enqueue accepts its handler names', async () => {
-    writeFileSync(join(db.dir, 'typed.ts'), [
-      "import type { HandlerRegistry } from '" + join(ROOT, 'lib/engine/handlers') + "';",
-      'interface Invoice { id: number }',
-      'export function register(registry: HandlerRegistry): void {',
-      "  registry.register('billing.invoice', (p: Invoice) => ({ invoiced: p.id }));",
-      '}',
-    ].join('\n'));
+    writeFileSync(
+      join(db.dir, 'typed.ts'),
+      [
+        "import type { HandlerRegistry } from '" + join(ROOT, 'lib/engine/handlers') + "';",
+        'interface Invoice { id: number }',
+        'export function register(registry: HandlerRegistry): void {',
+        "  registry.register('billing.invoice', (p: Invoice) => ({ invoiced: p.id }));",
+        '}',
+      ].join('\n'),
+    );
     const without = await cli(['enqueue', '--handler', 'billing.invoice'], db);
     expect(without.code).toBe(2);
-    const r = await cli(['enqueue', '--handlers', './typed.ts', '--handler', 'billing.invoice', '--payload', '{"id":7}'], { ...db, cwd: db.dir });
+    const r = await cli(['enqueue', '--handlers', './typed.ts', '--handler', 'billing.invoice', '--payload', '{"id":7}'], {
+      ...db,
+      cwd: db.dir,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toMatch(UUID);
     expect((await statusOf(r.stdout.trim(), db)).command).toBe('billing.invoice');
@@ -139,7 +192,10 @@ describe('readpast without a worker', () => {
     const token = (await cliOk(['enqueue', '--handler', 'demo.sleep', '--run-at', later], db)).trim();
     const unknown = randomUUID();
     const [cancelled, missingCancel, missingRetry, missingStatus, pendingRetry] = await Promise.all([
-      cli(['cancel', token], db), cli(['cancel', unknown], db), cli(['retry', unknown], db), cli(['status', unknown], db),
+      cli(['cancel', token], db),
+      cli(['cancel', unknown], db),
+      cli(['retry', unknown], db),
+      cli(['status', unknown], db),
       // a second, still pending task cannot be retried
       cliOk(['enqueue', '--handler', 'demo.echo', '--run-at', later], db).then((t) => cli(['retry', t.trim()], db)),
     ]);
@@ -172,11 +228,14 @@ describe('readpast with a worker', () => {
   beforeAll(async () => {
     db = tempDb();
     // a handlers module in the working directory, loaded by a relative path
-    writeFileSync(join(db.dir, 'handlers.mjs'), [
-      'export default function register(registry) {',
-      "  registry.register('test.double', (payload, ctx) => ({ doubled: payload.n * 2, attempt: ctx.attempt, pid: process.pid }));",
-      '}',
-    ].join('\n'));
+    writeFileSync(
+      join(db.dir, 'handlers.mjs'),
+      [
+        'export default function register(registry) {',
+        "  registry.register('test.double', (payload, ctx) => ({ doubled: payload.n * 2, attempt: ctx.attempt, pid: process.pid }));",
+        '}',
+      ].join('\n'),
+    );
     worker = new WorkerProcess(['--concurrency', '3', '--handlers', './handlers.mjs'], opts());
     workerIds = await worker.started();
   });
@@ -187,14 +246,19 @@ describe('readpast with a worker', () => {
   });
 
   const settled = (token: string, what: string) =>
-    waitFor(async () => {
-      const s = await statusOf(token, opts());
-      return ['succeeded', 'dead', 'cancelled'].includes(s.status) ? s : undefined;
-    }, { timeoutMs: 30_000, intervalMs: 200, what, workers: [worker] });
+    waitFor(
+      async () => {
+        const s = await statusOf(token, opts());
+        return ['succeeded', 'dead', 'cancelled'].includes(s.status) ? s : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200, what, workers: [worker] },
+    );
 
   it('runs a handler from --handlers MODULE end to end', async () => {
     expect(workerIds).toHaveLength(3);
-    const viaModule = (await cliOk(['enqueue', '--handlers', './handlers.mjs', '--handler', 'test.double', '--payload', '{"n":21}'], opts())).trim();
+    const viaModule = (
+      await cliOk(['enqueue', '--handlers', './handlers.mjs', '--handler', 'test.double', '--payload', '{"n":21}'], opts())
+    ).trim();
     // the worker recorded its handler names, so enqueue accepts them without the module too
     const viaRegistration = (await cliOk(['enqueue', '--handler', 'test.double', '--payload', '{"n":5}'], opts())).trim();
     const [a, b] = await Promise.all([settled(viaModule, 'test.double #1'), settled(viaRegistration, 'test.double #2')]);
@@ -210,7 +274,12 @@ describe('readpast with a worker', () => {
   });
 
   it('records a failure: status --json lastError and history carry the error number and message', async () => {
-    const token = (await cliOk(['enqueue', '--handler', 'demo.fail', '--payload', '{"message":"ledger locked","number":1205}', '--max-attempts', '1'], opts())).trim();
+    const token = (
+      await cliOk(
+        ['enqueue', '--handler', 'demo.fail', '--payload', '{"message":"ledger locked","number":1205}', '--max-attempts', '1'],
+        opts(),
+      )
+    ).trim();
     const s = await settled(token, 'demo.fail');
     expectStatusShape(s);
     expect(s.status).toBe('dead');
@@ -222,10 +291,13 @@ describe('readpast with a worker', () => {
 
     // retry grants another attempt; it fails again
     expect((await cli(['retry', token], opts())).code).toBe(0);
-    const again = await waitFor(async () => {
-      const x = await statusOf(token, opts());
-      return x.status === 'dead' && x.history.length === 2 ? x : undefined;
-    }, { what: 'second attempt of demo.fail', workers: [worker] });
+    const again = await waitFor(
+      async () => {
+        const x = await statusOf(token, opts());
+        return x.status === 'dead' && x.history.length === 2 ? x : undefined;
+      },
+      { what: 'second attempt of demo.fail', workers: [worker] },
+    );
     expect(again.history.map((h) => h.attempt).sort()).toEqual([1, 2]);
   });
 
@@ -295,7 +367,9 @@ describe('readpast worker and a second signal', () => {
       const token = (await cliOk(['enqueue', '--handler', 'demo.sleep', '--payload', '{"ms":60000}'], db)).trim();
       await waitFor(async () => (await statusOf(token, db)).status === 'running', { what: 'demo.sleep to start', workers: [worker] });
       worker.child.kill('SIGTERM');
-      await waitFor(() => worker.logs().some((l) => typeof l.msg === 'string' && l.msg.startsWith('stopping')), { what: 'the worker to begin stopping' });
+      await waitFor(() => worker.logs().some((l) => typeof l.msg === 'string' && l.msg.startsWith('stopping')), {
+        what: 'the worker to begin stopping',
+      });
       const t0 = Date.now();
       const exit = await worker.stop('SIGTERM', 10_000);
       expect(exit.code).toBe(143);

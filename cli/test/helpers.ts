@@ -82,7 +82,11 @@ export class WorkerProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   constructor(args: string[], opts: RunOptions) {
-    this.child = spawn(process.execPath, [BIN, 'worker', ...args], { cwd: opts.cwd ?? ROOT, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [BIN, 'worker', ...args], {
+      cwd: opts.cwd ?? ROOT,
+      env: opts.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child.stdout!.setEncoding('utf8').on('data', (d: string) => (this.stdout += d));
     this.child.stderr!.setEncoding('utf8').on('data', (d: string) => (this.stderr += d));
     this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
@@ -98,12 +102,20 @@ export class WorkerProcess {
 
   /** The pino log lines written so far, parsed. */
   logs(): Record<string, unknown>[] {
-    return this.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    return this.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   }
 
   /** The last lines of the worker's log, for failure messages. */
   recentLog(lines = 8): string {
-    return this.stderr.trimEnd().split('\n').slice(-lines).map((l) => l.slice(0, 600)).join('\n');
+    return this.stderr
+      .trimEnd()
+      .split('\n')
+      .slice(-lines)
+      .map((l) => l.slice(0, 600))
+      .join('\n');
   }
 
   /** Resolves with the worker ids once the worker logged `worker started`. */
@@ -182,12 +194,14 @@ export async function allPages<T>(fetch: (cursor: number | undefined) => Promise
 export async function limited<T, R>(items: T[], n: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!);
+      }
+    }),
+  );
   return out;
 }
 
@@ -210,7 +224,10 @@ export function attemptProblems(token: string, history: AttemptLike[]): string[]
     if (next.startedAt === null) return;
     if (a.endedAt === null) problems.push(`${token}: attempt ${a.attempt} still open while attempt ${next.attempt} exists`);
     else if (new Date(a.endedAt).getTime() > new Date(next.startedAt).getTime()) {
-      problems.push(`${token}: attempt ${a.attempt} (ended ${new Date(a.endedAt).toISOString()}) overlaps attempt ${next.attempt} (started ${new Date(next.startedAt).toISOString()})`);
+      problems.push(
+        `${token}: attempt ${a.attempt} (ended ${new Date(a.endedAt).toISOString()}) overlaps attempt ${next.attempt} ` +
+          `(started ${new Date(next.startedAt).toISOString()})`,
+      );
     }
   });
   return problems;

@@ -38,10 +38,13 @@ describe('a worker killed with SIGKILL', () => {
     expect(new Set(tokens).size).toBe(TASKS);
 
     // the first worker fills all its slots
-    await waitFor(async () => {
-      const running = (await lib.reads.listRunning()).filter((r) => firstIds.includes(r.workerId));
-      return running.length === CONCURRENCY;
-    }, { timeoutMs: 30_000, what: `${CONCURRENCY} tasks running on the first worker`, workers: [first] });
+    await waitFor(
+      async () => {
+        const running = (await lib.reads.listRunning()).filter((r) => firstIds.includes(r.workerId));
+        return running.length === CONCURRENCY;
+      },
+      { timeoutMs: 30_000, what: `${CONCURRENCY} tasks running on the first worker`, workers: [first] },
+    );
 
     const exit = await first.stop('SIGKILL');
     expect(exit.signal).toBe('SIGKILL');
@@ -59,10 +62,13 @@ describe('a worker killed with SIGKILL', () => {
     workers.push(second);
     const secondIds = await second.started();
 
-    await waitFor(async () => {
-      const c = (await lib.reads.countsByQueue()).find((x) => x.queue === 'kill');
-      return c !== undefined && c.pending === 0 && c.running === 0;
-    }, { timeoutMs: 50_000, intervalMs: 250, what: 'every task to finish after the rescue', workers: [second] });
+    await waitFor(
+      async () => {
+        const c = (await lib.reads.countsByQueue()).find((x) => x.queue === 'kill');
+        return c !== undefined && c.pending === 0 && c.running === 0;
+      },
+      { timeoutMs: 50_000, intervalMs: 250, what: 'every task to finish after the rescue', workers: [second] },
+    );
 
     const statuses = await limited(tokens, 3, (t) => statusOf(t, db));
     const problems: string[] = [];
@@ -73,7 +79,10 @@ describe('a worker killed with SIGKILL', () => {
       const outcomes = [...s.history].sort((a, b) => a.attempt - b.attempt).map((h) => h.outcome);
       // every attempt but the last was abandoned; the last succeeded
       expect(outcomes.at(-1), s.token).toBe('succeeded');
-      expect(outcomes.slice(0, -1).every((o) => o === 'abandoned'), `${s.token}: ${outcomes.join(',')}`).toBe(true);
+      expect(
+        outcomes.slice(0, -1).every((o) => o === 'abandoned'),
+        `${s.token}: ${outcomes.join(',')}`,
+      ).toBe(true);
       const abandoned = s.history.filter((h) => h.outcome === 'abandoned');
       if (killedTokens.has(s.token)) {
         expect(abandoned.length, `${s.token} was running on the killed worker`).toBeGreaterThanOrEqual(1);

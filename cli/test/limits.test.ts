@@ -34,7 +34,9 @@ describe('a concurrency limit across three worker processes', () => {
 
   it('never exceeds the limit; lowering and raising it take effect live', async () => {
     await lib.setQueue(LIMITED, { concurrencyLimit: 3 }, 'test');
-    await lib.enqueueMany(Array.from({ length: N }, (_, i) => ({ command: 'demo.sleep', payload: { ms: 40 + (i % 3) * 10 }, queue: LIMITED })));
+    await lib.enqueueMany(
+      Array.from({ length: N }, (_, i) => ({ command: 'demo.sleep', payload: { ms: 40 + (i % 3) * 10 }, queue: LIMITED })),
+    );
     await lib.enqueueMany(Array.from({ length: N }, () => ({ command: 'demo.sleep', payload: { ms: 400 }, queue: FREE })));
     for (let i = 0; i < 3; i++) workers.push(new WorkerProcess(['--concurrency', '8'], { env: db.env }));
     await Promise.all(workers.map((w) => w.started()));

@@ -63,10 +63,13 @@ describe('three worker processes on one SQLite file', () => {
     }
     expect(new Set(tokens).size).toBe(TASKS);
 
-    await waitFor(async () => {
-      const c = (await lib.reads.countsByQueue()).find((x) => x.queue === QUEUE);
-      return c !== undefined && c.pending === 0 && c.running === 0;
-    }, { timeoutMs: 55_000, intervalMs: 250, what: `${TASKS} tasks to drain`, workers });
+    await waitFor(
+      async () => {
+        const c = (await lib.reads.countsByQueue()).find((x) => x.queue === QUEUE);
+        return c !== undefined && c.pending === 0 && c.running === 0;
+      },
+      { timeoutMs: 55_000, intervalMs: 250, what: `${TASKS} tasks to drain`, workers },
+    );
 
     const exits = await Promise.all(workers.map((w) => w.stop('SIGTERM')));
     expect(exits).toEqual(Array.from({ length: PROCESSES }, () => ({ code: 0, signal: null })));
@@ -78,7 +81,11 @@ describe('three worker processes on one SQLite file', () => {
     const notSucceeded = tasks.filter((t) => t.status !== 'succeeded');
     expect(notSucceeded.map((t) => `${t.token} ${t.status}`)).toEqual([]);
     expect((await lib.reads.countsByQueue()).find((x) => x.queue === QUEUE)).toMatchObject({
-      pending: 0, running: 0, succeeded: TASKS, dead: 0, cancelled: 0,
+      pending: 0,
+      running: 0,
+      succeeded: TASKS,
+      dead: 0,
+      cancelled: 0,
     });
 
     // ---- ExecutionLog: exactly one succeeded attempt per task, others only abandoned, never overlapping
@@ -113,7 +120,8 @@ describe('three worker processes on one SQLite file', () => {
       const ran = executions.get(t.token) ?? [];
       const ok = history.find((a) => a.outcome === 'succeeded')!;
       // the succeeded attempt ran, on the worker the log names; rescued attempts may or may not have run
-      if (!ran.includes(`${ok.attempt} ${ok.workerId}`)) problems.push(`${t.token}: no execution of attempt ${ok.attempt} on ${ok.workerId}`);
+      if (!ran.includes(`${ok.attempt} ${ok.workerId}`))
+        problems.push(`${t.token}: no execution of attempt ${ok.attempt} on ${ok.workerId}`);
       if (ran.length > history.length) problems.push(`${t.token}: ran ${ran.length} times for ${history.length} attempts`);
       if (history.length === 1 && ran.length !== 1) problems.push(`${t.token}: ran ${ran.length} times`);
     }

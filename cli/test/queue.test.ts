@@ -31,7 +31,13 @@ describe('readpast queue without a worker', () => {
     expect(json).toMatchObject({ name: 'reports', concurrencyLimit: 2, paused: false, running: 0, pending: 0, granted: 0 });
 
     const { queues, changes } = await list();
-    expect(queues.find((q) => q.name === 'reports')).toMatchObject({ concurrencyLimit: 2, paused: false, running: 0, pending: 0, granted: 0 });
+    expect(queues.find((q) => q.name === 'reports')).toMatchObject({
+      concurrencyLimit: 2,
+      paused: false,
+      running: 0,
+      pending: 0,
+      granted: 0,
+    });
     const mine = changes.filter((c) => c.queue === 'reports');
     expect(mine.map((c) => [c.field, c.oldValue, c.newValue, c.changedBy])).toEqual([
       ['concurrencyLimit', '3', '2', 'cli:tester'],
@@ -42,10 +48,18 @@ describe('readpast queue without a worker', () => {
     // without USER the change is recorded as plain `cli`; --unlimited lifts the limit
     const noUser = { ...db.env };
     delete noUser.USER;
-    expect(await cliOk(['queue', 'set', 'reports', '--unlimited'], { env: noUser })).toBe('queue reports: limit unlimited, running 0, pending 0, granted 0\n');
+    expect(await cliOk(['queue', 'set', 'reports', '--unlimited'], { env: noUser })).toBe(
+      'queue reports: limit unlimited, running 0, pending 0, granted 0\n',
+    );
     const after = await list();
     expect(after.queues.find((q) => q.name === 'reports')?.concurrencyLimit).toBeNull();
-    expect(after.changes[0]).toMatchObject({ queue: 'reports', field: 'concurrencyLimit', oldValue: '2', newValue: 'unlimited', changedBy: 'cli' });
+    expect(after.changes[0]).toMatchObject({
+      queue: 'reports',
+      field: 'concurrencyLimit',
+      oldValue: '2',
+      newValue: 'unlimited',
+      changedBy: 'cli',
+    });
 
     // the human form: the queue's row and the change history
     const human = await cliOk(['queue', 'list'], db);
@@ -55,7 +69,9 @@ describe('readpast queue without a worker', () => {
   });
 
   it('pause and resume are recorded; a limit and a pause can be set at once', async () => {
-    expect(await cliOk(['queue', 'set', 'mail', '--limit', '5', '--pause'], db)).toBe('queue mail: limit 5, paused, running 0, pending 0, granted 0\n');
+    expect(await cliOk(['queue', 'set', 'mail', '--limit', '5', '--pause'], db)).toBe(
+      'queue mail: limit 5, paused, running 0, pending 0, granted 0\n',
+    );
     let q = (await list()).queues.find((x) => x.name === 'mail');
     expect(q).toMatchObject({ concurrencyLimit: 5, paused: true });
     expect(await cliOk(['queue', 'set', 'mail', '--resume'], db)).toBe('queue mail: limit 5, running 0, pending 0, granted 0\n');
@@ -63,7 +79,9 @@ describe('readpast queue without a worker', () => {
     q = queues.find((x) => x.name === 'mail');
     expect(q).toMatchObject({ concurrencyLimit: 5, paused: false });
     expect(changes.filter((c) => c.queue === 'mail').map((c) => `${c.field} ${c.oldValue}->${c.newValue}`)).toEqual([
-      'paused true->false', 'paused false->true', 'concurrencyLimit unlimited->5',
+      'paused true->false',
+      'paused false->true',
+      'concurrencyLimit unlimited->5',
     ]);
     // setting the same value again records nothing
     await cliOk(['queue', 'set', 'mail', '--resume'], db);
@@ -129,10 +147,13 @@ describe('readpast queue with a worker', () => {
     const w = worker;
 
     // the singleton's task holds token 1: the grant names the task, its worker and when
-    const grant = await waitFor(async () => {
-      const tokens = JSON.parse(await cliOk(['queue', 'tokens', 'single', '--json'], db)) as TokenJson[];
-      return tokens.find((t) => t.status === 'granted' && t.token === long);
-    }, { timeoutMs: 30_000, what: 'a granted token for the singleton task', workers: [w] });
+    const grant = await waitFor(
+      async () => {
+        const tokens = JSON.parse(await cliOk(['queue', 'tokens', 'single', '--json'], db)) as TokenJson[];
+        return tokens.find((t) => t.status === 'granted' && t.token === long);
+      },
+      { timeoutMs: 30_000, what: 'a granted token for the singleton task', workers: [w] },
+    );
     expect(grant).toMatchObject({ queue: 'single', tokenNo: 1, attempt: 1, holderDead: false });
     expect(workerIds).toContain(grant.workerId);
     expect(grant.grantedAt).toMatch(ISO_MS);
@@ -142,24 +163,38 @@ describe('readpast queue with a worker', () => {
     expect(single).toMatchObject({ concurrencyLimit: 1, running: 1, granted: 1 });
 
     // the free queue's task runs; the paused queue's does not
-    await waitFor(async () => (await statusOf(free, db)).status === 'succeeded', { timeoutMs: 30_000, what: 'the free task', workers: [w] });
+    await waitFor(async () => (await statusOf(free, db)).status === 'succeeded', {
+      timeoutMs: 30_000,
+      what: 'the free task',
+      workers: [w],
+    });
     // give the worker several polls in which it could have claimed the held task
     await new Promise((r) => setTimeout(r, 1500));
     expect((await statusOf(held, db)).status).toBe('pending');
-    expect((JSON.parse(await cliOk(['queue', 'list', '--json'], db)) as ListJson).queues.find((q) => q.name === 'held'))
-      .toMatchObject({ paused: true, pending: 1, running: 0 });
+    expect((JSON.parse(await cliOk(['queue', 'list', '--json'], db)) as ListJson).queues.find((q) => q.name === 'held')).toMatchObject({
+      paused: true,
+      pending: 1,
+      running: 0,
+    });
 
     await cliOk(['queue', 'set', 'held', '--resume'], db);
-    const done = await waitFor(async () => {
-      const s = await statusOf(held, db);
-      return s.status === 'succeeded' && s;
-    }, { timeoutMs: 30_000, what: 'the held task after resume', workers: [w] });
+    const done = await waitFor(
+      async () => {
+        const s = await statusOf(held, db);
+        return s.status === 'succeeded' && s;
+      },
+      { timeoutMs: 30_000, what: 'the held task after resume', workers: [w] },
+    );
     expect(done.result).toBe('held');
 
     // the singleton still holds its token; once it ends (cancelled through its AbortSignal), the token is free again
     expect((await statusOf(long, db)).status).toBe('running');
     expect(await cliOk(['cancel', long], db)).toMatch(/^cancel requested/);
-    await waitFor(async () => (await statusOf(long, db)).status === 'cancelled', { timeoutMs: 30_000, what: 'the singleton task to stop', workers: [w] });
+    await waitFor(async () => (await statusOf(long, db)).status === 'cancelled', {
+      timeoutMs: 30_000,
+      what: 'the singleton task to stop',
+      workers: [w],
+    });
     const after = JSON.parse(await cliOk(['queue', 'tokens', 'single', '--json'], db)) as TokenJson[];
     expect(after.map((t) => [t.tokenNo, t.status, t.token])).toEqual([[1, 'free', null]]);
   }, 120_000);

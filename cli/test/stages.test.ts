@@ -33,9 +33,14 @@ describe('batches with ordered stages across processes', () => {
     const sizes = [4, 2, 1, 2, 1];
     // enqueue the later stages first: order of arrival must not matter
     for (let stage = sizes.length - 1; stage >= 0; stage--) {
-      await lib.enqueueMany(Array.from({ length: sizes[stage]! }, (_, i) => ({
-        command: 'demo.sleep', payload: { ms: 150 + 50 * (i % 3) }, batchId: batch.id, stage,
-      })));
+      await lib.enqueueMany(
+        Array.from({ length: sizes[stage]! }, (_, i) => ({
+          command: 'demo.sleep',
+          payload: { ms: 150 + 50 * (i % 3) },
+          batchId: batch.id,
+          stage,
+        })),
+      );
     }
     await lib.releaseBatch(batch.id);
     for (let i = 0; i < 3; i++) workers.push(new WorkerProcess(['--concurrency', '4'], { env: db.env }));
@@ -67,7 +72,11 @@ describe('batches with ordered stages across processes', () => {
     const waited = await lib.waitBatch(small.id, { timeoutMs: 60_000 });
     expect(waited.done).toBe(true);
     const smallStarts = (await attemptsOf(small.id)).map((a) => a.id);
-    await waitFor(async () => (await lib.batch(big.id)).totals.succeeded >= 200, { timeoutMs: 60_000, what: '200 large-batch tasks', workers });
+    await waitFor(async () => (await lib.batch(big.id)).totals.succeeded >= 200, {
+      timeoutMs: 60_000,
+      what: '200 large-batch tasks',
+      workers,
+    });
     const bigAttempts = (await attemptsOf(big.id)).map((a) => a.id).sort((a, b) => a - b);
     const big200th = bigAttempts[199]!;
     // attempt ids grow with their start: every small start came before the large batch's 200th

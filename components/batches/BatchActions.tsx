@@ -12,7 +12,9 @@ export function BatchActions({ batch }: { batch: BatchJson }) {
   const [confirm, setConfirm] = useState(false);
   const release = useAction(releaseBatch, { success: () => `Batch ${batch.id} released: it completes once its tasks are done` });
   const cancel = useAction(cancelBatch, {
-    success: (r) => `Batch ${batch.id} cancelled: ${formatNumber(r.cancelled)} pending task${r.cancelled === 1 ? '' : 's'} cancelled, running ones asked to stop`,
+    success: (r) =>
+      `Batch ${batch.id} cancelled: ${formatNumber(r.cancelled)} pending task${r.cancelled === 1 ? '' : 's'} ` +
+      `cancelled, running ones asked to stop`,
   });
   const open = batch.status === 'open';
   const live = open || batch.status === 'released';
@@ -32,7 +34,12 @@ export function BatchActions({ batch }: { batch: BatchJson }) {
         </Button>
       )}
       {live && (
-        <Button variant="danger" onClick={() => setConfirm(true)} data-testid="batch-cancel" title="Cancel pending tasks, ask running ones to stop">
+        <Button
+          variant="danger"
+          onClick={() => setConfirm(true)}
+          data-testid="batch-cancel"
+          title="Cancel pending tasks, ask running ones to stop"
+        >
           Cancel batch
         </Button>
       )}
@@ -48,7 +55,13 @@ export function BatchActions({ batch }: { batch: BatchJson }) {
         }}
       >
         {formatNumber(pending)} pending task{pending === 1 ? '' : 's'} will be cancelled
-        {running > 0 && <> and {formatNumber(running)} running task{running === 1 ? '' : 's'} asked to stop (handlers see their AbortSignal fire)</>}. The batch takes no more tasks. This cannot be undone.
+        {running > 0 && (
+          <>
+            {' '}
+            and {formatNumber(running)} running task{running === 1 ? '' : 's'} asked to stop (handlers see their AbortSignal fire)
+          </>
+        )}
+        . The batch takes no more tasks. This cannot be undone.
       </ConfirmDialog>
     </>
   );

@@ -20,7 +20,11 @@ export function BatchStatusBadge({ status, testId }: { status: string; testId?: 
 /** "batch 12 · stage 3", linking to the batch's page. */
 export function BatchLink({ id, stage, className }: { id: number; stage?: number | null; className?: string }) {
   return (
-    <Link href={`/batches/${id}`} className={className ?? 'whitespace-nowrap text-violet-700 hover:underline'} title={`Batch ${id}: progress per stage, timeline, tasks`}>
+    <Link
+      href={`/batches/${id}`}
+      className={className ?? 'whitespace-nowrap text-violet-700 hover:underline'}
+      title={`Batch ${id}: progress per stage, timeline, tasks`}
+    >
       batch {id}
       {stage !== null && stage !== undefined && ` · stage ${stage}`}
     </Link>

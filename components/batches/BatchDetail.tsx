@@ -33,8 +33,18 @@ function Summary({ b }: { b: BatchDetailJson }) {
       <CardHeader title="Summary" />
       <div className="px-4 pt-4">
         <div className="mb-1 flex items-baseline justify-between text-xs text-slate-500">
-          <span><span className="tabular text-lg font-semibold text-slate-900" data-testid="batch-done">{formatNumber(done)}</span> / <span data-testid="batch-total">{formatNumber(b.totals.total)}</span> tasks done</span>
-          <Elapsed from={b.createdAt} to={isActive(b) ? null : b.completedAt ?? b.createdAt} testId="batch-elapsed" className="tabular font-mono text-sm font-semibold text-slate-700" />
+          <span>
+            <span className="tabular text-lg font-semibold text-slate-900" data-testid="batch-done">
+              {formatNumber(done)}
+            </span>{' '}
+            / <span data-testid="batch-total">{formatNumber(b.totals.total)}</span> tasks done
+          </span>
+          <Elapsed
+            from={b.createdAt}
+            to={isActive(b) ? null : (b.completedAt ?? b.createdAt)}
+            testId="batch-elapsed"
+            className="tabular font-mono text-sm font-semibold text-slate-700"
+          />
         </div>
         <SegmentBar c={b.totals} className="h-2.5" />
       </div>
@@ -52,7 +62,15 @@ function Summary({ b }: { b: BatchDetailJson }) {
           </span>
         </Field>
         <Field label="Cap">
-          <span data-testid="batch-cap">{b.maxParallel === null ? 'none' : <>at most <span className="tabular font-semibold">{b.maxParallel}</span> at once</>}</span>
+          <span data-testid="batch-cap">
+            {b.maxParallel === null ? (
+              'none'
+            ) : (
+              <>
+                at most <span className="tabular font-semibold">{b.maxParallel}</span> at once
+              </>
+            )}
+          </span>
         </Field>
         <Field label="On failure">
           <span data-testid="batch-on-failure" className={b.onFailure === 'abort' ? 'text-rose-700' : undefined}>
@@ -60,9 +78,15 @@ function Summary({ b }: { b: BatchDetailJson }) {
           </span>
         </Field>
         <Field label="Caller">{b.caller ?? '—'}</Field>
-        <Field label="Created"><When iso={b.createdAt} /></Field>
-        <Field label="Released"><When iso={b.releasedAt} /></Field>
-        <Field label="Finished"><When iso={b.completedAt} /></Field>
+        <Field label="Created">
+          <When iso={b.createdAt} />
+        </Field>
+        <Field label="Released">
+          <When iso={b.releasedAt} />
+        </Field>
+        <Field label="Finished">
+          <When iso={b.completedAt} />
+        </Field>
       </dl>
     </Card>
   );
@@ -76,7 +100,9 @@ export function BatchDetail({ id }: { id: string }) {
     return (
       <>
         <PageHeader title={`Batch ${id}`} />
-        <Card><LoadingState rows={6} /></Card>
+        <Card>
+          <LoadingState rows={6} />
+        </Card>
       </>
     );
   }
@@ -88,7 +114,11 @@ export function BatchDetail({ id }: { id: string }) {
         <Card>
           {notFound ? (
             <EmptyState title="No such batch" icon="?" testId="batch-not-found">
-              {q.error?.message}. <Link className="text-brand-600 hover:underline" href="/batches">See every batch</Link>.
+              {q.error?.message}.{' '}
+              <Link className="text-brand-600 hover:underline" href="/batches">
+                See every batch
+              </Link>
+              .
             </EmptyState>
           ) : (
             <ErrorState error={q.error} onRetry={() => void q.refetch()} />
@@ -109,9 +139,14 @@ export function BatchDetail({ id }: { id: string }) {
         }
         meta={
           <p className="mt-1 text-sm text-slate-500">
-            {b.stages.length} stage{b.stages.length === 1 ? '' : 's'} · {formatNumber(b.totals.total)} task{b.totals.total === 1 ? '' : 's'} ·{' '}
-            <Link href="/batches" className="text-brand-600 hover:underline">all batches</Link> ·{' '}
-            <Link href={`/log?batch=${b.id}`} className="text-brand-600 hover:underline" data-testid="batch-log-link">its execution log</Link>
+            {counted(b.stages.length, 'stage')} · {counted(b.totals.total, 'task')} ·{' '}
+            <Link href="/batches" className="text-brand-600 hover:underline">
+              all batches
+            </Link>{' '}
+            ·{' '}
+            <Link href={`/log?batch=${b.id}`} className="text-brand-600 hover:underline" data-testid="batch-log-link">
+              its execution log
+            </Link>
           </p>
         }
         actions={<BatchActions batch={b} />}
@@ -138,4 +173,9 @@ export function BatchDetail({ id }: { id: string }) {
       </div>
     </>
   );
+}
+
+/** `3 stages`, `1 task` */
+function counted(n: number, noun: string): string {
+  return `${formatNumber(n)} ${noun}${n === 1 ? '' : 's'}`;
 }

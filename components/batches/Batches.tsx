@@ -21,7 +21,12 @@ import { BATCH_STATUSES, isActive, type BatchJson, type BatchPageJson } from './
 const PAGE_SIZE = 25;
 
 function ActiveStage({ b }: { b: BatchJson }) {
-  if (b.activeStage === null) return <span className="text-xs text-slate-400" data-testid="batch-active-stage">—</span>;
+  if (b.activeStage === null)
+    return (
+      <span className="text-xs text-slate-400" data-testid="batch-active-stage">
+        —
+      </span>
+    );
   const last = b.stages[b.stages.length - 1]?.stage ?? b.activeStage;
   return (
     <span className="whitespace-nowrap text-xs" data-testid="batch-active-stage" data-stage={b.activeStage}>
@@ -34,16 +39,28 @@ function ActiveStage({ b }: { b: BatchJson }) {
 function Policy({ b }: { b: BatchJson }) {
   return (
     <span className="whitespace-nowrap text-xs text-slate-600">
-      {b.maxParallel === null ? 'no cap' : <>≤ <span className="tabular font-medium">{b.maxParallel}</span> at once</>}
+      {b.maxParallel === null ? (
+        'no cap'
+      ) : (
+        <>
+          ≤ <span className="tabular font-medium">{b.maxParallel}</span> at once
+        </>
+      )}
       <span className="text-slate-300"> · </span>
-      <span className={b.onFailure === 'abort' ? 'text-rose-700' : undefined}>{b.onFailure === 'abort' ? 'abort on failure' : 'continue on failure'}</span>
+      <span className={b.onFailure === 'abort' ? 'text-rose-700' : undefined}>
+        {b.onFailure === 'abort' ? 'abort on failure' : 'continue on failure'}
+      </span>
     </span>
   );
 }
 
 function BatchId({ b }: { b: BatchJson }) {
   return (
-    <Link href={`/batches/${b.id}`} className="tabular whitespace-nowrap font-mono text-sm font-semibold text-brand-600 hover:text-brand-700 hover:underline" data-testid="batch-link">
+    <Link
+      href={`/batches/${b.id}`}
+      className="tabular whitespace-nowrap font-mono text-sm font-semibold text-brand-600 hover:text-brand-700 hover:underline"
+      data-testid="batch-link"
+    >
       #{b.id}
     </Link>
   );
@@ -56,7 +73,9 @@ const columns: Column<BatchJson>[] = [
     cell: (b) => (
       <div>
         <BatchId b={b} />
-        <div className="max-w-32 truncate text-xs text-slate-500" title={b.caller ?? ''}>{b.caller ?? '—'}</div>
+        <div className="max-w-32 truncate text-xs text-slate-500" title={b.caller ?? ''}>
+          {b.caller ?? '—'}
+        </div>
       </div>
     ),
   },
@@ -80,8 +99,15 @@ const columns: Column<BatchJson>[] = [
     align: 'right',
     cell: (b) => (
       <div className="whitespace-nowrap text-right">
-        <Elapsed from={b.createdAt} to={isActive(b) ? null : b.completedAt ?? b.createdAt} testId="batch-elapsed" className={cx('tabular font-mono text-xs', isActive(b) && 'font-semibold text-amber-700')} />
-        <div className="text-[11px] text-slate-400">created <RelativeTime iso={b.createdAt} /></div>
+        <Elapsed
+          from={b.createdAt}
+          to={isActive(b) ? null : (b.completedAt ?? b.createdAt)}
+          testId="batch-elapsed"
+          className={cx('tabular font-mono text-xs', isActive(b) && 'font-semibold text-amber-700')}
+        />
+        <div className="text-[11px] text-slate-400">
+          created <RelativeTime iso={b.createdAt} />
+        </div>
       </div>
     ),
   },
@@ -94,12 +120,21 @@ function PhoneRow({ b }: { b: BatchJson }) {
         <BatchId b={b} />
         <BatchStatusBadge status={b.status} testId="batch-status" />
         <span className="min-w-0 flex-1 truncate text-xs text-slate-500">{b.caller}</span>
-        <Elapsed from={b.createdAt} to={isActive(b) ? null : b.completedAt ?? b.createdAt} testId="batch-elapsed" className={cx('tabular font-mono text-xs', isActive(b) && 'font-semibold text-amber-700')} />
+        <Elapsed
+          from={b.createdAt}
+          to={isActive(b) ? null : (b.completedAt ?? b.createdAt)}
+          testId="batch-elapsed"
+          className={cx('tabular font-mono text-xs', isActive(b) && 'font-semibold text-amber-700')}
+        />
       </div>
       <StageStrip batch={b} />
       <div className="flex flex-wrap items-center justify-between gap-x-3 gap-y-1">
         <CountsLine c={b.totals} />
-        {b.activeStage !== null && <span className="text-xs text-slate-500">active stage <ActiveStage b={b} /></span>}
+        {b.activeStage !== null && (
+          <span className="text-xs text-slate-500">
+            active stage <ActiveStage b={b} />
+          </span>
+        )}
       </div>
       <Policy b={b} />
     </div>
@@ -110,13 +145,12 @@ function StatusFilter({ status, onChange }: { status: string; onChange: (s: stri
   const options = ['', ...BATCH_STATUSES];
   return (
     <>
-      <select
-        aria-label="Status"
-        value={status}
-        onChange={(e) => onChange(e.target.value)}
-        className={`${inputCls} w-36 sm:hidden`}
-      >
-        {options.map((s) => <option key={s || 'all'} value={s}>{s || 'all statuses'}</option>)}
+      <select aria-label="Status" value={status} onChange={(e) => onChange(e.target.value)} className={`${inputCls} w-36 sm:hidden`}>
+        {options.map((s) => (
+          <option key={s || 'all'} value={s}>
+            {s || 'all statuses'}
+          </option>
+        ))}
       </select>
       <div role="group" aria-label="Status" className="hidden rounded-md bg-white p-0.5 shadow-xs ring-1 ring-slate-200 sm:flex">
         {options.map((s) => (
@@ -126,7 +160,10 @@ function StatusFilter({ status, onChange }: { status: string; onChange: (s: stri
             aria-pressed={s === status}
             data-testid={`batch-filter-${s || 'all'}`}
             onClick={() => onChange(s)}
-            className={cx('rounded px-2 py-1 text-xs font-medium', s === status ? 'bg-slate-900 text-white' : 'text-slate-600 hover:bg-slate-100')}
+            className={cx(
+              'rounded px-2 py-1 text-xs font-medium',
+              s === status ? 'bg-slate-900 text-white' : 'text-slate-600 hover:bg-slate-100',
+            )}
           >
             {s || 'all'}
           </button>
@@ -171,7 +208,10 @@ export function Batches() {
     <>
       <PageHeader
         title="Batches"
-        description="Ordered stages of parallel tasks: a stage starts when every task of the stages before it is done; a cap bounds how many run at once."
+        description={
+          'Ordered stages of parallel tasks: a stage starts when every task of the stages before it is done; a ' +
+          'cap bounds how many run at once.'
+        }
         actions={<CreateDemoBatch />}
       />
       {q.data && <StaleBanner error={q.error} updatedAt={q.dataUpdatedAt} />}
@@ -187,7 +227,14 @@ export function Batches() {
           <ErrorState error={q.error} onRetry={() => void q.refetch()} />
         ) : items.length === 0 ? (
           <EmptyState title={status ? `No ${status} batches` : cursor ? 'No older batches' : 'No batches yet'} icon="☰">
-            {status || cursor ? 'Try another status.' : <>Create one with <strong>Create demo staged batch</strong>, <code className="font-mono">readpast batch create</code> or <code className="font-mono">POST /api/batches</code>.</>}
+            {status || cursor ? (
+              'Try another status.'
+            ) : (
+              <>
+                Create one with <strong>Create demo staged batch</strong>, <code className="font-mono">readpast batch create</code> or{' '}
+                <code className="font-mono">POST /api/batches</code>.
+              </>
+            )}
           </EmptyState>
         ) : (
           <DataTable
@@ -204,8 +251,12 @@ export function Batches() {
             {cursor ? `Older than #${cursor}` : 'Newest first'} · {items.length} shown
           </p>
           <div className="flex gap-2">
-            <Button size="sm" onClick={newer} disabled={!cursor} data-testid="batch-newer">← Newer</Button>
-            <Button size="sm" onClick={older} disabled={q.data?.nextCursor == null} data-testid="batch-older">Older →</Button>
+            <Button size="sm" onClick={newer} disabled={!cursor} data-testid="batch-newer">
+              ← Newer
+            </Button>
+            <Button size="sm" onClick={older} disabled={q.data?.nextCursor == null} data-testid="batch-older">
+              Older →
+            </Button>
           </div>
         </div>
       </Card>

@@ -29,7 +29,11 @@ export function SegmentBar({ c, className, testId }: { c: Counts; className?: st
       {c.total > 0 &&
         SEGMENTS.map((s) =>
           c[s.key] > 0 ? (
-            <div key={s.key} className={cx('h-full', s.bar, s.key === 'running' && 'animate-pulse')} style={{ width: `${(c[s.key] / c.total) * 100}%` }} />
+            <div
+              key={s.key}
+              className={cx('h-full', s.bar, s.key === 'running' && 'animate-pulse')}
+              style={{ width: `${(c[s.key] / c.total) * 100}%` }}
+            />
           ) : null,
         )}
     </div>
@@ -52,9 +56,16 @@ export function StageStrip({ batch }: { batch: BatchJson }) {
             data-stage={s.stage}
             data-state={state}
           >
-            <div className={cx('mb-0.5 overflow-hidden whitespace-nowrap text-[10px] leading-none', state === 'active' ? 'font-semibold text-amber-700' : 'text-slate-400')}>
+            <div
+              className={cx(
+                'mb-0.5 overflow-hidden whitespace-nowrap text-[10px] leading-none',
+                state === 'active' ? 'font-semibold text-amber-700' : 'text-slate-400',
+              )}
+            >
               S{s.stage}
-              <span className="tabular ml-0.5 font-normal">{s.succeeded + s.dead + s.cancelled}/{s.total}</span>
+              <span className="tabular ml-0.5 font-normal">
+                {s.succeeded + s.dead + s.cancelled}/{s.total}
+              </span>
             </div>
             <SegmentBar c={s} className={cx('h-2', state === 'active' && 'ring-2 ring-amber-300')} />
           </div>

@@ -4,7 +4,18 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useMemo } from 'react';
-import { Bar, BarChart, CartesianGrid, Cell, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis, type TooltipContentProps } from 'recharts';
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Cell,
+  ReferenceLine,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+  type TooltipContentProps,
+} from 'recharts';
 import { fetchJson } from '../api';
 import { formatDuration, formatLocal, shortToken } from '../format';
 import { POLL_MS, useNow } from '../live';
@@ -26,11 +37,28 @@ function Tip({ active, payload, model }: TooltipContentProps<number, string> & {
       <div className="mb-1 flex items-center gap-2 font-medium text-slate-900">
         <span className="size-2 rounded-full" style={{ background: OUTCOME_COLOR[row.outcome] ?? '#94a3b8' }} />
         stage {row.stage}
-        {a ? <span className="font-mono text-slate-500">{shortToken(a.token)} · attempt {a.attempt}</span> : <span className="text-slate-500">{row.count} attempt{row.count === 1 ? '' : 's'}</span>}
+        {a ? (
+          <span className="font-mono text-slate-500">
+            {shortToken(a.token)} · attempt {a.attempt}
+          </span>
+        ) : (
+          <span className="text-slate-500">
+            {row.count} attempt{row.count === 1 ? '' : 's'}
+          </span>
+        )}
       </div>
-      <div className="text-slate-600">{row.outcome.replace('_', ' ')} · {formatDuration(end - start)}</div>
-      <div className="text-slate-500">{formatLocal(new Date(model.t0 + start).toISOString()).slice(11)} → {a && !a.endedAt ? 'now' : formatLocal(new Date(model.t0 + end).toISOString()).slice(11)}</div>
-      {a && <div className="mt-0.5 max-w-64 truncate font-mono text-slate-400">{a.workerId ?? '—'} · spid {a.session ?? '—'}</div>}
+      <div className="text-slate-600">
+        {row.outcome.replace('_', ' ')} · {formatDuration(end - start)}
+      </div>
+      <div className="text-slate-500">
+        {formatLocal(new Date(model.t0 + start).toISOString()).slice(11)} →{' '}
+        {a && !a.endedAt ? 'now' : formatLocal(new Date(model.t0 + end).toISOString()).slice(11)}
+      </div>
+      {a && (
+        <div className="mt-0.5 max-w-64 truncate font-mono text-slate-400">
+          {a.workerId ?? '—'} · spid {a.session ?? '—'}
+        </div>
+      )}
     </div>
   );
 }
@@ -45,11 +73,20 @@ function Chart({ model }: { model: TimelineModel }) {
   return (
     <div style={{ height }} className="px-2 pb-2" data-testid="batch-timeline-chart" data-rows={n} data-mode={model.mode}>
       <ResponsiveContainer width="100%" height="100%">
-        <BarChart data={model.rows} layout="vertical" margin={{ top: 16, right: 16, bottom: 0, left: 0 }} barCategoryGap={model.mode === 'stage' ? '25%' : '18%'}>
+        <BarChart
+          data={model.rows}
+          layout="vertical"
+          margin={{ top: 16, right: 16, bottom: 0, left: 0 }}
+          barCategoryGap={model.mode === 'stage' ? '25%' : '18%'}
+        >
           <CartesianGrid stroke="#f1f5f9" horizontal={false} />
           <XAxis type="number" domain={[0, Math.max(1, model.span)]} tickFormatter={formatOffset} minTickGap={24} {...axis} />
           <YAxis type="category" dataKey="key" width={62} interval={0} tickFormatter={(k: string) => labels.get(k) ?? ''} {...axis} />
-          <Tooltip content={(p) => <Tip {...(p as TooltipContentProps<number, string>)} model={model} />} cursor={{ fill: '#f1f5f9' }} isAnimationActive={false} />
+          <Tooltip
+            content={(p) => <Tip {...(p as TooltipContentProps<number, string>)} model={model} />}
+            cursor={{ fill: '#f1f5f9' }}
+            isAnimationActive={false}
+          />
           {model.stageStarts.map((s) => (
             <ReferenceLine
               key={s.stage}
@@ -102,7 +139,12 @@ export function Timeline({ batch }: { batch: BatchJson }) {
         title="Timeline"
         subtitle={
           model && model.rows.length > 0
-            ? `${attempts!.length} attempt${attempts!.length === 1 ? '' : 's'} from ExecutionLog, ${model.mode === 'attempt' ? 'one row each, grouped by stage' : 'one row per stage and outcome, from its first start to its last end'}; dashed lines mark each stage's first start.${q.data?.truncated ? ' Only the first 5,000 attempts are drawn.' : ''}`
+            ? `${attempts!.length} attempt${attempts!.length === 1 ? '' : 's'} from ExecutionLog, ` +
+              (model.mode === 'attempt'
+                ? 'one row each, grouped by stage'
+                : 'one row per stage and outcome, from its first start to its last end') +
+              "; dashed lines mark each stage's first start." +
+              (q.data?.truncated ? ' Only the first 5,000 attempts are drawn.' : '')
             : 'Attempts from ExecutionLog, per stage'
         }
         actions={

@@ -4,7 +4,13 @@ import Link from 'next/link';
 import { useMemo, useState } from 'react';
 import { enqueueTask } from '@/app/actions';
 import {
-  MAX_ATTEMPTS, MAX_PRIORITY, MAX_TIMEOUT_MS, MIN_ATTEMPTS, MIN_PRIORITY, MIN_TIMEOUT_MS, QUEUE_NAME_RULE,
+  MAX_ATTEMPTS,
+  MAX_PRIORITY,
+  MAX_TIMEOUT_MS,
+  MIN_ATTEMPTS,
+  MIN_PRIORITY,
+  MIN_TIMEOUT_MS,
+  QUEUE_NAME_RULE,
 } from '@/lib/engine/limits';
 import type { StatsJson } from '../api';
 import { localInputToIso } from '../format';
@@ -26,7 +32,11 @@ const TAB_LABELS: Record<Kind, string> = { handler: 'Handler task', sql: 'SQL ta
 
 function FieldError({ id, children }: { id: string; children?: string | null }) {
   if (!children) return null;
-  return <p id={id} className="mt-1 text-xs text-rose-700" data-testid={id}>{children}</p>;
+  return (
+    <p id={id} className="mt-1 text-xs text-rose-700" data-testid={id}>
+      {children}
+    </p>
+  );
 }
 
 export function EnqueueForm() {
@@ -57,9 +67,15 @@ export function EnqueueForm() {
   const timeout = checkInt(timeoutMs, MIN_TIMEOUT_MS, MAX_TIMEOUT_MS);
   const queueError = QUEUE_RE.test(queue) ? null : QUEUE_NAME_RULE;
   const commandError =
-    kind === 'handler' ? (handler ? null : 'choose a handler')
-    : kind === 'procedure' ? proc.error
-    : sql.trim() ? null : 'SQL text is required';
+    kind === 'handler'
+      ? handler
+        ? null
+        : 'choose a handler'
+      : kind === 'procedure'
+        ? proc.error
+        : sql.trim()
+          ? null
+          : 'SQL text is required';
   const invalid = !json.ok || !!prio.error || !!attempts.error || !!timeout.error || !!queueError || !!commandError;
 
   const submit = useAction(enqueueTask, { toastErrors: false });
@@ -71,7 +87,7 @@ export function EnqueueForm() {
     setDone(null);
     const input: Record<string, unknown> = {
       kind,
-      command: kind === 'handler' ? handler : kind === 'procedure' ? proc.loaded ?? '' : sql,
+      command: kind === 'handler' ? handler : kind === 'procedure' ? (proc.loaded ?? '') : sql,
       queue,
       priority: prio.value ?? 0,
     };
@@ -109,8 +125,14 @@ export function EnqueueForm() {
                 role="tab"
                 aria-selected={kind === k}
                 data-testid={`tab-${k}`}
-                onClick={() => { setKind(k); setServerError(null); }}
-                className={cx('-mb-px border-b-2 px-3 py-2 text-sm font-medium', kind === k ? 'border-brand-600 text-brand-700' : 'border-transparent text-slate-500 hover:text-slate-800')}
+                onClick={() => {
+                  setKind(k);
+                  setServerError(null);
+                }}
+                className={cx(
+                  '-mb-px border-b-2 px-3 py-2 text-sm font-medium',
+                  kind === k ? 'border-brand-600 text-brand-700' : 'border-transparent text-slate-500 hover:text-slate-800',
+                )}
               >
                 {TAB_LABELS[k]}
               </button>
@@ -123,19 +145,38 @@ export function EnqueueForm() {
             ) : kind === 'handler' ? (
               <>
                 <div>
-                  <label htmlFor="e-handler" className={labelCls}>Handler</label>
-                  <select id="e-handler" data-testid="enqueue-handler" className={inputCls} value={handler} onChange={(e) => setCommand(e.target.value)} disabled={handlers.isPending}>
+                  <label htmlFor="e-handler" className={labelCls}>
+                    Handler
+                  </label>
+                  <select
+                    id="e-handler"
+                    data-testid="enqueue-handler"
+                    className={inputCls}
+                    value={handler}
+                    onChange={(e) => setCommand(e.target.value)}
+                    disabled={handlers.isPending}
+                  >
                     {handlers.isPending && <option>loading…</option>}
-                    {names.map((n) => <option key={n} value={n}>{n}</option>)}
+                    {names.map((n) => (
+                      <option key={n} value={n}>
+                        {n}
+                      </option>
+                    ))}
                   </select>
                   {handlers.isError && <FieldError id="handlers-error">{`could not load handlers: ${handlers.error.message}`}</FieldError>}
                   <FieldError id="error-command">{fieldErr('command')}</FieldError>
                 </div>
                 <div>
                   <div className="flex items-end justify-between">
-                    <label htmlFor="e-payload" className={labelCls}>Payload (JSON, optional)</label>
+                    <label htmlFor="e-payload" className={labelCls}>
+                      Payload (JSON, optional)
+                    </label>
                     {example !== undefined && (
-                      <button type="button" className="mb-1 text-xs text-brand-600 hover:underline" onClick={() => setPayload(JSON.stringify(example, null, 2))}>
+                      <button
+                        type="button"
+                        className="mb-1 text-xs text-brand-600 hover:underline"
+                        onClick={() => setPayload(JSON.stringify(example, null, 2))}
+                      >
                         insert example
                       </button>
                     )}
@@ -155,14 +196,18 @@ export function EnqueueForm() {
                   {!json.ok ? (
                     <FieldError id="payload-error">{`Invalid JSON: ${json.error}`}</FieldError>
                   ) : (
-                    <p className="mt-1 text-xs text-slate-400" id="payload-error">{payload.trim() ? 'valid JSON' : 'empty: no payload'}</p>
+                    <p className="mt-1 text-xs text-slate-400" id="payload-error">
+                      {payload.trim() ? 'valid JSON' : 'empty: no payload'}
+                    </p>
                   )}
                   <FieldError id="error-payload">{fieldErr('payload')}</FieldError>
                 </div>
               </>
             ) : (
               <div>
-                <label htmlFor="e-sql" className={labelCls}>SQL batch (runs on the worker&apos;s own session)</label>
+                <label htmlFor="e-sql" className={labelCls}>
+                  SQL batch (runs on the worker&apos;s own session)
+                </label>
                 <textarea
                   id="e-sql"
                   data-testid="enqueue-sql"
@@ -173,41 +218,106 @@ export function EnqueueForm() {
                   onChange={(e) => setSql(e.target.value)}
                   className={cx(inputCls, 'font-mono text-xs')}
                 />
-                <p className="mt-1 text-xs text-slate-400">The dashboard accepts sql tasks only when the server runs with READPAST_ALLOW_SQL=1.</p>
+                <p className="mt-1 text-xs text-slate-400">
+                  The dashboard accepts sql tasks only when the server runs with READPAST_ALLOW_SQL=1.
+                </p>
                 <FieldError id="error-command">{fieldErr('command')}</FieldError>
               </div>
             )}
 
             <div className="grid grid-cols-2 gap-4 sm:grid-cols-3">
               <div>
-                <label htmlFor="e-queue" className={labelCls}>Queue</label>
-                <input id="e-queue" data-testid="enqueue-queue" list="queue-names" className={inputCls} value={queue} onChange={(e) => setQueue(e.target.value)} />
-                <datalist id="queue-names">{stats.data?.queues.map((x) => <option key={x.queue} value={x.queue} />)}</datalist>
+                <label htmlFor="e-queue" className={labelCls}>
+                  Queue
+                </label>
+                <input
+                  id="e-queue"
+                  data-testid="enqueue-queue"
+                  list="queue-names"
+                  className={inputCls}
+                  value={queue}
+                  onChange={(e) => setQueue(e.target.value)}
+                />
+                <datalist id="queue-names">
+                  {stats.data?.queues.map((x) => (
+                    <option key={x.queue} value={x.queue} />
+                  ))}
+                </datalist>
                 <FieldError id="error-queue">{queueError ?? fieldErr('queue')}</FieldError>
               </div>
               <div>
-                <label htmlFor="e-priority" className={labelCls}>Priority (higher first)</label>
-                <input id="e-priority" data-testid="enqueue-priority" type="number" inputMode="numeric" className={inputCls} value={priority} onChange={(e) => setPriority(e.target.value)} />
+                <label htmlFor="e-priority" className={labelCls}>
+                  Priority (higher first)
+                </label>
+                <input
+                  id="e-priority"
+                  data-testid="enqueue-priority"
+                  type="number"
+                  inputMode="numeric"
+                  className={inputCls}
+                  value={priority}
+                  onChange={(e) => setPriority(e.target.value)}
+                />
                 <FieldError id="error-priority">{prio.error ?? fieldErr('priority')}</FieldError>
               </div>
               <div className="col-span-2 sm:col-span-1">
-                <label htmlFor="e-runat" className={labelCls}>Run at (local time)</label>
-                <input id="e-runat" data-testid="enqueue-runat" type="datetime-local" step={1} className={inputCls} value={runAt} onChange={(e) => setRunAt(e.target.value)} />
+                <label htmlFor="e-runat" className={labelCls}>
+                  Run at (local time)
+                </label>
+                <input
+                  id="e-runat"
+                  data-testid="enqueue-runat"
+                  type="datetime-local"
+                  step={1}
+                  className={inputCls}
+                  value={runAt}
+                  onChange={(e) => setRunAt(e.target.value)}
+                />
                 <FieldError id="error-runAt">{fieldErr('runAt')}</FieldError>
               </div>
               <div>
-                <label htmlFor="e-attempts" className={labelCls}>Max attempts</label>
-                <input id="e-attempts" data-testid="enqueue-max-attempts" type="number" inputMode="numeric" placeholder="queue default" className={inputCls} value={maxAttempts} onChange={(e) => setMaxAttempts(e.target.value)} />
+                <label htmlFor="e-attempts" className={labelCls}>
+                  Max attempts
+                </label>
+                <input
+                  id="e-attempts"
+                  data-testid="enqueue-max-attempts"
+                  type="number"
+                  inputMode="numeric"
+                  placeholder="queue default"
+                  className={inputCls}
+                  value={maxAttempts}
+                  onChange={(e) => setMaxAttempts(e.target.value)}
+                />
                 <FieldError id="error-maxAttempts">{attempts.error ?? fieldErr('maxAttempts')}</FieldError>
               </div>
               <div>
-                <label htmlFor="e-timeout" className={labelCls}>Timeout (ms)</label>
-                <input id="e-timeout" data-testid="enqueue-timeout" type="number" inputMode="numeric" placeholder="queue default" className={inputCls} value={timeoutMs} onChange={(e) => setTimeoutMs(e.target.value)} />
+                <label htmlFor="e-timeout" className={labelCls}>
+                  Timeout (ms)
+                </label>
+                <input
+                  id="e-timeout"
+                  data-testid="enqueue-timeout"
+                  type="number"
+                  inputMode="numeric"
+                  placeholder="queue default"
+                  className={inputCls}
+                  value={timeoutMs}
+                  onChange={(e) => setTimeoutMs(e.target.value)}
+                />
                 <FieldError id="error-timeoutMs">{timeout.error ?? fieldErr('timeoutMs')}</FieldError>
               </div>
               <div className="col-span-2 sm:col-span-1">
-                <label htmlFor="e-dedup" className={labelCls}>Dedup key (optional)</label>
-                <input id="e-dedup" data-testid="enqueue-dedup" className={inputCls} value={dedupKey} onChange={(e) => setDedupKey(e.target.value)} />
+                <label htmlFor="e-dedup" className={labelCls}>
+                  Dedup key (optional)
+                </label>
+                <input
+                  id="e-dedup"
+                  data-testid="enqueue-dedup"
+                  className={inputCls}
+                  value={dedupKey}
+                  onChange={(e) => setDedupKey(e.target.value)}
+                />
                 <FieldError id="error-dedupKey">{fieldErr('dedupKey')}</FieldError>
               </div>
             </div>
@@ -219,8 +329,10 @@ export function EnqueueForm() {
             )}
             {done && (
               <Notice tone="success" testId="enqueue-success">
-                Enqueued <span className="font-mono">{done.command.length > 40 ? `${done.command.slice(0, 40)}…` : done.command}</span> as{' '}
-                <Link href={`/tasks/${done.token}`} className="font-mono font-semibold underline" data-testid="enqueue-token">{done.token}</Link>
+                Enqueued <span className="font-mono">{shortened(done.command)}</span> as{' '}
+                <Link href={`/tasks/${done.token}`} className="font-mono font-semibold underline" data-testid="enqueue-token">
+                  {done.token}
+                </Link>
               </Notice>
             )}
           </div>
@@ -228,7 +340,9 @@ export function EnqueueForm() {
           <div className="flex items-center justify-end gap-3 border-t border-slate-100 px-4 py-3">
             {invalid && (
               <span className="text-xs text-slate-500" data-testid="enqueue-blocked">
-                {kind === 'procedure' && proc.error && commandError === proc.error ? `Not yet: ${proc.error}.` : 'Fix the highlighted fields to enqueue.'}
+                {kind === 'procedure' && proc.error && commandError === proc.error
+                  ? `Not yet: ${proc.error}.`
+                  : 'Fix the highlighted fields to enqueue.'}
               </span>
             )}
             <Button type="submit" variant="primary" disabled={invalid} busy={submit.busy || viaApi.busy} data-testid="enqueue-submit">
@@ -240,23 +354,41 @@ export function EnqueueForm() {
 
       <aside className="space-y-3 text-sm text-slate-600">
         {kind === 'procedure' ? (
-          <Card className="p-4"><ProcedureHelp /></Card>
+          <Card className="p-4">
+            <ProcedureHelp />
+          </Card>
         ) : (
-        <Card className="p-4">
-          <h2 className="mb-2 text-sm font-semibold text-slate-900">Built-in demo handlers</h2>
-          <ul className="space-y-1.5 text-xs">
-            <li><code className="font-mono text-slate-800">demo.sleep {'{ms}'}</code> — waits, then succeeds</li>
-            <li><code className="font-mono text-slate-800">demo.fail {'{message, number?}'}</code> — always fails</li>
-            <li><code className="font-mono text-slate-800">demo.flaky {'{failTimes}'}</code> — fails its first N attempts</li>
-            <li><code className="font-mono text-slate-800">demo.echo {'{…}'}</code> — its result is its payload</li>
-          </ul>
-        </Card>
+          <Card className="p-4">
+            <h2 className="mb-2 text-sm font-semibold text-slate-900">Built-in demo handlers</h2>
+            <ul className="space-y-1.5 text-xs">
+              <li>
+                <code className="font-mono text-slate-800">demo.sleep {'{ms}'}</code> — waits, then succeeds
+              </li>
+              <li>
+                <code className="font-mono text-slate-800">demo.fail {'{message, number?}'}</code> — always fails
+              </li>
+              <li>
+                <code className="font-mono text-slate-800">demo.flaky {'{failTimes}'}</code> — fails its first N attempts
+              </li>
+              <li>
+                <code className="font-mono text-slate-800">demo.echo {'{…}'}</code> — its result is its payload
+              </li>
+            </ul>
+          </Card>
         )}
         <p className="px-1 text-xs">
           Failed attempts are retried with exponential backoff until max attempts; then the task is dead and shows on{' '}
-          <Link className="text-brand-600 hover:underline" href="/failed">Failed &amp; poison</Link>.
+          <Link className="text-brand-600 hover:underline" href="/failed">
+            Failed &amp; poison
+          </Link>
+          .
         </p>
       </aside>
     </div>
   );
+}
+
+/** a command as the success notice shows it: at most 40 characters */
+function shortened(command: string): string {
+  return command.length > 40 ? `${command.slice(0, 40)}…` : command;
 }

@@ -33,15 +33,18 @@ export async function postTask(input: Record<string, unknown>): Promise<ActionRe
 export function usePostTask() {
   const [busy, setBusy] = useState(false);
   const qc = useQueryClient();
-  const run = useCallback(async (input: Record<string, unknown>) => {
-    setBusy(true);
-    try {
-      const r = await postTask(input);
-      if (r.ok) void qc.invalidateQueries();
-      return r;
-    } finally {
-      setBusy(false);
-    }
-  }, [qc]);
+  const run = useCallback(
+    async (input: Record<string, unknown>) => {
+      setBusy(true);
+      try {
+        const r = await postTask(input);
+        if (r.ok) void qc.invalidateQueries();
+        return r;
+      } finally {
+        setBusy(false);
+      }
+    },
+    [qc],
+  );
   return { run, busy };
 }

@@ -5,7 +5,14 @@ import { PROCEDURE_NAME } from '@/lib/engine/validation';
 import { base64Bytes, checkParam, emptyValue, localOffset, paramHint, paramOfField, PROCEDURE_NAME_RE } from './procedure';
 
 const p = (name: string, type: string, extra: Partial<ProcedureParameter> = {}): ProcedureParameter => ({
-  name, type, maxLength: null, precision: null, scale: null, isOutput: false, isTable: false, ...extra,
+  name,
+  type,
+  maxLength: null,
+  precision: null,
+  scale: null,
+  isOutput: false,
+  isTable: false,
+  ...extra,
 });
 const text = (t: string, bad = false) => ({ text: t, bad });
 
@@ -52,11 +59,22 @@ describe('checkParam', () => {
 
   it('agrees with the server conversion on what it accepts', () => {
     const cases: [ProcedureParameter, string][] = [
-      [int, '42'], [int, '99999999999'], [amount, '1.5'], [amount, '1234567890123456'], [p('f', 'float'), '1e308'],
-      [note, 'x'.repeat(50)], [note, 'x'.repeat(51)], [p('g', 'uniqueidentifier'), '{0F8FAD5B-D9CB-469F-A165-70867728950E}'],
-      [p('g', 'uniqueidentifier'), 'nope'], [p('d', 'date'), '2024-02-29'], [p('d', 'datetime'), '1700-01-01T00:00'],
-      [p('d', 'datetime2', { scale: 7 }), '2024-05-31T13:45'], [p('t', 'time', { scale: 7 }), '13:45'],
-      [p('v', 'varbinary', { maxLength: 4 }), 'AAECAw=='], [p('v', 'varbinary', { maxLength: 4 }), 'AAECAwQ='], [p('v', 'varbinary', { maxLength: -1 }), 'not base64!'],
+      [int, '42'],
+      [int, '99999999999'],
+      [amount, '1.5'],
+      [amount, '1234567890123456'],
+      [p('f', 'float'), '1e308'],
+      [note, 'x'.repeat(50)],
+      [note, 'x'.repeat(51)],
+      [p('g', 'uniqueidentifier'), '{0F8FAD5B-D9CB-469F-A165-70867728950E}'],
+      [p('g', 'uniqueidentifier'), 'nope'],
+      [p('d', 'date'), '2024-02-29'],
+      [p('d', 'datetime'), '1700-01-01T00:00'],
+      [p('d', 'datetime2', { scale: 7 }), '2024-05-31T13:45'],
+      [p('t', 'time', { scale: 7 }), '13:45'],
+      [p('v', 'varbinary', { maxLength: 4 }), 'AAECAw=='],
+      [p('v', 'varbinary', { maxLength: 4 }), 'AAECAwQ='],
+      [p('v', 'varbinary', { maxLength: -1 }), 'not base64!'],
     ];
     for (const [param, value] of cases) {
       const client = checkParam(param, text(value));
@@ -92,7 +110,9 @@ describe('checkParam', () => {
   });
 
   it('normalises uuids and checks base64 size', () => {
-    expect(checkParam(p('g', 'uniqueidentifier'), text('{0F8FAD5B-D9CB-469F-A165-70867728950E}')).value).toBe('0f8fad5b-d9cb-469f-a165-70867728950e');
+    expect(checkParam(p('g', 'uniqueidentifier'), text('{0F8FAD5B-D9CB-469F-A165-70867728950E}')).value).toBe(
+      '0f8fad5b-d9cb-469f-a165-70867728950e',
+    );
     expect(checkParam(p('g', 'uniqueidentifier'), text('0f8fad5b')).error).toContain('a uuid');
     expect(base64Bytes('AAECAw==')).toBe(4);
     expect(base64Bytes('AAECAwQ=')).toBe(5);

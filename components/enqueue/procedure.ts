@@ -58,7 +58,14 @@ export function checkParam(p: ProcedureParameter, v: FieldValue): ParamCheck {
   const kind = paramKind(p);
   if (p.isOutput || kind === 'unsupported') return { send: false };
   if ('flag' in v) return v.flag === null ? { send: false } : { send: true, value: v.flag };
-  if (v.bad) return { send: false, error: kind === 'date' || kind === 'datetime' || kind === 'datetimeoffset' || kind === 'time' ? 'not a complete date or time' : 'not a number' };
+  if (v.bad)
+    return {
+      send: false,
+      error:
+        kind === 'date' || kind === 'datetime' || kind === 'datetimeoffset' || kind === 'time'
+          ? 'not a complete date or time'
+          : 'not a number',
+    };
   const raw = v.text;
   const s = raw.trim();
   if (s === '' && kind !== 'text' && kind !== 'xml') return { send: false };
@@ -92,7 +99,8 @@ export function checkParam(p: ProcedureParameter, v: FieldValue): ParamCheck {
       return { send: true, value: n };
     }
     case 'text': {
-      if (p.maxLength !== null && p.maxLength >= 0 && raw.length > p.maxLength) return { send: false, error: `at most ${p.maxLength} characters (${raw.length})` };
+      if (p.maxLength !== null && p.maxLength >= 0 && raw.length > p.maxLength)
+        return { send: false, error: `at most ${p.maxLength} characters (${raw.length})` };
       if (raw.includes('\u0000') && t !== 'nvarchar' && t !== 'nchar') return { send: false, error: 'contains a NUL character' };
       return { send: true, value: raw };
     }
@@ -102,13 +110,18 @@ export function checkParam(p: ProcedureParameter, v: FieldValue): ParamCheck {
       const b = s.replace(/\s+/g, '');
       if (!BASE64.test(b)) return { send: false, error: 'base64 text (A–Z a–z 0–9 + /, padded with =)' };
       const bytes = base64Bytes(b);
-      if (p.maxLength !== null && p.maxLength >= 0 && bytes > p.maxLength) return { send: false, error: `at most ${p.maxLength} bytes (${bytes})` };
+      if (p.maxLength !== null && p.maxLength >= 0 && bytes > p.maxLength)
+        return { send: false, error: `at most ${p.maxLength} bytes (${bytes})` };
       return { send: true, value: b };
     }
     case 'uuid':
-      return GUID_RE.test(s) ? { send: true, value: s.replace(/[{}]/g, '').toLowerCase() } : { send: false, error: 'a uuid like 0f8fad5b-d9cb-469f-a165-70867728950e' };
+      return GUID_RE.test(s)
+        ? { send: true, value: s.replace(/[{}]/g, '').toLowerCase() }
+        : { send: false, error: 'a uuid like 0f8fad5b-d9cb-469f-a165-70867728950e' };
     case 'time':
-      return /^\d{2}:\d{2}(:\d{2}(\.\d{1,7})?)?$/.test(s) ? { send: true, value: timeWithSeconds(s) } : { send: false, error: 'a time like 13:45:00' };
+      return /^\d{2}:\d{2}(:\d{2}(\.\d{1,7})?)?$/.test(s)
+        ? { send: true, value: timeWithSeconds(s) }
+        : { send: false, error: 'a time like 13:45:00' };
     case 'date':
     case 'datetime':
     case 'datetimeoffset': {

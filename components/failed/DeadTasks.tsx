@@ -5,7 +5,14 @@ import { DataTable, type Column } from '../ui/DataTable';
 import { RelativeTime } from '../ui/Time';
 import { TokenLink } from '../ui/TokenLink';
 
-export function DeadTasks({ tasks, selected, onToggle, onToggleAll, onRetry, busy }: {
+export function DeadTasks({
+  tasks,
+  selected,
+  onToggle,
+  onToggleAll,
+  onRetry,
+  busy,
+}: {
   tasks: TaskJson[];
   selected: Set<string>;
   onToggle: (token: string) => void;
@@ -47,12 +54,23 @@ export function DeadTasks({ tasks, selected, onToggle, onToggleAll, onRetry, bus
       cell: (t) => (
         <div className="flex items-center gap-2">
           <TokenLink token={t.token} testId="dead-token" />
-          <span className="max-w-56 truncate font-mono text-xs text-slate-800" title={t.command}>{t.command}</span>
+          <span className="max-w-56 truncate font-mono text-xs text-slate-800" title={t.command}>
+            {t.command}
+          </span>
         </div>
       ),
     },
     { key: 'queue', header: 'Queue', cell: (t) => <span className="font-mono text-xs">{t.queue}</span> },
-    { key: 'attempts', header: 'Attempts', align: 'right', cell: (t) => <span className="tabular text-xs">{t.attempts} / {t.maxAttempts}</span> },
+    {
+      key: 'attempts',
+      header: 'Attempts',
+      align: 'right',
+      cell: (t) => (
+        <span className="tabular text-xs">
+          {t.attempts} / {t.maxAttempts}
+        </span>
+      ),
+    },
     {
       key: 'error',
       header: 'Last error',
@@ -72,7 +90,9 @@ export function DeadTasks({ tasks, selected, onToggle, onToggleAll, onRetry, bus
       header: <span className="sr-only">Actions</span>,
       align: 'right',
       cell: (t) => (
-        <Button size="sm" disabled={busy} onClick={() => onRetry(t.token)} data-testid="dead-retry">Retry</Button>
+        <Button size="sm" disabled={busy} onClick={() => onRetry(t.token)} data-testid="dead-retry">
+          Retry
+        </Button>
       ),
     },
   ];
@@ -97,7 +117,9 @@ export function DeadTasks({ tasks, selected, onToggle, onToggleAll, onRetry, bus
           <div className="min-w-0 flex-1 space-y-1">
             <div className="flex items-center gap-2">
               <span className="min-w-0 flex-1 truncate font-mono text-sm text-slate-900">{t.command}</span>
-              <Button size="sm" disabled={busy} onClick={() => onRetry(t.token)} data-testid="dead-retry">Retry</Button>
+              <Button size="sm" disabled={busy} onClick={() => onRetry(t.token)} data-testid="dead-retry">
+                Retry
+              </Button>
             </div>
             {t.lastError && (
               <p className="break-words text-xs text-rose-800" data-testid="dead-error">
@@ -108,8 +130,12 @@ export function DeadTasks({ tasks, selected, onToggle, onToggleAll, onRetry, bus
             <div className="flex flex-wrap gap-x-3 text-xs text-slate-500">
               <TokenLink token={t.token} testId="dead-token" />
               <span className="font-mono">{t.queue}</span>
-              <span>{t.attempts} / {t.maxAttempts} attempts</span>
-              <span>died <RelativeTime iso={t.finishedAt} /></span>
+              <span>
+                {t.attempts} / {t.maxAttempts} attempts
+              </span>
+              <span>
+                died <RelativeTime iso={t.finishedAt} />
+              </span>
             </div>
           </div>
         </div>

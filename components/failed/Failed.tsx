@@ -52,7 +52,7 @@ export function Failed() {
   const queues = stats.data?.queues.map((x) => x.queue) ?? [];
 
   const groups = data.data?.groups ?? [];
-  const selectedGroup = message ? groups.find((g) => g.message === message && (!queue || g.queue === queue)) ?? null : null;
+  const selectedGroup = message ? (groups.find((g) => g.message === message && (!queue || g.queue === queue)) ?? null) : null;
   const dead = useMemo(() => {
     const all = data.data?.dead ?? [];
     return message ? all.filter((t) => t.lastError?.message === message) : all;
@@ -91,27 +91,65 @@ export function Failed() {
     setConfirm({
       title: 'Delete this failure group?',
       label: `Delete ${plural(g.count, 'task')}`,
-      body: <>Every dead task of queue <b className="font-mono">{g.queue}</b> whose last error is “{g.message}” is deleted with its log.</>,
+      body: (
+        <>
+          Every dead task of queue <b className="font-mono">{g.queue}</b> whose last error is “{g.message}” is deleted with its log.
+        </>
+      ),
       run: () => deleteAll.run({ queue: g.queue, message: g.message }),
     });
 
   return (
     <>
-      <PageHeader title="Failed & poison" description="Dead tasks — attempts used up or a non-retryable error — grouped by error message. A poison task never blocks its queue." />
+      <PageHeader
+        title="Failed & poison"
+        description={
+          'Dead tasks — attempts used up or a non-retryable error — grouped by error message. A poison task ' + 'never blocks its queue.'
+        }
+      />
       {data.data && <StaleBanner error={data.error} updatedAt={data.dataUpdatedAt} />}
 
       <Card className="mb-5">
-        <form role="search" className="flex flex-wrap items-end gap-3 p-4" onSubmit={(e) => { e.preventDefault(); setParams({ q: text }); }}>
+        <form
+          role="search"
+          className="flex flex-wrap items-end gap-3 p-4"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setParams({ q: text });
+          }}
+        >
           <div className="w-full sm:w-48">
-            <label htmlFor="ff-queue" className={labelCls}>Queue</label>
-            <select id="ff-queue" data-testid="failed-queue" className={inputCls} value={queue} onChange={(e) => setParams({ queue: e.target.value })}>
+            <label htmlFor="ff-queue" className={labelCls}>
+              Queue
+            </label>
+            <select
+              id="ff-queue"
+              data-testid="failed-queue"
+              className={inputCls}
+              value={queue}
+              onChange={(e) => setParams({ queue: e.target.value })}
+            >
               <option value="">all</option>
-              {(queue && !queues.includes(queue) ? [queue, ...queues] : queues).map((x) => <option key={x} value={x}>{x}</option>)}
+              {(queue && !queues.includes(queue) ? [queue, ...queues] : queues).map((x) => (
+                <option key={x} value={x}>
+                  {x}
+                </option>
+              ))}
             </select>
           </div>
           <div className="min-w-48 flex-1">
-            <label htmlFor="ff-q" className={labelCls}>Command or error contains</label>
-            <input id="ff-q" data-testid="failed-text" type="search" className={inputCls} value={text} placeholder="timeout, demo.fail…" onChange={(e) => setText(e.target.value)} />
+            <label htmlFor="ff-q" className={labelCls}>
+              Command or error contains
+            </label>
+            <input
+              id="ff-q"
+              data-testid="failed-text"
+              type="search"
+              className={inputCls}
+              value={text}
+              placeholder="timeout, demo.fail…"
+              onChange={(e) => setText(e.target.value)}
+            />
           </div>
           <div className="flex w-full items-end gap-2 sm:w-auto">
             <Button
@@ -144,13 +182,20 @@ export function Failed() {
       </Card>
 
       {data.isPending ? (
-        <Card><LoadingState rows={6} /></Card>
+        <Card>
+          <LoadingState rows={6} />
+        </Card>
       ) : data.isError && !data.data ? (
-        <Card><ErrorState error={data.error} onRetry={() => void data.refetch()} /></Card>
+        <Card>
+          <ErrorState error={data.error} onRetry={() => void data.refetch()} />
+        </Card>
       ) : (
         <div className="space-y-5">
           <Card testId="groups-card">
-            <CardHeader title="Failures by error message" subtitle={`${plural(groups.length, 'group')}${filtered ? ' matching the filter' : ''} · click a message to list its tasks`} />
+            <CardHeader
+              title="Failures by error message"
+              subtitle={`${plural(groups.length, 'group')}${filtered ? ' matching the filter' : ''} · click a message to list its tasks`}
+            />
             {groups.length === 0 ? (
               <EmptyState title={filtered ? 'No failures match this filter' : 'No failures'} icon="✓">
                 {filtered ? 'Clear the filter to see every failure.' : 'Tasks that exhaust their attempts show up here, grouped by error.'}
@@ -170,7 +215,18 @@ export function Failed() {
           <Card testId="dead-card">
             <CardHeader
               title={`Dead tasks (${formatNumber(dead.length)}${data.data && data.data.dead.length >= 200 ? '+' : ''})`}
-              subtitle={message ? <>Only “{message}” · <button type="button" className="text-brand-600 hover:underline" onClick={() => setParams({ message: '' })}>show all</button></> : 'Newest first'}
+              subtitle={
+                message ? (
+                  <>
+                    Only “{message}” ·{' '}
+                    <button type="button" className="text-brand-600 hover:underline" onClick={() => setParams({ message: '' })}>
+                      show all
+                    </button>
+                  </>
+                ) : (
+                  'Newest first'
+                )
+              }
               actions={
                 <>
                   {dead.length > 0 && (
@@ -185,7 +241,17 @@ export function Failed() {
                       all
                     </label>
                   )}
-                  <Button size="sm" variant="primary" disabled={busy || selected.size === 0} busy={retryMany.busy} data-testid="retry-selected" onClick={async () => { const r = await retryMany.run([...selected]); if (r.ok) setPicked(new Set()); }}>
+                  <Button
+                    size="sm"
+                    variant="primary"
+                    disabled={busy || selected.size === 0}
+                    busy={retryMany.busy}
+                    data-testid="retry-selected"
+                    onClick={async () => {
+                      const r = await retryMany.run([...selected]);
+                      if (r.ok) setPicked(new Set());
+                    }}
+                  >
                     Retry selected{selected.size ? ` (${selected.size})` : ''}
                   </Button>
                   <Button
@@ -193,7 +259,14 @@ export function Failed() {
                     variant="secondary"
                     disabled={busy || selected.size === 0}
                     data-testid="delete-selected"
-                    onClick={() => setConfirm({ title: `Delete ${plural(selected.size, 'task')}?`, label: 'Delete', body: 'The selected tasks and their execution log rows are removed for good.', run: deleteSelected })}
+                    onClick={() =>
+                      setConfirm({
+                        title: `Delete ${plural(selected.size, 'task')}?`,
+                        label: 'Delete',
+                        body: 'The selected tasks and their execution log rows are removed for good.',
+                        run: deleteSelected,
+                      })
+                    }
                   >
                     Delete selected
                   </Button>
@@ -201,13 +274,22 @@ export function Failed() {
               }
             />
             {dead.length === 0 ? (
-              <EmptyState title="No dead tasks" icon="✓">Nothing is poisoned{filtered ? ' under this filter' : ''}.</EmptyState>
+              <EmptyState title="No dead tasks" icon="✓">
+                Nothing is poisoned{filtered ? ' under this filter' : ''}.
+              </EmptyState>
             ) : (
               <DeadTasks
                 tasks={dead}
                 selected={selected}
                 busy={busy}
-                onToggle={(t) => setPicked((s) => { const n = new Set(s); if (n.has(t)) n.delete(t); else n.add(t); return n; })}
+                onToggle={(t) =>
+                  setPicked((s) => {
+                    const n = new Set(s);
+                    if (n.has(t)) n.delete(t);
+                    else n.add(t);
+                    return n;
+                  })
+                }
                 onToggleAll={(all) => setPicked(all ? new Set(dead.map((t) => t.token)) : new Set())}
                 onRetry={(t) => void retryOne.run(t)}
               />

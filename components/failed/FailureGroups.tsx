@@ -10,7 +10,14 @@ export function groupKey(g: { queue: string; message: string }) {
   return `${g.queue}\u0000${g.message}`;
 }
 
-export function FailureGroups({ groups, selected, onSelect, onRetry, onDelete, busy }: {
+export function FailureGroups({
+  groups,
+  selected,
+  onSelect,
+  onRetry,
+  onDelete,
+  busy,
+}: {
   groups: FailureGroupJson[];
   selected: string | null;
   onSelect: (g: FailureGroupJson | null) => void;
@@ -37,13 +44,25 @@ export function FailureGroups({ groups, selected, onSelect, onRetry, onDelete, b
     },
     { key: 'queue', header: 'Queue', cell: (g) => <span className="font-mono text-xs">{g.queue}</span> },
     { key: 'command', header: 'Command', cell: (g) => <span className="font-mono text-xs">{g.command}</span> },
-    { key: 'count', header: 'Count', align: 'right', cell: (g) => <span className="tabular font-semibold text-slate-900" data-testid="group-count">{formatNumber(g.count)}</span> },
+    {
+      key: 'count',
+      header: 'Count',
+      align: 'right',
+      cell: (g) => (
+        <span className="tabular font-semibold text-slate-900" data-testid="group-count">
+          {formatNumber(g.count)}
+        </span>
+      ),
+    },
     {
       key: 'last',
       header: 'Last seen',
       cell: (g) => (
         <span className="whitespace-nowrap text-xs">
-          <RelativeTime iso={g.lastAt} /> · <Link href={`/tasks/${g.sampleToken}`} className="text-brand-600 hover:underline">sample</Link>
+          <RelativeTime iso={g.lastAt} /> ·{' '}
+          <Link href={`/tasks/${g.sampleToken}`} className="text-brand-600 hover:underline">
+            sample
+          </Link>
         </span>
       ),
     },
@@ -53,8 +72,12 @@ export function FailureGroups({ groups, selected, onSelect, onRetry, onDelete, b
       align: 'right',
       cell: (g) => (
         <div className="flex justify-end gap-1.5">
-          <Button size="sm" disabled={busy} onClick={() => onRetry(g)} data-testid="group-retry">Retry all</Button>
-          <Button size="sm" variant="ghost" disabled={busy} onClick={() => onDelete(g)} data-testid="group-delete">Delete</Button>
+          <Button size="sm" disabled={busy} onClick={() => onRetry(g)} data-testid="group-retry">
+            Retry all
+          </Button>
+          <Button size="sm" variant="ghost" disabled={busy} onClick={() => onDelete(g)} data-testid="group-delete">
+            Delete
+          </Button>
         </div>
       ),
     },
@@ -78,15 +101,25 @@ export function FailureGroups({ groups, selected, onSelect, onRetry, onDelete, b
             {g.message}
           </button>
           <div className="flex flex-wrap items-center gap-x-3 text-xs text-slate-500">
-            <span className="font-semibold text-slate-900"><span data-testid="group-count">{formatNumber(g.count)}</span>×</span>
+            <span className="font-semibold text-slate-900">
+              <span data-testid="group-count">{formatNumber(g.count)}</span>×
+            </span>
             <span className="font-mono">{g.queue}</span>
             <span className="font-mono">{g.command}</span>
-            <span>last <RelativeTime iso={g.lastAt} /></span>
-            <Link href={`/tasks/${g.sampleToken}`} className="text-brand-600 hover:underline">sample</Link>
+            <span>
+              last <RelativeTime iso={g.lastAt} />
+            </span>
+            <Link href={`/tasks/${g.sampleToken}`} className="text-brand-600 hover:underline">
+              sample
+            </Link>
           </div>
           <div className="flex gap-1.5">
-            <Button size="sm" disabled={busy} onClick={() => onRetry(g)} data-testid="group-retry">Retry all</Button>
-            <Button size="sm" variant="ghost" disabled={busy} onClick={() => onDelete(g)} data-testid="group-delete">Delete</Button>
+            <Button size="sm" disabled={busy} onClick={() => onRetry(g)} data-testid="group-retry">
+              Retry all
+            </Button>
+            <Button size="sm" variant="ghost" disabled={busy} onClick={() => onDelete(g)} data-testid="group-delete">
+              Delete
+            </Button>
           </div>
         </div>
       )}

@@ -85,8 +85,12 @@ export function ExecutionLog() {
             {cursor ? `Attempts older than #${cursor}` : 'Newest attempts'} · {items.length} shown
           </p>
           <div className="flex gap-2">
-            <Button size="sm" onClick={newer} disabled={!cursor} data-testid="log-newer">← Newer</Button>
-            <Button size="sm" onClick={older} disabled={log.data?.nextCursor == null} data-testid="log-older">Older →</Button>
+            <Button size="sm" onClick={newer} disabled={!cursor} data-testid="log-newer">
+              ← Newer
+            </Button>
+            <Button size="sm" onClick={older} disabled={log.data?.nextCursor == null} data-testid="log-older">
+              Older →
+            </Button>
           </div>
         </div>
       </Card>

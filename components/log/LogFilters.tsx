@@ -16,10 +16,19 @@ export interface LogFilter {
 }
 
 export const inputCls =
-  'block w-full rounded-md border-0 bg-white px-2.5 py-1.5 text-sm text-slate-900 shadow-xs ring-1 ring-inset ring-slate-300 placeholder:text-slate-400 focus:ring-2 focus:ring-brand-500 focus:outline-none';
+  'block w-full rounded-md border-0 bg-white px-2.5 py-1.5 text-sm text-slate-900 shadow-xs ring-1 ring-inset ' +
+  'ring-slate-300 placeholder:text-slate-400 focus:ring-2 focus:ring-brand-500 focus:outline-none';
 export const labelCls = 'mb-1 block text-xs font-medium text-slate-600';
 
-export function LogFilters({ value, queues, onChange }: { value: LogFilter; queues: string[]; onChange: (next: Partial<LogFilter>) => void }) {
+export function LogFilters({
+  value,
+  queues,
+  onChange,
+}: {
+  value: LogFilter;
+  queues: string[];
+  onChange: (next: Partial<LogFilter>) => void;
+}) {
   const [text, setText] = useState(value.q);
   // keep the box in step when the URL changes (back/forward, "clear")
   useEffect(() => setText(value.q), [value.q]);
@@ -37,31 +46,68 @@ export function LogFilters({ value, queues, onChange }: { value: LogFilter; queu
   if (!desktop && !open) {
     return (
       <div className="flex items-center justify-between gap-2 border-b border-slate-100 px-4 py-3">
-        <span className="text-sm text-slate-600">{activeCount ? `${activeCount} filter${activeCount === 1 ? '' : 's'} on` : 'All attempts'}</span>
-        <Button size="sm" onClick={() => setOpen(true)} data-testid="filters-toggle">Filters{activeCount ? ` (${activeCount})` : ''}</Button>
+        <span className="text-sm text-slate-600">
+          {activeCount ? `${activeCount} filter${activeCount === 1 ? '' : 's'} on` : 'All attempts'}
+        </span>
+        <Button size="sm" onClick={() => setOpen(true)} data-testid="filters-toggle">
+          Filters{activeCount ? ` (${activeCount})` : ''}
+        </Button>
       </div>
     );
   }
   const queueOptions = value.queue && !queues.includes(value.queue) ? [value.queue, ...queues] : queues;
 
   return (
-    <form role="search" className="grid grid-cols-2 gap-3 border-b border-slate-100 p-4 lg:grid-cols-12" onSubmit={(e) => { e.preventDefault(); onChange({ q: text }); }}>
+    <form
+      role="search"
+      className="grid grid-cols-2 gap-3 border-b border-slate-100 p-4 lg:grid-cols-12"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onChange({ q: text });
+      }}
+    >
       <div className="lg:col-span-2">
-        <label htmlFor="f-outcome" className={labelCls}>Outcome</label>
-        <select id="f-outcome" data-testid="filter-outcome" className={inputCls} value={value.outcome} onChange={(e) => onChange({ outcome: e.target.value })}>
+        <label htmlFor="f-outcome" className={labelCls}>
+          Outcome
+        </label>
+        <select
+          id="f-outcome"
+          data-testid="filter-outcome"
+          className={inputCls}
+          value={value.outcome}
+          onChange={(e) => onChange({ outcome: e.target.value })}
+        >
           <option value="">any</option>
-          {OUTCOME_OPTIONS.map((o) => <option key={o} value={o}>{o.replace('_', ' ')}</option>)}
+          {OUTCOME_OPTIONS.map((o) => (
+            <option key={o} value={o}>
+              {o.replace('_', ' ')}
+            </option>
+          ))}
         </select>
       </div>
       <div className="lg:col-span-2">
-        <label htmlFor="f-queue" className={labelCls}>Queue</label>
-        <select id="f-queue" data-testid="filter-queue" className={inputCls} value={value.queue} onChange={(e) => onChange({ queue: e.target.value })}>
+        <label htmlFor="f-queue" className={labelCls}>
+          Queue
+        </label>
+        <select
+          id="f-queue"
+          data-testid="filter-queue"
+          className={inputCls}
+          value={value.queue}
+          onChange={(e) => onChange({ queue: e.target.value })}
+        >
           <option value="">all</option>
-          {queueOptions.map((q) => <option key={q} value={q}>{q}</option>)}
+          {queueOptions.map((q) => (
+            <option key={q} value={q}>
+              {q}
+            </option>
+          ))}
         </select>
       </div>
       <div className="lg:col-span-2">
-        <label htmlFor="f-batch" className={labelCls}>Batch</label>
+        <label htmlFor="f-batch" className={labelCls}>
+          Batch
+        </label>
         <input
           id="f-batch"
           data-testid="filter-batch"
@@ -75,25 +121,68 @@ export function LogFilters({ value, queues, onChange }: { value: LogFilter; queu
         />
       </div>
       <div className="lg:col-span-6">
-        <label htmlFor="f-q" className={labelCls}>Search</label>
-        <input id="f-q" data-testid="filter-text" type="search" className={inputCls} placeholder="text in command or error" value={text} onChange={(e) => setText(e.target.value)} />
+        <label htmlFor="f-q" className={labelCls}>
+          Search
+        </label>
+        <input
+          id="f-q"
+          data-testid="filter-text"
+          type="search"
+          className={inputCls}
+          placeholder="text in command or error"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+        />
       </div>
       <div className="col-span-2 sm:col-span-1 lg:col-span-3">
-        <label htmlFor="f-from" className={labelCls}>From</label>
-        <input id="f-from" data-testid="filter-from" type="datetime-local" step={1} className={inputCls} value={isoToLocalInput(value.from)} onChange={(e) => onChange({ from: localInputToIso(e.target.value) ?? '' })} />
+        <label htmlFor="f-from" className={labelCls}>
+          From
+        </label>
+        <input
+          id="f-from"
+          data-testid="filter-from"
+          type="datetime-local"
+          step={1}
+          className={inputCls}
+          value={isoToLocalInput(value.from)}
+          onChange={(e) => onChange({ from: localInputToIso(e.target.value) ?? '' })}
+        />
       </div>
       <div className="col-span-2 sm:col-span-1 lg:col-span-3">
-        <label htmlFor="f-to" className={labelCls}>To</label>
-        <input id="f-to" data-testid="filter-to" type="datetime-local" step={1} className={inputCls} value={isoToLocalInput(value.to)} onChange={(e) => onChange({ to: localInputToIso(e.target.value) ?? '' })} />
+        <label htmlFor="f-to" className={labelCls}>
+          To
+        </label>
+        <input
+          id="f-to"
+          data-testid="filter-to"
+          type="datetime-local"
+          step={1}
+          className={inputCls}
+          value={isoToLocalInput(value.to)}
+          onChange={(e) => onChange({ to: localInputToIso(e.target.value) ?? '' })}
+        />
       </div>
       {(active || !desktop) && (
         <div className="col-span-2 flex items-end justify-between lg:col-span-6 lg:pb-0.5">
           {active ? (
-            <Button size="sm" variant="ghost" onClick={() => { setText(''); onChange({ outcome: '', queue: '', batch: '', q: '', from: '', to: '' }); }}>
+            <Button
+              size="sm"
+              variant="ghost"
+              onClick={() => {
+                setText('');
+                onChange({ outcome: '', queue: '', batch: '', q: '', from: '', to: '' });
+              }}
+            >
               Clear filters
             </Button>
-          ) : <span />}
-          {!desktop && <Button size="sm" onClick={() => setOpen(false)}>Done</Button>}
+          ) : (
+            <span />
+          )}
+          {!desktop && (
+            <Button size="sm" onClick={() => setOpen(false)}>
+              Done
+            </Button>
+          )}
         </div>
       )}
     </form>

@@ -15,20 +15,31 @@ function ErrorCell({ a }: { a: AttemptJson }) {
       <span className="text-rose-800">{a.errorMessage}</span>
     </>
   );
-  if (!a.errorDetail) return <p className="max-w-80 break-words text-xs" data-testid="log-error">{head}</p>;
+  if (!a.errorDetail)
+    return (
+      <p className="max-w-80 break-words text-xs" data-testid="log-error">
+        {head}
+      </p>
+    );
   return (
     <details className="group max-w-80 text-xs" data-testid="log-error">
       <summary className="cursor-pointer list-none break-words">
         {head} <span className="whitespace-nowrap text-slate-400 group-open:hidden">▸ stack</span>
       </summary>
-      <pre className="mt-1 max-h-64 overflow-auto whitespace-pre rounded bg-slate-900 p-2 font-mono text-[11px] text-slate-100">{a.errorDetail}</pre>
+      <pre className="mt-1 max-h-64 overflow-auto whitespace-pre rounded bg-slate-900 p-2 font-mono text-[11px] text-slate-100">
+        {a.errorDetail}
+      </pre>
     </details>
   );
 }
 
 function Command({ a }: { a: AttemptJson }) {
   return (
-    <Link href={`/tasks/${a.token}`} className="block max-w-56 truncate font-mono text-xs text-slate-800 hover:underline" title={`${a.kind}: ${a.command}`}>
+    <Link
+      href={`/tasks/${a.token}`}
+      className="block max-w-56 truncate font-mono text-xs text-slate-800 hover:underline"
+      title={`${a.kind}: ${a.command}`}
+    >
       {a.command}
     </Link>
   );
@@ -38,11 +49,20 @@ function BatchRef({ a }: { a: AttemptJson }) {
   if (a.batchId === null) return null;
   return (
     <span className="whitespace-nowrap">
-      <Link href={`/batches/${a.batchId}`} className="text-violet-700 hover:underline" title="The batch: progress per stage, timeline, tasks">
+      <Link
+        href={`/batches/${a.batchId}`}
+        className="text-violet-700 hover:underline"
+        title="The batch: progress per stage, timeline, tasks"
+      >
         batch {a.batchId}
         {a.stage !== null && ` · stage ${a.stage}`}
       </Link>
-      <Link href={`/log?batch=${a.batchId}`} className="ml-1 text-slate-400 hover:text-violet-700" title="Show only this batch's attempts" aria-label={`Show only the attempts of batch ${a.batchId}`}>
+      <Link
+        href={`/log?batch=${a.batchId}`}
+        className="ml-1 text-slate-400 hover:text-violet-700"
+        title="Show only this batch's attempts"
+        aria-label={`Show only the attempts of batch ${a.batchId}`}
+      >
         ⌕
       </Link>
     </span>
@@ -55,7 +75,9 @@ function PhoneRow({ a }: { a: AttemptJson }) {
     <div className="space-y-1">
       <div className="flex items-center gap-2">
         <OutcomeBadge outcome={a.outcome} testId="log-outcome" />
-        <div className="min-w-0 flex-1"><Command a={a} /></div>
+        <div className="min-w-0 flex-1">
+          <Command a={a} />
+        </div>
         <RelativeTime iso={a.startedAt} className="shrink-0 text-xs text-slate-500" />
       </div>
       <div className="flex flex-wrap gap-x-3 text-xs text-slate-500">
@@ -63,7 +85,9 @@ function PhoneRow({ a }: { a: AttemptJson }) {
         <span className="font-mono">{a.queue}</span>
         <BatchRef a={a} />
         <span>#{a.attempt}</span>
-        <span className="font-mono" data-testid="log-session">spid {a.session ?? '—'}</span>
+        <span className="font-mono" data-testid="log-session">
+          spid {a.session ?? '—'}
+        </span>
         <Elapsed from={a.startedAt} to={a.endedAt} />
       </div>
       {a.errorMessage && <ErrorCell a={a} />}
@@ -102,12 +126,21 @@ const columns: Column<AttemptJson>[] = [
     header: 'Worker · session',
     cell: (a) => (
       <div className="text-xs">
-        <span className="block max-w-40 truncate font-mono text-slate-600" title={a.workerId ?? ''}>{a.workerId ?? '—'}</span>
-        <span className="font-mono text-slate-400" data-testid="log-session">spid {a.session ?? '—'}</span>
+        <span className="block max-w-40 truncate font-mono text-slate-600" title={a.workerId ?? ''}>
+          {a.workerId ?? '—'}
+        </span>
+        <span className="font-mono text-slate-400" data-testid="log-session">
+          spid {a.session ?? '—'}
+        </span>
       </div>
     ),
   },
-  { key: 'duration', header: 'Duration', align: 'right', cell: (a) => <Elapsed from={a.startedAt} to={a.endedAt} className="tabular whitespace-nowrap font-mono text-xs" /> },
+  {
+    key: 'duration',
+    header: 'Duration',
+    align: 'right',
+    cell: (a) => <Elapsed from={a.startedAt} to={a.endedAt} className="tabular whitespace-nowrap font-mono text-xs" />,
+  },
   { key: 'error', header: 'Error', cell: (a) => <ErrorCell a={a} /> },
 ];
 

@@ -15,13 +15,33 @@ interface Item {
 }
 
 const ITEMS: Item[] = [
-  { href: '/', label: 'Overview', icon: 'M3 13h8V3H3v10zm0 8h8v-6H3v6zm10 0h8V11h-8v10zm0-18v6h8V3h-8z', badge: (s) => (s.totals.pending ? { n: s.totals.pending, tone: 'blue' } : null) },
-  { href: '/running', label: 'Running', icon: 'M8 5v14l11-7z', badge: (s) => (s.totals.running ? { n: s.totals.running, tone: 'amber' } : null) },
+  {
+    href: '/',
+    label: 'Overview',
+    icon: 'M3 13h8V3H3v10zm0 8h8v-6H3v6zm10 0h8V11h-8v10zm0-18v6h8V3h-8z',
+    badge: (s) => (s.totals.pending ? { n: s.totals.pending, tone: 'blue' } : null),
+  },
+  {
+    href: '/running',
+    label: 'Running',
+    icon: 'M8 5v14l11-7z',
+    badge: (s) => (s.totals.running ? { n: s.totals.running, tone: 'amber' } : null),
+  },
   { href: '/queues', label: 'Queues', icon: 'M4 21v-7M4 10V3M12 21v-9M12 8V3M20 21v-5M20 12V3M1 14h6M9 8h6M17 16h6' },
   { href: '/batches', label: 'Batches', icon: 'M12 2 2 7l10 5 10-5-10-5zM2 17l10 5 10-5M2 12l10 5 10-5' },
   { href: '/log', label: 'Execution log', icon: 'M4 6h16M4 12h16M4 18h10' },
-  { href: '/failed', label: 'Failed & poison', icon: 'M12 9v4m0 4h.01M10.3 3.9 1.8 18a2 2 0 0 0 1.7 3h17a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0z', badge: (s) => (s.totals.dead ? { n: s.totals.dead, tone: 'red' } : null) },
-  { href: '/workers', label: 'Workers', icon: 'M4 4h16v6H4zM4 14h16v6H4zM8 7h.01M8 17h.01', badge: (s) => ({ n: s.workers.filter((w) => w.state === 'running').length, tone: 'green' }) },
+  {
+    href: '/failed',
+    label: 'Failed & poison',
+    icon: 'M12 9v4m0 4h.01M10.3 3.9 1.8 18a2 2 0 0 0 1.7 3h17a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0z',
+    badge: (s) => (s.totals.dead ? { n: s.totals.dead, tone: 'red' } : null),
+  },
+  {
+    href: '/workers',
+    label: 'Workers',
+    icon: 'M4 4h16v6H4zM4 14h16v6H4zM8 7h.01M8 17h.01',
+    badge: (s) => ({ n: s.workers.filter((w) => w.state === 'running').length, tone: 'green' }),
+  },
   { href: '/enqueue', label: 'Enqueue', icon: 'M12 5v14M5 12h14' },
 ];
 
@@ -39,7 +59,16 @@ function isActive(pathname: string, href: string) {
 
 function Icon({ d }: { d: string }) {
   return (
-    <svg viewBox="0 0 24 24" className="size-4 shrink-0" fill="none" stroke="currentColor" strokeWidth={2} strokeLinecap="round" strokeLinejoin="round" aria-hidden>
+    <svg
+      viewBox="0 0 24 24"
+      className="size-4 shrink-0"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth={2}
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden
+    >
       <path d={d} />
     </svg>
   );
@@ -83,7 +112,11 @@ function NavLinks({ pathname, stats, onNavigate }: { pathname: string; stats: St
             >
               <Icon d={it.icon} />
               <span className="flex-1">{it.label}</span>
-              {b && <span className={cx('tabular min-w-6 rounded-full px-1.5 py-0.5 text-center text-[11px] font-semibold', BADGE[b.tone])}>{b.n > 999 ? '999+' : b.n}</span>}
+              {b && (
+                <span className={cx('tabular min-w-6 rounded-full px-1.5 py-0.5 text-center text-[11px] font-semibold', BADGE[b.tone])}>
+                  {b.n > 999 ? '999+' : b.n}
+                </span>
+              )}
             </Link>
           </li>
         );
@@ -130,7 +163,15 @@ export function Shell({ children }: { children: ReactNode }) {
               className="rounded-md p-1.5 text-slate-300 hover:bg-white/10 hover:text-white"
             >
               <span className="sr-only">Menu</span>
-              <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth={2} strokeLinecap="round" aria-hidden>
+              <svg
+                viewBox="0 0 24 24"
+                className="size-5"
+                fill="none"
+                stroke="currentColor"
+                strokeWidth={2}
+                strokeLinecap="round"
+                aria-hidden
+              >
                 {menuOpen ? <path d="M6 6l12 12M18 6 6 18" /> : <path d="M4 7h16M4 12h16M4 17h16" />}
               </svg>
             </button>

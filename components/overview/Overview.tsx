@@ -39,7 +39,10 @@ export function Overview() {
   const series = useMemo(() => bucketPoints(metrics.data?.points ?? [], minutes > 15 ? 4 : 1), [metrics.data, minutes]);
   const lastMinute = useMemo(() => {
     const pts = (metrics.data?.points ?? []).slice(-60);
-    return pts.reduce((a, p) => ({ succeeded: a.succeeded + p.succeeded, failed: a.failed + p.failed, enqueued: a.enqueued + p.enqueued }), { succeeded: 0, failed: 0, enqueued: 0 });
+    return pts.reduce(
+      (a, p) => ({ succeeded: a.succeeded + p.succeeded, failed: a.failed + p.failed, enqueued: a.enqueued + p.enqueued }),
+      { succeeded: 0, failed: 0, enqueued: 0 },
+    );
   }, [metrics.data]);
 
   const s = stats.data;
@@ -60,12 +63,50 @@ export function Overview() {
       {s && <StaleBanner error={stats.error} updatedAt={stats.dataUpdatedAt} />}
 
       <div className="mb-5 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6">
-        <Stat testId="stat-pending" label="Pending" value={s ? s.totals.pending : '–'} tone="bg-sky-500" sub={`+${formatNumber(lastMinute.enqueued)} last min`} />
-        <Stat testId="stat-running" label="Running" value={s ? s.totals.running : '–'} tone="bg-amber-400" sub={s ? `${busyWorkers} of ${liveWorkers} workers busy` : undefined} />
-        <Stat testId="stat-succeeded" label="Succeeded" value={s ? s.totals.succeeded : '–'} tone="bg-emerald-500" sub={`+${formatNumber(lastMinute.succeeded)} last min`} />
-        <Stat testId="stat-dead" label="Dead" value={s ? s.totals.dead : '–'} tone="bg-rose-500" sub={`${formatNumber(lastMinute.failed)} failed last min`} />
+        <Stat
+          testId="stat-pending"
+          label="Pending"
+          value={s ? s.totals.pending : '–'}
+          tone="bg-sky-500"
+          sub={`+${formatNumber(lastMinute.enqueued)} last min`}
+        />
+        <Stat
+          testId="stat-running"
+          label="Running"
+          value={s ? s.totals.running : '–'}
+          tone="bg-amber-400"
+          sub={s ? `${busyWorkers} of ${liveWorkers} workers busy` : undefined}
+        />
+        <Stat
+          testId="stat-succeeded"
+          label="Succeeded"
+          value={s ? s.totals.succeeded : '–'}
+          tone="bg-emerald-500"
+          sub={`+${formatNumber(lastMinute.succeeded)} last min`}
+        />
+        <Stat
+          testId="stat-dead"
+          label="Dead"
+          value={s ? s.totals.dead : '–'}
+          tone="bg-rose-500"
+          sub={`${formatNumber(lastMinute.failed)} failed last min`}
+        />
         <Stat testId="stat-cancelled" label="Cancelled" value={s ? s.totals.cancelled : '–'} tone="bg-slate-400" />
-        <Stat testId="stat-workers" label="Workers" value={s ? liveWorkers : '–'} tone="bg-violet-500" sub={s ? plural(new Set(s.workers.filter((w) => w.state === 'running').map((w) => `${w.host}:${w.pid}`)).size, 'process', 'processes') : undefined} />
+        <Stat
+          testId="stat-workers"
+          label="Workers"
+          value={s ? liveWorkers : '–'}
+          tone="bg-violet-500"
+          sub={
+            s
+              ? plural(
+                  new Set(s.workers.filter((w) => w.state === 'running').map((w) => `${w.host}:${w.pid}`)).size,
+                  'process',
+                  'processes',
+                )
+              : undefined
+          }
+        />
       </div>
 
       <Card className="mb-5" testId="queues-card">
@@ -92,7 +133,10 @@ export function Overview() {
               type="button"
               aria-pressed={m === minutes}
               onClick={() => setMinutes(m)}
-              className={cx('rounded px-2.5 py-1 text-xs font-medium', m === minutes ? 'bg-slate-900 text-white' : 'text-slate-600 hover:bg-slate-100')}
+              className={cx(
+                'rounded px-2.5 py-1 text-xs font-medium',
+                m === minutes ? 'bg-slate-900 text-white' : 'text-slate-600 hover:bg-slate-100',
+              )}
             >
               {m} min
             </button>

@@ -5,7 +5,13 @@ import { formatNumber } from '../format';
 import { DataTable, type Column } from '../ui/DataTable';
 
 const STATUSES = ['pending', 'running', 'succeeded', 'dead', 'cancelled'] as const;
-const SHORT: Record<(typeof STATUSES)[number], string> = { pending: 'pend', running: 'run', succeeded: 'ok', dead: 'dead', cancelled: 'canc' };
+const SHORT: Record<(typeof STATUSES)[number], string> = {
+  pending: 'pend',
+  running: 'run',
+  succeeded: 'ok',
+  dead: 'dead',
+  cancelled: 'canc',
+};
 
 const COLORS: Record<(typeof STATUSES)[number], string> = {
   pending: 'text-sky-700',
@@ -33,9 +39,14 @@ export function QueueTable({ stats }: { stats: StatsJson }) {
       mobile: 'primary',
       cell: (r) =>
         r.isTotal ? (
-          <span className="whitespace-nowrap font-semibold text-slate-900">All<span className="hidden sm:inline"> queues</span></span>
+          <span className="whitespace-nowrap font-semibold text-slate-900">
+            All<span className="hidden sm:inline"> queues</span>
+          </span>
         ) : (
-          <Link href={`/log?queue=${encodeURIComponent(r.queue)}`} className="font-mono text-sm font-medium text-slate-900 hover:text-brand-600 hover:underline">
+          <Link
+            href={`/log?queue=${encodeURIComponent(r.queue)}`}
+            className="font-mono text-sm font-medium text-slate-900 hover:text-brand-600 hover:underline"
+          >
             {r.queue}
           </Link>
         ),
@@ -45,18 +56,27 @@ export function QueueTable({ stats }: { stats: StatsJson }) {
       header: (
         <>
           <span className="hidden sm:inline">{s}</span>
-          <span className="sm:hidden" title={s}>{SHORT[s]}</span>
+          <span className="sm:hidden" title={s}>
+            {SHORT[s]}
+          </span>
         </>
       ),
       align: 'right',
       cell: (r) =>
         s === 'dead' && r[s] > 0 && !r.isTotal ? (
-          <Link href={`/failed?queue=${encodeURIComponent(r.queue)}`} className="hover:underline">{count(r[s], s)}</Link>
+          <Link href={`/failed?queue=${encodeURIComponent(r.queue)}`} className="hover:underline">
+            {count(r[s], s)}
+          </Link>
         ) : (
           count(r[s], s)
         ),
     })),
-    { key: 'total', header: 'total', align: 'right', cell: (r) => <span className="tabular font-semibold text-slate-900">{formatNumber(r.total)}</span> },
+    {
+      key: 'total',
+      header: 'total',
+      align: 'right',
+      cell: (r) => <span className="tabular font-semibold text-slate-900">{formatNumber(r.total)}</span>,
+    },
   ];
 
   return (

@@ -39,9 +39,21 @@ const columns: Column<QueueChangeJson>[] = [
     ),
   },
   { key: 'queue', header: 'Queue', cell: (c) => <span className="font-mono text-xs text-slate-700">{c.queue}</span> },
-  { key: 'field', header: 'Setting', cell: (c) => <Badge tone={c.field === 'paused' ? 'amber' : 'blue'}>{FIELD[c.field] ?? c.field}</Badge> },
+  {
+    key: 'field',
+    header: 'Setting',
+    cell: (c) => <Badge tone={c.field === 'paused' ? 'amber' : 'blue'}>{FIELD[c.field] ?? c.field}</Badge>,
+  },
   { key: 'change', header: 'Old → new', cell: (c) => <Change c={c} /> },
-  { key: 'by', header: 'By', cell: (c) => <span className="font-mono text-xs text-slate-600" data-testid="change-by">{c.changedBy}</span> },
+  {
+    key: 'by',
+    header: 'By',
+    cell: (c) => (
+      <span className="font-mono text-xs text-slate-600" data-testid="change-by">
+        {c.changedBy}
+      </span>
+    ),
+  },
 ];
 
 function PhoneRow({ c }: { c: QueueChangeJson }) {
@@ -51,7 +63,10 @@ function PhoneRow({ c }: { c: QueueChangeJson }) {
       <Badge tone={c.field === 'paused' ? 'amber' : 'blue'}>{FIELD[c.field] ?? c.field}</Badge>
       <Change c={c} />
       <span className="ml-auto whitespace-nowrap text-xs text-slate-500">
-        <span className="font-mono" data-testid="change-by">{c.changedBy}</span> · <RelativeTime iso={c.at} />
+        <span className="font-mono" data-testid="change-by">
+          {c.changedBy}
+        </span>{' '}
+        · <RelativeTime iso={c.at} />
       </span>
     </div>
   );
@@ -69,7 +84,10 @@ export function ChangeHistory({ queue, all }: { queue: string; all: QueueChangeJ
     <Card testId="history-card">
       <CardHeader
         title={<>Change history{queue && <span className="font-mono text-slate-500"> · {queue}</span>}</>}
-        subtitle="Every limit and pause change, newest first (the name is the signed-in user, or where the change came from: dashboard, api, cli)."
+        subtitle={
+          'Every limit and pause change, newest first (the name is the signed-in user, or where the change ' +
+          'came from: dashboard, api, cli).'
+        }
       />
       {queue && one.isError && !one.data ? (
         <ErrorState error={one.error} onRetry={() => void one.refetch()} />
@@ -89,7 +107,12 @@ export function ChangeHistory({ queue, all }: { queue: string; all: QueueChangeJ
           phoneRow={(c) => <PhoneRow c={c} />}
           footer={
             changes.length > FIRST ? (
-              <button type="button" className="text-xs font-medium text-brand-600 hover:underline" onClick={() => setExpanded((v) => !v)} data-testid="history-more">
+              <button
+                type="button"
+                className="text-xs font-medium text-brand-600 hover:underline"
+                onClick={() => setExpanded((v) => !v)}
+                data-testid="history-more"
+              >
                 {expanded ? `Show the newest ${FIRST}` : `Show all ${changes.length}`}
               </button>
             ) : undefined

@@ -58,50 +58,53 @@ export function LimitEditor({ queue, limit }: { queue: string; limit: number | n
     >
       <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
         <span className="flex items-center gap-2 whitespace-nowrap">
-        <label htmlFor={`${id}-n`} className="sr-only">Concurrency limit of {queue}</label>
-        <input
-          id={`${id}-n`}
-          data-testid="limit-input"
-          type="number"
-          inputMode="numeric"
-          min={MIN_CONCURRENCY_LIMIT}
-          max={MAX_CONCURRENCY_LIMIT}
-          placeholder="∞"
-          value={unlimited ? '' : value}
-          disabled={unlimited}
-          aria-invalid={!parsed.ok}
-          onChange={(e) => {
-            setValue(e.target.value);
-            setDirty(true);
-            setError(null);
-          }}
-          onKeyDown={(e) => {
-            if (e.key === 'Escape') {
-              reset();
-              setValue(limit === null ? '' : String(limit));
-              setUnlimited(limit === null);
-            }
-          }}
-          className={cx(
-            'tabular w-16 rounded-md border-0 bg-white px-2 py-1 text-right text-sm text-slate-900 shadow-xs ring-1 ring-inset focus:ring-2 focus:ring-brand-500 focus:outline-none disabled:bg-slate-50 disabled:text-slate-400',
-            parsed.ok ? 'ring-slate-300' : 'ring-rose-400',
-          )}
-        />
-        <label className="flex items-center gap-1 text-xs text-slate-600">
+          <label htmlFor={`${id}-n`} className="sr-only">
+            Concurrency limit of {queue}
+          </label>
           <input
-            type="checkbox"
-            data-testid="limit-unlimited"
-            checked={unlimited}
+            id={`${id}-n`}
+            data-testid="limit-input"
+            type="number"
+            inputMode="numeric"
+            min={MIN_CONCURRENCY_LIMIT}
+            max={MAX_CONCURRENCY_LIMIT}
+            placeholder="∞"
+            value={unlimited ? '' : value}
+            disabled={unlimited}
+            aria-invalid={!parsed.ok}
             onChange={(e) => {
-              setUnlimited(e.target.checked);
-              if (!e.target.checked && value === '') setValue(String(limit ?? 1));
+              setValue(e.target.value);
               setDirty(true);
               setError(null);
             }}
-            className="size-3.5 rounded border-slate-300 accent-brand-600"
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') {
+                reset();
+                setValue(limit === null ? '' : String(limit));
+                setUnlimited(limit === null);
+              }
+            }}
+            className={cx(
+              'tabular w-16 rounded-md border-0 bg-white px-2 py-1 text-right text-sm text-slate-900 shadow-xs ring-1 ' +
+                'ring-inset focus:ring-2 focus:ring-brand-500 focus:outline-none disabled:bg-slate-50 disabled:text-slate-400',
+              parsed.ok ? 'ring-slate-300' : 'ring-rose-400',
+            )}
           />
-          unlimited
-        </label>
+          <label className="flex items-center gap-1 text-xs text-slate-600">
+            <input
+              type="checkbox"
+              data-testid="limit-unlimited"
+              checked={unlimited}
+              onChange={(e) => {
+                setUnlimited(e.target.checked);
+                if (!e.target.checked && value === '') setValue(String(limit ?? 1));
+                setDirty(true);
+                setError(null);
+              }}
+              className="size-3.5 rounded border-slate-300 accent-brand-600"
+            />
+            unlimited
+          </label>
         </span>
         {dirty && changed && (
           <Button type="submit" size="sm" variant="primary" busy={save.busy} data-testid="limit-save">
@@ -122,8 +125,16 @@ export function LimitEditor({ queue, limit }: { queue: string; limit: number | n
           </Button>
         )}
       </div>
-      {!parsed.ok && dirty && <p className="mt-1 text-xs text-rose-700" data-testid="limit-invalid">{parsed.error}</p>}
-      {error && <p role="alert" className="mt-1 text-xs text-rose-700" data-testid="limit-error">{error}</p>}
+      {!parsed.ok && dirty && (
+        <p className="mt-1 text-xs text-rose-700" data-testid="limit-invalid">
+          {parsed.error}
+        </p>
+      )}
+      {error && (
+        <p role="alert" className="mt-1 text-xs text-rose-700" data-testid="limit-error">
+          {error}
+        </p>
+      )}
     </form>
   );
 }

@@ -20,8 +20,18 @@ export function PauseSwitch({ queue, paused }: { queue: string; paused: boolean 
       title={paused ? 'Paused: workers skip this queue. Click to resume.' : 'Taking work. Click to pause new claims.'}
       className="group inline-flex items-center gap-2 rounded-md py-0.5 text-xs font-medium disabled:cursor-wait disabled:opacity-60"
     >
-      <span className={cx('relative inline-flex h-5 w-9 shrink-0 items-center rounded-full transition-colors', paused ? 'bg-amber-500' : 'bg-slate-300 group-hover:bg-slate-400')}>
-        <span className={cx('inline-block size-4 rounded-full bg-white shadow-sm transition-transform', paused ? 'translate-x-4.5' : 'translate-x-0.5')} />
+      <span
+        className={cx(
+          'relative inline-flex h-5 w-9 shrink-0 items-center rounded-full transition-colors',
+          paused ? 'bg-amber-500' : 'bg-slate-300 group-hover:bg-slate-400',
+        )}
+      >
+        <span
+          className={cx(
+            'inline-block size-4 rounded-full bg-white shadow-sm transition-transform',
+            paused ? 'translate-x-4.5' : 'translate-x-0.5',
+          )}
+        />
       </span>
       <span className={cx('w-12 text-left', paused ? 'text-amber-700' : 'text-slate-500')}>{paused ? 'paused' : 'active'}</span>
     </button>

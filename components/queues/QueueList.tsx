@@ -11,7 +11,11 @@ import { PauseSwitch } from './PauseSwitch';
 import type { QueueJson } from './types';
 
 function Count({ n, tone, testId }: { n: number; tone: string; testId: string }) {
-  return <span data-testid={testId} className={n ? `tabular font-medium ${tone}` : 'tabular text-slate-300'}>{formatNumber(n)}</span>;
+  return (
+    <span data-testid={testId} className={n ? `tabular font-medium ${tone}` : 'tabular text-slate-300'}>
+      {formatNumber(n)}
+    </span>
+  );
 }
 
 function QueueName({ q, selected, onSelect }: { q: QueueJson; selected: boolean; onSelect: (name: string) => void }) {
@@ -23,7 +27,10 @@ function QueueName({ q, selected, onSelect }: { q: QueueJson; selected: boolean;
         aria-pressed={selected}
         title={selected ? 'Show every queue in the grants and history below' : 'Show only this queue in the grants and history below'}
         data-testid="queue-select"
-        className={cx('max-w-56 truncate text-left font-mono text-sm font-medium hover:underline', selected ? 'text-brand-700' : 'text-slate-900 hover:text-brand-600')}
+        className={cx(
+          'max-w-56 truncate text-left font-mono text-sm font-medium hover:underline',
+          selected ? 'text-brand-700' : 'text-slate-900 hover:text-brand-600',
+        )}
       >
         {q.name}
       </button>
@@ -49,7 +56,12 @@ export function QueueList({ queues, selected, onSelect }: { queues: QueueJson[];
       key: 'granted',
       header: <span title="concurrency tokens granted right now">Granted</span>,
       align: 'right',
-      cell: (q) => (q.concurrencyLimit === null && q.granted === 0 ? <span className="text-slate-300">—</span> : <Count n={q.granted} tone="text-amber-700" testId="queue-granted" />),
+      cell: (q) =>
+        q.concurrencyLimit === null && q.granted === 0 ? (
+          <span className="text-slate-300">—</span>
+        ) : (
+          <Count n={q.granted} tone="text-amber-700" testId="queue-granted" />
+        ),
     },
     { key: 'limit', header: 'Limit', cell: (q) => <LimitEditor queue={q.name} limit={q.concurrencyLimit} /> },
     { key: 'paused', header: 'Pause', cell: (q) => <PauseSwitch queue={q.name} paused={q.paused} /> },
@@ -61,19 +73,32 @@ export function QueueList({ queues, selected, onSelect }: { queues: QueueJson[];
       rows={queues}
       columns={columns}
       rowKey={(q) => q.name}
-      rowAttrs={(q) => ({ 'data-testid': 'queue-row', 'data-queue': q.name, 'data-paused': String(q.paused), 'data-limit': q.concurrencyLimit === null ? 'unlimited' : String(q.concurrencyLimit) })}
+      rowAttrs={(q) => ({
+        'data-testid': 'queue-row',
+        'data-queue': q.name,
+        'data-paused': String(q.paused),
+        'data-limit': q.concurrencyLimit === null ? 'unlimited' : String(q.concurrencyLimit),
+      })}
       rowClassName={(q) => (q.name === selected ? 'bg-brand-50/60' : undefined)}
       phoneRow={(q) => (
         <div className="space-y-2">
           <div className="flex items-center justify-between gap-2">
-            <div className="min-w-0 flex-1"><QueueName q={q} selected={q.name === selected} onSelect={onSelect} /></div>
+            <div className="min-w-0 flex-1">
+              <QueueName q={q} selected={q.name === selected} onSelect={onSelect} />
+            </div>
             <PauseSwitch queue={q.name} paused={q.paused} />
           </div>
           <div className="flex flex-wrap items-end justify-between gap-x-4 gap-y-1">
             <Gauge running={q.running} limit={q.concurrencyLimit} paused={q.paused} />
             <div className="flex gap-3 text-xs text-slate-500">
-              <span>pending <Count n={q.pending} tone="text-sky-700" testId="queue-pending" /></span>
-              {(q.concurrencyLimit !== null || q.granted > 0) && <span>granted <Count n={q.granted} tone="text-amber-700" testId="queue-granted" /></span>}
+              <span>
+                pending <Count n={q.pending} tone="text-sky-700" testId="queue-pending" />
+              </span>
+              {(q.concurrencyLimit !== null || q.granted > 0) && (
+                <span>
+                  granted <Count n={q.granted} tone="text-amber-700" testId="queue-granted" />
+                </span>
+              )}
             </div>
           </div>
           <div className="flex items-center gap-2">

@@ -48,7 +48,8 @@ export function Queues() {
           title={q.data ? `${queues.length} queue${queues.length === 1 ? '' : 's'}` : 'Queues'}
           subtitle={
             q.data
-              ? `${limited} limited · ${paused} paused. Raising a limit takes effect on the next claim; lowering it never stops running tasks.`
+              ? `${limited} limited · ${paused} paused. Raising a limit takes effect on the next claim; lowering it ` +
+                `never stops running tasks.`
               : 'Limits, running tasks and pause state'
           }
           actions={
@@ -71,7 +72,8 @@ export function Queues() {
           <ErrorState error={q.error} onRetry={() => void q.refetch()} />
         ) : queues.length === 0 ? (
           <EmptyState title="No queues yet" icon="≡">
-            A queue appears with its first task, or when a limit is set on it (<code className="font-mono">readpast queue set NAME --limit N</code>).
+            A queue appears with its first task, or when a limit is set on it (
+            <code className="font-mono">readpast queue set NAME --limit N</code>).
           </EmptyState>
         ) : shown.length === 0 ? (
           <EmptyState title="No queue matches this filter" />
@@ -83,7 +85,9 @@ export function Queues() {
       {selected && (
         <div className="mb-3 flex items-center gap-2 text-sm text-slate-600" data-testid="queue-selected">
           Showing grants and history of <span className="font-mono font-medium text-slate-900">{selected}</span>
-          <button type="button" className="text-brand-600 hover:underline" onClick={() => setParams({ queue: '' })}>show all queues</button>
+          <button type="button" className="text-brand-600 hover:underline" onClick={() => setParams({ queue: '' })}>
+            show all queues
+          </button>
         </div>
       )}
       <div className="space-y-5">

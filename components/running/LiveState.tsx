@@ -21,8 +21,16 @@ export function LiveState({ live }: { live: Live }) {
   return (
     <div className="space-y-0.5 text-xs" data-testid="live-state">
       <div className="flex flex-wrap items-center gap-1">
-        {live.status && <Badge tone={STATUS_TONE[live.status] ?? 'gray'} testId="live-status">{live.status}</Badge>}
-        {live.command && <span className="font-mono text-slate-700" data-testid="live-command">{live.command}</span>}
+        {live.status && (
+          <Badge tone={STATUS_TONE[live.status] ?? 'gray'} testId="live-status">
+            {live.status}
+          </Badge>
+        )}
+        {live.command && (
+          <span className="font-mono text-slate-700" data-testid="live-command">
+            {live.command}
+          </span>
+        )}
       </div>
       {live.waitType && (
         <div className="font-mono text-slate-600" data-testid="live-wait">
@@ -34,7 +42,9 @@ export function LiveState({ live }: { live: Live }) {
         {live.cpuMs !== null && <span data-testid="live-cpu">cpu {formatNumber(live.cpuMs)} ms</span>}
         {live.percentComplete ? <span data-testid="live-percent">{live.percentComplete.toFixed(0)}% complete</span> : null}
         {live.openTransactions ? (
-          <span data-testid="live-tran" className="text-amber-700">{live.openTransactions} open tran{live.openTransactions === 1 ? '' : 's'}</span>
+          <span data-testid="live-tran" className="text-amber-700">
+            {live.openTransactions} open tran{live.openTransactions === 1 ? '' : 's'}
+          </span>
         ) : null}
       </div>
     </div>
@@ -48,18 +58,23 @@ export function ChainMarks({ chain }: { chain: ChainInfo | undefined }) {
     <div className="mt-0.5 flex flex-wrap items-center gap-1.5 text-xs">
       {chain.blocker && (
         <span className="text-rose-700" data-testid="blocked-by" data-blocker={chain.blocker.session}>
-          <span className="mr-1 inline-block size-1.5 rounded-full bg-rose-500 align-middle" aria-hidden />blocked by {blockerLabel(chain.blocker.session)}
-          {chain.blocker.session > 0 && (
-            chain.blocker.token ? (
-              <> (task <TokenLink token={chain.blocker.token} />)</>
+          <span className="mr-1 inline-block size-1.5 rounded-full bg-rose-500 align-middle" aria-hidden />
+          blocked by {blockerLabel(chain.blocker.session)}
+          {chain.blocker.session > 0 &&
+            (chain.blocker.token ? (
+              <>
+                {' '}
+                (task <TokenLink token={chain.blocker.token} />)
+              </>
             ) : (
               <> (not a task)</>
-            )
-          )}
+            ))}
         </span>
       )}
       {chain.blocking > 0 && (
-        <Badge tone="red" testId="blocking">blocking {chain.blocking} task{chain.blocking === 1 ? '' : 's'}</Badge>
+        <Badge tone="red" testId="blocking">
+          blocking {chain.blocking} task{chain.blocking === 1 ? '' : 's'}
+        </Badge>
       )}
     </div>
   );

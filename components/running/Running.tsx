@@ -62,15 +62,39 @@ export function Running() {
       cell: (r) => (
         <div style={indent(r)} title={chainTitle(chain.info.get(r.attemptId))}>
           <div className="flex min-w-0 items-center gap-2">
-            {(chain.info.get(r.attemptId)?.depth ?? 0) > 0 && <span className="text-slate-400" aria-hidden>↳</span>}
+            {(chain.info.get(r.attemptId)?.depth ?? 0) > 0 && (
+              <span className="text-slate-400" aria-hidden>
+                ↳
+              </span>
+            )}
             <TokenLink token={r.token} testId="running-token" />
             <KindBadge kind={r.kind} />
-            {compact && <span className="tabular whitespace-nowrap text-xs text-slate-500">attempt {r.attempt}/{r.maxAttempts}</span>}
-            {!compact && <Link href={`/tasks/${r.token}`} className="max-w-72 truncate font-mono text-xs text-slate-800 hover:underline" title={r.command} data-testid="running-command">{r.command}</Link>}
+            {compact && (
+              <span className="tabular whitespace-nowrap text-xs text-slate-500">
+                attempt {r.attempt}/{r.maxAttempts}
+              </span>
+            )}
+            {!compact && (
+              <Link
+                href={`/tasks/${r.token}`}
+                className="max-w-72 truncate font-mono text-xs text-slate-800 hover:underline"
+                title={r.command}
+                data-testid="running-command"
+              >
+                {r.command}
+              </Link>
+            )}
             {r.cancelRequested && <Badge tone="amber">cancel requested</Badge>}
           </div>
           {compact && (
-            <Link href={`/tasks/${r.token}`} className="mt-0.5 block max-w-72 truncate font-mono text-xs text-slate-800 hover:underline" title={r.command} data-testid="running-command">{r.command}</Link>
+            <Link
+              href={`/tasks/${r.token}`}
+              className="mt-0.5 block max-w-72 truncate font-mono text-xs text-slate-800 hover:underline"
+              title={r.command}
+              data-testid="running-command"
+            >
+              {r.command}
+            </Link>
           )}
           <ChainMarks chain={chain.info.get(r.attemptId)} />
         </div>
@@ -82,36 +106,82 @@ export function Running() {
       cell: (r) => (
         <div className="text-xs">
           <span className="font-mono">{r.queue}</span>
-          {r.tokenNo !== null && <span className="ml-1.5 text-slate-400" title="concurrency token held by this attempt">token {r.tokenNo}</span>}
+          {r.tokenNo !== null && (
+            <span className="ml-1.5 text-slate-400" title="concurrency token held by this attempt">
+              token {r.tokenNo}
+            </span>
+          )}
           {r.batchId !== null && (
             <Link href={`/batches/${r.batchId}`} className="block text-violet-700 hover:underline">
-              batch {r.batchId}{r.stage !== null && ` · stage ${r.stage}`}
+              batch {r.batchId}
+              {r.stage !== null && ` · stage ${r.stage}`}
             </Link>
           )}
         </div>
       ),
     },
-    { key: 'worker', header: 'Worker', cell: (r) => <span className="block max-w-48 truncate font-mono text-xs text-slate-600" title={r.workerId}>{r.workerId}</span> },
+    {
+      key: 'worker',
+      header: 'Worker',
+      cell: (r) => (
+        <span className="block max-w-48 truncate font-mono text-xs text-slate-600" title={r.workerId}>
+          {r.workerId}
+        </span>
+      ),
+    },
     {
       key: 'session',
       header: 'Session',
       align: compact ? 'left' : 'right',
-      cell: (r) => compact ? (
-        <div className="text-xs">
-          <span className="whitespace-nowrap font-mono text-slate-800">SPID <span className="tabular" data-testid="running-session">{r.session ?? '—'}</span></span>
-          <span className="block max-w-36 truncate font-mono text-[11px] text-slate-500" title={r.workerId}>{r.workerId}</span>
-        </div>
-      ) : <span className="tabular font-mono text-xs" data-testid="running-session">{r.session ?? '—'}</span>,
+      cell: (r) =>
+        compact ? (
+          <div className="text-xs">
+            <span className="whitespace-nowrap font-mono text-slate-800">
+              SPID{' '}
+              <span className="tabular" data-testid="running-session">
+                {r.session ?? '—'}
+              </span>
+            </span>
+            <span className="block max-w-36 truncate font-mono text-[11px] text-slate-500" title={r.workerId}>
+              {r.workerId}
+            </span>
+          </div>
+        ) : (
+          <span className="tabular font-mono text-xs" data-testid="running-session">
+            {r.session ?? '—'}
+          </span>
+        ),
     },
-    { key: 'attempt', header: 'Attempt', align: 'right', cell: (r) => <span className="tabular text-xs">{r.attempt} / {r.maxAttempts}</span> },
+    {
+      key: 'attempt',
+      header: 'Attempt',
+      align: 'right',
+      cell: (r) => (
+        <span className="tabular text-xs">
+          {r.attempt} / {r.maxAttempts}
+        </span>
+      ),
+    },
     { key: 'started', header: 'Started', cell: (r) => <RelativeTime iso={r.startedAt} className="text-xs text-slate-600" /> },
     {
       key: 'elapsed',
       header: 'Elapsed',
       align: 'right',
-      cell: (r) => <span className="whitespace-nowrap" title={`started ${formatLocal(r.startedAt)}`}><Elapsed from={r.startedAt} testId="running-elapsed" /></span>,
+      cell: (r) => (
+        <span className="whitespace-nowrap" title={`started ${formatLocal(r.startedAt)}`}>
+          <Elapsed from={r.startedAt} testId="running-elapsed" />
+        </span>
+      ),
     },
-    ...(anyLive ? [{ key: 'live', header: 'Server state', cell: (r: RunningJson) => (r.live ? <LiveState live={r.live} /> : <span className="text-xs text-slate-400">—</span>) }] : []),
+    ...(anyLive
+      ? [
+          {
+            key: 'live',
+            header: 'Server state',
+            cell: (r: RunningJson) => (r.live ? <LiveState live={r.live} /> : <span className="text-xs text-slate-400">—</span>),
+          },
+        ]
+      : []),
     {
       key: 'actions',
       header: <span className="sr-only">Actions</span>,
@@ -133,9 +203,12 @@ export function Running() {
       <Card testId="running-card">
         <CardHeader
           title={q.data ? `${items.length} running` : 'Running attempts'}
-          subtitle={anyLive
-            ? 'Elapsed time and the server state (sys.dm_exec_requests) refresh every second; a blocked task is listed under the task whose session blocks it.'
-            : 'Elapsed time ticks live; cancelling a running handler is cooperative (its AbortSignal fires).'}
+          subtitle={
+            anyLive
+              ? 'Elapsed time and the server state (sys.dm_exec_requests) refresh every second; a blocked task is listed ' +
+                'under the task whose session blocks it.'
+              : 'Elapsed time ticks live; cancelling a running handler is cooperative (its AbortSignal fires).'
+          }
         />
         {q.isPending ? (
           <LoadingState />
@@ -161,20 +234,39 @@ export function Running() {
             phoneRow={(r) => (
               <div className="space-y-1.5" style={indent(r)}>
                 <div className="flex items-center gap-2">
-                  <span className="min-w-0 flex-1 truncate font-mono text-sm text-slate-900" title={r.command} data-testid="running-command">{r.command}</span>
+                  <span
+                    className="min-w-0 flex-1 truncate font-mono text-sm text-slate-900"
+                    title={r.command}
+                    data-testid="running-command"
+                  >
+                    {r.command}
+                  </span>
                   <Elapsed from={r.startedAt} testId="running-elapsed" className="tabular font-mono text-sm font-semibold text-amber-700" />
                 </div>
                 <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-500">
                   <TokenLink token={r.token} testId="running-token" />
                   <span className="font-mono">{r.queue}</span>
                   {r.tokenNo !== null && <span>token {r.tokenNo}</span>}
-                  {r.batchId !== null && <Link href={`/batches/${r.batchId}`} className="text-violet-700">batch {r.batchId}{r.stage !== null && ` · stage ${r.stage}`}</Link>}
-                  <span>attempt {r.attempt}/{r.maxAttempts}</span>
-                  <span className="font-mono">spid <span data-testid="running-session">{r.session ?? '—'}</span></span>
-                  <span>started <RelativeTime iso={r.startedAt} /></span>
+                  {r.batchId !== null && (
+                    <Link href={`/batches/${r.batchId}`} className="text-violet-700">
+                      batch {r.batchId}
+                      {r.stage !== null && ` · stage ${r.stage}`}
+                    </Link>
+                  )}
+                  <span>
+                    attempt {r.attempt}/{r.maxAttempts}
+                  </span>
+                  <span className="font-mono">
+                    spid <span data-testid="running-session">{r.session ?? '—'}</span>
+                  </span>
+                  <span>
+                    started <RelativeTime iso={r.startedAt} />
+                  </span>
                 </div>
                 <div className="flex items-center justify-between gap-2">
-                  <span className="min-w-0 truncate font-mono text-xs text-slate-400" title={r.workerId}>{r.workerId}</span>
+                  <span className="min-w-0 truncate font-mono text-xs text-slate-400" title={r.workerId}>
+                    {r.workerId}
+                  </span>
                   <div className="flex gap-1.5">
                     <CancelButton row={r} />
                     {mssql && killable(r) && <KillButton row={r} />}

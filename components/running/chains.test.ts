@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { blockerLabel, blockingChains, type ChainRow } from './chains';
 
 const row = (attemptId: number, session: number | null, blockingSession: number | null = null, live = true): ChainRow => ({
-  attemptId, token: `t${attemptId}`, session, live: live ? { blockingSession } : null,
+  attemptId,
+  token: `t${attemptId}`,
+  session,
+  live: live ? { blockingSession } : null,
 });
 const order = (rows: ChainRow[]) => {
   const c = blockingChains(rows);
@@ -12,7 +15,12 @@ const order = (rows: ChainRow[]) => {
 describe('blockingChains', () => {
   it('lists a blocked task under its blocker, keeping the order of heads', () => {
     const rows = [row(1, 61, 63), row(2, 62), row(3, 63), row(4, 64, 61)];
-    expect(order(rows)).toEqual([[2, 0], [3, 0], [1, 1], [4, 2]]);
+    expect(order(rows)).toEqual([
+      [2, 0],
+      [3, 0],
+      [1, 1],
+      [4, 2],
+    ]);
     const { info } = blockingChains(rows);
     expect(info.get(1)).toEqual({ depth: 1, blocker: { session: 63, token: 't3' }, blocking: 1 });
     expect(info.get(3)).toEqual({ depth: 0, blocker: null, blocking: 1 });
@@ -27,7 +35,12 @@ describe('blockingChains', () => {
 
   it('treats rows without live state or session, 0 and self-blocking as unblocked', () => {
     const rows = [row(1, null), row(2, 62, null, false), row(3, 63, 0), row(4, 64, 64)];
-    expect(order(rows)).toEqual([[1, 0], [2, 0], [3, 0], [4, 0]]);
+    expect(order(rows)).toEqual([
+      [1, 0],
+      [2, 0],
+      [3, 0],
+      [4, 0],
+    ]);
     expect([...blockingChains(rows).info.values()].every((i) => i.blocker === null && i.blocking === 0)).toBe(true);
   });
 
@@ -41,7 +54,11 @@ describe('blockingChains', () => {
 
   it('several tasks blocked by one', () => {
     const rows = [row(1, 61, 60), row(2, 62, 60), row(3, 60)];
-    expect(order(rows)).toEqual([[3, 0], [1, 1], [2, 1]]);
+    expect(order(rows)).toEqual([
+      [3, 0],
+      [1, 1],
+      [2, 1],
+    ]);
     expect(blockingChains(rows).info.get(3)!.blocking).toBe(2);
   });
 });

@@ -62,10 +62,15 @@ export function blockingChains<T extends ChainRow>(rows: readonly T[]): { rows: 
 /** SQL Server's negative blocking_session_id values name no session. */
 export function blockerLabel(session: number): string {
   switch (session) {
-    case -2: return 'an orphaned distributed transaction (SPID -2)';
-    case -3: return 'a deferred recovery transaction (SPID -3)';
-    case -4: return 'a latch owner not yet known (SPID -4)';
-    case -5: return 'an asynchronous action (SPID -5)';
-    default: return `SPID ${session}`;
+    case -2:
+      return 'an orphaned distributed transaction (SPID -2)';
+    case -3:
+      return 'a deferred recovery transaction (SPID -3)';
+    case -4:
+      return 'a latch owner not yet known (SPID -4)';
+    case -5:
+      return 'an asynchronous action (SPID -5)';
+    default:
+      return `SPID ${session}`;
   }
 }

@@ -20,7 +20,14 @@ export function AttemptsTimeline({ history }: { history: AttemptJson[] }) {
       {sorted.map((a, i) => (
         <li key={a.id} className="relative pl-7" data-testid="attempt" data-attempt={a.attempt} data-outcome={a.outcome}>
           {i < sorted.length - 1 && <span className="absolute left-[5px] top-4 -bottom-5 w-px bg-slate-200" aria-hidden />}
-          <span className={cx('absolute left-0 top-1 size-3 rounded-full ring-4', DOT[OUTCOME_TONE[a.outcome] ?? 'gray'], a.outcome === 'running' && 'animate-pulse')} aria-hidden />
+          <span
+            className={cx(
+              'absolute left-0 top-1 size-3 rounded-full ring-4',
+              DOT[OUTCOME_TONE[a.outcome] ?? 'gray'],
+              a.outcome === 'running' && 'animate-pulse',
+            )}
+            aria-hidden
+          />
           <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
             <span className="text-sm font-semibold text-slate-900">Attempt {a.attempt}</span>
             <OutcomeBadge outcome={a.outcome} />
@@ -32,19 +39,32 @@ export function AttemptsTimeline({ history }: { history: AttemptJson[] }) {
             </span>
           </div>
           <div className="mt-1 font-mono text-xs text-slate-500">
-            worker <span className="text-slate-700">{a.workerId ?? '—'}</span> · session <span className="text-slate-700">{a.session ?? '—'}</span>
-            {a.tokenNo !== null && <> · token <span className="text-slate-700">{a.tokenNo}</span></>}
+            worker <span className="text-slate-700">{a.workerId ?? '—'}</span> · session{' '}
+            <span className="text-slate-700">{a.session ?? '—'}</span>
+            {a.tokenNo !== null && (
+              <>
+                {' '}
+                · token <span className="text-slate-700">{a.tokenNo}</span>
+              </>
+            )}
           </div>
           {a.errorMessage && (
             <div className="mt-2 rounded-md border border-rose-100 bg-rose-50/60 px-3 py-2" data-testid="attempt-error">
               <p className="break-words text-sm text-rose-800">
-                {a.errorNumber !== null && <span className="mr-1.5 rounded bg-rose-100 px-1 font-mono text-xs text-rose-700">#{a.errorNumber}</span>}
+                {a.errorNumber !== null && (
+                  <span className="mr-1.5 rounded bg-rose-100 px-1 font-mono text-xs text-rose-700">#{a.errorNumber}</span>
+                )}
                 {a.errorMessage}
               </p>
               {a.errorDetail && (
                 <details className="mt-1">
                   <summary className="cursor-pointer text-xs text-rose-600 hover:underline">stack trace</summary>
-                  <pre className="mt-1 max-h-72 overflow-auto rounded bg-slate-900 p-2 font-mono text-[11px] leading-relaxed text-slate-100" data-testid="attempt-stack">{a.errorDetail}</pre>
+                  <pre
+                    className="mt-1 max-h-72 overflow-auto rounded bg-slate-900 p-2 font-mono text-[11px] leading-relaxed text-slate-100"
+                    data-testid="attempt-stack"
+                  >
+                    {a.errorDetail}
+                  </pre>
                 </details>
               )}
             </div>

@@ -39,11 +39,23 @@ export function TaskActions({ task }: { task: StatusJson }) {
         busy={cancel.busy}
         onClick={() => void cancel.run(task.token)}
         data-testid="task-cancel"
-        title={canCancel ? 'Cancel this task' : task.cancelRequested ? 'Cancel already requested' : 'Only pending or running tasks can be cancelled'}
+        title={
+          canCancel
+            ? 'Cancel this task'
+            : task.cancelRequested
+              ? 'Cancel already requested'
+              : 'Only pending or running tasks can be cancelled'
+        }
       >
         {task.cancelRequested && task.status === 'running' ? 'Cancelling…' : 'Cancel'}
       </Button>
-      <Button variant="ghost" disabled={!canDelete} onClick={() => setConfirm(true)} data-testid="task-delete" title={canDelete ? 'Delete this task and its log' : 'Only finished tasks can be deleted'}>
+      <Button
+        variant="ghost"
+        disabled={!canDelete}
+        onClick={() => setConfirm(true)}
+        data-testid="task-delete"
+        title={canDelete ? 'Delete this task and its log' : 'Only finished tasks can be deleted'}
+      >
         Delete
       </Button>
       <ConfirmDialog
@@ -58,7 +70,8 @@ export function TaskActions({ task }: { task: StatusJson }) {
           if (r.ok) router.push(task.status === 'dead' ? '/failed' : '/log');
         }}
       >
-        The task <span className="font-mono">{task.token}</span> and its {task.history.length} logged attempt{task.history.length === 1 ? '' : 's'} are removed for good.
+        The task <span className="font-mono">{task.token}</span> and its {task.history.length} logged attempt
+        {task.history.length === 1 ? '' : 's'} are removed for good.
       </ConfirmDialog>
     </>
   );

@@ -49,7 +49,9 @@ export function TaskDetail({ token }: { token: string }) {
     return (
       <>
         <PageHeader title="Task" meta={<p className="mt-1 font-mono text-xs text-slate-500">{token}</p>} />
-        <Card><LoadingState rows={6} /></Card>
+        <Card>
+          <LoadingState rows={6} />
+        </Card>
       </>
     );
   }
@@ -61,7 +63,11 @@ export function TaskDetail({ token }: { token: string }) {
         <Card>
           {notFound ? (
             <EmptyState title="No such task" icon="?" testId="task-not-found">
-              {q.error?.message}. It may have been deleted or pruned after the retention period. <Link className="text-brand-600 hover:underline" href="/log">Search the execution log</Link>.
+              {q.error?.message}. It may have been deleted or pruned after the retention period.{' '}
+              <Link className="text-brand-600 hover:underline" href="/log">
+                Search the execution log
+              </Link>
+              .
             </EmptyState>
           ) : (
             <ErrorState error={q.error} onRetry={() => void q.refetch()} />
@@ -97,29 +103,62 @@ export function TaskDetail({ token }: { token: string }) {
           <Card>
             <CardHeader title="Task" />
             <dl className="grid grid-cols-2 gap-x-6 gap-y-4 p-4 sm:grid-cols-3">
-              <Field label="Kind"><KindBadge kind={t.kind} /></Field>
-              <Field label="Queue"><Link href={`/log?queue=${encodeURIComponent(t.queue)}`} className="font-mono hover:underline">{t.queue}</Link></Field>
-              <Field label="Attempts"><span className="tabular" data-testid="task-attempts">{t.attempts} / {t.maxAttempts}</span></Field>
-              <Field label="Priority"><span className="tabular">{t.priority}</span></Field>
+              <Field label="Kind">
+                <KindBadge kind={t.kind} />
+              </Field>
+              <Field label="Queue">
+                <Link href={`/log?queue=${encodeURIComponent(t.queue)}`} className="font-mono hover:underline">
+                  {t.queue}
+                </Link>
+              </Field>
+              <Field label="Attempts">
+                <span className="tabular" data-testid="task-attempts">
+                  {t.attempts} / {t.maxAttempts}
+                </span>
+              </Field>
+              <Field label="Priority">
+                <span className="tabular">{t.priority}</span>
+              </Field>
               <Field label="Timeout">{t.timeoutMs === null ? 'none' : formatDuration(t.timeoutMs)}</Field>
               <Field label="Caller">{t.caller ?? '—'}</Field>
-              <Field label="Created"><When iso={t.createdAt} /></Field>
-              <Field label="Run after"><When iso={t.runAfter} /></Field>
-              <Field label={running ? 'Running for' : 'Duration'}>
-                {t.startedAt ? <Elapsed from={t.startedAt} to={running ? null : t.finishedAt} className="tabular font-mono text-sm" /> : '—'}
+              <Field label="Created">
+                <When iso={t.createdAt} />
               </Field>
-              <Field label="Started"><When iso={t.startedAt} /></Field>
-              <Field label="Finished"><When iso={t.finishedAt} /></Field>
-              <Field label="Worker"><span className="break-all font-mono text-xs">{t.workerId ?? '—'}</span></Field>
+              <Field label="Run after">
+                <When iso={t.runAfter} />
+              </Field>
+              <Field label={running ? 'Running for' : 'Duration'}>
+                {t.startedAt ? (
+                  <Elapsed from={t.startedAt} to={running ? null : t.finishedAt} className="tabular font-mono text-sm" />
+                ) : (
+                  '—'
+                )}
+              </Field>
+              <Field label="Started">
+                <When iso={t.startedAt} />
+              </Field>
+              <Field label="Finished">
+                <When iso={t.finishedAt} />
+              </Field>
+              <Field label="Worker">
+                <span className="break-all font-mono text-xs">{t.workerId ?? '—'}</span>
+              </Field>
               {t.batchId !== null && (
                 <Field label="Batch">
                   <Link href={`/batches/${t.batchId}`} className="text-violet-700 hover:underline" data-testid="task-batch">
-                    #{t.batchId}{t.stage !== null && `, stage ${t.stage}`}
+                    #{t.batchId}
+                    {t.stage !== null && `, stage ${t.stage}`}
                   </Link>
-                  <Link href={`/log?batch=${t.batchId}`} className="ml-2 text-xs text-slate-500 hover:text-violet-700 hover:underline">log</Link>
+                  <Link href={`/log?batch=${t.batchId}`} className="ml-2 text-xs text-slate-500 hover:text-violet-700 hover:underline">
+                    log
+                  </Link>
                 </Field>
               )}
-              {t.dedupKey && <Field label="Dedup key" wide><span className="font-mono text-xs">{t.dedupKey}</span></Field>}
+              {t.dedupKey && (
+                <Field label="Dedup key" wide>
+                  <span className="font-mono text-xs">{t.dedupKey}</span>
+                </Field>
+              )}
             </dl>
             {t.kind !== 'handler' && (
               <div className="border-t border-slate-100 p-4">
@@ -133,7 +172,13 @@ export function TaskDetail({ token }: { token: string }) {
             <CardHeader title="Attempts" subtitle={`${t.history.length} logged in ExecutionLog`} />
             {t.history.length === 0 ? (
               <EmptyState title="Not started yet" icon="⏳">
-                {t.status === 'pending' ? <>Waiting for a free worker; due <RelativeTime iso={t.runAfter} />.</> : 'This task never ran.'}
+                {t.status === 'pending' ? (
+                  <>
+                    Waiting for a free worker; due <RelativeTime iso={t.runAfter} />.
+                  </>
+                ) : (
+                  'This task never ran.'
+                )}
               </EmptyState>
             ) : (
               <AttemptsTimeline history={t.history} />
@@ -144,7 +189,9 @@ export function TaskDetail({ token }: { token: string }) {
         <div className="space-y-5">
           <Card>
             <CardHeader title={t.kind === 'procedure' ? 'Parameters' : 'Payload'} />
-            <div className="p-4"><JsonBlock value={t.payload} empty="no payload" testId="task-payload" /></div>
+            <div className="p-4">
+              <JsonBlock value={t.payload} empty="no payload" testId="task-payload" />
+            </div>
           </Card>
           <Card>
             <CardHeader title="Result" />
@@ -157,7 +204,9 @@ export function TaskDetail({ token }: { token: string }) {
               <CardHeader title="Last error" />
               <div className="space-y-2 p-4" data-testid="task-last-error">
                 <p className="break-words text-sm text-rose-800">
-                  {t.lastError.number !== null && <span className="mr-1.5 rounded bg-rose-100 px-1 font-mono text-xs text-rose-700">#{t.lastError.number}</span>}
+                  {t.lastError.number !== null && (
+                    <span className="mr-1.5 rounded bg-rose-100 px-1 font-mono text-xs text-rose-700">#{t.lastError.number}</span>
+                  )}
                   {t.lastError.message}
                 </p>
               </div>

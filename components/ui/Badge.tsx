@@ -23,7 +23,14 @@ const DOTS: Record<Tone, string> = {
   violet: 'bg-violet-500',
 };
 
-export function Badge({ tone = 'gray', dot, pulse, children, className, testId }: {
+export function Badge({
+  tone = 'gray',
+  dot,
+  pulse,
+  children,
+  className,
+  testId,
+}: {
   tone?: Tone;
   dot?: boolean;
   pulse?: boolean;
@@ -34,7 +41,11 @@ export function Badge({ tone = 'gray', dot, pulse, children, className, testId }
   return (
     <span
       data-testid={testId}
-      className={cx('inline-flex items-center gap-1.5 whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset', TONES[tone], className)}
+      className={cx(
+        'inline-flex items-center gap-1.5 whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset',
+        TONES[tone],
+        className,
+      )}
     >
       {dot && (
         <span className="relative flex size-1.5">

@@ -3,7 +3,16 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { Button } from './Button';
 
-export function ConfirmDialog({ open, title, children, confirmLabel = 'Confirm', tone = 'danger', busy, onConfirm, onClose }: {
+export function ConfirmDialog({
+  open,
+  title,
+  children,
+  confirmLabel = 'Confirm',
+  tone = 'danger',
+  busy,
+  onConfirm,
+  onClose,
+}: {
   open: boolean;
   title: string;
   children?: ReactNode;
@@ -37,8 +46,12 @@ export function ConfirmDialog({ open, title, children, confirmLabel = 'Confirm',
           <h2 className="text-base font-semibold text-slate-900">{title}</h2>
           {children && <div className="mt-2 text-sm text-slate-600">{children}</div>}
           <div className="mt-5 flex justify-end gap-2">
-            <Button onClick={onClose} disabled={busy} data-testid="confirm-cancel">Cancel</Button>
-            <Button variant={tone} onClick={onConfirm} busy={busy} data-testid="confirm-ok">{confirmLabel}</Button>
+            <Button onClick={onClose} disabled={busy} data-testid="confirm-cancel">
+              Cancel
+            </Button>
+            <Button variant={tone} onClick={onConfirm} busy={busy} data-testid="confirm-ok">
+              {confirmLabel}
+            </Button>
           </div>
         </div>
       )}

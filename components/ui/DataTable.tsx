@@ -14,7 +14,17 @@ export interface Column<T> {
   mobile?: 'primary' | 'hide' | 'field';
 }
 
-export function DataTable<T>({ rows, columns, rowKey, rowAttrs, rowClassName, testId, footer, phoneRow, phone = 'cards' }: {
+export function DataTable<T>({
+  rows,
+  columns,
+  rowKey,
+  rowAttrs,
+  rowClassName,
+  testId,
+  footer,
+  phoneRow,
+  phone = 'cards',
+}: {
   rows: T[];
   columns: Column<T>[];
   rowKey: (row: T) => string | number;
@@ -39,24 +49,28 @@ export function DataTable<T>({ rows, columns, rowKey, rowAttrs, rowClassName, te
       <ul data-testid={testId} className="divide-y divide-slate-100">
         {rows.map((row) => (
           <li key={rowKey(row)} {...rowAttrs?.(row)} className={cx('px-4 py-3', rowClassName?.(row))}>
-            {phoneRow ? phoneRow(row) : (
-            <>
-            {primary.length > 0 && (
-              <div className="mb-2 flex flex-wrap items-center gap-2">
-                {primary.map((c) => (
-                  <div key={c.key} className="min-w-0">{c.cell(row)}</div>
-                ))}
-              </div>
-            )}
-            <dl className="grid grid-cols-2 gap-x-4 gap-y-1.5">
-              {fields.map((c) => (
-                <div key={c.key} className="min-w-0">
-                  <dt className="text-[11px] font-medium uppercase tracking-wide text-slate-400">{c.header}</dt>
-                  <dd className="min-w-0 break-words text-sm text-slate-700">{c.cell(row)}</dd>
-                </div>
-              ))}
-            </dl>
-            </>
+            {phoneRow ? (
+              phoneRow(row)
+            ) : (
+              <>
+                {primary.length > 0 && (
+                  <div className="mb-2 flex flex-wrap items-center gap-2">
+                    {primary.map((c) => (
+                      <div key={c.key} className="min-w-0">
+                        {c.cell(row)}
+                      </div>
+                    ))}
+                  </div>
+                )}
+                <dl className="grid grid-cols-2 gap-x-4 gap-y-1.5">
+                  {fields.map((c) => (
+                    <div key={c.key} className="min-w-0">
+                      <dt className="text-[11px] font-medium uppercase tracking-wide text-slate-400">{c.header}</dt>
+                      <dd className="min-w-0 break-words text-sm text-slate-700">{c.cell(row)}</dd>
+                    </div>
+                  ))}
+                </dl>
+              </>
             )}
           </li>
         ))}
@@ -71,7 +85,16 @@ export function DataTable<T>({ rows, columns, rowKey, rowAttrs, rowClassName, te
         <thead>
           <tr className="border-b border-slate-200 bg-slate-50/80">
             {columns.map((c) => (
-              <th key={c.key} scope="col" className={cx('whitespace-nowrap py-2 text-xs font-semibold uppercase tracking-wide text-slate-500', pad, alignCls(c), c.className)}>
+              <th
+                key={c.key}
+                scope="col"
+                className={cx(
+                  'whitespace-nowrap py-2 text-xs font-semibold uppercase tracking-wide text-slate-500',
+                  pad,
+                  alignCls(c),
+                  c.className,
+                )}
+              >
                 {c.header}
               </th>
             ))}
@@ -91,7 +114,9 @@ export function DataTable<T>({ rows, columns, rowKey, rowAttrs, rowClassName, te
         {footer && (
           <tfoot>
             <tr>
-              <td colSpan={columns.length} className="px-4 py-2">{footer}</td>
+              <td colSpan={columns.length} className="px-4 py-2">
+                {footer}
+              </td>
             </tr>
           </tfoot>
         )}

@@ -16,7 +16,17 @@ export function LoadingState({ rows = 4, label = 'Loading…', className }: { ro
   );
 }
 
-export function EmptyState({ title, children, icon = '∅', testId = 'empty' }: { title: string; children?: ReactNode; icon?: ReactNode; testId?: string }) {
+export function EmptyState({
+  title,
+  children,
+  icon = '∅',
+  testId = 'empty',
+}: {
+  title: string;
+  children?: ReactNode;
+  icon?: ReactNode;
+  testId?: string;
+}) {
   return (
     <div data-testid={testId} className="flex flex-col items-center justify-center px-6 py-12 text-center">
       <div className="mb-3 flex size-10 items-center justify-center rounded-full bg-slate-100 text-lg text-slate-400" aria-hidden>
@@ -28,10 +38,20 @@ export function EmptyState({ title, children, icon = '∅', testId = 'empty' }: 
   );
 }
 
-export function ErrorState({ error, onRetry, title = 'Could not load this data' }: { error: Error | null; onRetry?: () => void; title?: string }) {
+export function ErrorState({
+  error,
+  onRetry,
+  title = 'Could not load this data',
+}: {
+  error: Error | null;
+  onRetry?: () => void;
+  title?: string;
+}) {
   return (
     <div role="alert" data-testid="error" className="flex flex-col items-center justify-center px-6 py-10 text-center">
-      <div className="mb-3 flex size-10 items-center justify-center rounded-full bg-rose-50 text-lg text-rose-500" aria-hidden>!</div>
+      <div className="mb-3 flex size-10 items-center justify-center rounded-full bg-rose-50 text-lg text-rose-500" aria-hidden>
+        !
+      </div>
       <p className="text-sm font-medium text-slate-800">{title}</p>
       <p className="mt-1 max-w-md break-words text-sm text-rose-700">{error?.message ?? 'unknown error'}</p>
       {onRetry && (
@@ -56,7 +76,12 @@ export function StaleBanner({ error, updatedAt }: { error: Error | null; updated
 
 /** An inline error or success message under a form or toolbar. */
 export function Notice({ tone, children, testId }: { tone: 'error' | 'success' | 'info'; children: ReactNode; testId?: string }) {
-  const cls = tone === 'error' ? 'border-rose-200 bg-rose-50 text-rose-800' : tone === 'success' ? 'border-emerald-200 bg-emerald-50 text-emerald-800' : 'border-sky-200 bg-sky-50 text-sky-800';
+  const cls =
+    tone === 'error'
+      ? 'border-rose-200 bg-rose-50 text-rose-800'
+      : tone === 'success'
+        ? 'border-emerald-200 bg-emerald-50 text-emerald-800'
+        : 'border-sky-200 bg-sky-50 text-sky-800';
   return (
     <div role={tone === 'error' ? 'alert' : 'status'} data-testid={testId} className={cx('rounded-md border px-3 py-2 text-sm', cls)}>
       {children}

@@ -14,7 +14,17 @@ export function RelativeTime({ iso, className }: { iso: string | null | undefine
 }
 
 /** Elapsed time since `from` (until `to`, or ticking when `to` is absent). */
-export function Elapsed({ from, to, className, testId }: { from: string | null | undefined; to?: string | null; className?: string; testId?: string }) {
+export function Elapsed({
+  from,
+  to,
+  className,
+  testId,
+}: {
+  from: string | null | undefined;
+  to?: string | null;
+  className?: string;
+  testId?: string;
+}) {
   const now = useNow();
   if (!from) return <span className={className}>—</span>;
   const end = to ? Date.parse(to) : now;

@@ -28,7 +28,10 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   return (
     <ToastContext.Provider value={value}>
       {children}
-      <div aria-live="polite" className="pointer-events-none fixed inset-x-0 bottom-0 z-50 flex flex-col items-center gap-2 p-4 sm:items-end">
+      <div
+        aria-live="polite"
+        className="pointer-events-none fixed inset-x-0 bottom-0 z-50 flex flex-col items-center gap-2 p-4 sm:items-end"
+      >
         {items.map((t) => (
           <div
             key={t.id}
@@ -36,7 +39,11 @@ export function ToastProvider({ children }: { children: ReactNode }) {
             data-testid={`toast-${t.tone}`}
             className={cx(
               'pointer-events-auto w-full max-w-sm rounded-md px-4 py-3 text-sm shadow-lg ring-1',
-              t.tone === 'error' ? 'bg-rose-600 text-white ring-rose-700' : t.tone === 'success' ? 'bg-slate-900 text-white ring-slate-800' : 'bg-white text-slate-800 ring-slate-200',
+              t.tone === 'error'
+                ? 'bg-rose-600 text-white ring-rose-700'
+                : t.tone === 'success'
+                  ? 'bg-slate-900 text-white ring-slate-800'
+                  : 'bg-white text-slate-800 ring-slate-200',
             )}
           >
             {t.text}

@@ -34,9 +34,13 @@ export function PoolSize({ size }: { size: number }) {
         }
       }}
     >
-      <label htmlFor="pool-size" className="text-sm text-slate-600">Pool size</label>
+      <label htmlFor="pool-size" className="text-sm text-slate-600">
+        Pool size
+      </label>
       <div className="flex items-stretch overflow-hidden rounded-md shadow-xs ring-1 ring-slate-300">
-        <button type="button" aria-label="One fewer worker" className="px-2.5 text-slate-600 hover:bg-slate-100" onClick={() => step(-1)}>−</button>
+        <button type="button" aria-label="One fewer worker" className="px-2.5 text-slate-600 hover:bg-slate-100" onClick={() => step(-1)}>
+          −
+        </button>
         <input
           id="pool-size"
           data-testid="pool-size-input"
@@ -46,12 +50,27 @@ export function PoolSize({ size }: { size: number }) {
           max={MAX_DASHBOARD_WORKERS}
           value={value}
           aria-invalid={!valid}
-          onChange={(e) => { setValue(e.target.value); setDirty(true); }}
-          className="tabular w-16 border-x border-slate-200 py-1.5 text-center text-sm [appearance:textfield] focus:outline-none [&::-webkit-inner-spin-button]:appearance-none"
+          onChange={(e) => {
+            setValue(e.target.value);
+            setDirty(true);
+          }}
+          className={
+            'tabular w-16 border-x border-slate-200 py-1.5 text-center text-sm [appearance:textfield] ' +
+            'focus:outline-none [&::-webkit-inner-spin-button]:appearance-none'
+          }
         />
-        <button type="button" aria-label="One more worker" className="px-2.5 text-slate-600 hover:bg-slate-100" onClick={() => step(1)}>+</button>
+        <button type="button" aria-label="One more worker" className="px-2.5 text-slate-600 hover:bg-slate-100" onClick={() => step(1)}>
+          +
+        </button>
       </div>
-      <Button type="submit" variant="primary" size="sm" busy={apply.busy} disabled={!valid || !dirty || n === size} data-testid="pool-size-apply">
+      <Button
+        type="submit"
+        variant="primary"
+        size="sm"
+        busy={apply.busy}
+        disabled={!valid || !dirty || n === size}
+        data-testid="pool-size-apply"
+      >
         Apply
       </Button>
       {!valid && <span className="text-xs text-rose-700">0 to {MAX_DASHBOARD_WORKERS}</span>}

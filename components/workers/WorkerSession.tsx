@@ -10,9 +10,17 @@ export function WorkerSession({ w }: { w: Pick<WorkerJson, 'session' | 'loginTim
   const login = w.loginTime ? formatLocal(w.loginTime).slice(11) : null;
   if (mssql) {
     return (
-      <span className="whitespace-nowrap font-mono text-xs" title={w.loginTime ? `session ${w.session}, login ${formatLocal(w.loginTime)}` : undefined}>
+      <span
+        className="whitespace-nowrap font-mono text-xs"
+        title={w.loginTime ? `session ${w.session}, login ${formatLocal(w.loginTime)}` : undefined}
+      >
         SPID <span data-testid="worker-session">{w.session}</span>
-        {login && <span className="text-slate-400" data-testid="worker-login"> · login {login}</span>}
+        {login && (
+          <span className="text-slate-400" data-testid="worker-login">
+            {' '}
+            · login {login}
+          </span>
+        )}
       </span>
     );
   }

@@ -31,14 +31,30 @@ function groupByProcess(workers: WorkerJson[], pool: WorkersJson['pool']): Proc[
     const key = `${w.host}:${w.pid}`;
     let p = map.get(key);
     if (!p) {
-      p = { key, host: w.host, pid: w.pid, role: w.role, workers: [], startedAt: w.startedAt, self: !!pool && pool.host === w.host && pool.pid === w.pid };
+      p = {
+        key,
+        host: w.host,
+        pid: w.pid,
+        role: w.role,
+        workers: [],
+        startedAt: w.startedAt,
+        self: !!pool && pool.host === w.host && pool.pid === w.pid,
+      };
       map.set(key, p);
     }
     p.workers.push(w);
     if (w.startedAt && (!p.startedAt || w.startedAt < p.startedAt)) p.startedAt = w.startedAt;
   }
   if (pool && !map.has(`${pool.host}:${pool.pid}`)) {
-    map.set(`${pool.host}:${pool.pid}`, { key: `${pool.host}:${pool.pid}`, host: pool.host, pid: pool.pid, role: pool.role, workers: [], startedAt: null, self: true });
+    map.set(`${pool.host}:${pool.pid}`, {
+      key: `${pool.host}:${pool.pid}`,
+      host: pool.host,
+      pid: pool.pid,
+      role: pool.role,
+      workers: [],
+      startedAt: null,
+      self: true,
+    });
   }
   return [...map.values()].sort((a, b) => Number(b.self) - Number(a.self) || a.key.localeCompare(b.key));
 }
@@ -49,7 +65,10 @@ const sentence = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}${/[.!
 function HeartbeatAge({ ms, state }: { ms: number; state: string }) {
   const stale = (state === 'running' || state === 'lost') && ms > 5000;
   return (
-    <span className={cx('tabular font-mono text-xs', stale ? 'font-semibold text-rose-700' : ms > 2500 ? 'text-amber-700' : 'text-slate-600')} data-testid="worker-heartbeat">
+    <span
+      className={cx('tabular font-mono text-xs', stale ? 'font-semibold text-rose-700' : ms > 2500 ? 'text-amber-700' : 'text-slate-600')}
+      data-testid="worker-heartbeat"
+    >
       {formatAge(ms)}
       {ms >= 1000 && ' ago'}
     </span>
@@ -64,7 +83,9 @@ const columns: Column<WorkerJson>[] = [
     cell: (w) => (
       <div className="flex items-center gap-2">
         <WorkerStateBadge state={w.state} />
-        <span className="max-w-56 truncate font-mono text-xs text-slate-800" title={w.workerId}>{w.workerId}</span>
+        <span className="max-w-56 truncate font-mono text-xs text-slate-800" title={w.workerId}>
+          {w.workerId}
+        </span>
       </div>
     ),
   },
@@ -81,7 +102,9 @@ const columns: Column<WorkerJson>[] = [
       w.currentTask ? (
         <div className="flex flex-wrap items-center gap-2">
           <TokenLink token={w.currentTask.token} />
-          <span className="max-w-48 truncate font-mono text-xs text-slate-700" title={w.currentTask.command}>{w.currentTask.command}</span>
+          <span className="max-w-48 truncate font-mono text-xs text-slate-700" title={w.currentTask.command}>
+            {w.currentTask.command}
+          </span>
           <span className="text-xs text-slate-400">{w.currentTask.queue}</span>
           <Elapsed from={w.currentTask.startedAt} className="tabular font-mono text-xs text-amber-700" />
         </div>
@@ -97,18 +120,31 @@ export function Workers() {
   const [showStopped, setShowStopped] = useState(false);
   const d = q.data;
   // a process whose workers all stopped is history: listed only with "show stopped"
-  const procs = d ? groupByProcess(d.workers, d.pool).filter((p) => showStopped || p.self || p.workers.some((w) => w.state !== 'stopped')) : [];
+  const procs = d
+    ? groupByProcess(d.workers, d.pool).filter((p) => showStopped || p.self || p.workers.some((w) => w.state !== 'stopped'))
+    : [];
   const stoppedCount = d?.workers.filter((w) => w.state === 'stopped').length ?? 0;
 
   return (
     <>
       <PageHeader
         title="Workers"
-        description={<>Every worker process, its readers and their database sessions. Resize this process&apos;s pool live; other machines run <code className="font-mono text-slate-700">readpast worker</code>.</>}
+        description={
+          <>
+            Every worker process, its readers and their database sessions. Resize this process&apos;s pool live; other machines run{' '}
+            <code className="font-mono text-slate-700">readpast worker</code>.
+          </>
+        }
         actions={
           stoppedCount > 0 ? (
             <label className="flex items-center gap-2 text-sm text-slate-600">
-              <input type="checkbox" className="size-4 accent-brand-600" checked={showStopped} onChange={(e) => setShowStopped(e.target.checked)} data-testid="show-stopped" />
+              <input
+                type="checkbox"
+                className="size-4 accent-brand-600"
+                checked={showStopped}
+                onChange={(e) => setShowStopped(e.target.checked)}
+                data-testid="show-stopped"
+              />
               Show {stoppedCount} stopped
             </label>
           ) : undefined
@@ -118,19 +154,27 @@ export function Workers() {
       {d?.liveStatus && !d.liveStatus.available && (
         <div className="mb-4" data-testid="live-status-note">
           <Notice tone="info">
-            <b>Live request state is off.</b> <span data-testid="live-status-reason">{sentence(d.liveStatus.reason ?? 'the login cannot read the server state views')}</span> The Running page shows
-            readpast&apos;s own columns only; grant VIEW SERVER STATE (VIEW DATABASE STATE on Azure SQL Database) to see waits, blocking and CPU.
+            <b>Live request state is off.</b>{' '}
+            <span data-testid="live-status-reason">{sentence(d.liveStatus.reason ?? NO_STATE_VIEWS)}</span> The Running page shows
+            readpast&apos;s own columns only; grant VIEW SERVER STATE (VIEW DATABASE STATE on Azure SQL Database) to see waits, blocking and
+            CPU.
           </Notice>
         </div>
       )}
       {d?.liveStatus?.available && (
-        <p className="mb-4 text-xs text-emerald-700" data-testid="live-status-note">Live request state from sys.dm_exec_requests is available on the Running page.</p>
+        <p className="mb-4 text-xs text-emerald-700" data-testid="live-status-note">
+          Live request state from sys.dm_exec_requests is available on the Running page.
+        </p>
       )}
 
       {q.isPending ? (
-        <Card><LoadingState rows={5} /></Card>
+        <Card>
+          <LoadingState rows={5} />
+        </Card>
       ) : q.isError && !d ? (
-        <Card><ErrorState error={q.error} onRetry={() => void q.refetch()} /></Card>
+        <Card>
+          <ErrorState error={q.error} onRetry={() => void q.refetch()} />
+        </Card>
       ) : procs.length === 0 ? (
         <Card>
           <EmptyState title="No workers registered" icon="⚙">
@@ -156,7 +200,13 @@ export function Workers() {
                   }
                   subtitle={
                     <span data-testid="process-summary">
-                      {live} running worker{live === 1 ? '' : 's'} · {busy} busy{p.startedAt && <> · up since <RelativeTime iso={p.startedAt} /></>}
+                      {live} running worker{live === 1 ? '' : 's'} · {busy} busy
+                      {p.startedAt && (
+                        <>
+                          {' '}
+                          · up since <RelativeTime iso={p.startedAt} />
+                        </>
+                      )}
                     </span>
                   }
                   actions={p.self && d?.pool ? <PoolSize size={d.pool.size} /> : undefined}
@@ -177,7 +227,9 @@ export function Workers() {
                       <div className="space-y-1">
                         <div className="flex items-center gap-2">
                           <WorkerStateBadge state={w.state} />
-                          <span className="min-w-0 flex-1 truncate font-mono text-xs text-slate-800" title={w.workerId}>{w.workerId}</span>
+                          <span className="min-w-0 flex-1 truncate font-mono text-xs text-slate-800" title={w.workerId}>
+                            {w.workerId}
+                          </span>
                           <HeartbeatAge ms={w.heartbeatAgeMs} state={w.state} />
                         </div>
                         <div className="flex flex-wrap items-center gap-x-3 text-xs text-slate-500">
@@ -200,11 +252,17 @@ export function Workers() {
             );
           })}
           <p className="text-xs text-slate-500">
-            A worker whose heartbeat is older than its lease is reported <b>lost</b>; its task is rescued and retried. See running work on the{' '}
-            <Link href="/running" className="text-brand-600 hover:underline">Running</Link> page.
+            A worker whose heartbeat is older than its lease is reported <b>lost</b>; its task is rescued and retried. See running work on
+            the{' '}
+            <Link href="/running" className="text-brand-600 hover:underline">
+              Running
+            </Link>{' '}
+            page.
           </p>
         </div>
       )}
     </>
   );
 }
+
+const NO_STATE_VIEWS = 'the login cannot read the server state views';

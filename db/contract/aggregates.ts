@@ -5,7 +5,12 @@ import { LONG_LEASE, useStore, type StoreFactory } from './harness';
 
 function sums(points: MetricPoint[]) {
   return points.reduce(
-    (s, p) => ({ enqueued: s.enqueued + p.enqueued, started: s.started + p.started, succeeded: s.succeeded + p.succeeded, failed: s.failed + p.failed }),
+    (s, p) => ({
+      enqueued: s.enqueued + p.enqueued,
+      started: s.started + p.started,
+      succeeded: s.succeeded + p.succeeded,
+      failed: s.failed + p.failed,
+    }),
     { enqueued: 0, started: 0, succeeded: 0, failed: 0 },
   );
 }
@@ -37,7 +42,11 @@ export function aggregateTests(factory: StoreFactory) {
       const groups = await store.reads.failureGroups({});
       expect(groups).toHaveLength(3);
       const find = (message: string, queue: string) => groups.find((g) => g.message === message && g.queue === queue);
-      for (const [message, queue, tokens] of [['disk full', 'q1', disk1], ['disk full', 'q2', disk2], ['bad input', 'q1', bad]] as const) {
+      for (const [message, queue, tokens] of [
+        ['disk full', 'q1', disk1],
+        ['disk full', 'q2', disk2],
+        ['bad input', 'q1', bad],
+      ] as const) {
         const g = find(message, queue);
         expect(g, `${message} in ${queue}`).toBeDefined();
         expect(g!.command).toBe('demo.fail');
@@ -48,7 +57,10 @@ export function aggregateTests(factory: StoreFactory) {
       }
 
       expect((await store.reads.failureGroups({ queue: 'q1' })).map((g) => g.message).sort()).toEqual(['bad input', 'disk full']);
-      expect((await store.reads.failureGroups({ message: 'disk full' })).map((g) => [g.queue, g.count]).sort()).toEqual([['q1', 3], ['q2', 1]]);
+      expect((await store.reads.failureGroups({ message: 'disk full' })).map((g) => [g.queue, g.count]).sort()).toEqual([
+        ['q1', 3],
+        ['q2', 1],
+      ]);
       expect((await store.reads.failureGroups({ q: 'input' })).map((g) => g.message)).toEqual(['bad input']);
 
       // groups follow retries and deletes

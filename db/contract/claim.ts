@@ -41,7 +41,9 @@ export function claimTests(factory: StoreFactory) {
 
     it('never hands the same task to two concurrent claims', async () => {
       const { store } = h();
-      await store.commands.enqueueMany(Array.from({ length: 30 }, (_, i) => ({ kind: 'handler' as const, command: 'demo.echo', payload: { i } })));
+      await store.commands.enqueueMany(
+        Array.from({ length: 30 }, (_, i) => ({ kind: 'handler' as const, command: 'demo.echo', payload: { i } })),
+      );
       const slots = await Promise.all(Array.from({ length: 6 }, () => h().worker()));
       const rounds = await Promise.all(slots.map((s) => store.worker.claim([s], { leaseMs: LONG_LEASE })));
       for (const c of rounds.flat()) expect(await h().succeed(c)).toBe(true);

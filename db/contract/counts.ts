@@ -32,7 +32,8 @@ export function countsTests(factory: StoreFactory) {
         { kind: 'handler', command: 'demo.echo', queue: 'b' },
         { kind: 'handler', command: 'demo.echo', queue: 'b', maxAttempts: 1 },
         { kind: 'handler', command: 'demo.echo', queue: 'b' },
-      ])) tokens.add(r.token);
+      ]))
+        tokens.add(r.token);
       expect((await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', queue: 'a', dedupKey: 'once' })).created).toBe(false);
       await check('after enqueue');
       expect(await h().counts()).toEqual([

@@ -71,7 +71,10 @@ export function fencingTests(factory: StoreFactory) {
         { taskId: c2!.id, workerId: c2!.workerId, attempt: c2!.attempt, settlement: { kind: 'dead', outcome: 'failed', error: err('x') } },
       ]);
       expect(oks).toEqual([true, false, true]);
-      const byToken = new Map([[c1!.token, 'succeeded'], [c2!.token, 'dead']]);
+      const byToken = new Map([
+        [c1!.token, 'succeeded'],
+        [c2!.token, 'dead'],
+      ]);
       for (const t of [t1, t2]) expect(await h().status(t)).toBe(byToken.get(t));
     });
 
@@ -97,7 +100,11 @@ export function fencingTests(factory: StoreFactory) {
       expect(hb.cancelRequested).toEqual([]);
 
       expect(await h().succeed(ca)).toBe(true);
-      const after = await store.worker.heartbeat({ workerIds: [a.workerId], running: [{ taskId: ca.id, workerId: a.workerId, attempt: 1 }], leaseMs: LONG_LEASE });
+      const after = await store.worker.heartbeat({
+        workerIds: [a.workerId],
+        running: [{ taskId: ca.id, workerId: a.workerId, attempt: 1 }],
+        leaseMs: LONG_LEASE,
+      });
       expect(after.owned).toEqual([]);
     });
 
@@ -112,7 +119,11 @@ export function fencingTests(factory: StoreFactory) {
       expect(lost.token).toBe(lose);
       const before = (await h().task(keep.token)).leaseUntil!.getTime();
 
-      const hb = await store.worker.heartbeat({ workerIds: [slot.workerId], running: [{ taskId: keep.id, workerId: slot.workerId, attempt: keep.attempt }], leaseMs: 5_000 });
+      const hb = await store.worker.heartbeat({
+        workerIds: [slot.workerId],
+        running: [{ taskId: keep.id, workerId: slot.workerId, attempt: keep.attempt }],
+        leaseMs: 5_000,
+      });
       expect(hb.owned).toEqual([keep.id]);
       const renewed = (await h().task(keep.token)).leaseUntil!.getTime();
       expect(renewed).toBeGreaterThan(before);
@@ -161,7 +172,10 @@ export function fencingTests(factory: StoreFactory) {
       expect(await h().succeed(c)).toBe(true);
       const done = await h().task(token);
       expect(done).toMatchObject({ status: 'succeeded', attempts: 2 });
-      expect(done.history.map((x) => [x.attempt, x.outcome]).sort()).toEqual([[1, 'abandoned'], [2, 'succeeded']]);
+      expect(done.history.map((x) => [x.attempt, x.outcome]).sort()).toEqual([
+        [1, 'abandoned'],
+        [2, 'succeeded'],
+      ]);
     });
 
     it('makes the task dead when its attempts are used up', async () => {

@@ -3,7 +3,14 @@
 import { afterEach, beforeEach, expect } from 'vitest';
 import type { Store } from '../../lib/engine/ports';
 import type {
-  ClaimedTask, EnqueueInput, ErrorInfo, QueueCounts, Settlement, TaskDetail, TaskStatus, WorkerSlot,
+  ClaimedTask,
+  EnqueueInput,
+  ErrorInfo,
+  QueueCounts,
+  Settlement,
+  TaskDetail,
+  TaskStatus,
+  WorkerSlot,
 } from '../../lib/engine/types';
 
 export interface StoreUnderTest {
@@ -106,7 +113,14 @@ export class Harness {
     const rows = await this.store.reads.countsByQueue();
     return rows
       .filter((r) => r.pending + r.running + r.succeeded + r.dead + r.cancelled > 0)
-      .map((r) => ({ queue: r.queue, pending: r.pending, running: r.running, succeeded: r.succeeded, dead: r.dead, cancelled: r.cancelled }))
+      .map((r) => ({
+        queue: r.queue,
+        pending: r.pending,
+        running: r.running,
+        succeeded: r.succeeded,
+        dead: r.dead,
+        cancelled: r.cancelled,
+      }))
       .sort((a, b) => a.queue.localeCompare(b.queue));
   }
 

@@ -23,15 +23,33 @@ export function lifecycleTests(factory: StoreFactory) {
       const { store } = h();
       const slot = await h().worker('worker-a');
       const before = Date.now();
-      const r = await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', payload: { n: 1 }, queue: 'default', caller: 'contract' });
+      const r = await store.commands.enqueue({
+        kind: 'handler',
+        command: 'demo.echo',
+        payload: { n: 1 },
+        queue: 'default',
+        caller: 'contract',
+      });
       expect(r.created).toBe(true);
       expect(r.token).toMatch(UUID);
 
       const pending = await h().task(r.token);
       expect(pending).toMatchObject({
-        token: r.token, status: 'pending', queue: 'default', kind: 'handler', command: 'demo.echo',
-        payload: { n: 1 }, priority: 0, attempts: 0, caller: 'contract', startedAt: null, finishedAt: null,
-        workerId: null, cancelRequested: false, lastError: null, history: [],
+        token: r.token,
+        status: 'pending',
+        queue: 'default',
+        kind: 'handler',
+        command: 'demo.echo',
+        payload: { n: 1 },
+        priority: 0,
+        attempts: 0,
+        caller: 'contract',
+        startedAt: null,
+        finishedAt: null,
+        workerId: null,
+        cancelRequested: false,
+        lastError: null,
+        history: [],
       });
       expect(pending.createdAt).toBeInstanceOf(Date);
       expect(pending.createdAt.getTime()).toBeGreaterThanOrEqual(before - 1000);
@@ -39,8 +57,15 @@ export function lifecycleTests(factory: StoreFactory) {
 
       const c = await h().claimOne(slot);
       expect(c).toMatchObject({
-        token: r.token, queue: 'default', kind: 'handler', command: 'demo.echo', payload: { n: 1 },
-        attempt: 1, workerId: 'worker-a', session: slot.session, maxAttempts: pending.maxAttempts,
+        token: r.token,
+        queue: 'default',
+        kind: 'handler',
+        command: 'demo.echo',
+        payload: { n: 1 },
+        attempt: 1,
+        workerId: 'worker-a',
+        session: slot.session,
+        maxAttempts: pending.maxAttempts,
       });
       expect(c.id).toBe(pending.id);
       expect(c.startedAt).toBeInstanceOf(Date);
@@ -52,8 +77,14 @@ export function lifecycleTests(factory: StoreFactory) {
       expect(running.leaseUntil!.getTime()).toBeGreaterThan(Date.now());
       expect(running.history).toHaveLength(1);
       expect(running.history[0]).toMatchObject({
-        token: r.token, attempt: 1, workerId: 'worker-a', session: slot.session, outcome: 'running', endedAt: null,
-        errorNumber: null, errorMessage: null,
+        token: r.token,
+        attempt: 1,
+        workerId: 'worker-a',
+        session: slot.session,
+        outcome: 'running',
+        endedAt: null,
+        errorNumber: null,
+        errorMessage: null,
       });
 
       expect(await h().succeed(c, { answer: 42, list: [1, 2] })).toBe(true);
@@ -102,12 +133,25 @@ export function lifecycleTests(factory: StoreFactory) {
 
     it('keeps the options given at enqueue', async () => {
       const token = await h().add({
-        queue: 'reports', priority: 7, maxAttempts: 3, timeoutMs: 1500, dedupKey: 'opt-1', caller: 'someone',
-        command: 'demo.sleep', payload: { ms: 1 },
+        queue: 'reports',
+        priority: 7,
+        maxAttempts: 3,
+        timeoutMs: 1500,
+        dedupKey: 'opt-1',
+        caller: 'someone',
+        command: 'demo.sleep',
+        payload: { ms: 1 },
       });
       expect(await h().task(token)).toMatchObject({
-        queue: 'reports', priority: 7, maxAttempts: 3, timeoutMs: 1500, dedupKey: 'opt-1', caller: 'someone',
-        command: 'demo.sleep', payload: { ms: 1 }, kind: 'handler',
+        queue: 'reports',
+        priority: 7,
+        maxAttempts: 3,
+        timeoutMs: 1500,
+        dedupKey: 'opt-1',
+        caller: 'someone',
+        command: 'demo.sleep',
+        payload: { ms: 1 },
+        kind: 'handler',
       });
       const sqlToken = (await h().store.commands.enqueue({ kind: 'sql', command: 'SELECT 1' })).token;
       expect(await h().task(sqlToken)).toMatchObject({ kind: 'sql', command: 'SELECT 1', queue: 'default' });
@@ -149,7 +193,9 @@ export function lifecycleTests(factory: StoreFactory) {
 
     it('onWake fires after an enqueue, and stops after unsubscribing', async () => {
       let calls = 0;
-      const off = h().store.worker.onWake(() => { calls++; });
+      const off = h().store.worker.onWake(() => {
+        calls++;
+      });
       await h().add();
       await sleep(20);
       expect(calls).toBeGreaterThanOrEqual(1);

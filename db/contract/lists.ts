@@ -122,24 +122,45 @@ export function listTests(factory: StoreFactory) {
 
       const all = await walk((cursor) => store.reads.listAttempts({ limit: 2, cursor }), 2);
       expect(all).toHaveLength(5);
-      expect(all[0]).toMatchObject({ token: retried, attempt: 2, outcome: 'running', workerId: 'attempt-worker', session: slot.session, queue: 'q2', command: 'job.beta', kind: 'handler', endedAt: null });
+      expect(all[0]).toMatchObject({
+        token: retried,
+        attempt: 2,
+        outcome: 'running',
+        workerId: 'attempt-worker',
+        session: slot.session,
+        queue: 'q2',
+        command: 'job.beta',
+        kind: 'handler',
+        endedAt: null,
+      });
       expect(all[1]).toMatchObject({ token: retried, attempt: 1, outcome: 'failed', errorMessage: 'beta hiccup' });
 
-      const outcomes = async (f: Parameters<typeof store.reads.listAttempts>[0]) => (await store.reads.listAttempts(f)).items.map((a) => [a.token, a.outcome]);
-      expect(await outcomes({ outcome: 'failed' })).toEqual([[retried, 'failed'], [early[1], 'failed']]);
-      expect(await outcomes({ outcome: 'succeeded' })).toEqual([[late[0], 'succeeded'], [early[0], 'succeeded']]);
+      const outcomes = async (f: Parameters<typeof store.reads.listAttempts>[0]) =>
+        (await store.reads.listAttempts(f)).items.map((a) => [a.token, a.outcome]);
+      expect(await outcomes({ outcome: 'failed' })).toEqual([
+        [retried, 'failed'],
+        [early[1], 'failed'],
+      ]);
+      expect(await outcomes({ outcome: 'succeeded' })).toEqual([
+        [late[0], 'succeeded'],
+        [early[0], 'succeeded'],
+      ]);
       expect(await outcomes({ outcome: 'running' })).toEqual([[retried, 'running']]);
       expect(await outcomes({ outcome: 'abandoned' })).toEqual([]);
       expect((await store.reads.listAttempts({ queue: 'q1' })).items.map((a) => a.token)).toEqual([early[1], early[0]]);
       expect((await store.reads.listAttempts({ q: 'exploded' })).items.map((a) => a.token)).toEqual([early[1]]);
       expect((await store.reads.listAttempts({ q: 'job.bet' })).items).toHaveLength(3);
-      expect((await store.reads.listAttempts({ queue: 'q2', outcome: 'failed' })).items.map((a) => a.errorMessage)).toEqual(['beta hiccup']);
+      expect((await store.reads.listAttempts({ queue: 'q2', outcome: 'failed' })).items.map((a) => a.errorMessage)).toEqual([
+        'beta hiccup',
+      ]);
 
       const after = (await store.reads.listAttempts({ from: mid })).items.map((a) => a.token);
       expect(after).toEqual([retried, retried, late[0]]);
       const before = (await store.reads.listAttempts({ to: mid })).items.map((a) => a.token);
       expect(before).toEqual([early[1], early[0]]);
-      expect((await store.reads.listAttempts({ from: new Date(mid.getTime() - 60_000), to: new Date(mid.getTime() - 30_000) })).items).toEqual([]);
+      expect(
+        (await store.reads.listAttempts({ from: new Date(mid.getTime() - 60_000), to: new Date(mid.getTime() - 30_000) })).items,
+      ).toEqual([]);
       const window = await walk((cursor) => store.reads.listAttempts({ from: mid, to: new Date(Date.now() + 1000), limit: 1, cursor }), 1);
       expect(window.map((a) => a.token)).toEqual([retried, retried, late[0]]);
     });
@@ -163,7 +184,16 @@ export function listTests(factory: StoreFactory) {
       expect(running).toHaveLength(2);
       const ra = running.find((r) => r.token === ta)!;
       const rb = running.find((r) => r.token === tb)!;
-      expect(ra).toMatchObject({ queue: 'qa', kind: 'handler', command: 'demo.sleep', attempt: 1, maxAttempts: 3, workerId: 'runner-a', session: a.session, cancelRequested: false });
+      expect(ra).toMatchObject({
+        queue: 'qa',
+        kind: 'handler',
+        command: 'demo.sleep',
+        attempt: 1,
+        maxAttempts: 3,
+        workerId: 'runner-a',
+        session: a.session,
+        cancelRequested: false,
+      });
       expect(rb).toMatchObject({ queue: 'qb', command: 'demo.echo', workerId: 'runner-b', session: b.session });
       expect(ra.startedAt).toBeInstanceOf(Date);
       expect(ra.leaseUntil!.getTime()).toBeGreaterThan(Date.now());

@@ -35,7 +35,11 @@ export function operatorTests(factory: StoreFactory) {
       const running = await store.reads.listRunning();
       expect(running.find((r) => r.token === token)?.cancelRequested).toBe(true);
 
-      const hb = await store.worker.heartbeat({ workerIds: [slot.workerId], running: [{ taskId: c.id, workerId: slot.workerId, attempt: 1 }], leaseMs: LONG_LEASE });
+      const hb = await store.worker.heartbeat({
+        workerIds: [slot.workerId],
+        running: [{ taskId: c.id, workerId: slot.workerId, attempt: 1 }],
+        leaseMs: LONG_LEASE,
+      });
       expect(hb.owned).toEqual([c.id]);
       expect(hb.cancelRequested).toEqual([c.id]);
 
@@ -61,7 +65,10 @@ export function operatorTests(factory: StoreFactory) {
       expect(await store.commands.cancel(d.token)).toBe('cancel_requested');
       const hb = await store.worker.heartbeat({
         workerIds: [slot.workerId, other.workerId],
-        running: [{ taskId: c.id, workerId: slot.workerId, attempt: 1 }, { taskId: d.id, workerId: other.workerId, attempt: 1 }],
+        running: [
+          { taskId: c.id, workerId: slot.workerId, attempt: 1 },
+          { taskId: d.id, workerId: other.workerId, attempt: 1 },
+        ],
         leaseMs: LONG_LEASE,
       });
       expect([...hb.owned].sort((x, y) => x - y)).toEqual([c.id, d.id].sort((x, y) => x - y));

@@ -43,7 +43,9 @@ export function pruningTests(factory: StoreFactory) {
 
       // pruning again finds nothing
       expect(await store.maintenance.prune(cutoff)).toEqual({ tasks: 0, attempts: 0 });
-      expect(await h().counts()).toEqual(await h().expectedCounts([oldDone, oldDead, oldCancelled, oldPending, running, recentDone, recentDead]));
+      expect(await h().counts()).toEqual(
+        await h().expectedCounts([oldDone, oldDead, oldCancelled, oldPending, running, recentDone, recentDead]),
+      );
     });
 
     it('a cutoff in the future prunes every terminal task and nothing else', async () => {

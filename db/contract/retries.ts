@@ -11,7 +11,9 @@ export function retryTests(factory: StoreFactory) {
       const token = await h().add({ maxAttempts: 5 });
       const c1 = await h().claimOne(slot);
       const runAfter = new Date(Date.now() + 250);
-      expect(await h().settle(c1, { kind: 'retry', outcome: 'failed', error: err('first failure', 50000, 'stack 1'), runAfter })).toBe(true);
+      expect(await h().settle(c1, { kind: 'retry', outcome: 'failed', error: err('first failure', 50000, 'stack 1'), runAfter })).toBe(
+        true,
+      );
 
       const t = await h().task(token);
       expect(t).toMatchObject({ status: 'pending', attempts: 1, leaseUntil: null });
@@ -19,7 +21,11 @@ export function retryTests(factory: StoreFactory) {
       expect(t.lastError).toEqual({ number: 50000, message: 'first failure', detail: 'stack 1' });
       expect(t.history).toHaveLength(1);
       expect(t.history[0]).toMatchObject({
-        attempt: 1, outcome: 'failed', errorNumber: 50000, errorMessage: 'first failure', errorDetail: 'stack 1',
+        attempt: 1,
+        outcome: 'failed',
+        errorNumber: 50000,
+        errorMessage: 'first failure',
+        errorDetail: 'stack 1',
       });
       expect(t.history[0]!.endedAt).toBeInstanceOf(Date);
 
@@ -30,7 +36,10 @@ export function retryTests(factory: StoreFactory) {
       expect(await h().succeed(c2, 'ok')).toBe(true);
       const done = await h().task(token);
       expect(done).toMatchObject({ status: 'succeeded', attempts: 2, result: 'ok' });
-      expect(done.history.map((x) => [x.attempt, x.outcome]).sort()).toEqual([[1, 'failed'], [2, 'succeeded']]);
+      expect(done.history.map((x) => [x.attempt, x.outcome]).sort()).toEqual([
+        [1, 'failed'],
+        [2, 'succeeded'],
+      ]);
     });
 
     it('attempt numbers increase over several retries', async () => {
@@ -57,7 +66,9 @@ export function retryTests(factory: StoreFactory) {
       const token = await h().add({ maxAttempts: 5 });
       const c = await h().claimOne(slot);
       expect(c.token).toBe(token);
-      expect(await h().settle(c, { kind: 'dead', outcome: 'failed', error: err('poison', 8134, 'Error: poison\n    at handler') })).toBe(true);
+      expect(await h().settle(c, { kind: 'dead', outcome: 'failed', error: err('poison', 8134, 'Error: poison\n    at handler') })).toBe(
+        true,
+      );
       const t = await h().task(token);
       expect(t).toMatchObject({ status: 'dead', attempts: 1, leaseUntil: null });
       expect(t.lastError).toEqual({ number: 8134, message: 'poison', detail: 'Error: poison\n    at handler' });
@@ -83,7 +94,9 @@ export function retryTests(factory: StoreFactory) {
       const token = await h().add({ maxAttempts: 2, timeoutMs: 50 });
       const c1 = await h().claimOne(slot);
       expect(c1.timeoutMs).toBe(50);
-      expect(await h().settle(c1, { kind: 'retry', outcome: 'timed_out', error: err('timed out after 50 ms'), runAfter: new Date() })).toBe(true);
+      expect(await h().settle(c1, { kind: 'retry', outcome: 'timed_out', error: err('timed out after 50 ms'), runAfter: new Date() })).toBe(
+        true,
+      );
       const c2 = await h().claimOne(slot);
       expect(await h().settle(c2, { kind: 'dead', outcome: 'timed_out', error: err('timed out after 50 ms') })).toBe(true);
       const t = await h().task(token);

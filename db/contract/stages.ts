@@ -26,7 +26,11 @@ export function stageTests(factory: StoreFactory) {
       const s2 = await store.worker.claim(slots, { leaseMs: LONG_LEASE });
       expect(s2.map((c) => (c.payload as { stage: number }).stage)).toEqual([2]);
       const view = (await store.reads.getBatch(b.id))!;
-      expect(view.stages.map((s) => [s.stage, s.total, s.succeeded, s.dead, s.running])).toEqual([[0, 2, 1, 1, 0], [1, 1, 1, 0, 0], [2, 1, 0, 0, 1]]);
+      expect(view.stages.map((s) => [s.stage, s.total, s.succeeded, s.dead, s.running])).toEqual([
+        [0, 2, 1, 1, 0],
+        [1, 1, 1, 0, 0],
+        [2, 1, 0, 0, 1],
+      ]);
       expect(view.activeStage).toBe(2);
     });
 
@@ -62,7 +66,10 @@ export function stageTests(factory: StoreFactory) {
       const order: string[] = [];
       for (let round = 0; round < 8; round++) {
         const got: ClaimedTask[] = await store.worker.claim(slots, { leaseMs: LONG_LEASE });
-        for (const c of got) { order.push((c.payload as { b: string }).b); await h().succeed(c); }
+        for (const c of got) {
+          order.push((c.payload as { b: string }).b);
+          await h().succeed(c);
+        }
       }
       // all five small tasks start within the first 10 starts, not after the 60 big ones
       expect(order.slice(0, 10).filter((x) => x === 'small')).toHaveLength(5);

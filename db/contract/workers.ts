@@ -126,10 +126,16 @@ export function workerTests(factory: StoreFactory) {
       // statements outside any task: an attempt with no task behind it
       const slot = { ...(await h().worker()), taskId: 0, attempt: 0 };
       const signal = new AbortController().signal;
-      const e1 = await store.worker.runSql(slot, 'SELEC 1 FRM nowhere', signal).then(() => null, (e: unknown) => e);
+      const e1 = await store.worker.runSql(slot, 'SELEC 1 FRM nowhere', signal).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(e1).toBeInstanceOf(Error);
       expect((e1 as Error).message.length).toBeGreaterThan(0);
-      const e2 = await store.worker.runSql(slot, 'SELECT * FROM contract_no_such_table', signal).then(() => null, (e: unknown) => e);
+      const e2 = await store.worker.runSql(slot, 'SELECT * FROM contract_no_such_table', signal).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(e2).toBeInstanceOf(Error);
       expect((e2 as Error).message).toMatch(/contract_no_such_table/i);
       // the session is still usable afterwards

@@ -9,19 +9,40 @@ import { settleBatches } from './settle';
 import * as S from './sql/batches';
 
 interface BatchRow {
-  id: Id; caller: string | null; max_parallel: number | null; on_failure: string; status: string; created_at: Date;
-  released_at: Date | null; completed_at: Date | null;
+  id: Id;
+  caller: string | null;
+  max_parallel: number | null;
+  on_failure: string;
+  status: string;
+  created_at: Date;
+  released_at: Date | null;
+  completed_at: Date | null;
 }
 
 interface StageRow {
-  batch_id: Id; stage: number; total: number; pending: number; running: number; succeeded: number; dead: number;
-  cancelled: number; first_started_at: Date | null; last_ended_at: Date | null;
+  batch_id: Id;
+  stage: number;
+  total: number;
+  pending: number;
+  running: number;
+  succeeded: number;
+  dead: number;
+  cancelled: number;
+  first_started_at: Date | null;
+  last_ended_at: Date | null;
 }
 
 function stageView(s: StageRow): StageCounts {
   return {
-    stage: s.stage, total: s.total, pending: s.pending, running: s.running, succeeded: s.succeeded, dead: s.dead,
-    cancelled: s.cancelled, firstStartedAt: s.first_started_at, lastEndedAt: s.last_ended_at,
+    stage: s.stage,
+    total: s.total,
+    pending: s.pending,
+    running: s.running,
+    succeeded: s.succeeded,
+    dead: s.dead,
+    cancelled: s.cancelled,
+    firstStartedAt: s.first_started_at,
+    lastEndedAt: s.last_ended_at,
   };
 }
 
@@ -59,10 +80,7 @@ export async function getBatch(shared: Shared, batchId: number): Promise<BatchVi
   return b ? batchView(b, sets[1] ?? []) : null;
 }
 
-export async function listBatches(
-  shared: Shared,
-  f: { status?: BatchStatus; cursor?: number; limit?: number },
-): Promise<Page<BatchView>> {
+export async function listBatches(shared: Shared, f: { status?: BatchStatus; cursor?: number; limit?: number }): Promise<Page<BatchView>> {
   const limit = Math.min(200, Math.max(1, Math.floor(f.limit ?? 50)));
   const text = S.listBatchesSql({ status: f.status !== undefined, cursor: f.cursor !== undefined });
   const params: Param[] = [['limit', sql.Int, limit + 1]];
@@ -73,7 +91,12 @@ export async function listBatches(
   const stages = page.length
     ? (await shared.query<StageRow>(S.BATCH_STAGES, [['ids', sql.NVarChar(sql.MAX), JSON.stringify(page.map((b) => id(b.id)))]])).recordset
     : [];
-  const items = page.map((b) => batchView(b, stages.filter((s) => id(s.batch_id) === id(b.id))));
+  const items = page.map((b) =>
+    batchView(
+      b,
+      stages.filter((s) => id(s.batch_id) === id(b.id)),
+    ),
+  );
   return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.id : null };
 }
 
@@ -92,7 +115,8 @@ type CancelBatchResult = 'cancelled' | 'not_found' | 'conflict';
 /** Pending tasks cancelled, running ones asked to stop (run again after a deadlock). */
 export async function cancelBatch(shared: Shared, batchId: number): Promise<{ result: CancelBatchResult; cancelled: number }> {
   const r = await retrying(() =>
-    shared.query<{ old_status: string | null; cancelled: number }>(S.CANCEL_BATCH, [['id', sql.BigInt, batchId]]));
+    shared.query<{ old_status: string | null; cancelled: number }>(S.CANCEL_BATCH, [['id', sql.BigInt, batchId]]),
+  );
   const row = r.recordset[0];
   if (!row || row.old_status === null) return { result: 'not_found', cancelled: 0 };
   if (row.old_status === 'completed' || row.old_status === 'cancelled') return { result: 'conflict', cancelled: 0 };

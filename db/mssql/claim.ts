@@ -12,18 +12,23 @@ import type { Workers } from './workers';
 export class Claims {
   private unbatchedServed = 0;
 
-  constructor(private readonly workers: Workers, private readonly log: Logger) {}
+  constructor(
+    private readonly workers: Workers,
+    private readonly log: Logger,
+  ) {}
 
   /** One slot's claim, on that worker's own connection. */
   private async claimOne(slot: WorkerSlot, opts: ClaimOptions): Promise<ClaimedTask | null> {
     const conn = this.workers.connection(slot.workerId);
     await conn.ensureCurrent();
-    const r = await retrying(() => conn.query(CLAIM, [
-      ['worker_id', sql.NVarChar(256), slot.workerId],
-      ['lease_ms', sql.Int, intMs(opts.leaseMs)],
-      ['queues', sql.NVarChar(sql.MAX), opts.queues?.length ? JSON.stringify(opts.queues) : null],
-      ['unbatched_served', sql.BigInt, this.unbatchedServed],
-    ]));
+    const r = await retrying(() =>
+      conn.query(CLAIM, [
+        ['worker_id', sql.NVarChar(256), slot.workerId],
+        ['lease_ms', sql.Int, intMs(opts.leaseMs)],
+        ['queues', sql.NVarChar(sql.MAX), opts.queues?.length ? JSON.stringify(opts.queues) : null],
+        ['unbatched_served', sql.BigInt, this.unbatchedServed],
+      ]),
+    );
     const sets = r.recordsets as unknown as ClaimRow[][];
     const row = sets[0]?.[0];
     if (!row) return null;

@@ -12,7 +12,13 @@ const mod = ns as Mssql & { default?: Mssql };
 export const sql: Mssql = mod.default ?? mod;
 
 export type {
-  ConnectionPool, IProcedureResult, IRecordSet, IResult, ISqlType, Request, config as MssqlConfig,
+  ConnectionPool,
+  IProcedureResult,
+  IRecordSet,
+  IResult,
+  ISqlType,
+  Request,
+  config as MssqlConfig,
 } from 'mssql';
 
 /** A typed parameter: name (without @), SQL type, value. */
@@ -47,7 +53,10 @@ export class Shared {
   private connecting: Promise<ns.ConnectionPool> | null = null;
   private readonly listeners = new Set<() => void>();
 
-  constructor(readonly target: MssqlTarget, readonly log: Logger) {
+  constructor(
+    readonly target: MssqlTarget,
+    readonly log: Logger,
+  ) {
     const cfg = toConfig(target, { appName: 'readpast', pool: { min: 0, max: 10 } });
     cfg.validateConnection = 'socket';
     cfg.options = { ...cfg.options, abortTransactionOnError: true };
@@ -81,7 +90,11 @@ export class Shared {
   /** Something may have become claimable. */
   wake(): void {
     for (const l of this.listeners) {
-      try { l(); } catch { /* a listener's failure is its own */ }
+      try {
+        l();
+      } catch {
+        /* a listener's failure is its own */
+      }
     }
   }
 

@@ -32,7 +32,7 @@ export function enqueueRow(input: EnqueueInput, ord: number, prefix = '') {
     dedupKey: input.dedupKey ?? null,
     caller: input.caller ? input.caller.slice(0, 200) : null,
     batchId,
-    stage: batchId === null ? null : input.stage ?? 0,
+    stage: batchId === null ? null : (input.stage ?? 0),
   };
 }
 
@@ -53,7 +53,10 @@ export function enqueueError(err: unknown): unknown {
 
 /** Store the tasks (after checking procedure tasks); `prefix(i)` names input i in validation errors. */
 export async function insertTasks(
-  shared: Shared, procs: ProcedureCatalog, inputs: EnqueueInput[], prefix: (i: number) => string,
+  shared: Shared,
+  procs: ProcedureCatalog,
+  inputs: EnqueueInput[],
+  prefix: (i: number) => string,
 ): Promise<EnqueueResult[]> {
   const rows = inputs.map((input, i) => enqueueRow(input, i, prefix(i)));
   for (const [i, input] of inputs.entries()) {

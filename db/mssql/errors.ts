@@ -39,7 +39,9 @@ export function formatMessage(m: ServerMessage): string {
     m.state !== null ? `State ${m.state}` : null,
     m.procName ? `Procedure ${m.procName}` : null,
     m.lineNumber !== null ? `Line ${m.lineNumber}` : null,
-  ].filter(Boolean).join(', ');
+  ]
+    .filter(Boolean)
+    .join(', ');
   return head ? `${head}\n${m.message}` : m.message;
 }
 
@@ -87,7 +89,11 @@ export class SqlServerError extends TaskError {
 export function batchError(errors: unknown[], infos: ServerMessage[] = []): SqlServerError {
   const all = errors.map(serverMessage);
   const [first, ...rest] = all;
-  return new SqlServerError(first ?? { message: 'SQL Server reported an error', number: null, severity: null, state: null, lineNumber: null, procName: null }, rest, infos);
+  return new SqlServerError(
+    first ?? { message: 'SQL Server reported an error', number: null, severity: null, state: null, lineNumber: null, procName: null },
+    rest,
+    infos,
+  );
 }
 
 /** A request error (non-stream): the driver throws the last error and keeps earlier ones in precedingErrors. */

@@ -27,12 +27,16 @@ export async function detectCapabilities(pool: ConnectionPool): Promise<Capabili
   try {
     const edition = (await query<{ edition: number | null }>(pool, S.ENGINE_EDITION)).recordset[0]?.edition ?? null;
     const azure = edition === 5;
-    const row = (await query<{ view_state: number | null; can_kill: number | null }>(pool, azure ? S.PERMISSIONS_AZURE : S.PERMISSIONS_SERVER)).recordset[0];
+    const row = (
+      await query<{ view_state: number | null; can_kill: number | null }>(pool, azure ? S.PERMISSIONS_AZURE : S.PERMISSIONS_SERVER)
+    ).recordset[0];
     const liveStatus = row?.view_state === 1;
     const kill = row?.can_kill === 1;
     return {
       liveStatus,
-      liveReason: liveStatus ? null : `this login lacks ${azure ? 'VIEW DATABASE STATE' : 'VIEW SERVER STATE'}: live request state (waits, blocking, CPU) is not shown`,
+      liveReason: liveStatus
+        ? null
+        : `this login lacks ${azure ? 'VIEW DATABASE STATE' : 'VIEW SERVER STATE'}: live request state (waits, blocking, CPU) is not shown`,
       kill,
       killReason: kill ? null : `this login lacks ${azure ? 'KILL DATABASE CONNECTION' : 'ALTER ANY CONNECTION'}: KILL is not available`,
       azure,
@@ -51,9 +55,7 @@ export interface KillTarget {
   loginTime: Date;
 }
 
-export type KillCheck =
-  | { ok: true; target: KillTarget }
-  | { ok: false; result: 'not_found' | 'conflict'; reason: string | null };
+export type KillCheck = { ok: true; target: KillTarget } | { ok: false; result: 'not_found' | 'conflict'; reason: string | null };
 
 /**
  * Find the session running a task's current attempt and check it is still that login (login time),
@@ -62,8 +64,14 @@ export type KillCheck =
  */
 export async function killTarget(pool: ConnectionPool, token: string): Promise<KillCheck> {
   const r = await query<{
-    task_id: string | number; status: string; kind: string; attempts: number; worker_id: string | null;
-    session: number | null; login_time: Date | null; live_session: number | null;
+    task_id: string | number;
+    status: string;
+    kind: string;
+    attempts: number;
+    worker_id: string | null;
+    session: number | null;
+    login_time: Date | null;
+    live_session: number | null;
   }>(pool, S.KILL_TARGET, [['token', sql.UniqueIdentifier, token]]);
   const row = r.recordset[0];
   if (!row) return { ok: false, result: 'not_found', reason: null };
@@ -73,13 +81,22 @@ export async function killTarget(pool: ConnectionPool, token: string): Promise<K
   }
   if (row.session === null || row.login_time === null || row.worker_id === null || row.live_session === null) {
     return {
-      ok: false, result: 'conflict',
-      reason: `session ${row.session ?? '?'} of this attempt is not visible as the same login (gone, reconnected, or this login lacks VIEW SERVER STATE)`,
+      ok: false,
+      result: 'conflict',
+      reason:
+        `session ${row.session ?? '?'} of this attempt is not visible as the same login (gone, reconnected, or ` +
+        `this login lacks VIEW SERVER STATE)`,
     };
   }
   return {
     ok: true,
-    target: { taskId: Number(row.task_id), workerId: row.worker_id, attempt: row.attempts, session: row.session, loginTime: row.login_time },
+    target: {
+      taskId: Number(row.task_id),
+      workerId: row.worker_id,
+      attempt: row.attempts,
+      session: row.session,
+      loginTime: row.login_time,
+    },
   };
 }
 
@@ -114,10 +131,13 @@ export class Live implements SqlServerExtras {
   }
 
   capabilities(): Promise<Capabilities> {
-    this.caps ??= this.shared.pool().then(detectCapabilities).catch((err: unknown) => {
-      this.caps = null;
-      throw err;
-    });
+    this.caps ??= this.shared
+      .pool()
+      .then(detectCapabilities)
+      .catch((err: unknown) => {
+        this.caps = null;
+        throw err;
+      });
     return this.caps;
   }
 
@@ -138,10 +158,14 @@ export class Live implements SqlServerExtras {
     }
     if (!caps.kill) throw new ConflictError(caps.killReason ?? 'this login may not KILL sessions');
     const t = check.target;
-    const [ok] = await this.finish([{
-      taskId: t.taskId, workerId: t.workerId, attempt: t.attempt,
-      settlement: { kind: 'cancelled', error: { number: null, message: `killed by an operator (KILL ${t.session})`, detail: null } },
-    }]);
+    const [ok] = await this.finish([
+      {
+        taskId: t.taskId,
+        workerId: t.workerId,
+        attempt: t.attempt,
+        settlement: { kind: 'cancelled', error: { number: null, message: `killed by an operator (KILL ${t.session})`, detail: null } },
+      },
+    ]);
     if (!ok) return 'conflict';
     await killIfStillTagged(await this.killPool(), t);
     return 'killed';
@@ -150,7 +174,8 @@ export class Live implements SqlServerExtras {
   /** KILL runs on a pool of its own: never a worker's session, never behind the dashboard's queries. */
   private killPool(): Promise<ConnectionPool> {
     this.killing ??= new sql.ConnectionPool(toConfig(this.shared.target, { appName: 'readpast kill', pool: { min: 0, max: 1 } }))
-      .connect().catch((err: unknown) => {
+      .connect()
+      .catch((err: unknown) => {
         this.killing = null;
         throw err;
       });

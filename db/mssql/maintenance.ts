@@ -5,7 +5,14 @@ import { sql, type IResult, type Shared } from './connection';
 import { intMs } from './rows';
 import { settleTouched } from './settle';
 import {
-  CLOSE_ORPHAN_ATTEMPTS, MARK_LOST_WORKERS, PRUNE_BATCH, PRUNE_REST, PRUNE_TASKS, RESCUE_BATCH, RESCUE_EXPIRED, SAMPLE_DEPTH,
+  CLOSE_ORPHAN_ATTEMPTS,
+  MARK_LOST_WORKERS,
+  PRUNE_BATCH,
+  PRUNE_REST,
+  PRUNE_TASKS,
+  RESCUE_BATCH,
+  RESCUE_EXPIRED,
+  SAMPLE_DEPTH,
 } from './sql/maintenance';
 
 const first = <T>(r: IResult<unknown>): T | undefined => (r.recordsets as unknown as T[][])[0]?.[0];

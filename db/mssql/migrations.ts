@@ -23,14 +23,19 @@ export async function migrate(config: MssqlConfig, migrations: readonly Migratio
     requestTimeout: APPLOCK_TIMEOUT_MS + 30_000,
     pool: { min: 1, max: 1, idleTimeoutMillis: 30_000 },
     validateConnection: 'socket',
-    beforeConnect: () => { connections++; },
+    beforeConnect: () => {
+      connections++;
+    },
     options: { ...config.options, appName: 'readpast migrate' },
   });
   await pool.connect();
   try {
     const compat = (await pool.request().query<{ compatibility_level: number }>(S.MIGRATE_COMPATIBILITY)).recordset[0];
     if (compat && compat.compatibility_level < 130) {
-      throw new MigrationError(`readpast needs database compatibility level 130 or higher (SQL Server 2016+, for OPENJSON); this database is at ${compat.compatibility_level}`);
+      throw new MigrationError(
+        `readpast needs database compatibility level 130 or higher (SQL Server 2016+, for OPENJSON); this database is ` +
+          `at ${compat.compatibility_level}`,
+      );
     }
     await lock(pool);
     const locked = connections;
@@ -49,7 +54,8 @@ export async function migrate(config: MssqlConfig, migrations: readonly Migratio
 }
 
 async function lock(pool: ConnectionPool): Promise<void> {
-  const r = await pool.request()
+  const r = await pool
+    .request()
     .input('Resource', sql.NVarChar(255), APPLOCK_RESOURCE)
     .input('LockMode', sql.VarChar(32), 'Exclusive')
     .input('LockOwner', sql.VarChar(32), 'Session')
@@ -57,15 +63,20 @@ async function lock(pool: ConnectionPool): Promise<void> {
     .execute('sys.sp_getapplock');
   const code = Number(r.returnValue);
   if (!(code >= 0)) {
-    const why = code === -1 ? 'timed out waiting for another process to finish migrating'
-      : code === -3 ? 'chosen as a deadlock victim' : `sp_getapplock returned ${code}`;
+    const why =
+      code === -1
+        ? 'timed out waiting for another process to finish migrating'
+        : code === -3
+          ? 'chosen as a deadlock victim'
+          : `sp_getapplock returned ${code}`;
     throw new MigrationError(`could not take the migration lock: ${why}`);
   }
 }
 
 async function unlock(pool: ConnectionPool): Promise<void> {
   try {
-    await pool.request()
+    await pool
+      .request()
       .input('Resource', sql.NVarChar(255), APPLOCK_RESOURCE)
       .input('LockOwner', sql.VarChar(32), 'Session')
       .execute('sys.sp_releaseapplock');
@@ -93,7 +104,10 @@ async function applyPending(pool: ConnectionPool, migrations: readonly Migration
       sameSession();
       await pool.request().batch(S.MIGRATE_COMMIT);
     } catch (err) {
-      await pool.request().batch(S.MIGRATE_ROLLBACK).catch(() => {});
+      await pool
+        .request()
+        .batch(S.MIGRATE_ROLLBACK)
+        .catch(() => {});
       if (err instanceof MigrationError) throw err;
       throw new MigrationError(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`);
     }

@@ -51,15 +51,23 @@ function serverTests(): void {
     /** The attempt a claim started, as the worker loop hands it to runSql / runProcedure. */
     const attemptOf = (c: ClaimedTask): RunningAttempt => ({ taskId: c.id, attempt: c.attempt, workerId: c.workerId, session: c.session });
 
-    it('runs sql tasks on the worker\'s own session, tagged for the DBA', async () => {
+    it("runs sql tasks on the worker's own session, tagged for the DBA", async () => {
       const slot = await worker();
-      const idle = await store.worker.runSql(slot, "SELECT @@SPID AS spid, APP_NAME() AS app, CAST(CONTEXT_INFO() AS varchar(128)) AS tag", never());
+      const idle = await store.worker.runSql(
+        slot,
+        'SELECT @@SPID AS spid, APP_NAME() AS app, CAST(CONTEXT_INFO() AS varchar(128)) AS tag',
+        never(),
+      );
       expect(idle.rows[0]).toMatchObject({ spid: slot.session });
       expect(String(idle.rows[0]!.app)).toContain(slot.workerId);
       const token = (await store.commands.enqueue({ kind: 'sql', command: 'SELECT 1' })).token;
       const [c] = await store.worker.claim([slot], { leaseMs: 60_000 });
       expect(c).toMatchObject({ token, session: slot.session });
-      const during = await store.worker.runSql(attemptOf(c!), 'SELECT @@SPID AS spid, CAST(CONTEXT_INFO() AS varchar(128)) AS tag', never());
+      const during = await store.worker.runSql(
+        attemptOf(c!),
+        'SELECT @@SPID AS spid, CAST(CONTEXT_INFO() AS varchar(128)) AS tag',
+        never(),
+      );
       expect(during.rows[0]!.spid).toBe(slot.session);
       expect(String(during.rows[0]!.tag)).toMatch(new RegExp(`^rp;t=${c!.id};a=1;w=`));
       expect((await store.reads.getTask(token))!.history[0]!.session).toBe(slot.session);
@@ -67,27 +75,51 @@ function serverTests(): void {
 
     it('records error number, severity, state, line and message', async () => {
       const slot = await worker();
-      const err = await store.worker.runSql(slot, "SELECT 1 AS one;\nRAISERROR('boom %d', 16, 7, 42);", never()).then(() => null, (e: unknown) => e);
+      const err = await store.worker.runSql(slot, "SELECT 1 AS one;\nRAISERROR('boom %d', 16, 7, 42);", never()).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toMatchObject({ number: 50000, severity: 16, state: 7, lineNumber: 2, message: 'boom 42' });
       expect(errorInfo(err).detail).toContain('Msg 50000, Level 16, State 7, Line 2');
-      const syntax = await store.worker.runSql(slot, 'SELEC 1', never()).then(() => null, (e: unknown) => e);
+      const syntax = await store.worker.runSql(slot, 'SELEC 1', never()).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(syntax).toMatchObject({ number: 102, retryable: false });
     });
 
     it('rolls back what a task left open and resets the session before the next one', async () => {
       const slot = await worker();
-      await store.worker.runSql(slot, 'SET XACT_ABORT ON; SET TRANSACTION ISOLATION LEVEL SERIALIZABLE; SET LOCK_TIMEOUT 10; BEGIN TRANSACTION; SELECT 1 AS one', never());
-      const after = await store.worker.runSql(slot, `SELECT @@TRANCOUNT AS trancount, @@LOCK_TIMEOUT AS lock_timeout, @@OPTIONS & 16384 AS xact_abort,
-        (SELECT transaction_isolation_level FROM sys.dm_exec_sessions WHERE session_id = @@SPID) AS isolation`, never());
+      await store.worker.runSql(
+        slot,
+        'SET XACT_ABORT ON; SET TRANSACTION ISOLATION LEVEL SERIALIZABLE; SET LOCK_TIMEOUT 10; BEGIN TRANSACTION; SELECT 1 AS one',
+        never(),
+      );
+      const after = await store.worker.runSql(
+        slot,
+        `SELECT @@TRANCOUNT AS trancount, @@LOCK_TIMEOUT AS lock_timeout, @@OPTIONS & 16384 AS xact_abort,
+        (SELECT transaction_isolation_level FROM sys.dm_exec_sessions WHERE session_id = @@SPID) AS isolation`,
+        never(),
+      );
       expect(after.rows[0]).toEqual({ trancount: 0, lock_timeout: -1, xact_abort: 0, isolation: 2 });
       // a doomed transaction is rolled back by the server at the end of the batch; the session stays usable
-      await store.worker.runSql(slot, 'SET XACT_ABORT ON; BEGIN TRY BEGIN TRANSACTION; SELECT 1 / 0; END TRY BEGIN CATCH SELECT XACT_STATE() AS xs; END CATCH', never()).catch(() => null);
+      await store.worker
+        .runSql(
+          slot,
+          'SET XACT_ABORT ON; BEGIN TRY BEGIN TRANSACTION; SELECT 1 / 0; END TRY BEGIN CATCH SELECT XACT_STATE() AS xs; END CATCH',
+          never(),
+        )
+        .catch(() => null);
       expect((await store.worker.runSql(slot, 'SELECT @@TRANCOUNT AS t', never())).rows).toEqual([{ t: 0 }]);
     });
 
     it('splits a script on GO and replaces a session left with temp tables', async () => {
       const slot = await worker();
-      const r = await store.worker.runSql(slot, 'CREATE TABLE #g (n int)\nGO\nINSERT INTO #g VALUES (1), (2)\nGO 2\nSELECT COUNT(*) AS n FROM #g', never());
+      const r = await store.worker.runSql(
+        slot,
+        'CREATE TABLE #g (n int)\nGO\nINSERT INTO #g VALUES (1), (2)\nGO 2\nSELECT COUNT(*) AS n FROM #g',
+        never(),
+      );
       expect(r.rows).toEqual([{ n: 4 }]);
       expect((await store.worker.runSql(slot, "SELECT OBJECT_ID('tempdb..#g') AS id", never())).rows).toEqual([{ id: null }]);
       const w = (await store.reads.listWorkers()).find((x) => x.workerId === slot.workerId)!;
@@ -108,7 +140,9 @@ function serverTests(): void {
       const proc = 'dbo.readpast_test_proc';
       beforeEach(async () => {
         const slot = await worker();
-        await store.worker.runSql(slot, `CREATE OR ALTER PROCEDURE ${proc}
+        await store.worker.runSql(
+          slot,
+          `CREATE OR ALTER PROCEDURE ${proc}
   @Id int, @Amount decimal(18,4), @Name nvarchar(20) = N'x', @Blob varbinary(max) = NULL, @When datetime2(3) = NULL,
   @Doubled decimal(18,4) OUTPUT, @Echo nvarchar(40) OUTPUT
 AS
@@ -118,7 +152,9 @@ BEGIN
   SET @Echo = CONCAT(@Name, ':', DATALENGTH(@Blob));
   SELECT @Id AS id, @When AS at_;
   RETURN 7;
-END`, never());
+END`,
+          never(),
+        );
       });
       afterEach(async () => {
         await store.worker.runSql(await worker(), `DROP PROCEDURE IF EXISTS ${proc}`, never());
@@ -139,9 +175,15 @@ END`, never());
       });
 
       it('refuses at enqueue what cannot convert, naming the parameter', async () => {
-        await expect(store.commands.enqueue({ kind: 'procedure', command: proc, payload: { Id: 1, Amount: 'a lot' } })).rejects.toThrow(/payload\.Amount/);
-        await expect(store.commands.enqueue({ kind: 'procedure', command: proc, payload: { Id: 2 ** 40, Amount: 1 } })).rejects.toBeInstanceOf(ValidationError);
-        await expect(store.commands.enqueue({ kind: 'procedure', command: 'dbo.no_such_procedure_here', payload: {} })).rejects.toThrow(/command/);
+        await expect(store.commands.enqueue({ kind: 'procedure', command: proc, payload: { Id: 1, Amount: 'a lot' } })).rejects.toThrow(
+          /payload\.Amount/,
+        );
+        await expect(
+          store.commands.enqueue({ kind: 'procedure', command: proc, payload: { Id: 2 ** 40, Amount: 1 } }),
+        ).rejects.toBeInstanceOf(ValidationError);
+        await expect(store.commands.enqueue({ kind: 'procedure', command: 'dbo.no_such_procedure_here', payload: {} })).rejects.toThrow(
+          /command/,
+        );
       });
 
       it('runs with typed inputs; outputs and the return code make the result', async () => {
@@ -150,8 +192,10 @@ END`, never());
         const slot = await worker();
         const [c] = await store.worker.claim([slot], { leaseMs: 60_000 });
         expect(c!.token).toBe(token);
-        const result = await store.worker.runProcedure(attemptOf(c!), c!.command, c!.payload as Record<string, unknown>, never()) as {
-          returnValue: number; output: Record<string, unknown>; rows: Record<string, unknown>[];
+        const result = (await store.worker.runProcedure(attemptOf(c!), c!.command, c!.payload as Record<string, unknown>, never())) as {
+          returnValue: number;
+          output: Record<string, unknown>;
+          rows: Record<string, unknown>[];
         };
         expect(result.returnValue).toBe(7);
         expect(result.output).toEqual({ Doubled: 24.6912, Echo: 'x:3' });
@@ -180,7 +224,10 @@ END`, never());
       const slot = await worker();
       const token = (await store.commands.enqueue({ kind: 'sql', command: "WAITFOR DELAY '00:00:20'" })).token;
       const [c] = await store.worker.claim([slot], { leaseMs: 60_000 });
-      const run = store.worker.runSql(attemptOf(c!), c!.command, never()).then(() => null, (e: unknown) => e);
+      const run = store.worker.runSql(attemptOf(c!), c!.command, never()).then(
+        () => null,
+        (e: unknown) => e,
+      );
       await sleep(500);
       let killed: string;
       try {
@@ -197,7 +244,11 @@ END`, never());
       const t = (await store.reads.getTask(token))!;
       expect(t.status).toBe('cancelled');
       expect(t.history[0]).toMatchObject({ outcome: 'cancelled' });
-      expect(await store.worker.finish([{ taskId: c!.id, workerId: slot.workerId, attempt: 1, settlement: { kind: 'succeeded', result: null } }])).toEqual([false]);
+      expect(
+        await store.worker.finish([
+          { taskId: c!.id, workerId: slot.workerId, attempt: 1, settlement: { kind: 'succeeded', result: null } },
+        ]),
+      ).toEqual([false]);
       const again = await store.worker.runSql(slot, 'SELECT @@SPID AS spid', never());
       expect(again.rows[0]!.spid).not.toBe(slot.session);
       expect((await store.reads.listWorkers()).find((w) => w.workerId === slot.workerId)!.session).toBe(again.rows[0]!.spid);
@@ -215,7 +266,10 @@ if (url) {
   storeContract('mssql', factory);
   serverTests();
 } else {
-  console.warn('SKIPPED: SQL Server contract suite — set MSSQL_URL=mssql://user:password@host:1433/database?trustServerCertificate=true to run it (npm run test:mssql)');
+  console.warn(
+    'SKIPPED: SQL Server contract suite — set ' +
+      'MSSQL_URL=mssql://user:password@host:1433/database?trustServerCertificate=true to run it (npm run test:mssql)',
+  );
   describe.skip('SQL Server store — MSSQL_URL is not set', () => {
     storeContract('mssql', factory);
     serverTests();

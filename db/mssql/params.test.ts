@@ -6,11 +6,26 @@ import { sql } from './connection';
 import { buildCall, jsonValue, parameterFromRow, sqlType, type ParameterRow } from './params';
 
 const row = (over: Partial<ParameterRow>): ParameterRow => ({
-  name: '@p', type_name: 'int', base_type: 'int', is_table_type: false, max_length: 4, precision: 10, scale: 0, is_output: false, ...over,
+  name: '@p',
+  type_name: 'int',
+  base_type: 'int',
+  is_table_type: false,
+  max_length: 4,
+  precision: 10,
+  scale: 0,
+  is_output: false,
+  ...over,
 });
 
 const p = (type: string, over: Partial<ProcedureParameter> = {}): ProcedureParameter => ({
-  name: 'p', type, maxLength: null, precision: null, scale: null, isOutput: false, isTable: false, ...over,
+  name: 'p',
+  type,
+  maxLength: null,
+  precision: null,
+  scale: null,
+  isOutput: false,
+  isTable: false,
+  ...over,
 });
 
 /** The ValidationError a conversion throws (it must name the parameter). */
@@ -30,7 +45,13 @@ function refused(param: ProcedureParameter, value: unknown): ValidationError {
 describe('sys.parameters rows → ProcedureParameter', () => {
   it('reads lengths in characters for n-types, bytes otherwise, -1 for max', () => {
     expect(parameterFromRow(row({ name: '@name', type_name: 'nvarchar', base_type: 'nvarchar', max_length: 100 }))).toEqual({
-      name: 'name', type: 'nvarchar', maxLength: 50, precision: null, scale: null, isOutput: false, isTable: false,
+      name: 'name',
+      type: 'nvarchar',
+      maxLength: 50,
+      precision: null,
+      scale: null,
+      isOutput: false,
+      isTable: false,
     });
     expect(parameterFromRow(row({ type_name: 'nvarchar', base_type: 'nvarchar', max_length: -1 })).maxLength).toBe(-1);
     expect(parameterFromRow(row({ type_name: 'varchar', base_type: 'varchar', max_length: 30 })).maxLength).toBe(30);
@@ -41,18 +62,31 @@ describe('sys.parameters rows → ProcedureParameter', () => {
   });
 
   it('keeps precision and scale for decimals, scale for time types, marks outputs', () => {
-    expect(parameterFromRow(row({ type_name: 'decimal', base_type: 'decimal', precision: 18, scale: 4, max_length: 9, is_output: true })))
-      .toMatchObject({ type: 'decimal', precision: 18, scale: 4, isOutput: true });
-    expect(parameterFromRow(row({ type_name: 'datetime2', base_type: 'datetime2', precision: 27, scale: 7 })))
-      .toMatchObject({ type: 'datetime2', precision: null, scale: 7 });
-    expect(parameterFromRow(row({ type_name: 'money', base_type: 'money', precision: 19, scale: 4 })))
-      .toMatchObject({ type: 'money', precision: null, scale: null });
+    expect(
+      parameterFromRow(row({ type_name: 'decimal', base_type: 'decimal', precision: 18, scale: 4, max_length: 9, is_output: true })),
+    ).toMatchObject({ type: 'decimal', precision: 18, scale: 4, isOutput: true });
+    expect(parameterFromRow(row({ type_name: 'datetime2', base_type: 'datetime2', precision: 27, scale: 7 }))).toMatchObject({
+      type: 'datetime2',
+      precision: null,
+      scale: 7,
+    });
+    expect(parameterFromRow(row({ type_name: 'money', base_type: 'money', precision: 19, scale: 4 }))).toMatchObject({
+      type: 'money',
+      precision: null,
+      scale: null,
+    });
   });
 
   it('describes alias types by their base type and table types by name', () => {
-    expect(parameterFromRow(row({ type_name: 'sysname', base_type: 'nvarchar', max_length: 256 }))).toMatchObject({ type: 'nvarchar', maxLength: 128 });
-    expect(parameterFromRow(row({ type_name: 'IdList', base_type: null, is_table_type: true, max_length: -1 })))
-      .toMatchObject({ type: 'IdList', isTable: true, maxLength: null });
+    expect(parameterFromRow(row({ type_name: 'sysname', base_type: 'nvarchar', max_length: 256 }))).toMatchObject({
+      type: 'nvarchar',
+      maxLength: 128,
+    });
+    expect(parameterFromRow(row({ type_name: 'IdList', base_type: null, is_table_type: true, max_length: -1 }))).toMatchObject({
+      type: 'IdList',
+      isTable: true,
+      maxLength: null,
+    });
   });
 });
 
@@ -104,7 +138,10 @@ describe('value conversion', () => {
   });
 
   it('keeps decimals exact, rounds extra fraction digits and refuses overflow', () => {
-    expect(convertParam(p('decimal', { precision: 18, scale: 4 }), '12345678901234.5678')).toEqual({ kind: 'decimal', value: '12345678901234.5678' });
+    expect(convertParam(p('decimal', { precision: 18, scale: 4 }), '12345678901234.5678')).toEqual({
+      kind: 'decimal',
+      value: '12345678901234.5678',
+    });
     expect(convertParam(p('decimal', { precision: 5, scale: 2 }), 1.235)).toEqual({ kind: 'decimal', value: '1.24' });
     expect(convertParam(p('decimal', { precision: 5, scale: 2 }), '-0.004')).toEqual({ kind: 'decimal', value: '0' });
     expect(convertParam(p('numeric', { precision: 10, scale: 0 }), 1e9)).toEqual({ kind: 'decimal', value: '1000000000' });
@@ -134,12 +171,15 @@ describe('value conversion', () => {
     expect(bin.kind === 'binary' && [...bin.value]).toEqual([0xba, 0xad, 0xf0, 0x0d]);
     expect(refused(p('varbinary', { maxLength: 2 }), 'AAAA').message).toMatch(/longer than 2 bytes/);
     expect(refused(p('varbinary', { maxLength: -1 }), 'not base64!').message).toMatch(/base64/);
-    expect(convertParam(p('uniqueidentifier'), '{0F8FAD5B-D9CB-469F-A165-70867728950E}')).toEqual({ kind: 'uuid', value: '0f8fad5b-d9cb-469f-a165-70867728950e' });
+    expect(convertParam(p('uniqueidentifier'), '{0F8FAD5B-D9CB-469F-A165-70867728950E}')).toEqual({
+      kind: 'uuid',
+      value: '0f8fad5b-d9cb-469f-a165-70867728950e',
+    });
     refused(p('uniqueidentifier'), '0f8fad5b');
     expect(convertParam(p('xml'), '<a/>')).toEqual({ kind: 'text', value: '<a/>' });
   });
 
-  it('reads ISO dates, times and offsets as UTC instants within each type\'s range', () => {
+  it("reads ISO dates, times and offsets as UTC instants within each type's range", () => {
     const d = (x: ProcedureParameter, v: unknown) => {
       const r = convertParam(x, v);
       if (r.kind !== 'date' && r.kind !== 'datetime' && r.kind !== 'datetimeoffset' && r.kind !== 'time') throw new Error(r.kind);
@@ -216,7 +256,10 @@ describe('a whole parameter object', () => {
     expect((inputs.Amount!.type as unknown as { type: unknown }).type).toBe(sql.VarChar);
     expect(inputs.Amount!.value).toBe('10.5');
     expect([...(inputs.Blob!.value as Buffer)]).toEqual([1, 2, 3]);
-    expect(call.outputs.map((o) => [o.name, o.value])).toEqual([['NewId', null], ['Total', 3]]);
+    expect(call.outputs.map((o) => [o.name, o.value])).toEqual([
+      ['NewId', null],
+      ['Total', 3],
+    ]);
     expect((call.outputs[1]!.type as unknown as { type: unknown; precision: number }).precision).toBe(10);
   });
 

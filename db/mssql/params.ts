@@ -46,31 +46,57 @@ const len = (p: ProcedureParameter) => (p.maxLength === null || p.maxLength < 0 
 /** The declared mssql type of a parameter (used for outputs, and for inputs of every non-exact type). */
 export function sqlType(p: ProcedureParameter): ISqlType {
   switch (p.type.toLowerCase()) {
-    case 'int': return sql.Int();
-    case 'bigint': return sql.BigInt();
-    case 'smallint': return sql.SmallInt();
-    case 'tinyint': return sql.TinyInt();
-    case 'bit': return sql.Bit();
-    case 'decimal': return sql.Decimal(p.precision ?? 18, p.scale ?? 0);
-    case 'numeric': return sql.Numeric(p.precision ?? 18, p.scale ?? 0);
-    case 'money': return sql.Money();
-    case 'smallmoney': return sql.SmallMoney();
-    case 'float': return sql.Float();
-    case 'real': return sql.Real();
-    case 'varchar': return sql.VarChar(len(p));
-    case 'nvarchar': return sql.NVarChar(len(p));
-    case 'char': return sql.Char(len(p));
-    case 'nchar': return sql.NChar(len(p));
-    case 'varbinary': case 'binary': return sql.VarBinary(len(p));
-    case 'date': return sql.Date();
-    case 'datetime': return sql.DateTime();
-    case 'smalldatetime': return sql.SmallDateTime();
-    case 'datetime2': return sql.DateTime2(p.scale ?? 7);
-    case 'datetimeoffset': return sql.DateTimeOffset(p.scale ?? 7);
-    case 'time': return sql.Time(p.scale ?? 7);
-    case 'uniqueidentifier': return sql.UniqueIdentifier();
-    case 'xml': return sql.NVarChar(sql.MAX);
-    default: throw new Error(`parameters of type ${p.type} are not supported`);
+    case 'int':
+      return sql.Int();
+    case 'bigint':
+      return sql.BigInt();
+    case 'smallint':
+      return sql.SmallInt();
+    case 'tinyint':
+      return sql.TinyInt();
+    case 'bit':
+      return sql.Bit();
+    case 'decimal':
+      return sql.Decimal(p.precision ?? 18, p.scale ?? 0);
+    case 'numeric':
+      return sql.Numeric(p.precision ?? 18, p.scale ?? 0);
+    case 'money':
+      return sql.Money();
+    case 'smallmoney':
+      return sql.SmallMoney();
+    case 'float':
+      return sql.Float();
+    case 'real':
+      return sql.Real();
+    case 'varchar':
+      return sql.VarChar(len(p));
+    case 'nvarchar':
+      return sql.NVarChar(len(p));
+    case 'char':
+      return sql.Char(len(p));
+    case 'nchar':
+      return sql.NChar(len(p));
+    case 'varbinary':
+    case 'binary':
+      return sql.VarBinary(len(p));
+    case 'date':
+      return sql.Date();
+    case 'datetime':
+      return sql.DateTime();
+    case 'smalldatetime':
+      return sql.SmallDateTime();
+    case 'datetime2':
+      return sql.DateTime2(p.scale ?? 7);
+    case 'datetimeoffset':
+      return sql.DateTimeOffset(p.scale ?? 7);
+    case 'time':
+      return sql.Time(p.scale ?? 7);
+    case 'uniqueidentifier':
+      return sql.UniqueIdentifier();
+    case 'xml':
+      return sql.NVarChar(sql.MAX);
+    default:
+      throw new Error(`parameters of type ${p.type} are not supported`);
   }
 }
 

@@ -44,26 +44,53 @@ export async function listQueues(shared: Shared): Promise<QueueView[]> {
 
 export async function queueChanges(shared: Shared, queue: string | null, limit: number): Promise<QueueChange[]> {
   const n = Math.min(1000, Math.max(1, Math.floor(limit)));
-  const r = queue === null
-    ? await shared.query<ChangeRow>(S.QUEUE_CHANGES_ALL, [['limit', sql.Int, n]])
-    : await shared.query<ChangeRow>(S.QUEUE_CHANGES, [['limit', sql.Int, n], ['queue', sql.NVarChar(64), queue]]);
+  const r =
+    queue === null
+      ? await shared.query<ChangeRow>(S.QUEUE_CHANGES_ALL, [['limit', sql.Int, n]])
+      : await shared.query<ChangeRow>(S.QUEUE_CHANGES, [
+          ['limit', sql.Int, n],
+          ['queue', sql.NVarChar(64), queue],
+        ]);
   return r.recordset.map((c) => ({
-    id: id(c.id), queue: c.queue, at: c.at, changedBy: c.changed_by, field: c.field as QueueChange['field'],
-    oldValue: c.old_value, newValue: c.new_value,
+    id: id(c.id),
+    queue: c.queue,
+    at: c.at,
+    changedBy: c.changed_by,
+    field: c.field as QueueChange['field'],
+    oldValue: c.old_value,
+    newValue: c.new_value,
   }));
 }
 
-interface ChangeRow { id: Id; queue: string; at: Date; changed_by: string; field: string; old_value: string; new_value: string }
+interface ChangeRow {
+  id: Id;
+  queue: string;
+  at: Date;
+  changed_by: string;
+  field: string;
+  old_value: string;
+  new_value: string;
+}
 
 interface TokenRow {
-  queue: string; token_no: number; status: string; attempt: number | null; worker_id: string | null; granted_at: Date | null;
-  token: string | null; session: number | null; worker_state: string | null; heartbeat_age_ms: Id | null; lost: number;
+  queue: string;
+  token_no: number;
+  status: string;
+  attempt: number | null;
+  worker_id: string | null;
+  granted_at: Date | null;
+  token: string | null;
+  session: number | null;
+  worker_state: string | null;
+  heartbeat_age_ms: Id | null;
+  lost: number;
 }
 
 export async function listTokens(shared: Shared, queue: string | null): Promise<TokenView[]> {
-  const r = queue === null
-    ? await shared.query<TokenRow>(S.LIST_TOKENS_ALL)
-    : await shared.query<TokenRow>(S.LIST_TOKENS, [['queue', sql.NVarChar(64), queue]]);
+  const r =
+    queue === null
+      ? await shared.query<TokenRow>(S.LIST_TOKENS_ALL)
+      : await shared.query<TokenRow>(S.LIST_TOKENS, [['queue', sql.NVarChar(64), queue]]);
   return r.recordset.map((t) => {
     const granted = t.status === 'granted';
     return {
@@ -75,8 +102,12 @@ export async function listTokens(shared: Shared, queue: string | null): Promise<
       workerId: t.worker_id,
       session: t.session,
       grantedAt: t.granted_at,
-      holderDead: granted && (t.lost === 1 || t.worker_state === 'lost' || t.worker_state === 'stopped'
-        || (t.heartbeat_age_ms !== null && id(t.heartbeat_age_ms) > STALE_WORKER_MS)),
+      holderDead:
+        granted &&
+        (t.lost === 1 ||
+          t.worker_state === 'lost' ||
+          t.worker_state === 'stopped' ||
+          (t.heartbeat_age_ms !== null && id(t.heartbeat_age_ms) > STALE_WORKER_MS)),
     };
   });
 }

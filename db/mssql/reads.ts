@@ -2,13 +2,37 @@
 // (with the server's own request state where the login may see it). Queues and batches are read in
 // queues.ts and batches.ts.
 import type {
-  AttemptFilter, AttemptView, FailureFilter, FailureGroup, MetricPoint, Page, QueueCounts, RunningView, TaskDetail,
-  TaskFilter, TaskView, WorkerView,
+  AttemptFilter,
+  AttemptView,
+  FailureFilter,
+  FailureGroup,
+  MetricPoint,
+  Page,
+  QueueCounts,
+  RunningView,
+  TaskDetail,
+  TaskFilter,
+  TaskView,
+  WorkerView,
 } from '../../lib/engine/types';
 import { sql, type Param, type Shared } from './connection';
 import {
-  attemptView, id, likePattern, liveState, metricPoint, runningView, taskView, token, UUID, workerView, type LiveRow, type LogRow,
-  type MetricRow, type StatusRow, type TaskRow, type WorkerRow,
+  attemptView,
+  id,
+  likePattern,
+  liveState,
+  metricPoint,
+  runningView,
+  taskView,
+  token,
+  UUID,
+  workerView,
+  type LiveRow,
+  type LogRow,
+  type MetricRow,
+  type StatusRow,
+  type TaskRow,
+  type WorkerRow,
 } from './rows';
 import type { FailureShape } from './sql/operators';
 import * as S from './sql/reads';
@@ -63,8 +87,12 @@ export async function listTasks(shared: Shared, f: TaskFilter): Promise<Page<Tas
   }
   if (f.cursor !== undefined) params.push(['cursor', sql.BigInt, f.cursor]);
   const text = S.listTasksSql({
-    status: f.status ?? null, queue: Boolean(f.queue), batch: f.batchId !== undefined, stage: f.stage !== undefined,
-    q: Boolean(f.q), cursor: f.cursor !== undefined,
+    status: f.status ?? null,
+    queue: Boolean(f.queue),
+    batch: f.batchId !== undefined,
+    stage: f.stage !== undefined,
+    q: Boolean(f.q),
+    cursor: f.cursor !== undefined,
   });
   const rows = (await shared.query<TaskRow>(text, params)).recordset;
   return page(rows.map(taskView), limit);
@@ -80,8 +108,12 @@ export async function listAttempts(shared: Shared, f: AttemptFilter): Promise<Pa
   if (f.to) params.push(['to', sql.DateTime2(3), f.to]);
   if (f.cursor !== undefined) params.push(['cursor', sql.BigInt, f.cursor]);
   const text = S.listAttemptsSql({
-    outcome: f.outcome ?? null, queue: Boolean(f.queue), batch: f.batchId !== undefined, q: Boolean(f.q),
-    from: Boolean(f.from), to: Boolean(f.to),
+    outcome: f.outcome ?? null,
+    queue: Boolean(f.queue),
+    batch: f.batchId !== undefined,
+    q: Boolean(f.q),
+    from: Boolean(f.from),
+    to: Boolean(f.to),
     cursor: f.cursor !== undefined,
   });
   const rows = (await shared.query<LogRow>(text, params)).recordset;
@@ -90,7 +122,10 @@ export async function listAttempts(shared: Shared, f: AttemptFilter): Promise<Pa
 
 export async function listWorkers(shared: Shared): Promise<WorkerView[]> {
   const r = await shared.query(S.LIST_WORKERS);
-  const sets = r.recordsets as unknown as [WorkerRow[], { worker_id: string; token: string; command: string; queue: string; started_at: Date }[]];
+  const sets = r.recordsets as unknown as [
+    WorkerRow[],
+    { worker_id: string; token: string; command: string; queue: string; started_at: Date }[],
+  ];
   const current = new Map<string, WorkerView['currentTask']>();
   for (const c of sets[1] ?? []) {
     current.set(c.worker_id, { token: token(c.token), command: c.command, queue: c.queue, startedAt: c.started_at });
@@ -109,10 +144,18 @@ export function failureParams(f: FailureFilter): { shape: FailureShape; params: 
 
 export async function failureGroups(shared: Shared, f: FailureFilter): Promise<FailureGroup[]> {
   const { shape, params } = failureParams(f);
-  const rows = (await shared.query<{ message: string; queue: string; command: string; n: number; last_at: Date | null; sample: string }>(
-    S.failureGroupsSql(shape), params)).recordset;
+  const rows = (
+    await shared.query<{ message: string; queue: string; command: string; n: number; last_at: Date | null; sample: string }>(
+      S.failureGroupsSql(shape),
+      params,
+    )
+  ).recordset;
   return rows.map((r) => ({
-    message: r.message, queue: r.queue, command: r.command, count: id(r.n), lastAt: r.last_at ?? new Date(0),
+    message: r.message,
+    queue: r.queue,
+    command: r.command,
+    count: id(r.n),
+    lastAt: r.last_at ?? new Date(0),
     sampleToken: token(r.sample.trim()),
   }));
 }

@@ -1,8 +1,18 @@
 // Row shapes as the driver returns them (bigint as string, uniqueidentifier upper-case, bit as
 // boolean, datetime2 as Date) and their mapping to the engine's types.
 import type {
-  AttemptView, ClaimedTask, LiveRequestState, MetricPoint, Outcome, QueueSettings, RunningView, TaskKind, TaskStatus, TaskView,
-  WorkerState, WorkerView,
+  AttemptView,
+  ClaimedTask,
+  LiveRequestState,
+  MetricPoint,
+  Outcome,
+  QueueSettings,
+  RunningView,
+  TaskKind,
+  TaskStatus,
+  TaskView,
+  WorkerState,
+  WorkerView,
 } from '../../lib/engine/types';
 
 export type Id = string | number;
@@ -29,11 +39,32 @@ export function isoUtc(d: Date): string {
 }
 
 export interface TaskRow {
-  id: Id; token: string; queue: string; kind: string; command: string; payload: string | null; status: string;
-  priority: number; run_after: Date; attempts: number; max_attempts: number; timeout_ms: number | null;
-  dedup_key: string | null; caller: string | null; batch_id: Id | null; stage: number | null; lease_until: Date | null;
-  worker_id: string | null; cancel_requested: boolean; created_at: Date; started_at: Date | null; finished_at: Date | null;
-  error_number: number | null; error_message: string | null; error_detail: string | null; result: string | null;
+  id: Id;
+  token: string;
+  queue: string;
+  kind: string;
+  command: string;
+  payload: string | null;
+  status: string;
+  priority: number;
+  run_after: Date;
+  attempts: number;
+  max_attempts: number;
+  timeout_ms: number | null;
+  dedup_key: string | null;
+  caller: string | null;
+  batch_id: Id | null;
+  stage: number | null;
+  lease_until: Date | null;
+  worker_id: string | null;
+  cancel_requested: boolean;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  error_number: number | null;
+  error_message: string | null;
+  error_detail: string | null;
+  result: string | null;
 }
 
 export function taskView(r: TaskRow): TaskView {
@@ -66,9 +97,24 @@ export function taskView(r: TaskRow): TaskView {
 }
 
 export interface LogRow {
-  id: Id; task_id: Id; token: string; attempt: number; queue: string; kind: string; command: string;
-  worker_id: string | null; session: number | null; token_no: number | null; batch_id: Id | null; stage: number | null;
-  started_at: Date; ended_at: Date | null; outcome: string; error_number: number | null; error_message: string | null; error_detail: string | null;
+  id: Id;
+  task_id: Id;
+  token: string;
+  attempt: number;
+  queue: string;
+  kind: string;
+  command: string;
+  worker_id: string | null;
+  session: number | null;
+  token_no: number | null;
+  batch_id: Id | null;
+  stage: number | null;
+  started_at: Date;
+  ended_at: Date | null;
+  outcome: string;
+  error_number: number | null;
+  error_message: string | null;
+  error_detail: string | null;
 }
 
 export function attemptView(r: LogRow): AttemptView {
@@ -94,7 +140,11 @@ export function attemptView(r: LogRow): AttemptView {
 }
 
 export interface QueueRow {
-  name: string; concurrency_limit: number | null; paused: boolean; max_attempts: number; timeout_ms: number | null;
+  name: string;
+  concurrency_limit: number | null;
+  paused: boolean;
+  max_attempts: number;
+  timeout_ms: number | null;
   backoff_ms: number;
 }
 
@@ -110,30 +160,79 @@ export function queueSettings(r: QueueRow): QueueSettings {
 }
 
 export interface ClaimRow {
-  id: Id; token: string; queue: string; kind: string; command: string; payload: string | null; priority: number;
-  attempts: number; max_attempts: number; timeout_ms: number | null; created_at: Date; run_after: Date; started_at: Date;
-  token_no: number | null; batch_id: Id | null; stage: number | null; backoff_ms: number; session: number; served_stamp: Id;
+  id: Id;
+  token: string;
+  queue: string;
+  kind: string;
+  command: string;
+  payload: string | null;
+  priority: number;
+  attempts: number;
+  max_attempts: number;
+  timeout_ms: number | null;
+  created_at: Date;
+  run_after: Date;
+  started_at: Date;
+  token_no: number | null;
+  batch_id: Id | null;
+  stage: number | null;
+  backoff_ms: number;
+  session: number;
+  served_stamp: Id;
 }
 
 export function claimedTask(r: ClaimRow, workerId: string): ClaimedTask {
   return {
-    id: id(r.id), token: token(r.token), queue: r.queue, kind: r.kind as TaskKind, command: r.command,
-    payload: parseJson(r.payload), priority: r.priority, attempt: r.attempts, maxAttempts: r.max_attempts,
-    timeoutMs: r.timeout_ms, backoffMs: r.backoff_ms, workerId, session: r.session, createdAt: r.created_at,
-    runAfter: r.run_after, startedAt: r.started_at,
+    id: id(r.id),
+    token: token(r.token),
+    queue: r.queue,
+    kind: r.kind as TaskKind,
+    command: r.command,
+    payload: parseJson(r.payload),
+    priority: r.priority,
+    attempt: r.attempts,
+    maxAttempts: r.max_attempts,
+    timeoutMs: r.timeout_ms,
+    backoffMs: r.backoff_ms,
+    workerId,
+    session: r.session,
+    createdAt: r.created_at,
+    runAfter: r.run_after,
+    startedAt: r.started_at,
   };
 }
 
 export interface StatusRow {
-  log_id: Id; task_id: Id; token: string; queue: string; kind: string; command: string; attempt: number; max_attempts: number;
-  worker_id: string; session: number | null; token_no: number | null; batch_id: Id | null; stage: number | null;
-  started_at: Date; lease_until: Date | null; cancel_requested: boolean;
+  log_id: Id;
+  task_id: Id;
+  token: string;
+  queue: string;
+  kind: string;
+  command: string;
+  attempt: number;
+  max_attempts: number;
+  worker_id: string;
+  session: number | null;
+  token_no: number | null;
+  batch_id: Id | null;
+  stage: number | null;
+  started_at: Date;
+  lease_until: Date | null;
+  cancel_requested: boolean;
 }
 
 export interface LiveRow extends StatusRow {
-  live_session: number | null; session_status: string | null; session_cpu: number | null; session_open_tran: number | null;
-  request_status: string | null; request_command: string | null; wait_type: string | null; wait_time: number | null;
-  blocking_session_id: number | null; request_cpu: number | null; percent_complete: number | null;
+  live_session: number | null;
+  session_status: string | null;
+  session_cpu: number | null;
+  session_open_tran: number | null;
+  request_status: string | null;
+  request_command: string | null;
+  wait_type: string | null;
+  wait_time: number | null;
+  blocking_session_id: number | null;
+  request_cpu: number | null;
+  percent_complete: number | null;
   request_open_tran: number | null;
 }
 
@@ -174,8 +273,15 @@ export function liveState(r: LiveRow): LiveRequestState | null {
 }
 
 export interface WorkerRow {
-  worker_id: string; host: string; pid: number; role: string; session: number; login_time: Date; started_at: Date;
-  heartbeat_at: Date; state: string;
+  worker_id: string;
+  host: string;
+  pid: number;
+  role: string;
+  session: number;
+  login_time: Date;
+  started_at: Date;
+  heartbeat_at: Date;
+  state: string;
 }
 
 export function workerView(r: WorkerRow, current: WorkerView['currentTask']): WorkerView {
@@ -194,13 +300,25 @@ export function workerView(r: WorkerRow, current: WorkerView['currentTask']): Wo
 }
 
 export interface MetricRow {
-  sec: Id; enqueued: number; started: number; succeeded: number; failed: number; latency_sum: Id; latency_max: number;
+  sec: Id;
+  enqueued: number;
+  started: number;
+  succeeded: number;
+  failed: number;
+  latency_sum: Id;
+  latency_max: number;
   depth: number | null;
 }
 
 export function metricPoint(r: MetricRow): MetricPoint {
   return {
-    at: new Date(id(r.sec) * 1000), enqueued: r.enqueued, started: r.started, succeeded: r.succeeded, failed: r.failed,
-    latencySumMs: id(r.latency_sum), latencyMaxMs: r.latency_max, depth: r.depth,
+    at: new Date(id(r.sec) * 1000),
+    enqueued: r.enqueued,
+    started: r.started,
+    succeeded: r.succeeded,
+    failed: r.failed,
+    latencySumMs: id(r.latency_sum),
+    latencyMaxMs: r.latency_max,
+    depth: r.depth,
   };
 }

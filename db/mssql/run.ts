@@ -21,33 +21,52 @@ export const MAX_ROWS = 100;
  * id 0 stands for statements outside any task: the session stays tagged idle and nothing is recorded.
  */
 function onSession<T>(
-  shared: Shared, workers: Workers, attempt: RunningAttempt, fn: (pool: ConnectionPool) => Promise<T>, fresh = false,
+  shared: Shared,
+  workers: Workers,
+  attempt: RunningAttempt,
+  fn: (pool: ConnectionPool) => Promise<T>,
+  fresh = false,
 ): Promise<T> {
   const conn = workers.connection(attempt.workerId);
   const inTask = attempt.taskId > 0;
   const tag = inTask ? taskTag(attempt.taskId, attempt.attempt, attempt.workerId) : idleTag(attempt.workerId);
-  return conn.withTask(tag, async (pool, info) => {
-    if (inTask && info.session !== attempt.session) {
-      // the connection was replaced since the claim: the attempt runs on the new session
-      await shared.write(UPDATE_ATTEMPT_SESSION, [
-        ['session', sql.Int, info.session], ['task_id', sql.BigInt, attempt.taskId], ['attempt', sql.Int, attempt.attempt],
-      ]);
-    }
-    return fn(pool);
-  }, fresh);
+  return conn.withTask(
+    tag,
+    async (pool, info) => {
+      if (inTask && info.session !== attempt.session) {
+        // the connection was replaced since the claim: the attempt runs on the new session
+        await shared.write(UPDATE_ATTEMPT_SESSION, [
+          ['session', sql.Int, info.session],
+          ['task_id', sql.BigInt, attempt.taskId],
+          ['attempt', sql.Int, attempt.attempt],
+        ]);
+      }
+      return fn(pool);
+    },
+    fresh,
+  );
 }
 
 /** A `sql` task's text; a script that may leave session state gets a new connection after it. */
 export function runSql(
-  shared: Shared, workers: Workers, attempt: RunningAttempt, text: string, signal: AbortSignal,
+  shared: Shared,
+  workers: Workers,
+  attempt: RunningAttempt,
+  text: string,
+  signal: AbortSignal,
 ): Promise<SqlRunResult> {
   return onSession(shared, workers, attempt, (pool) => runScript(pool, text, signal), leavesSessionState(text));
 }
 
 /** A `procedure` task, its parameters checked against the catalog again (the procedure may have changed). */
 export async function runProcedure(
-  shared: Shared, workers: Workers, procs: ProcedureCatalog, attempt: RunningAttempt, name: string,
-  params: Record<string, unknown>, signal: AbortSignal,
+  shared: Shared,
+  workers: Workers,
+  procs: ProcedureCatalog,
+  attempt: RunningAttempt,
+  name: string,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
 ): Promise<ProcedureOutcome> {
   let checked;
   try {
@@ -123,14 +142,30 @@ function runBatch(pool: ConnectionPool, text: string, signal: AbortSignal): Prom
     if (countBelongsToRecordset) countBelongsToRecordset = false;
     else out.rowsAffected += n;
   });
-  req.on('info', (m: unknown) => { if (out.infos.length < 200) out.infos.push(serverMessage(m)); });
-  req.on('error', (e: unknown) => { out.errors.push(e); });
-  const onAbort = () => { try { req.cancel(); } catch { /* already finished */ } };
+  req.on('info', (m: unknown) => {
+    if (out.infos.length < 200) out.infos.push(serverMessage(m));
+  });
+  req.on('error', (e: unknown) => {
+    out.errors.push(e);
+  });
+  const onAbort = () => {
+    try {
+      req.cancel();
+    } catch {
+      /* already finished */
+    }
+  };
   signal.addEventListener('abort', onAbort, { once: true });
-  return req.batch(text).then(
-    () => out,
-    (e: unknown) => { out.errors.push(e); return out; },
-  ).finally(() => signal.removeEventListener('abort', onAbort));
+  return req
+    .batch(text)
+    .then(
+      () => out,
+      (e: unknown) => {
+        out.errors.push(e);
+        return out;
+      },
+    )
+    .finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 export interface ProcedureOutcome {
@@ -152,8 +187,16 @@ export async function runRpc(
   for (const i of call.inputs) req.input(i.name, i.type, i.value);
   for (const o of call.outputs) req.output(o.name, o.type, o.value);
   const infos: ServerMessage[] = [];
-  req.on('info', (m: unknown) => { if (infos.length < 200) infos.push(serverMessage(m)); });
-  const onAbort = () => { try { req.cancel(); } catch { /* already finished */ } };
+  req.on('info', (m: unknown) => {
+    if (infos.length < 200) infos.push(serverMessage(m));
+  });
+  const onAbort = () => {
+    try {
+      req.cancel();
+    } catch {
+      /* already finished */
+    }
+  };
   signal.addEventListener('abort', onAbort, { once: true });
   try {
     const r = await req.execute(quotedName);

@@ -29,7 +29,9 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 1,
     name: 'core tables',
     batches: [
-      table('Queues', `  name              nvarchar(64)  NOT NULL,
+      table(
+        'Queues',
+        `  name              nvarchar(64)  NOT NULL,
   concurrency_limit int           NULL,
   paused            bit           NOT NULL CONSTRAINT DF_Queues_paused DEFAULT (0),
   max_attempts      int           NOT NULL CONSTRAINT DF_Queues_max_attempts DEFAULT (5),
@@ -37,9 +39,12 @@ export const MIGRATIONS: readonly Migration[] = [
   backoff_ms        int           NOT NULL CONSTRAINT DF_Queues_backoff_ms DEFAULT (1000),
   lock_version      bigint        NOT NULL CONSTRAINT DF_Queues_lock_version DEFAULT (0),
   created_at        datetime2(3)  NOT NULL CONSTRAINT DF_Queues_created_at DEFAULT (SYSUTCDATETIME()),
-  CONSTRAINT PK_Queues PRIMARY KEY CLUSTERED (name)`),
+  CONSTRAINT PK_Queues PRIMARY KEY CLUSTERED (name)`,
+      ),
 
-      table('Tasks', `  id               bigint IDENTITY(1, 1) NOT NULL,
+      table(
+        'Tasks',
+        `  id               bigint IDENTITY(1, 1) NOT NULL,
   token            uniqueidentifier NOT NULL,
   queue            nvarchar(64)   NOT NULL,
   kind             varchar(10)    NOT NULL,
@@ -67,23 +72,52 @@ export const MIGRATIONS: readonly Migration[] = [
   error_detail     nvarchar(max)  NULL,
   result           nvarchar(max)  NULL,
   CONSTRAINT PK_Tasks PRIMARY KEY CLUSTERED (id),
-  CONSTRAINT CK_Tasks_status CHECK (status IN ${TASK_STATUSES_SQL})`),
+  CONSTRAINT CK_Tasks_status CHECK (status IN ${TASK_STATUSES_SQL})`,
+      ),
       index('Tasks', 'UX_Tasks_token', 'CREATE UNIQUE INDEX UX_Tasks_token ON readpast.Tasks (token)'),
       // unique among non-terminal tasks; the literal filter is what makes it partial
-      index('Tasks', 'UX_Tasks_dedup', "CREATE UNIQUE INDEX UX_Tasks_dedup ON readpast.Tasks (dedup_key) WHERE dedup_key IS NOT NULL AND status IN ('pending', 'running')"),
+      index(
+        'Tasks',
+        'UX_Tasks_dedup',
+        "CREATE UNIQUE INDEX UX_Tasks_dedup ON readpast.Tasks (dedup_key) WHERE dedup_key IS NOT NULL AND status IN ('pending', 'running')",
+      ),
       // the dequeue order of unbatched tasks, and of each batch's stage; a claim's `status = 'pending'`
       // and `batch_id IS [NOT] NULL` literals match these filters
-      index('Tasks', 'IX_Tasks_dequeue', "CREATE INDEX IX_Tasks_dequeue ON readpast.Tasks (priority DESC, id) INCLUDE (queue, run_after) WHERE status = 'pending' AND batch_id IS NULL"),
-      index('Tasks', 'IX_Tasks_batch_dequeue', "CREATE INDEX IX_Tasks_batch_dequeue ON readpast.Tasks (batch_id, stage, priority DESC, id) INCLUDE (queue, run_after) WHERE status = 'pending' AND batch_id IS NOT NULL"),
+      index(
+        'Tasks',
+        'IX_Tasks_dequeue',
+        'CREATE INDEX IX_Tasks_dequeue ON readpast.Tasks (priority DESC, id) INCLUDE (queue, run_after) WHERE status = ' +
+          "'pending' AND batch_id IS NULL",
+      ),
+      index(
+        'Tasks',
+        'IX_Tasks_batch_dequeue',
+        'CREATE INDEX IX_Tasks_batch_dequeue ON readpast.Tasks (batch_id, stage, priority DESC, id) INCLUDE (queue, ' +
+          "run_after) WHERE status = 'pending' AND batch_id IS NOT NULL",
+      ),
       index('Tasks', 'IX_Tasks_batch', 'CREATE INDEX IX_Tasks_batch ON readpast.Tasks (batch_id, stage, id) WHERE batch_id IS NOT NULL'),
       // lease rescue and ExecutionStatus
-      index('Tasks', 'IX_Tasks_running', "CREATE INDEX IX_Tasks_running ON readpast.Tasks (lease_until) INCLUDE (worker_id, attempts) WHERE status = 'running'"),
+      index(
+        'Tasks',
+        'IX_Tasks_running',
+        "CREATE INDEX IX_Tasks_running ON readpast.Tasks (lease_until) INCLUDE (worker_id, attempts) WHERE status = 'running'",
+      ),
       // failed & poison, cancelled
-      index('Tasks', 'IX_Tasks_ended', "CREATE INDEX IX_Tasks_ended ON readpast.Tasks (status, id) INCLUDE (queue) WHERE status IN ('dead', 'cancelled')"),
+      index(
+        'Tasks',
+        'IX_Tasks_ended',
+        "CREATE INDEX IX_Tasks_ended ON readpast.Tasks (status, id) INCLUDE (queue) WHERE status IN ('dead', 'cancelled')",
+      ),
       // pruning of finished tasks
-      index('Tasks', 'IX_Tasks_finished', "CREATE INDEX IX_Tasks_finished ON readpast.Tasks (finished_at) INCLUDE (queue, status) WHERE finished_at IS NOT NULL"),
+      index(
+        'Tasks',
+        'IX_Tasks_finished',
+        'CREATE INDEX IX_Tasks_finished ON readpast.Tasks (finished_at) INCLUDE (queue, status) WHERE finished_at IS NOT NULL',
+      ),
 
-      table('ExecutionLog', `  id            bigint IDENTITY(1, 1) NOT NULL,
+      table(
+        'ExecutionLog',
+        `  id            bigint IDENTITY(1, 1) NOT NULL,
   task_id       bigint         NOT NULL,
   attempt       int            NOT NULL,
   queue         nvarchar(64)   NOT NULL,
@@ -100,12 +134,28 @@ export const MIGRATIONS: readonly Migration[] = [
   error_number  int            NULL,
   error_message nvarchar(4000) NULL,
   error_detail  nvarchar(max)  NULL,
-  CONSTRAINT PK_ExecutionLog PRIMARY KEY CLUSTERED (id)`),
-      index('ExecutionLog', 'UX_ExecutionLog_attempt', 'CREATE UNIQUE INDEX UX_ExecutionLog_attempt ON readpast.ExecutionLog (task_id, attempt)'),
-      index('ExecutionLog', 'IX_ExecutionLog_open', 'CREATE INDEX IX_ExecutionLog_open ON readpast.ExecutionLog (task_id) INCLUDE (attempt) WHERE ended_at IS NULL'),
-      index('ExecutionLog', 'IX_ExecutionLog_unsuccessful', "CREATE INDEX IX_ExecutionLog_unsuccessful ON readpast.ExecutionLog (outcome, id) WHERE outcome IN ('failed', 'abandoned', 'cancelled', 'timed_out')"),
+  CONSTRAINT PK_ExecutionLog PRIMARY KEY CLUSTERED (id)`,
+      ),
+      index(
+        'ExecutionLog',
+        'UX_ExecutionLog_attempt',
+        'CREATE UNIQUE INDEX UX_ExecutionLog_attempt ON readpast.ExecutionLog (task_id, attempt)',
+      ),
+      index(
+        'ExecutionLog',
+        'IX_ExecutionLog_open',
+        'CREATE INDEX IX_ExecutionLog_open ON readpast.ExecutionLog (task_id) INCLUDE (attempt) WHERE ended_at IS NULL',
+      ),
+      index(
+        'ExecutionLog',
+        'IX_ExecutionLog_unsuccessful',
+        'CREATE INDEX IX_ExecutionLog_unsuccessful ON readpast.ExecutionLog (outcome, id) ' +
+          "WHERE outcome IN ('failed', 'abandoned', 'cancelled', 'timed_out')",
+      ),
 
-      table('Workers', `  worker_id    nvarchar(256) NOT NULL,
+      table(
+        'Workers',
+        `  worker_id    nvarchar(256) NOT NULL,
   host         nvarchar(256) NOT NULL,
   pid          int           NOT NULL,
   role         nvarchar(32)  NOT NULL,
@@ -115,20 +165,29 @@ export const MIGRATIONS: readonly Migration[] = [
   heartbeat_at datetime2(3)  NOT NULL,
   state        varchar(10)   NOT NULL,
   stopped_at   datetime2(3)  NULL,
-  CONSTRAINT PK_Workers PRIMARY KEY CLUSTERED (worker_id)`),
+  CONSTRAINT PK_Workers PRIMARY KEY CLUSTERED (worker_id)`,
+      ),
 
-      table('Handlers', `  name    nvarchar(128) NOT NULL,
+      table(
+        'Handlers',
+        `  name    nvarchar(128) NOT NULL,
   seen_at datetime2(3)  NOT NULL,
-  CONSTRAINT PK_Handlers PRIMARY KEY CLUSTERED (name)`),
+  CONSTRAINT PK_Handlers PRIMARY KEY CLUSTERED (name)`,
+      ),
 
       // kept per-queue status counts: one row per (queue, status), created with the queue
-      table('QueueCounts', `  queue  nvarchar(64) NOT NULL,
+      table(
+        'QueueCounts',
+        `  queue  nvarchar(64) NOT NULL,
   status varchar(10)  NOT NULL,
   n      bigint       NOT NULL,
-  CONSTRAINT PK_QueueCounts PRIMARY KEY CLUSTERED (queue, status)`),
+  CONSTRAINT PK_QueueCounts PRIMARY KEY CLUSTERED (queue, status)`,
+      ),
 
       // one row per second of activity (sec = seconds since 1970-01-01 UTC)
-      table('Metrics', `  sec         bigint NOT NULL,
+      table(
+        'Metrics',
+        `  sec         bigint NOT NULL,
   enqueued    int    NOT NULL,
   started     int    NOT NULL,
   succeeded   int    NOT NULL,
@@ -136,30 +195,39 @@ export const MIGRATIONS: readonly Migration[] = [
   latency_sum bigint NOT NULL,
   latency_max int    NOT NULL,
   depth       int    NULL,
-  CONSTRAINT PK_Metrics PRIMARY KEY CLUSTERED (sec)`),
+  CONSTRAINT PK_Metrics PRIMARY KEY CLUSTERED (sec)`,
+      ),
 
       // Taskling's tokens: a limited queue has tokens 1..limit; a claim grants one in its transaction
-      table('ConcurrencyTokens', `  queue      nvarchar(64)  NOT NULL,
+      table(
+        'ConcurrencyTokens',
+        `  queue      nvarchar(64)  NOT NULL,
   token_no   int           NOT NULL,
   status     varchar(10)   NOT NULL CONSTRAINT DF_ConcurrencyTokens_status DEFAULT ('free'),
   task_id    bigint        NULL,
   attempt    int           NULL,
   worker_id  nvarchar(256) NULL,
   granted_at datetime2(3)  NULL,
-  CONSTRAINT PK_ConcurrencyTokens PRIMARY KEY CLUSTERED (queue, token_no)`),
+  CONSTRAINT PK_ConcurrencyTokens PRIMARY KEY CLUSTERED (queue, token_no)`,
+      ),
 
-      table('QueueChanges', `  id         bigint IDENTITY(1, 1) NOT NULL,
+      table(
+        'QueueChanges',
+        `  id         bigint IDENTITY(1, 1) NOT NULL,
   queue      nvarchar(64)  NOT NULL,
   at         datetime2(3)  NOT NULL,
   changed_by nvarchar(200) NOT NULL,
   field      varchar(32)   NOT NULL,
   old_value  nvarchar(64)  NOT NULL,
   new_value  nvarchar(64)  NOT NULL,
-  CONSTRAINT PK_QueueChanges PRIMARY KEY CLUSTERED (id)`),
+  CONSTRAINT PK_QueueChanges PRIMARY KEY CLUSTERED (id)`,
+      ),
       index('QueueChanges', 'IX_QueueChanges_queue', 'CREATE INDEX IX_QueueChanges_queue ON readpast.QueueChanges (queue, id)'),
 
       // the seeds' scheduler handles: ordered stages of parallel tasks
-      table('Batches', `  id           bigint IDENTITY(1, 1) NOT NULL,
+      table(
+        'Batches',
+        `  id           bigint IDENTITY(1, 1) NOT NULL,
   caller       nvarchar(200) NULL,
   max_parallel int           NULL,
   on_failure   varchar(10)   NOT NULL CONSTRAINT DF_Batches_on_failure DEFAULT ('continue'),
@@ -168,11 +236,18 @@ export const MIGRATIONS: readonly Migration[] = [
   created_at   datetime2(3)  NOT NULL,
   released_at  datetime2(3)  NULL,
   completed_at datetime2(3)  NULL,
-  CONSTRAINT PK_Batches PRIMARY KEY CLUSTERED (id)`),
-      index('Batches', 'IX_Batches_live', "CREATE INDEX IX_Batches_live ON readpast.Batches (served_at, id) WHERE status IN ('open', 'released', 'aborted')"),
+  CONSTRAINT PK_Batches PRIMARY KEY CLUSTERED (id)`,
+      ),
+      index(
+        'Batches',
+        'IX_Batches_live',
+        "CREATE INDEX IX_Batches_live ON readpast.Batches (served_at, id) WHERE status IN ('open', 'released', 'aborted')",
+      ),
 
       // kept per-stage counts of each batch
-      table('BatchStages', `  batch_id         bigint       NOT NULL,
+      table(
+        'BatchStages',
+        `  batch_id         bigint       NOT NULL,
   stage            int          NOT NULL,
   total            int          NOT NULL,
   pending          int          NOT NULL,
@@ -182,7 +257,8 @@ export const MIGRATIONS: readonly Migration[] = [
   cancelled        int          NOT NULL,
   first_started_at datetime2(3) NULL,
   last_ended_at    datetime2(3) NULL,
-  CONSTRAINT PK_BatchStages PRIMARY KEY CLUSTERED (batch_id, stage)`),
+  CONSTRAINT PK_BatchStages PRIMARY KEY CLUSTERED (batch_id, stage)`,
+      ),
 
       `CREATE OR ALTER VIEW readpast.ExecutionStatus AS
   SELECT l.id AS log_id, l.task_id, t.token, l.queue, l.kind, l.command, l.attempt, t.max_attempts,

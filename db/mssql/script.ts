@@ -35,21 +35,41 @@ export function splitBatches(script: string): string[] {
           if (c === "'") state = 'string';
           else if (c === '[') state = 'bracket';
           else if (c === '"') state = 'dquote';
-          else if (c === '-' && next === '-') i = line.length; // rest of line is a comment
-          else if (c === '/' && next === '*') { state = 'block'; depth = 1; i++; }
+          else if (c === '-' && next === '-')
+            i = line.length; // rest of line is a comment
+          else if (c === '/' && next === '*') {
+            state = 'block';
+            depth = 1;
+            i++;
+          }
           break;
         case 'string':
-          if (c === "'") { if (next === "'") i++; else state = 'code'; }
+          if (c === "'") {
+            if (next === "'") i++;
+            else state = 'code';
+          }
           break;
         case 'bracket':
-          if (c === ']') { if (next === ']') i++; else state = 'code'; }
+          if (c === ']') {
+            if (next === ']') i++;
+            else state = 'code';
+          }
           break;
         case 'dquote':
-          if (c === '"') { if (next === '"') i++; else state = 'code'; }
+          if (c === '"') {
+            if (next === '"') i++;
+            else state = 'code';
+          }
           break;
         case 'block':
-          if (c === '/' && next === '*') { depth++; i++; }
-          else if (c === '*' && next === '/') { depth--; i++; if (depth === 0) state = 'code'; }
+          if (c === '/' && next === '*') {
+            depth++;
+            i++;
+          } else if (c === '*' && next === '/') {
+            depth--;
+            i++;
+            if (depth === 0) state = 'code';
+          }
           break;
       }
     }

@@ -57,7 +57,9 @@ describe('errors as recorded', () => {
   it('makes errors no retry can fix non-retryable, and reads a non-stream error with its predecessors', () => {
     expect(batchError([sqlError(102, "Incorrect syntax near 'FRM'.")]).retryable).toBe(false);
     expect(batchError([sqlError(208, "Invalid object name 'x'.")]).retryable).toBe(true);
-    const last = Object.assign(sqlError(266, 'Transaction count after EXECUTE…'), { precedingErrors: [sqlError(50000, 'raised by the procedure', { procName: 'dbo.p' })] });
+    const last = Object.assign(sqlError(266, 'Transaction count after EXECUTE…'), {
+      precedingErrors: [sqlError(50000, 'raised by the procedure', { procName: 'dbo.p' })],
+    });
     const e = requestError(last);
     expect(e).toMatchObject({ number: 50000, procName: 'dbo.p' });
     expect(errorInfo(e).detail).toContain('Procedure dbo.p');
@@ -65,7 +67,10 @@ describe('errors as recorded', () => {
 
   it('recognises a lost connection and fails the attempt with it', () => {
     const closed = Object.assign(new Error('Connection lost - read ECONNRESET'), { code: 'ESOCKET' });
-    const wrapped = Object.assign(new Error('Connection closed before request completed.'), { code: 'EREQUEST', originalError: { code: 'ECLOSE' } });
+    const wrapped = Object.assign(new Error('Connection closed before request completed.'), {
+      code: 'EREQUEST',
+      originalError: { code: 'ECLOSE' },
+    });
     expect(isConnectionError(closed)).toBe(true);
     expect(isConnectionError(wrapped)).toBe(true);
     expect(isConnectionError(sqlError(208, 'x'))).toBe(false);
@@ -85,7 +90,12 @@ describe('errors as recorded', () => {
     expect(ok).toBe('done');
     expect(calls).toBe(3);
     let other = 0;
-    await expect(retrying(async () => { other++; throw sqlError(547, 'FK'); })).rejects.toThrow('FK');
+    await expect(
+      retrying(async () => {
+        other++;
+        throw sqlError(547, 'FK');
+      }),
+    ).rejects.toThrow('FK');
     expect(other).toBe(1);
   });
 });
@@ -113,10 +123,20 @@ describe('session tags and KILL', () => {
 describe('the JSON writing batches read', () => {
   it('turns an enqueue input into one row, with the queue defaults left to the server', () => {
     const at = new Date('2030-01-02T03:04:05.678Z');
-    const row = enqueueRow({ kind: 'handler', command: 'demo.echo', payload: { a: 1 }, runAt: at, timeoutMs: null, caller: 'x'.repeat(300) }, 4);
+    const row = enqueueRow(
+      { kind: 'handler', command: 'demo.echo', payload: { a: 1 }, runAt: at, timeoutMs: null, caller: 'x'.repeat(300) },
+      4,
+    );
     expect(row).toMatchObject({
-      ord: 4, queue: 'default', payload: '{"a":1}', runAfter: '2030-01-02T03:04:05.678', maxAttempts: null,
-      timeoutGiven: 1, timeoutMs: null, batchId: null, stage: null,
+      ord: 4,
+      queue: 'default',
+      payload: '{"a":1}',
+      runAfter: '2030-01-02T03:04:05.678',
+      maxAttempts: null,
+      timeoutGiven: 1,
+      timeoutMs: null,
+      batchId: null,
+      stage: null,
     });
     expect(row.caller).toHaveLength(200);
     expect(row.token).toMatch(/^[0-9a-f-]{36}$/);
@@ -126,24 +146,53 @@ describe('the JSON writing batches read', () => {
   });
 
   it('reads results back in input order and maps batch errors', () => {
-    const out = enqueueResults([{ ord: 1, token: 'AAAAAAAA-0000-4000-8000-000000000001', created: 0 }, { ord: 0, token: 'BBBBBBBB-0000-4000-8000-000000000002', created: 1 }], 2);
+    const out = enqueueResults(
+      [
+        { ord: 1, token: 'AAAAAAAA-0000-4000-8000-000000000001', created: 0 },
+        { ord: 0, token: 'BBBBBBBB-0000-4000-8000-000000000002', created: 1 },
+      ],
+      2,
+    );
     expect(out).toEqual([
       { token: 'bbbbbbbb-0000-4000-8000-000000000002', created: true },
       { token: 'aaaaaaaa-0000-4000-8000-000000000001', created: false },
     ]);
-    expect(enqueueError(Object.assign(new Error('no batch 4'), { number: 51001 }))).toMatchObject({ field: 'batchId', message: 'batchId: no batch 4' });
+    expect(enqueueError(Object.assign(new Error('no batch 4'), { number: 51001 }))).toMatchObject({
+      field: 'batchId',
+      message: 'batchId: no batch 4',
+    });
     expect(enqueueError(Object.assign(new Error('batch 4 is released'), { number: 51002 }))).toBeInstanceOf(ConflictError);
-    expect(enqueueError(Object.assign(new Error('stage 2 of batch 4 has already started'), { number: 51003 }))).toBeInstanceOf(ConflictError);
+    expect(enqueueError(Object.assign(new Error('stage 2 of batch 4 has already started'), { number: 51003 }))).toBeInstanceOf(
+      ConflictError,
+    );
     const other = Object.assign(new Error('deadlock'), { number: 1205 });
     expect(enqueueError(other)).toBe(other);
   });
 
   it('turns settlements into rows, capping long messages', () => {
     const base = { taskId: 5, workerId: 'w', attempt: 2 };
-    expect(finishRow({ ...base, settlement: { kind: 'succeeded', result: { ok: true } } }, 0)).toMatchObject({ kind: 'succeeded', outcome: 'succeeded', result: '{"ok":true}' });
-    const retry = finishRow({ ...base, settlement: { kind: 'retry', outcome: 'timed_out', error: { number: 1, message: 'm'.repeat(5000), detail: null }, runAfter: new Date(0) } }, 1);
+    expect(finishRow({ ...base, settlement: { kind: 'succeeded', result: { ok: true } } }, 0)).toMatchObject({
+      kind: 'succeeded',
+      outcome: 'succeeded',
+      result: '{"ok":true}',
+    });
+    const retry = finishRow(
+      {
+        ...base,
+        settlement: {
+          kind: 'retry',
+          outcome: 'timed_out',
+          error: { number: 1, message: 'm'.repeat(5000), detail: null },
+          runAfter: new Date(0),
+        },
+      },
+      1,
+    );
     expect(retry).toMatchObject({ kind: 'retry', outcome: 'timed_out', runAfter: '1970-01-01T00:00:00.000', errorNumber: 1 });
     expect(retry.errorMessage).toHaveLength(4000);
-    expect(finishRow({ ...base, settlement: { kind: 'cancelled', error: null } }, 2)).toMatchObject({ kind: 'cancelled', errorMessage: null });
+    expect(finishRow({ ...base, settlement: { kind: 'cancelled', error: null } }, 2)).toMatchObject({
+      kind: 'cancelled',
+      errorMessage: null,
+    });
   });
 });

@@ -57,7 +57,9 @@ export class WorkerConnection {
       requestTimeout: INTERNAL_TIMEOUT_MS,
     });
     cfg.validateConnection = 'socket';
-    cfg.beforeConnect = () => { this.generation++; };
+    cfg.beforeConnect = () => {
+      this.generation++;
+    };
     const pool = new sql.ConnectionPool(cfg);
     pool.on('error', (err: unknown) => this.log(`worker ${this.workerId}: connection error`, err));
     return pool;
@@ -147,7 +149,10 @@ export class WorkerConnection {
       const rows = r.recordsets as unknown as { trancount: number; db: string }[][];
       const last = rows[rows.length - 1]?.[0];
       if (!last || last.trancount !== 0 || (this.info && last.db !== this.info.db)) {
-        this.log(`worker ${this.workerId}: session not clean after a task (transactions ${last?.trancount}, database changed: ${last?.db !== this.info?.db}); reconnecting`);
+        this.log(
+          `worker ${this.workerId}: session not clean after a task (transactions ${last?.trancount}, database ` +
+            `changed: ${last?.db !== this.info?.db}); reconnecting`,
+        );
         this.replacing = true;
         await this.reset();
       }

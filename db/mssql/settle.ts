@@ -15,17 +15,38 @@ export function finishRow(r: AttemptResult, ord: number) {
   const base = { ord, taskId: r.taskId, workerId: r.workerId, attempt: r.attempt };
   switch (s.kind) {
     case 'succeeded':
-      return { ...base, kind: 'succeeded', outcome: 'succeeded', result: toJson(s.result), runAfter: null, errorNumber: null, errorMessage: null, errorDetail: null };
+      return {
+        ...base,
+        kind: 'succeeded',
+        outcome: 'succeeded',
+        result: toJson(s.result),
+        runAfter: null,
+        errorNumber: null,
+        errorMessage: null,
+        errorDetail: null,
+      };
     case 'retry':
     case 'dead':
       return {
-        ...base, kind: s.kind, outcome: s.outcome, result: null, runAfter: s.kind === 'retry' ? isoUtc(s.runAfter) : null,
-        errorNumber: s.error.number, errorMessage: cap(s.error.message, 4000), errorDetail: cap(s.error.detail, 64_000),
+        ...base,
+        kind: s.kind,
+        outcome: s.outcome,
+        result: null,
+        runAfter: s.kind === 'retry' ? isoUtc(s.runAfter) : null,
+        errorNumber: s.error.number,
+        errorMessage: cap(s.error.message, 4000),
+        errorDetail: cap(s.error.detail, 64_000),
       };
     case 'cancelled':
       return {
-        ...base, kind: 'cancelled', outcome: 'cancelled', result: null, runAfter: null,
-        errorNumber: s.error?.number ?? null, errorMessage: cap(s.error?.message, 4000), errorDetail: cap(s.error?.detail, 64_000),
+        ...base,
+        kind: 'cancelled',
+        outcome: 'cancelled',
+        result: null,
+        runAfter: null,
+        errorNumber: s.error?.number ?? null,
+        errorMessage: cap(s.error?.message, 4000),
+        errorDetail: cap(s.error?.detail, 64_000),
       };
   }
 }
@@ -40,7 +61,8 @@ export async function finish(shared: Shared, results: AttemptResult[]): Promise<
   for (const row of rows) {
     accepted[row.ord] = row.ok === 1;
     const res = results[row.ord]!;
-    if (row.ok === 1 && (row.frees === 1 || (res.settlement.kind === 'retry' && res.settlement.runAfter.getTime() <= Date.now()))) wake = true;
+    if (row.ok === 1 && (row.frees === 1 || (res.settlement.kind === 'retry' && res.settlement.runAfter.getTime() <= Date.now())))
+      wake = true;
   }
   await settleTouched(shared, r.recordsets);
   if (wake) shared.wake();

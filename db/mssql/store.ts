@@ -37,7 +37,10 @@ export class MssqlStore implements Store {
   private readonly workers: Workers;
   private readonly live: Live;
 
-  constructor(private readonly target: MssqlTarget, opts: MssqlStoreOptions = {}) {
+  constructor(
+    private readonly target: MssqlTarget,
+    opts: MssqlStoreOptions = {},
+  ) {
     this.description = describeTarget(target);
     const log = opts.log ?? ((m, e) => console.warn(`readpast (SQL Server): ${m}${e ? `: ${(e as Error).message ?? e}` : ''}`));
     const shared = (this.shared = new Shared(target, log));

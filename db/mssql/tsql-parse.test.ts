@@ -20,14 +20,23 @@ interface NamedStatement {
 
 const SQL_DIR = fileURLToPath(new URL('./sql/', import.meta.url));
 const MODULES: [string, Record<string, unknown>][] = await Promise.all(
-  readdirSync(SQL_DIR).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).sort()
+  readdirSync(SQL_DIR)
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+    .sort()
     .map(async (f) => [f.slice(0, -3), (await import(SQL_DIR + f)) as Record<string, unknown>] as [string, Record<string, unknown>]),
 );
 
 /** Exported strings that are pieces of statements, not statements (each must occur in one). */
 const FRAGMENTS = new Set([
-  'reads.TASK_COLUMNS', 'reads.LOG_COLUMNS', 'reads.STATUS_COLUMNS', 'queues.QUEUE_VIEW_COLUMNS',
-  'tally.BEGIN', 'tally.DECLARE_MOVES', 'tally.MOVES_TO_DELTAS', 'tally.TALLY', 'tally.TOUCHED',
+  'reads.TASK_COLUMNS',
+  'reads.LOG_COLUMNS',
+  'reads.STATUS_COLUMNS',
+  'queues.QUEUE_VIEW_COLUMNS',
+  'tally.BEGIN',
+  'tally.DECLARE_MOVES',
+  'tally.MOVES_TO_DELTAS',
+  'tally.TALLY',
+  'tally.TOUCHED',
 ]);
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -74,7 +83,8 @@ const EXEMPT: Record<string, string> = {
   // ALTER INDEX … SET (option) is valid T-SQL (SQL Server 2019+, guarded by a version check and run
   // through EXEC so older servers never compile it); the parser only knows ALTER INDEX … RENAME.
   'ALTER INDEX PK_Tasks ON readpast.Tasks SET (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON)': 'ALTER INDEX options are not in the parser',
-  'ALTER INDEX PK_ExecutionLog ON readpast.ExecutionLog SET (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON)': 'ALTER INDEX options are not in the parser',
+  'ALTER INDEX PK_ExecutionLog ON readpast.ExecutionLog SET (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON)':
+    'ALTER INDEX options are not in the parser',
 };
 
 /** The statements inside EXEC(N'…') (quotes doubled inside). */
@@ -105,7 +115,10 @@ function walk(node: Node, visit: (key: string, value: unknown) => void): void {
 
 /** `readpast.Tasks`, `@claimed` from an AST object name */
 function nameOf(parts: unknown): string {
-  return (parts as Obj[]).map((p) => ((p.Identifier as Obj | undefined)?.value ?? p.value) as string).join('.').toLowerCase();
+  return (parts as Obj[])
+    .map((p) => ((p.Identifier as Obj | undefined)?.value ?? p.value) as string)
+    .join('.')
+    .toLowerCase();
 }
 
 /** Column count of every table variable a batch declares (a trailing PRIMARY KEY (…) is a constraint). */
@@ -116,7 +129,9 @@ function tableVariables(ast: Node): Map<string, number> {
     for (const d of v.stmts as Obj[]) {
       const table = (d.data_type as Obj | undefined)?.Table as Obj[] | undefined;
       if (!table) continue;
-      const columns = table.filter((c) => !(((c.name as Obj).value as string).toUpperCase() === 'PRIMARY' && isObj(c.data_type) && 'Custom' in c.data_type));
+      const columns = table.filter(
+        (c) => !(((c.name as Obj).value as string).toUpperCase() === 'PRIMARY' && isObj(c.data_type) && 'Custom' in c.data_type),
+      );
       for (const n of d.names as Obj[]) out.set((n.value as string).toLowerCase(), columns.length);
     }
   });
@@ -157,10 +172,51 @@ function declared(ast: Node): Set<string> {
 
 /** The parameters the store passes to its statements (by name, without @). */
 const PARAMETERS = new Set([
-  'tasks', 'worker_id', 'lease_ms', 'queues', 'unbatched_served', 'results', 'workers', 'running', 'token', 'f_queue',
-  'f_message', 'f_q', 'cutoff', 'stale_ms', 'host', 'pid', 'role', 'session', 'login_time', 'names', 'tag', 'task_id',
-  'attempt', 'name', 'set_limit', 'limit', 'set_paused', 'paused', 'changed_by', 'queue', 'caller', 'max_parallel',
-  'on_failure', 'id', 'status', 'cursor', 'ids', 'batches', 'batch_id', 'stage', 'q', 'q_token', 'from', 'to', 'since',
+  'tasks',
+  'worker_id',
+  'lease_ms',
+  'queues',
+  'unbatched_served',
+  'results',
+  'workers',
+  'running',
+  'token',
+  'f_queue',
+  'f_message',
+  'f_q',
+  'cutoff',
+  'stale_ms',
+  'host',
+  'pid',
+  'role',
+  'session',
+  'login_time',
+  'names',
+  'tag',
+  'task_id',
+  'attempt',
+  'name',
+  'set_limit',
+  'limit',
+  'set_paused',
+  'paused',
+  'changed_by',
+  'queue',
+  'caller',
+  'max_parallel',
+  'on_failure',
+  'id',
+  'status',
+  'cursor',
+  'ids',
+  'batches',
+  'batch_id',
+  'stage',
+  'q',
+  'q_token',
+  'from',
+  'to',
+  'since',
   'version',
 ]);
 
@@ -181,14 +237,17 @@ function shapeProblems(name: string, ast: Node, tables: Map<string, Set<string>>
       const target = nameOf(v.into_table.name);
       const n = vars.get(target);
       if (n === undefined) problems.push(`${name}: OUTPUT INTO ${target}, which this batch does not declare`);
-      else if (n !== v.select_items.length) problems.push(`${name}: OUTPUT gives ${v.select_items.length} values to ${target} of ${n} columns`);
+      else if (n !== v.select_items.length)
+        problems.push(`${name}: OUTPUT gives ${v.select_items.length} values to ${target} of ${n} columns`);
     }
     if (k === 'Insert' && isObj(v.table)) {
       const target = nameOf(v.table.TableName);
       const columns = (v.columns as Node[][]).map((c) => nameOf(c));
       const w = width(isObj(v.source) ? v.source.body : null);
-      if (columns.length && w !== null && columns.length !== w) problems.push(`${name}: INSERT INTO ${target} names ${columns.length} columns for ${w} values`);
-      if (!columns.length && target.startsWith('@') && w !== null && vars.get(target) !== w) problems.push(`${name}: INSERT INTO ${target} gives ${w} values for ${vars.get(target)} columns`);
+      if (columns.length && w !== null && columns.length !== w)
+        problems.push(`${name}: INSERT INTO ${target} names ${columns.length} columns for ${w} values`);
+      if (!columns.length && target.startsWith('@') && w !== null && vars.get(target) !== w)
+        problems.push(`${name}: INSERT INTO ${target} gives ${w} values for ${vars.get(target)} columns`);
       if (target.startsWith('readpast.')) {
         const known = tables.get(target);
         if (!known) problems.push(`${name}: INSERT INTO ${target}, a table no migration creates`);
@@ -208,9 +267,23 @@ describe('T-SQL parse check', () => {
 
   it('covers the store: constants, variants and migrations', () => {
     const names = statements.map((s) => s.name);
-    for (const must of ['claim.CLAIM', 'enqueue.ENQUEUE', 'settle.FINISH', 'workers.HEARTBEAT', 'maintenance.RESCUE_EXPIRED',
-      'operators.CANCEL', 'session.SESSION_CLEANUP', 'session.SESSION_TAG', 'live.DESCRIBE_PROCEDURE', 'reads.LIST_RUNNING_LIVE',
-      'settle.SETTLE_BATCHES', 'queues.SET_QUEUE', 'migration 1 batch 1', 'migrations.MIGRATE_ENSURE_SCHEMA', 'live.killSql(1)']) {
+    for (const must of [
+      'claim.CLAIM',
+      'enqueue.ENQUEUE',
+      'settle.FINISH',
+      'workers.HEARTBEAT',
+      'maintenance.RESCUE_EXPIRED',
+      'operators.CANCEL',
+      'session.SESSION_CLEANUP',
+      'session.SESSION_TAG',
+      'live.DESCRIBE_PROCEDURE',
+      'reads.LIST_RUNNING_LIVE',
+      'settle.SETTLE_BATCHES',
+      'queues.SET_QUEUE',
+      'migration 1 batch 1',
+      'migrations.MIGRATE_ENSURE_SCHEMA',
+      'live.killSql(1)',
+    ]) {
       expect(names).toContain(must);
     }
     expect(names.filter((n) => n.startsWith('reads.listTasksSql')).length).toBe(6 * 32);
@@ -218,13 +291,21 @@ describe('T-SQL parse check', () => {
     // every module of sql/ sends something (tally.ts only lends its pieces to the others)
     const modules = MODULES.map(([m]) => m);
     expect(modules).toEqual(expect.arrayContaining(['claim', 'enqueue', 'live', 'reads', 'session', 'settle', 'tally']));
-    for (const m of modules) if (m !== 'tally') expect(names.some((n) => n.startsWith(`${m}.`)), m).toBe(true);
+    for (const m of modules)
+      if (m !== 'tally')
+        expect(
+          names.some((n) => n.startsWith(`${m}.`)),
+          m,
+        ).toBe(true);
     // each fragment still exists and is part of some statement
     for (const f of FRAGMENTS) {
       const [mod, key] = f.split('.') as [string, string];
       const text = MODULES.find(([m]) => m === mod)?.[1][key];
       expect(typeof text, f).toBe('string');
-      expect(statements.some((s) => s.text.includes(text as string)), f).toBe(true);
+      expect(
+        statements.some((s) => s.text.includes(text as string)),
+        f,
+      ).toBe(true);
     }
     // a floor, so that statements cannot drop out of the check unnoticed (raise it when adding)
     expect(statements.length).toBeGreaterThanOrEqual(750);
@@ -237,7 +318,7 @@ describe('T-SQL parse check', () => {
 
   it('the parser is strict enough to matter', () => {
     expect(() => parses('SELECT TOP (1) id FROM readpast.Tasks WHERE status = ORDER BY id')).toThrow();
-    expect(() => parses('UPDATE readpast.Tasks SET status = \'running\' WHER id = 1')).toThrow();
+    expect(() => parses("UPDATE readpast.Tasks SET status = 'running' WHER id = 1")).toThrow();
     expect(() => parses('BEGIN TRANSACTION; SELECT 1 FROM')).toThrow();
   });
 
@@ -264,12 +345,19 @@ describe('T-SQL parse check', () => {
   it('OUTPUT INTO and INSERT give as many values as there are columns, name real columns, and use only known variables', () => {
     const parsed = statements.map((s) => ({ name: s.name, ast: parses(s.text) }));
     const tables = createdTables(parsed.map((p) => p.ast));
-    expect([...tables.keys()]).toEqual(expect.arrayContaining(['readpast.tasks', 'readpast.executionlog', 'readpast.queuecounts', 'readpast.schemaversion']));
+    expect([...tables.keys()]).toEqual(
+      expect.arrayContaining(['readpast.tasks', 'readpast.executionlog', 'readpast.queuecounts', 'readpast.schemaversion']),
+    );
     const problems = parsed.flatMap((p) => shapeProblems(p.name, p.ast, tables));
     expect(problems).toEqual([]);
     const unknown = statements.flatMap((s, i) => unknownVariables(s.text, parsed[i]!.ast).map((v) => `${s.name}: @${v}`));
     expect(unknown).toEqual([]);
-    expect(unknownVariables('DECLARE @a int = 1; SELECT @a + @lane_servd, @@SPID', parses('DECLARE @a int = 1; SELECT @a + @lane_servd, @@SPID'))).toEqual(['lane_servd']);
+    expect(
+      unknownVariables(
+        'DECLARE @a int = 1; SELECT @a + @lane_servd, @@SPID',
+        parses('DECLARE @a int = 1; SELECT @a + @lane_servd, @@SPID'),
+      ),
+    ).toEqual(['lane_servd']);
     // and the check itself notices a miscount and an unknown column
     const bad = parses(`DECLARE @m TABLE (id bigint NOT NULL, q int NOT NULL, PRIMARY KEY (id));
 UPDATE t SET a = 1 OUTPUT inserted.id INTO @m FROM readpast.Tasks AS t;

@@ -18,10 +18,18 @@ function failure(input: string): ConnectionStringError {
 
 describe('mssql:// URLs', () => {
   it('reads user, percent-encoded password, host, port, database and options', () => {
-    const t = parseMssqlUrl(`mssql://app%40corp:${encodeURIComponent(SECRET)}@db.example.com:14330/read%20past?encrypt=false&trustServerCertificate=true`);
+    const t = parseMssqlUrl(
+      `mssql://app%40corp:${encodeURIComponent(SECRET)}@db.example.com:14330/read%20past?encrypt=false&trustServerCertificate=true`,
+    );
     expect(t).toMatchObject({
-      user: 'app@corp', password: SECRET, server: 'db.example.com', port: 14330, database: 'read past',
-      encrypt: false, trustServerCertificate: true, instanceName: null,
+      user: 'app@corp',
+      password: SECRET,
+      server: 'db.example.com',
+      port: 14330,
+      database: 'read past',
+      encrypt: false,
+      trustServerCertificate: true,
+      instanceName: null,
     });
   });
 
@@ -70,19 +78,36 @@ describe('mssql:// URLs', () => {
 
 describe('ADO connection strings', () => {
   it('reads the usual keys and synonyms', () => {
-    const t = parseMssqlUrl(`Server=tcp:db.local,1444;Database=readpast;User Id=app;Password=${'"' + SECRET.replace(/"/g, '""') + '"'};Encrypt=yes;TrustServerCertificate=True;Connect Timeout=20;Application Name=jobs`);
+    const t = parseMssqlUrl(
+      `Server=tcp:db.local,1444;Database=readpast;User Id=app;Password=${'"' + SECRET.replace(/"/g, '""') + '"'};` +
+        'Encrypt=yes;TrustServerCertificate=True;Connect Timeout=20;Application Name=jobs',
+    );
     expect(t).toMatchObject({
-      server: 'db.local', port: 1444, database: 'readpast', user: 'app', password: SECRET, encrypt: true,
-      trustServerCertificate: true, connectTimeoutMs: 20_000, appName: 'jobs',
+      server: 'db.local',
+      port: 1444,
+      database: 'readpast',
+      user: 'app',
+      password: SECRET,
+      encrypt: true,
+      trustServerCertificate: true,
+      connectTimeoutMs: 20_000,
+      appName: 'jobs',
     });
     expect(parseMssqlUrl('Data Source=.\\SQLEXPRESS;Initial Catalog=x;UID=u;PWD=p')).toMatchObject({
-      server: 'localhost', instanceName: 'SQLEXPRESS', database: 'x', user: 'u', password: 'p',
+      server: 'localhost',
+      instanceName: 'SQLEXPRESS',
+      database: 'x',
+      user: 'u',
+      password: 'p',
     });
   });
 
   it('splits quoted values with ; = and doubled quotes, and braces', () => {
     expect(splitAdo(`a=1; Password='x;y=''z'''; b = {p;q}}r} ;c=`)).toEqual([
-      ['a', '1'], ['Password', "x;y='z'"], ['b', 'p;q}r'], ['c', ''],
+      ['a', '1'],
+      ['Password', "x;y='z'"],
+      ['b', 'p;q}r'],
+      ['c', ''],
     ]);
   });
 
@@ -117,13 +142,24 @@ describe('describe and driver config', () => {
     const d = describeUrl(url);
     expect(d).toBe('mssql://app@db:1433/readpast?encrypt=true&trustServerCertificate=true');
     expect(d).not.toContain(SECRET);
-    expect(describeUrl(`Server=h\\INST;Database=d;User Id=u;Password=${SECRET.replace(/;/g, '')}`)).toBe('mssql://u@h\\INST/d?encrypt=true&trustServerCertificate=false');
+    expect(describeUrl(`Server=h\\INST;Database=d;User Id=u;Password=${SECRET.replace(/;/g, '')}`)).toBe(
+      'mssql://u@h\\INST/d?encrypt=true&trustServerCertificate=false',
+    );
   });
 
   it('maps to a node-mssql config with the application name and pool given', () => {
-    const cfg = toConfig(parseMssqlUrl('mssql://u:pw@h:1500/d?encrypt=false&trustServerCertificate=true'), { appName: 'readpast worker w1', pool: { min: 1, max: 1 }, requestTimeout: 0 });
+    const cfg = toConfig(parseMssqlUrl('mssql://u:pw@h:1500/d?encrypt=false&trustServerCertificate=true'), {
+      appName: 'readpast worker w1',
+      pool: { min: 1, max: 1 },
+      requestTimeout: 0,
+    });
     expect(cfg).toMatchObject({
-      server: 'h', port: 1500, database: 'd', user: 'u', password: 'pw', requestTimeout: 0,
+      server: 'h',
+      port: 1500,
+      database: 'd',
+      user: 'u',
+      password: 'pw',
+      requestTimeout: 0,
       options: { encrypt: false, trustServerCertificate: true, appName: 'readpast worker w1', useUTC: true },
       pool: { min: 1, max: 1 },
     });
@@ -137,8 +173,12 @@ describe('describe and driver config', () => {
 describe('a server that cannot be reached', () => {
   it('fails naming the server, never the password (message, stack or the whole error)', async () => {
     // port 1 on loopback refuses at once; no SQL Server is needed
-    const err = await openMssqlStore(`mssql://app:${encodeURIComponent(SECRET)}@127.0.0.1:1/db?connectTimeout=3000`, { log: () => {} })
-      .then(() => null, (e: unknown) => e as Error);
+    const err = await openMssqlStore(`mssql://app:${encodeURIComponent(SECRET)}@127.0.0.1:1/db?connectTimeout=3000`, {
+      log: () => {},
+    }).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
     expect(err).toBeInstanceOf(Error);
     expect(err!.message).toContain('127.0.0.1');
     for (const text of [err!.message, String(err!.stack), inspect(err, { depth: 10 }), JSON.stringify(err)]) {

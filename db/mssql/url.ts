@@ -70,7 +70,9 @@ function parseUrlForm(s: string): MssqlTarget {
   const [, authority = '', path = '', query = ''] = m;
   if (path.includes('@') || query.includes('@')) {
     // most likely a password with a raw / ? or # in it: never guess, never echo
-    throw new ConnectionStringError('SQL Server URL: unexpected @ after the host; percent-encode special characters in the user name and password (e.g. / as %2F)');
+    throw new ConnectionStringError(
+      'SQL Server URL: unexpected @ after the host; percent-encode special characters in the user name and password (e.g. / as %2F)',
+    );
   }
   const at = authority.lastIndexOf('@');
   const auth = at < 0 ? undefined : authority.slice(0, at);
@@ -97,25 +99,51 @@ function parseUrlForm(s: string): MssqlTarget {
     host = host.slice(0, slash);
   }
   if (!host) throw new ConnectionStringError('SQL Server URL has no host');
-  const segments = path.split('/').filter(Boolean).map((p) => decode(p, 'database name'));
+  const segments = path
+    .split('/')
+    .filter(Boolean)
+    .map((p) => decode(p, 'database name'));
   if (segments.length > 1) throw new ConnectionStringError('SQL Server URL path must be just the database name');
 
   const t: MssqlTarget = {
-    server: host, port, instanceName, database: segments[0] ?? null, user: user || null, password,
-    domain: null, ...DEFAULTS, connectTimeoutMs: null, appName: null,
+    server: host,
+    port,
+    instanceName,
+    database: segments[0] ?? null,
+    user: user || null,
+    password,
+    domain: null,
+    ...DEFAULTS,
+    connectTimeoutMs: null,
+    appName: null,
   };
   for (const pair of query.split('&').filter(Boolean)) {
     const eq = pair.indexOf('=');
     const key = decode(eq < 0 ? pair : pair.slice(0, eq), 'option name');
     const value = decode(eq < 0 ? '' : pair.slice(eq + 1).replace(/\+/g, ' '), `value of ${key}`);
     switch (key.toLowerCase()) {
-      case 'encrypt': t.encrypt = bool(key, value); break;
-      case 'trustservercertificate': t.trustServerCertificate = bool(key, value); break;
-      case 'instancename': t.instanceName = value || null; break;
-      case 'domain': t.domain = value || null; break;
-      case 'connecttimeout': case 'connectiontimeout': t.connectTimeoutMs = positiveInt(key, value, 600_000); break;
-      case 'appname': case 'applicationname': t.appName = value || null; break;
-      default: throw new ConnectionStringError(`SQL Server URL: unknown option ${JSON.stringify(key.slice(0, 40))}`);
+      case 'encrypt':
+        t.encrypt = bool(key, value);
+        break;
+      case 'trustservercertificate':
+        t.trustServerCertificate = bool(key, value);
+        break;
+      case 'instancename':
+        t.instanceName = value || null;
+        break;
+      case 'domain':
+        t.domain = value || null;
+        break;
+      case 'connecttimeout':
+      case 'connectiontimeout':
+        t.connectTimeoutMs = positiveInt(key, value, 600_000);
+        break;
+      case 'appname':
+      case 'applicationname':
+        t.appName = value || null;
+        break;
+      default:
+        throw new ConnectionStringError(`SQL Server URL: unknown option ${JSON.stringify(key.slice(0, 40))}`);
     }
   }
   if (t.port !== null && t.instanceName !== null) {
@@ -146,7 +174,11 @@ export function splitAdo(s: string): [string, string][] {
         if (i >= s.length) throw new ConnectionStringError(`SQL Server connection string: unterminated quoted value for ${key}`);
         const c = s[i]!;
         if (c === close) {
-          if (s[i + 1] === close) { value += close; i += 2; continue; }
+          if (s[i + 1] === close) {
+            value += close;
+            i += 2;
+            continue;
+          }
           i++;
           break;
         }
@@ -154,7 +186,8 @@ export function splitAdo(s: string): [string, string][] {
         i++;
       }
       while (i < s.length && s[i] === ' ') i++;
-      if (i < s.length && s[i] !== ';') throw new ConnectionStringError(`SQL Server connection string: unexpected text after the quoted value of ${key}`);
+      if (i < s.length && s[i] !== ';')
+        throw new ConnectionStringError(`SQL Server connection string: unexpected text after the quoted value of ${key}`);
     } else {
       const semi = s.indexOf(';', i);
       value = (semi < 0 ? s.slice(i) : s.slice(i, semi)).trim();
@@ -167,12 +200,24 @@ export function splitAdo(s: string): [string, string][] {
 
 function parseAdoForm(s: string): MssqlTarget {
   const t: MssqlTarget = {
-    server: '', port: null, instanceName: null, database: null, user: null, password: null,
-    domain: null, ...DEFAULTS, connectTimeoutMs: null, appName: null,
+    server: '',
+    port: null,
+    instanceName: null,
+    database: null,
+    user: null,
+    password: null,
+    domain: null,
+    ...DEFAULTS,
+    connectTimeoutMs: null,
+    appName: null,
   };
   for (const [key, value] of splitAdo(s)) {
     switch (key.toLowerCase()) {
-      case 'server': case 'data source': case 'address': case 'addr': case 'network address': {
+      case 'server':
+      case 'data source':
+      case 'address':
+      case 'addr':
+      case 'network address': {
         let v = value.replace(/^tcp:/i, '');
         const comma = v.lastIndexOf(',');
         if (comma >= 0) {
@@ -187,21 +232,56 @@ function parseAdoForm(s: string): MssqlTarget {
         t.server = v.trim() === '.' || v.trim().toLowerCase() === '(local)' ? 'localhost' : v.trim();
         break;
       }
-      case 'port': t.port = positiveInt('port', value, 65535); break;
-      case 'database': case 'initial catalog': t.database = value || null; break;
-      case 'user id': case 'uid': case 'user': case 'username': t.user = value || null; break;
-      case 'password': case 'pwd': t.password = value; break;
-      case 'domain': t.domain = value || null; break;
-      case 'encrypt': t.encrypt = bool(key, value); break;
-      case 'trustservercertificate': case 'trust server certificate': t.trustServerCertificate = bool(key, value); break;
-      case 'connect timeout': case 'connection timeout': case 'timeout':
-        t.connectTimeoutMs = positiveInt(key, value, 600) * 1000; break;
-      case 'application name': case 'app': t.appName = value || null; break;
-      case 'instancename': case 'instance name': t.instanceName = value || null; break;
-      case 'persist security info': case 'pooling': case 'multipleactiveresultsets': case 'max pool size': case 'min pool size':
+      case 'port':
+        t.port = positiveInt('port', value, 65535);
+        break;
+      case 'database':
+      case 'initial catalog':
+        t.database = value || null;
+        break;
+      case 'user id':
+      case 'uid':
+      case 'user':
+      case 'username':
+        t.user = value || null;
+        break;
+      case 'password':
+      case 'pwd':
+        t.password = value;
+        break;
+      case 'domain':
+        t.domain = value || null;
+        break;
+      case 'encrypt':
+        t.encrypt = bool(key, value);
+        break;
+      case 'trustservercertificate':
+      case 'trust server certificate':
+        t.trustServerCertificate = bool(key, value);
+        break;
+      case 'connect timeout':
+      case 'connection timeout':
+      case 'timeout':
+        t.connectTimeoutMs = positiveInt(key, value, 600) * 1000;
+        break;
+      case 'application name':
+      case 'app':
+        t.appName = value || null;
+        break;
+      case 'instancename':
+      case 'instance name':
+        t.instanceName = value || null;
+        break;
+      case 'persist security info':
+      case 'pooling':
+      case 'multipleactiveresultsets':
+      case 'max pool size':
+      case 'min pool size':
         break; // meaningful to other drivers; readpast manages its own pools
-      case 'integrated security': case 'trusted_connection':
-        if (value && bool(key, value)) throw new ConnectionStringError('SQL Server connection string: integrated security is not supported; use User Id and Password');
+      case 'integrated security':
+      case 'trusted_connection':
+        if (value && bool(key, value))
+          throw new ConnectionStringError('SQL Server connection string: integrated security is not supported; use User Id and Password');
         break;
       default:
         throw new ConnectionStringError(`SQL Server connection string: unknown key ${JSON.stringify(key.slice(0, 40))}`);

@@ -20,7 +20,10 @@ export class Workers {
     let conn = this.conns.get(workerId);
     if (!conn) {
       conn = new WorkerConnection(
-        this.shared.target, workerId, (info, prev, expected) => this.sessionChanged(workerId, info, prev, expected), this.shared.log,
+        this.shared.target,
+        workerId,
+        (info, prev, expected) => this.sessionChanged(workerId, info, prev, expected),
+        this.shared.log,
       );
       this.conns.set(workerId, conn);
     }
@@ -32,7 +35,9 @@ export class Workers {
     if (!previous) return;
     if (!expected) this.shared.log(`worker ${workerId}: reconnected, now session ${info.session} (was ${previous.session})`);
     await this.shared.write(UPDATE_WORKER_SESSION, [
-      ['worker_id', sql.NVarChar(256), workerId], ['session', sql.Int, info.session], ['login_time', sql.DateTime, info.loginTime],
+      ['worker_id', sql.NVarChar(256), workerId],
+      ['session', sql.Int, info.session],
+      ['login_time', sql.DateTime, info.loginTime],
     ]);
   }
 
@@ -45,8 +50,11 @@ export class Workers {
     const conn = this.connection(reg.workerId);
     const info = await conn.open();
     await this.shared.write(REGISTER_WORKER, [
-      ['worker_id', sql.NVarChar(256), reg.workerId], ['host', sql.NVarChar(256), reg.host.slice(0, 256)],
-      ['pid', sql.Int, reg.pid], ['role', sql.NVarChar(32), reg.role.slice(0, 32)], ['session', sql.Int, info.session],
+      ['worker_id', sql.NVarChar(256), reg.workerId],
+      ['host', sql.NVarChar(256), reg.host.slice(0, 256)],
+      ['pid', sql.Int, reg.pid],
+      ['role', sql.NVarChar(32), reg.role.slice(0, 32)],
+      ['session', sql.Int, info.session],
       ['login_time', sql.DateTime, info.loginTime],
     ]);
     return { session: info.session, loginTime: info.loginTime };

@@ -10,18 +10,37 @@ import * as S from './sql/batches';
 import { stmt } from './tally';
 
 interface BatchRow {
-  id: number; caller: string | null; max_parallel: number | null; on_failure: string; status: string;
-  created_at: number; released_at: number | null; completed_at: number | null;
+  id: number;
+  caller: string | null;
+  max_parallel: number | null;
+  on_failure: string;
+  status: string;
+  created_at: number;
+  released_at: number | null;
+  completed_at: number | null;
 }
 
 interface StageRow {
-  batch_id: number; stage: number; total: number; pending: number; running: number; succeeded: number; dead: number;
-  cancelled: number; first_started_at: number | null; last_ended_at: number | null;
+  batch_id: number;
+  stage: number;
+  total: number;
+  pending: number;
+  running: number;
+  succeeded: number;
+  dead: number;
+  cancelled: number;
+  first_started_at: number | null;
+  last_ended_at: number | null;
 }
 
 function stageView(s: StageRow): StageCounts {
   return {
-    stage: s.stage, total: s.total, pending: s.pending, running: s.running, succeeded: s.succeeded, dead: s.dead,
+    stage: s.stage,
+    total: s.total,
+    pending: s.pending,
+    running: s.running,
+    succeeded: s.succeeded,
+    dead: s.dead,
     cancelled: s.cancelled,
     firstStartedAt: s.first_started_at === null ? null : new Date(s.first_started_at),
     lastEndedAt: s.last_ended_at === null ? null : new Date(s.last_ended_at),
@@ -52,8 +71,9 @@ function batchById(db: Db, id: number): BatchView | null {
 
 export function createBatch(shared: Shared, input: BatchInput): Promise<BatchView> {
   return shared.tx((_t, now) => {
-    const r = stmt(shared.db, S.CREATE_BATCH).get(input.caller ?? null, input.maxParallel ?? null, input.onFailure ?? 'continue', now) as
-      { id: number };
+    const r = stmt(shared.db, S.CREATE_BATCH).get(input.caller ?? null, input.maxParallel ?? null, input.onFailure ?? 'continue', now) as {
+      id: number;
+    };
     return batchById(shared.db, r.id)!;
   });
 }
@@ -66,11 +86,21 @@ export function listBatches(shared: Shared, f: { status?: BatchStatus; cursor?: 
   return read(() => {
     const db = shared.db;
     const limit = Math.min(200, Math.max(1, Math.floor(f.limit ?? 50)));
-    const rows = stmt(db, S.LIST_BATCHES).all(f.status ?? null, f.status ?? null, f.cursor ?? null, f.cursor ?? null, limit + 1) as
-      BatchRow[];
+    const rows = stmt(db, S.LIST_BATCHES).all(
+      f.status ?? null,
+      f.status ?? null,
+      f.cursor ?? null,
+      f.cursor ?? null,
+      limit + 1,
+    ) as BatchRow[];
     const page = rows.slice(0, limit);
     const stages = page.length ? (stmt(db, S.STAGES_OF_BATCHES).all(JSON.stringify(page.map((b) => b.id))) as StageRow[]) : [];
-    const items = page.map((b) => batchView(b, stages.filter((s) => s.batch_id === b.id)));
+    const items = page.map((b) =>
+      batchView(
+        b,
+        stages.filter((s) => s.batch_id === b.id),
+      ),
+    );
     return { items, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
   });
 }

@@ -13,12 +13,30 @@ import * as S from './sql/claim';
 import { stmt, type Tally } from './tally';
 
 interface Candidate {
-  id: number; token: string; queue: string; kind: string; command: string; payload: string | null; priority: number;
-  attempts: number; max_attempts: number; timeout_ms: number | null; created_at: number; run_after: number;
-  batch_id: number | null; stage: number | null;
+  id: number;
+  token: string;
+  queue: string;
+  kind: string;
+  command: string;
+  payload: string | null;
+  priority: number;
+  attempts: number;
+  max_attempts: number;
+  timeout_ms: number | null;
+  created_at: number;
+  run_after: number;
+  batch_id: number | null;
+  stage: number | null;
 }
 
-interface LaneState { key: string; batchId: number | null; stage: number | null; servedAt: number; room: number; items: Candidate[] }
+interface LaneState {
+  key: string;
+  batchId: number | null;
+  stage: number | null;
+  servedAt: number;
+  room: number;
+  items: Candidate[];
+}
 
 let serveSeq = 0;
 /** a strictly increasing "served" stamp (ms × 1000 + a counter) */
@@ -44,8 +62,14 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
     const unbatched = stmt(db, S.UNBATCHED_HEADS).all({ excluded, queues: queuesJson, now, limit: want }) as Candidate[];
     if (unbatched.length) lanes.push({ key: 'u', batchId: null, stage: null, servedAt: unbatchedServedAt, room: want, items: unbatched });
     for (const l of batchLanes(db, want)) {
-      const items = stmt(db, S.BATCH_HEADS)
-        .all({ excluded, queues: queuesJson, batch: l.batchId, stage: l.stage, now, limit: l.room }) as Candidate[];
+      const items = stmt(db, S.BATCH_HEADS).all({
+        excluded,
+        queues: queuesJson,
+        batch: l.batchId,
+        stage: l.stage,
+        now,
+        limit: l.room,
+      }) as Candidate[];
       if (items.length) lanes.push({ key: 'b' + l.batchId, batchId: l.batchId, stage: l.stage, servedAt: l.servedAt, room: l.room, items });
     }
     if (lanes.length === 0) break;
@@ -56,8 +80,8 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
       for (const l of lanes) {
         if (l.room <= 0 || l.items.length === 0) continue;
         const h = l.items[0]!;
-        if (!best || h.priority > best.items[0]!.priority
-          || (h.priority === best.items[0]!.priority && l.servedAt < best.servedAt)) best = l;
+        if (!best || h.priority > best.items[0]!.priority || (h.priority === best.items[0]!.priority && l.servedAt < best.servedAt))
+          best = l;
       }
       if (!best) break;
       const c = best.items.shift()!;
@@ -101,7 +125,10 @@ function capacity(db: Db, now: number): Capacity {
   const excluded: string[] = [];
   const free = new Map<string, number>();
   for (const q of queues) {
-    if (q.paused) { excluded.push(q.name); continue; }
+    if (q.paused) {
+      excluded.push(q.name);
+      continue;
+    }
     const held = (stmt(db, S.HELD_TOKENS).get(q.name, now) as { n: number }).n;
     const n = Math.max(0, q.concurrency_limit! - held);
     free.set(q.name, n);
@@ -122,8 +149,13 @@ interface BatchLane {
 
 /** Batches with a pending task in their active stage, least recently served first. */
 function batchLanes(db: Db, max: number): BatchLane[] {
-  const rows = stmt(db, S.LIVE_BATCHES).all() as
-    { id: number; max_parallel: number | null; served_at: number; stage: number | null; running: number }[];
+  const rows = stmt(db, S.LIVE_BATCHES).all() as {
+    id: number;
+    max_parallel: number | null;
+    served_at: number;
+    stage: number | null;
+    running: number;
+  }[];
   const out: BatchLane[] = [];
   for (const r of rows) {
     if (r.stage === null) continue;
@@ -166,7 +198,14 @@ function grantToken(db: Db, queue: string, grantee: { taskId: number; attempt: n
 // ---- the start of an attempt ------------------------------------------------------------------------
 
 function start(
-  db: Db, c: Candidate, slot: WorkerSlot, attempt: number, tokenNo: number | null, backoffMs: number, leaseMs: number, tally: Tally,
+  db: Db,
+  c: Candidate,
+  slot: WorkerSlot,
+  attempt: number,
+  tokenNo: number | null,
+  backoffMs: number,
+  leaseMs: number,
+  tally: Tally,
   now: number,
 ): ClaimedTask {
   stmt(db, S.START_TASK).run(attempt, slot.workerId, tokenNo, now + leaseMs, now, c.id);
@@ -175,10 +214,22 @@ function start(
   tally.started(now, now - c.run_after);
   if (c.batch_id !== null && c.stage !== null) stageTimes(db, c.batch_id, c.stage, now, null);
   return {
-    id: c.id, token: c.token, queue: c.queue, kind: c.kind as TaskKind, command: c.command,
-    payload: c.payload === null ? null : JSON.parse(c.payload), priority: c.priority, attempt, maxAttempts: c.max_attempts,
-    timeoutMs: c.timeout_ms, backoffMs, workerId: slot.workerId, session: slot.session,
-    createdAt: new Date(c.created_at), runAfter: new Date(c.run_after), startedAt: new Date(now),
+    id: c.id,
+    token: c.token,
+    queue: c.queue,
+    kind: c.kind as TaskKind,
+    command: c.command,
+    payload: c.payload === null ? null : JSON.parse(c.payload),
+    priority: c.priority,
+    attempt,
+    maxAttempts: c.max_attempts,
+    timeoutMs: c.timeout_ms,
+    backoffMs,
+    workerId: slot.workerId,
+    session: slot.session,
+    createdAt: new Date(c.created_at),
+    runAfter: new Date(c.run_after),
+    startedAt: new Date(now),
   };
 }
 

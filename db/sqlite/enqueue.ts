@@ -32,12 +32,18 @@ export async function enqueueMany(shared: Shared, inputs: EnqueueInput[]): Promi
     let pending: unknown[][] = [];
     const results = inputs.map((input): EnqueueResult => {
       // a dedup key must see every task before it, so rows still buffered are written first
-      if (input.dedupKey && pending.length) { insertRows(db, pending); pending = []; }
+      if (input.dedupKey && pending.length) {
+        insertRows(db, pending);
+        pending = [];
+      }
       const row = taskRow(db, input, tally, now, cache);
       if (!('params' in row)) return row;
       if (input.dedupKey) insertRows(db, [row.params]);
       else pending.push(row.params);
-      if (pending.length >= INSERT_CHUNK * 20) { insertRows(db, pending); pending = []; }
+      if (pending.length >= INSERT_CHUNK * 20) {
+        insertRows(db, pending);
+        pending = [];
+      }
       return { token: row.token, created: true };
     });
     insertRows(db, pending);
@@ -52,13 +58,17 @@ export async function enqueueMany(shared: Shared, inputs: EnqueueInput[]): Promi
  * dedup key is held by an unfinished task, that task's token.
  */
 function taskRow(
-  db: Db, input: EnqueueInput, tally: Tally, now: number, cache: Map<string, QueueRow>,
+  db: Db,
+  input: EnqueueInput,
+  tally: Tally,
+  now: number,
+  cache: Map<string, QueueRow>,
 ): { token: string; params: unknown[] } | EnqueueResult {
   const queue = input.queue ?? DEFAULT_QUEUE;
   let q = cache.get(queue);
   if (!q) cache.set(queue, (q = ensureQueue(db, queue, now)));
   const batchId = input.batchId ?? null;
-  const stage = batchId === null ? null : input.stage ?? 0;
+  const stage = batchId === null ? null : (input.stage ?? 0);
   if (batchId === null && input.stage != null) throw new ValidationError('stage', 'a stage needs a batch');
   if (batchId !== null) checkOpen(db, batchId, stage!);
   if (input.dedupKey) {
@@ -71,9 +81,22 @@ function taskRow(
   tally.metric(now, 'enqueued');
   return {
     token,
-    params: [token, queue, input.kind, input.command, toJson(input.payload), input.priority ?? 0, input.runAt ? input.runAt.getTime() : now,
-      input.maxAttempts ?? q.max_attempts, input.timeoutMs === undefined ? q.timeout_ms : input.timeoutMs,
-      input.dedupKey ?? null, input.caller ?? null, batchId, stage, now],
+    params: [
+      token,
+      queue,
+      input.kind,
+      input.command,
+      toJson(input.payload),
+      input.priority ?? 0,
+      input.runAt ? input.runAt.getTime() : now,
+      input.maxAttempts ?? q.max_attempts,
+      input.timeoutMs === undefined ? q.timeout_ms : input.timeoutMs,
+      input.dedupKey ?? null,
+      input.caller ?? null,
+      batchId,
+      stage,
+      now,
+    ],
   };
 }
 

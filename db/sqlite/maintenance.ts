@@ -18,15 +18,20 @@ export async function rescueExpired(shared: Shared): Promise<RescueResult> {
 }
 
 function rescue(db: Db, tally: Tally, now: number): RescueResult {
-  const expired = stmt(db, S.EXPIRED_ATTEMPTS).all(now) as
-    (Ended & { id: number; attempts: number; max_attempts: number; worker_id: string | null })[];
+  const expired = stmt(db, S.EXPIRED_ATTEMPTS).all(now) as (Ended & {
+    id: number;
+    attempts: number;
+    max_attempts: number;
+    worker_id: string | null;
+  })[];
   const res = { retried: 0, dead: 0 };
   for (const t of expired) {
     const message = `lease expired: worker ${t.worker_id ?? '?'} stopped renewing it (crashed, killed or cut off)`;
     const dead = t.attempts >= t.max_attempts;
     stmt(db, S.RESCUE_TASK).run(dead ? 'dead' : 'pending', dead ? 1 : 0, now, dead ? 1 : 0, now, message, t.id);
     endAttempt(db, t, t.id, t.attempts, 'abandoned', { number: null, message, detail: null }, dead ? 'dead' : 'pending', tally, now);
-    if (dead) res.dead++; else res.retried++;
+    if (dead) res.dead++;
+    else res.retried++;
   }
   stmt(db, S.CLOSE_ORPHAN_ATTEMPTS).run(now);
   return res;

@@ -56,18 +56,39 @@ export function listQueues(shared: Shared): Promise<QueueView[]> {
 
 export function queueChanges(shared: Shared, queue: string | null, limit: number): Promise<QueueChange[]> {
   return read(() => {
-    const rows = (queue ? stmt(shared.db, S.QUEUE_CHANGES).all(queue, limit) : stmt(shared.db, S.QUEUE_CHANGES_ALL).all(limit)) as
-      { id: number; queue: string; at: number; changed_by: string; field: string; old_value: string; new_value: string }[];
+    const rows = (queue ? stmt(shared.db, S.QUEUE_CHANGES).all(queue, limit) : stmt(shared.db, S.QUEUE_CHANGES_ALL).all(limit)) as {
+      id: number;
+      queue: string;
+      at: number;
+      changed_by: string;
+      field: string;
+      old_value: string;
+      new_value: string;
+    }[];
     return rows.map((r) => ({
-      id: r.id, queue: r.queue, at: new Date(r.at), changedBy: r.changed_by,
-      field: r.field as QueueChange['field'], oldValue: r.old_value, newValue: r.new_value,
+      id: r.id,
+      queue: r.queue,
+      at: new Date(r.at),
+      changedBy: r.changed_by,
+      field: r.field as QueueChange['field'],
+      oldValue: r.old_value,
+      newValue: r.new_value,
     }));
   });
 }
 
 interface TokenRow {
-  queue: string; token_no: number; status: string; attempt: number | null; worker_id: string | null; granted_at: number | null;
-  token: string | null; session: number | null; heartbeat_at: number | null; worker_state: string | null; lost: number;
+  queue: string;
+  token_no: number;
+  status: string;
+  attempt: number | null;
+  worker_id: string | null;
+  granted_at: number | null;
+  token: string | null;
+  session: number | null;
+  heartbeat_at: number | null;
+  worker_state: string | null;
+  lost: number;
 }
 
 export function listTokens(shared: Shared, queue: string | null): Promise<TokenView[]> {
@@ -83,8 +104,12 @@ export function listTokens(shared: Shared, queue: string | null): Promise<TokenV
       workerId: r.worker_id,
       session: r.session,
       grantedAt: r.granted_at === null ? null : new Date(r.granted_at),
-      holderDead: r.status === 'granted' && (r.lost === 1 || r.worker_state === 'lost' || r.worker_state === 'stopped'
-        || (r.heartbeat_at !== null && now - r.heartbeat_at > STALE_WORKER_MS)),
+      holderDead:
+        r.status === 'granted' &&
+        (r.lost === 1 ||
+          r.worker_state === 'lost' ||
+          r.worker_state === 'stopped' ||
+          (r.heartbeat_at !== null && now - r.heartbeat_at > STALE_WORKER_MS)),
     }));
   });
 }

@@ -1,13 +1,32 @@
 // The read side of the SQLite store: lookups, keyset pages, ExecutionStatus and kept aggregates — never
 // a count over a whole table. Queues and batches are read in queues.ts and batches.ts.
 import type {
-  AttemptFilter, AttemptView, FailureFilter, FailureGroup, MetricPoint, Page, QueueCounts, RunningView, TaskDetail,
-  TaskFilter, TaskView, WorkerView,
+  AttemptFilter,
+  AttemptView,
+  FailureFilter,
+  FailureGroup,
+  MetricPoint,
+  Page,
+  QueueCounts,
+  RunningView,
+  TaskDetail,
+  TaskFilter,
+  TaskView,
+  WorkerView,
 } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
 import {
-  attemptView, likePattern, metricPoint, runningView, taskView, workerView, type LogRow, type MetricRow, type StatusRow,
-  type TaskRow, type WorkerRow,
+  attemptView,
+  likePattern,
+  metricPoint,
+  runningView,
+  taskView,
+  workerView,
+  type LogRow,
+  type MetricRow,
+  type StatusRow,
+  type TaskRow,
+  type WorkerRow,
 } from './rows';
 import { FAILURE_FILTER } from './sql/operators';
 import * as S from './sql/reads';
@@ -48,13 +67,31 @@ export function listTasks(shared: Shared, f: TaskFilter): Promise<Page<TaskView>
     const limit = pageSize(f.limit);
     const filters: string[] = [];
     const params: unknown[] = [];
-    if (f.status) { filters.push(S.TASK_FILTER.status); params.push(f.status); }
+    if (f.status) {
+      filters.push(S.TASK_FILTER.status);
+      params.push(f.status);
+    }
     if (f.status === 'dead' || f.status === 'cancelled') filters.push(S.TASK_FILTER.ended);
-    if (f.queue) { filters.push(S.TASK_FILTER.queue); params.push(f.queue); }
-    if (f.batchId !== undefined) { filters.push(S.TASK_FILTER.batch); params.push(f.batchId); }
-    if (f.stage !== undefined) { filters.push(S.TASK_FILTER.stage); params.push(f.stage); }
-    if (f.q) { filters.push(S.TASK_FILTER.q); params.push(likePattern(f.q), likePattern(f.q), likePattern(f.q), f.q); }
-    if (f.cursor !== undefined) { filters.push(S.TASK_FILTER.cursor); params.push(f.cursor); }
+    if (f.queue) {
+      filters.push(S.TASK_FILTER.queue);
+      params.push(f.queue);
+    }
+    if (f.batchId !== undefined) {
+      filters.push(S.TASK_FILTER.batch);
+      params.push(f.batchId);
+    }
+    if (f.stage !== undefined) {
+      filters.push(S.TASK_FILTER.stage);
+      params.push(f.stage);
+    }
+    if (f.q) {
+      filters.push(S.TASK_FILTER.q);
+      params.push(likePattern(f.q), likePattern(f.q), likePattern(f.q), f.q);
+    }
+    if (f.cursor !== undefined) {
+      filters.push(S.TASK_FILTER.cursor);
+      params.push(f.cursor);
+    }
     const rows = stmt(shared.db, S.listTasksSql(filters)).all(...params, limit + 1) as TaskRow[];
     const more = rows.length > limit;
     const items = rows.slice(0, limit).map(taskView);
@@ -72,12 +109,30 @@ export function listAttempts(shared: Shared, f: AttemptFilter): Promise<Page<Att
       params.push(f.outcome);
       if (f.outcome !== 'running' && f.outcome !== 'succeeded') filters.push(S.ATTEMPT_FILTER.unsuccessful);
     }
-    if (f.queue) { filters.push(S.ATTEMPT_FILTER.queue); params.push(f.queue); }
-    if (f.batchId !== undefined) { filters.push(S.ATTEMPT_FILTER.batch); params.push(f.batchId); }
-    if (f.q) { filters.push(S.ATTEMPT_FILTER.q); params.push(likePattern(f.q), likePattern(f.q)); }
-    if (f.from) { filters.push(S.ATTEMPT_FILTER.from); params.push(f.from.getTime()); }
-    if (f.to) { filters.push(S.ATTEMPT_FILTER.to); params.push(f.to.getTime()); }
-    if (f.cursor !== undefined) { filters.push(S.ATTEMPT_FILTER.cursor); params.push(f.cursor); }
+    if (f.queue) {
+      filters.push(S.ATTEMPT_FILTER.queue);
+      params.push(f.queue);
+    }
+    if (f.batchId !== undefined) {
+      filters.push(S.ATTEMPT_FILTER.batch);
+      params.push(f.batchId);
+    }
+    if (f.q) {
+      filters.push(S.ATTEMPT_FILTER.q);
+      params.push(likePattern(f.q), likePattern(f.q));
+    }
+    if (f.from) {
+      filters.push(S.ATTEMPT_FILTER.from);
+      params.push(f.from.getTime());
+    }
+    if (f.to) {
+      filters.push(S.ATTEMPT_FILTER.to);
+      params.push(f.to.getTime());
+    }
+    if (f.cursor !== undefined) {
+      filters.push(S.ATTEMPT_FILTER.cursor);
+      params.push(f.cursor);
+    }
     const rows = stmt(shared.db, S.listAttemptsSql(filters)).all(...params, limit + 1) as LogRow[];
     const more = rows.length > limit;
     const items = rows.slice(0, limit).map(attemptView);
@@ -109,19 +164,39 @@ export function listWorkers(shared: Shared): Promise<WorkerView[]> {
 export function failureWhere(f: FailureFilter): { filters: string[]; params: unknown[] } {
   const filters: string[] = [FAILURE_FILTER.dead];
   const params: unknown[] = [];
-  if (f.queue) { filters.push(FAILURE_FILTER.queue); params.push(f.queue); }
-  if (f.message !== undefined) { filters.push(FAILURE_FILTER.message); params.push(f.message); }
-  if (f.q) { filters.push(FAILURE_FILTER.q); params.push(likePattern(f.q), likePattern(f.q)); }
+  if (f.queue) {
+    filters.push(FAILURE_FILTER.queue);
+    params.push(f.queue);
+  }
+  if (f.message !== undefined) {
+    filters.push(FAILURE_FILTER.message);
+    params.push(f.message);
+  }
+  if (f.q) {
+    filters.push(FAILURE_FILTER.q);
+    params.push(likePattern(f.q), likePattern(f.q));
+  }
   return { filters, params };
 }
 
 export function failureGroups(shared: Shared, f: FailureFilter): Promise<FailureGroup[]> {
   return read(() => {
     const { filters, params } = failureWhere(f);
-    const rows = stmt(shared.db, S.failureGroupsSql(filters)).all(...params) as
-      { message: string; queue: string; command: string; count: number; last_at: number | null; sample: string }[];
+    const rows = stmt(shared.db, S.failureGroupsSql(filters)).all(...params) as {
+      message: string;
+      queue: string;
+      command: string;
+      count: number;
+      last_at: number | null;
+      sample: string;
+    }[];
     return rows.map((r) => ({
-      message: r.message, queue: r.queue, command: r.command, count: r.count, lastAt: new Date(r.last_at ?? 0), sampleToken: r.sample,
+      message: r.message,
+      queue: r.queue,
+      command: r.command,
+      count: r.count,
+      lastAt: new Date(r.last_at ?? 0),
+      sampleToken: r.sample,
     }));
   });
 }

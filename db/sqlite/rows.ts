@@ -1,28 +1,74 @@
 // Row shapes of the SQLite tables and their mapping to the engine's types.
 import type {
-  AttemptView, MetricPoint, Outcome, QueueSettings, RunningView, TaskKind, TaskStatus, TaskView, WorkerState, WorkerView,
+  AttemptView,
+  MetricPoint,
+  Outcome,
+  QueueSettings,
+  RunningView,
+  TaskKind,
+  TaskStatus,
+  TaskView,
+  WorkerState,
+  WorkerView,
 } from '../../lib/engine/types';
 
 export interface TaskRow {
-  id: number; token: string; queue: string; kind: string; command: string; payload: string | null;
-  status: string; priority: number; run_after: number; attempts: number; max_attempts: number;
-  timeout_ms: number | null; dedup_key: string | null; caller: string | null; batch_id: number | null;
-  stage: number | null; lease_until: number | null; worker_id: string | null; cancel_requested: number;
-  created_at: number; started_at: number | null; finished_at: number | null; error_number: number | null;
-  error_message: string | null; error_detail: string | null; result: string | null;
+  id: number;
+  token: string;
+  queue: string;
+  kind: string;
+  command: string;
+  payload: string | null;
+  status: string;
+  priority: number;
+  run_after: number;
+  attempts: number;
+  max_attempts: number;
+  timeout_ms: number | null;
+  dedup_key: string | null;
+  caller: string | null;
+  batch_id: number | null;
+  stage: number | null;
+  lease_until: number | null;
+  worker_id: string | null;
+  cancel_requested: number;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  error_number: number | null;
+  error_message: string | null;
+  error_detail: string | null;
+  result: string | null;
 }
 
 export interface LogRow {
-  id: number; task_id: number; token: string; attempt: number; queue: string; kind: string; command: string;
-  worker_id: string | null; session: number | null; token_no: number | null; batch_id: number | null; stage: number | null;
+  id: number;
+  task_id: number;
+  token: string;
+  attempt: number;
+  queue: string;
+  kind: string;
+  command: string;
+  worker_id: string | null;
+  session: number | null;
+  token_no: number | null;
+  batch_id: number | null;
+  stage: number | null;
   started_at: number;
-  ended_at: number | null; outcome: string; error_number: number | null; error_message: string | null;
+  ended_at: number | null;
+  outcome: string;
+  error_number: number | null;
+  error_message: string | null;
   error_detail: string | null;
 }
 
 export interface QueueRow {
-  name: string; concurrency_limit: number | null; paused: number; max_attempts: number;
-  timeout_ms: number | null; backoff_ms: number;
+  name: string;
+  concurrency_limit: number | null;
+  paused: number;
+  max_attempts: number;
+  timeout_ms: number | null;
+  backoff_ms: number;
 }
 
 export const date = (ms: number) => new Date(ms);
@@ -94,9 +140,21 @@ export function queueSettings(r: QueueRow): QueueSettings {
 
 /** A row of the ExecutionStatus view: an attempt running now. */
 export interface StatusRow {
-  log_id: number; token: string; queue: string; kind: string; command: string; attempt: number; max_attempts: number;
-  worker_id: string; session: number | null; token_no: number | null; batch_id: number | null; stage: number | null;
-  started_at: number; lease_until: number | null; cancel_requested: number;
+  log_id: number;
+  token: string;
+  queue: string;
+  kind: string;
+  command: string;
+  attempt: number;
+  max_attempts: number;
+  worker_id: string;
+  session: number | null;
+  token_no: number | null;
+  batch_id: number | null;
+  stage: number | null;
+  started_at: number;
+  lease_until: number | null;
+  cancel_requested: number;
 }
 
 export function runningView(r: StatusRow): RunningView {
@@ -120,8 +178,15 @@ export function runningView(r: StatusRow): RunningView {
 }
 
 export interface WorkerRow {
-  worker_id: string; host: string; pid: number; role: string; session: number; login_time: number; started_at: number;
-  heartbeat_at: number; state: string;
+  worker_id: string;
+  host: string;
+  pid: number;
+  role: string;
+  session: number;
+  login_time: number;
+  started_at: number;
+  heartbeat_at: number;
+  state: string;
 }
 
 export function workerView(r: WorkerRow, currentTask: WorkerView['currentTask']): WorkerView {
@@ -140,14 +205,26 @@ export function workerView(r: WorkerRow, currentTask: WorkerView['currentTask'])
 }
 
 export interface MetricRow {
-  sec: number; enqueued: number; started: number; succeeded: number; failed: number; latency_sum: number; latency_max: number;
+  sec: number;
+  enqueued: number;
+  started: number;
+  succeeded: number;
+  failed: number;
+  latency_sum: number;
+  latency_max: number;
   depth: number | null;
 }
 
 export function metricPoint(r: MetricRow): MetricPoint {
   return {
-    at: new Date(r.sec * 1000), enqueued: r.enqueued, started: r.started, succeeded: r.succeeded, failed: r.failed,
-    latencySumMs: r.latency_sum, latencyMaxMs: r.latency_max, depth: r.depth,
+    at: new Date(r.sec * 1000),
+    enqueued: r.enqueued,
+    started: r.started,
+    succeeded: r.succeeded,
+    failed: r.failed,
+    latencySumMs: r.latency_sum,
+    latencyMaxMs: r.latency_max,
+    depth: r.depth,
   };
 }
 

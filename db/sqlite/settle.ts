@@ -23,7 +23,15 @@ export async function finish(shared: Shared, results: AttemptResult[]): Promise<
 
 /** Log an attempt's end, release its token, and move its task's counts. */
 export function endAttempt(
-  db: Db, t: Ended, taskId: number, attempt: number, outcome: string, err: ErrorInfo | null, to: string, tally: Tally, now: number,
+  db: Db,
+  t: Ended,
+  taskId: number,
+  attempt: number,
+  outcome: string,
+  err: ErrorInfo | null,
+  to: string,
+  tally: Tally,
+  now: number,
 ): void {
   stmt(db, S.END_ATTEMPT).run(now, outcome, err?.number ?? null, err?.message ?? null, err?.detail ?? null, taskId, attempt);
   if (t.token_no !== null) releaseToken(db, t.queue, t.token_no, taskId, attempt);
@@ -48,8 +56,9 @@ function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: num
         break;
       case 'retry':
         err = s.error;
-        row = stmt(db, S.FINISH_RETRY)
-          .get(s.runAfter.getTime(), err.number, err.message, err.detail, r.taskId, r.workerId, r.attempt) as Ended | undefined;
+        row = stmt(db, S.FINISH_RETRY).get(s.runAfter.getTime(), err.number, err.message, err.detail, r.taskId, r.workerId, r.attempt) as
+          | Ended
+          | undefined;
         to = 'pending';
         outcome = s.outcome;
         if (s.runAfter.getTime() <= now) wake = true;
@@ -85,9 +94,12 @@ export function settleBatches(db: Db, ids: Iterable<number>, tally: Tally, now: 
     if (b.on_failure === 'abort' && (b.status === 'open' || b.status === 'released')) {
       const failed = stmt(db, S.FIRST_FAILED_STAGE).get(id) as { stage: number | null };
       if (failed.stage !== null) {
-        const cancelled = stmt(db, S.CANCEL_LATER_STAGES)
-          .all(now, `batch ${id} aborted: a task of stage ${failed.stage} failed`, id, failed.stage) as
-          { queue: string; batch_id: number; stage: number }[];
+        const cancelled = stmt(db, S.CANCEL_LATER_STAGES).all(
+          now,
+          `batch ${id} aborted: a task of stage ${failed.stage} failed`,
+          id,
+          failed.stage,
+        ) as { queue: string; batch_id: number; stage: number }[];
         for (const t of cancelled) tally.task(t, 'pending', 'cancelled');
         stmt(db, S.ABORT_BATCH).run(id);
         tally.flush(db);

@@ -51,7 +51,11 @@ export class SqliteStore implements Store {
         }),
       wake: () => {
         for (const l of listeners) {
-          try { l(); } catch { /* a listener's failure is its own */ }
+          try {
+            l();
+          } catch {
+            /* a listener's failure is its own */
+          }
         }
       },
     };

@@ -14,7 +14,14 @@ export interface TaskKey {
 }
 
 const STAGE_STATUSES = new Set(['pending', 'running', 'succeeded', 'dead', 'cancelled']);
-interface MetricDelta { enqueued: number; started: number; succeeded: number; failed: number; latencySum: number; latencyMax: number }
+interface MetricDelta {
+  enqueued: number;
+  started: number;
+  succeeded: number;
+  failed: number;
+  latencySum: number;
+  latencyMax: number;
+}
 
 export class Tally {
   private counts = new Map<string, number>();

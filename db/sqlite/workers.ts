@@ -8,8 +8,10 @@ import { stmt } from './tally';
 
 export function registerWorker(shared: Shared, reg: WorkerRegistration): Promise<WorkerSession> {
   return shared.tx((_t, now) => {
-    const row = stmt(shared.db, S.REGISTER_WORKER).get(reg.workerId, reg.host, reg.pid, reg.role, now, now, now) as
-      { session: number; login_time: number };
+    const row = stmt(shared.db, S.REGISTER_WORKER).get(reg.workerId, reg.host, reg.pid, reg.role, now, now, now) as {
+      session: number;
+      login_time: number;
+    };
     return { session: row.session, loginTime: new Date(row.login_time) };
   });
 }

@@ -42,7 +42,11 @@ export async function firstTasks(readpast: Readpast, id: number, stages: number[
 /** `GET /api/batches/{id}`: the batch (with per-stage counts) and its first tasks by stage then id. */
 export async function batchDetail(readpast: Readpast, id: number) {
   const batch = await readpast.batch(id);
-  const tasks = await firstTasks(readpast, id, batch.stages.map((s) => s.stage));
+  const tasks = await firstTasks(
+    readpast,
+    id,
+    batch.stages.map((s) => s.stage),
+  );
   return { ...batch, tasks: tasks.map(taskJson) };
 }
 

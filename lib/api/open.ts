@@ -25,14 +25,14 @@ export async function openStore(url?: string, opts: { logger?: Logger } = {}): P
   if (isMssqlUrl(u)) {
     const { openMssqlStore } = await import('../../db/mssql/store');
     const logger = opts.logger;
-    return openMssqlStore(u, { log: logger && ((message, err) => logger.warn({ err: err instanceof Error ? err.message : err }, message)) });
+    return openMssqlStore(u, {
+      log: logger && ((message, err) => logger.warn({ err: err instanceof Error ? err.message : err }, message)),
+    });
   }
   throw new Error('READPAST_DATABASE_URL: expected sqlite:<path>, mssql://… or an ADO string (Server=…;Database=…)');
 }
 
-export type HandlerModule =
-  | ((registry: HandlerRegistry) => void | Promise<void>)
-  | Record<string, Handler>;
+export type HandlerModule = ((registry: HandlerRegistry) => void | Promise<void>) | Record<string, Handler>;
 
 /** Import a user module of handlers: a default (or `register`) export `(registry) => void`, or an object name → function. */
 export async function loadHandlers(registry: HandlerRegistry, modulePath: string): Promise<void> {
@@ -47,7 +47,10 @@ export async function loadHandlers(registry: HandlerRegistry, modulePath: string
   if (entry && typeof entry === 'object') {
     let n = 0;
     for (const [name, fn] of Object.entries(entry as Record<string, unknown>)) {
-      if (typeof fn === 'function') { registry.register(name, fn as Handler); n++; }
+      if (typeof fn === 'function') {
+        registry.register(name, fn as Handler);
+        n++;
+      }
     }
     if (n > 0) return;
   }

@@ -50,7 +50,10 @@ describe('pool', () => {
   it('runs handlers and records results and attempts', async () => {
     const { token } = await rp.enqueue({ command: 'demo.echo', payload: { a: [1, 'x'] } });
     await pool().start();
-    const s = await until(() => statusOf(token), (s) => s.status === 'succeeded');
+    const s = await until(
+      () => statusOf(token),
+      (s) => s.status === 'succeeded',
+    );
     expect(s.result).toEqual({ a: [1, 'x'] });
     expect(s.history).toHaveLength(1);
     expect(s.history[0]!.outcome).toBe('succeeded');
@@ -60,7 +63,10 @@ describe('pool', () => {
   it('times out a handler through its AbortSignal and retries it with backoff', async () => {
     const { token } = await rp.enqueue({ command: 'demo.sleep', payload: { ms: 5000 }, timeoutMs: 100, maxAttempts: 2 });
     await pool().start();
-    const s = await until(() => statusOf(token), (s) => s.status === 'dead');
+    const s = await until(
+      () => statusOf(token),
+      (s) => s.status === 'dead',
+    );
     expect(s.history.map((h) => h.outcome)).toEqual(['timed_out', 'timed_out']);
     expect(s.lastError?.message).toMatch(/timed out after 100 ms/);
     // the second attempt waited for the backoff (base 1 s, ±25 %)
@@ -71,16 +77,25 @@ describe('pool', () => {
   it('cancels a running task cooperatively', async () => {
     const { token } = await rp.enqueue({ command: 'demo.sleep', payload: { ms: 30_000 } });
     await pool().start();
-    await until(() => statusOf(token), (s) => s.status === 'running');
+    await until(
+      () => statusOf(token),
+      (s) => s.status === 'running',
+    );
     expect(await rp.cancel(token)).toBe('cancel_requested');
-    const s = await until(() => statusOf(token), (s) => s.status === 'cancelled');
+    const s = await until(
+      () => statusOf(token),
+      (s) => s.status === 'cancelled',
+    );
     expect(s.history.at(-1)!.outcome).toBe('cancelled');
   });
 
   it('sends a non-retryable error straight to dead', async () => {
     const { token } = await rp.enqueue({ command: 'demo.sleep', payload: { ms: 'soon' }, maxAttempts: 5 });
     await pool().start();
-    const s = await until(() => statusOf(token), (s) => s.status === 'dead');
+    const s = await until(
+      () => statusOf(token),
+      (s) => s.status === 'dead',
+    );
     expect(s.attempts).toBe(1);
     expect(s.lastError?.message).toMatch(/ms must be an integer/);
   });
@@ -89,7 +104,10 @@ describe('pool', () => {
     const { token } = await rp.enqueue({ command: 'demo.sleep', payload: { ms: 30_000 }, maxAttempts: 1 });
     const p = pool({ maintenance: false });
     await p.start();
-    await until(() => statusOf(token), (s) => s.status === 'running');
+    await until(
+      () => statusOf(token),
+      (s) => s.status === 'running',
+    );
     await p.stop(100);
     const s = await statusOf(token);
     expect(s.status).toBe('pending');
@@ -101,26 +119,41 @@ describe('pool', () => {
     const { token } = await rp.enqueue({ command: 'demo.sleep', payload: { ms: 300 } });
     const p = pool({ maintenance: false });
     await p.start();
-    await until(() => statusOf(token), (s) => s.status === 'running');
+    await until(
+      () => statusOf(token),
+      (s) => s.status === 'running',
+    );
     await p.stop(5000);
     expect((await statusOf(token)).status).toBe('succeeded');
   });
 
   it('resizes live without interrupting running tasks', async () => {
-    const tokens = (await rp.enqueueMany(Array.from({ length: 6 }, () => ({ command: 'demo.sleep', payload: { ms: 400 } })))).map((r) => r.token);
+    const tokens = (await rp.enqueueMany(Array.from({ length: 6 }, () => ({ command: 'demo.sleep', payload: { ms: 400 } })))).map(
+      (r) => r.token,
+    );
     const p = pool({ concurrency: 2 });
     await p.start();
     await p.resize(5);
     expect(p.size).toBe(5);
     const running = (await rp.reads.listWorkers()).filter((w) => w.state === 'running');
     expect(running).toHaveLength(5);
-    await until(() => rp.reads.listRunning(), (r) => r.length >= 4);
+    await until(
+      () => rp.reads.listRunning(),
+      (r) => r.length >= 4,
+    );
     await p.resize(1);
     expect(p.size).toBe(1);
-    for (const t of tokens) await until(() => statusOf(t), (s) => s.status === 'succeeded');
+    for (const t of tokens)
+      await until(
+        () => statusOf(t),
+        (s) => s.status === 'succeeded',
+      );
     // every task ran exactly once: shrinking never abandoned an attempt
     for (const t of tokens) expect((await statusOf(t)).history.map((h) => h.outcome)).toEqual(['succeeded']);
-    await until(() => rp.reads.listWorkers(), (ws) => ws.filter((w) => w.state === 'running').length === 1);
+    await until(
+      () => rp.reads.listWorkers(),
+      (ws) => ws.filter((w) => w.state === 'running').length === 1,
+    );
   });
 
   it('aborts an attempt whose lease was lost and never records its late result', async () => {
@@ -137,11 +170,18 @@ describe('pool', () => {
     // a pool whose heartbeats are rare, so its lease (200 ms) expires and another pool's maintenance rescues it
     const slow = pool({ leaseMs: 200, heartbeatMs: 600, maintenance: false, concurrency: 1 });
     await slow.start();
-    await until(() => statusOf(token), (s) => s.status === 'running');
+    await until(
+      () => statusOf(token),
+      (s) => s.status === 'running',
+    );
     await sleep(300);
     const rescued = await store.maintenance.rescueExpired();
     expect(rescued.retried).toBe(1);
-    await until(async () => sawAbort, (v) => v, 5000);
+    await until(
+      async () => sawAbort,
+      (v) => v,
+      5000,
+    );
     const s = await statusOf(token);
     expect(s.history[0]!.outcome).toBe('abandoned');
   });
@@ -159,7 +199,11 @@ describe('pool', () => {
     await pool({ pollMs: 5000 }).start();
     await sleep(100);
     const { token } = await rp.enqueue({ command: 'demo.echo' });
-    const s = await until(() => statusOf(token), (s) => s.status === 'succeeded', 2000);
+    const s = await until(
+      () => statusOf(token),
+      (s) => s.status === 'succeeded',
+      2000,
+    );
     const latency = new Date(s.history[0]!.startedAt!).getTime() - new Date(s.createdAt!).getTime();
     expect(latency).toBeLessThan(1000); // woken by the enqueue, not by the 5 s poll
   });

@@ -1,6 +1,21 @@
 // The public JSON shapes (CLI --json, HTTP API). Times are ISO-8601 with milliseconds.
 import type { Dialect } from '../engine/ports';
-import type { AttemptView, FailureGroup, ProcedureParameter, TaskKind, BatchView, MetricPoint, QueueChange, QueueCounts, QueueView, RunningView, TaskDetail, TaskView, TokenView, WorkerView } from '../engine/types';
+import type {
+  AttemptView,
+  FailureGroup,
+  ProcedureParameter,
+  TaskKind,
+  BatchView,
+  MetricPoint,
+  QueueChange,
+  QueueCounts,
+  QueueView,
+  RunningView,
+  TaskDetail,
+  TaskView,
+  TokenView,
+  WorkerView,
+} from '../engine/types';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
@@ -127,7 +142,14 @@ export function batchJson(b: BatchView) {
     createdAt: iso(b.createdAt),
     releasedAt: iso(b.releasedAt),
     completedAt: iso(b.completedAt),
-    totals: { total: sum('total'), pending: sum('pending'), running: sum('running'), succeeded: sum('succeeded'), dead: sum('dead'), cancelled: sum('cancelled') },
+    totals: {
+      total: sum('total'),
+      pending: sum('pending'),
+      running: sum('running'),
+      succeeded: sum('succeeded'),
+      dead: sum('dead'),
+      cancelled: sum('cancelled'),
+    },
     stages: b.stages.map((s) => ({ ...s, firstStartedAt: iso(s.firstStartedAt), lastEndedAt: iso(s.lastEndedAt) })),
   };
 }

@@ -5,7 +5,6 @@ import type { SqlServerExtras, Store } from '../engine/ports';
 import type { ProcedureParametersJson } from './present';
 import { PROCEDURE_NAME, parseWith, token as tokenSchema } from '../engine/validation';
 
-
 /** A procedure name from a URL path segment (decoded when it still is percent-encoded), validated as `name`. */
 export function procedureNameParam(raw: string): string {
   let name = raw;
@@ -31,7 +30,8 @@ const dialectName = (d: string) => (d === 'sqlite' ? 'SQLite' : d);
  * 404 when the database has no such procedure.
  */
 export async function procedureParameters(store: WithExtras<'describeProcedure'>, rawName: string): Promise<ProcedureParametersJson> {
-  if (!store.sqlServer) throw new ValidationError('kind', `procedure tasks need SQL Server (this database is ${dialectName(store.dialect)})`);
+  if (!store.sqlServer)
+    throw new ValidationError('kind', `procedure tasks need SQL Server (this database is ${dialectName(store.dialect)})`);
   const name = procedureNameParam(rawName);
   const parameters = await store.sqlServer.describeProcedure(name);
   if (!parameters) throw new NotFoundError(`no procedure ${name} in this database (or this login may not see it)`);

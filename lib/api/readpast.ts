@@ -9,11 +9,31 @@ import { Pool, type PoolOptions } from '../engine/pool';
 import type { CancelResult, Dialect, ReadModel, Store } from '../engine/ports';
 import type { AttemptFilter, BatchStatus, EnqueueResult, FailureFilter, LiveStatus, TaskFilter, TaskKind } from '../engine/types';
 import {
-  batchId as batchIdSchema, batchRequest, parseWith, queueName, queuePatch, token as tokenSchema, validateEnqueue, type EnqueueRequest,
+  batchId as batchIdSchema,
+  batchRequest,
+  parseWith,
+  queueName,
+  queuePatch,
+  token as tokenSchema,
+  validateEnqueue,
+  type EnqueueRequest,
 } from '../engine/validation';
 import {
-  attemptJson, batchJson, failureGroupJson, metricsJson, queueChangeJson, queueJson, runningJson, statsJson, statusJson, taskJson,
-  tokenJson, workerJson, type BatchJson, type HandlersJson, type StatusJson,
+  attemptJson,
+  batchJson,
+  failureGroupJson,
+  metricsJson,
+  queueChangeJson,
+  queueJson,
+  runningJson,
+  statsJson,
+  statusJson,
+  taskJson,
+  tokenJson,
+  workerJson,
+  type BatchJson,
+  type HandlersJson,
+  type StatusJson,
 } from './present';
 import { killTaskSession, procedureParameters } from './procedures';
 import { waitBatch, type WaitOptions, type WaitResult } from './wait';
@@ -43,19 +63,30 @@ export class Readpast {
   /** the typed read model (Dates, not JSON) for library users and tests; the JSON views below are built from it */
   readonly reads: ReadModel;
 
-  constructor(private readonly store: Store, opts: ReadpastOptions = {}) {
+  constructor(
+    private readonly store: Store,
+    opts: ReadpastOptions = {},
+  ) {
     this.registry = opts.registry ?? defaultRegistry();
     this.logger = opts.logger ?? silentLogger;
     this.reads = store.reads;
   }
 
-  get dialect(): Dialect { return this.store.dialect; }
-  get kinds(): readonly TaskKind[] { return this.store.kinds; }
+  get dialect(): Dialect {
+    return this.store.dialect;
+  }
+  get kinds(): readonly TaskKind[] {
+    return this.store.kinds;
+  }
   /** the database, printable (no secrets) */
-  get description(): string { return this.store.description; }
+  get description(): string {
+    return this.store.description;
+  }
 
   /** create or upgrade the schema (idempotent) */
-  migrate(): Promise<void> { return this.store.migrate(); }
+  migrate(): Promise<void> {
+    return this.store.migrate();
+  }
 
   private async context(opts: EnqueueOptions) {
     let remote: Set<string> | null = null;
@@ -115,10 +146,14 @@ export class Readpast {
   }
 
   /** retry every dead task matching the (validated) filter; how many */
-  retryFailed(filter: FailureFilter): Promise<number> { return this.store.commands.retryFailed(filter); }
+  retryFailed(filter: FailureFilter): Promise<number> {
+    return this.store.commands.retryFailed(filter);
+  }
 
   /** delete every dead task matching the (validated) filter; how many */
-  deleteFailed(filter: FailureFilter): Promise<number> { return this.store.commands.deleteFailed(filter); }
+  deleteFailed(filter: FailureFilter): Promise<number> {
+    return this.store.commands.deleteFailed(filter);
+  }
 
   /** KILL the SQL Server session running a sql or procedure task (needs ALTER ANY CONNECTION) */
   killSession(token: unknown): Promise<{ status: 'killed' }> {

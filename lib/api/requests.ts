@@ -32,8 +32,11 @@ export const pausedFlag = z.boolean();
 export const batchIdArg = z.number().int('must be an integer').positive('must be a positive integer').max(Number.MAX_SAFE_INTEGER);
 
 /** a batch id in a URL path */
-export const batchIdSegment = z.string().regex(/^\d{1,16}$/, 'not a batch id (a positive integer)').transform(Number).pipe(batchIdArg);
-
+export const batchIdSegment = z
+  .string()
+  .regex(/^\d{1,16}$/, 'not a batch id (a positive integer)')
+  .transform(Number)
+  .pipe(batchIdArg);
 
 /** `POST /api/batches/{id}/tasks` in its bulk form: tasks, and the stage of those that name none */
 export const batchTasksBody = z.strictObject({

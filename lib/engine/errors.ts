@@ -3,7 +3,10 @@
 
 export class ValidationError extends Error {
   override readonly name = 'ValidationError';
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super(field ? `${field}: ${message}` : message);
   }
 }

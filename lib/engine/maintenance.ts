@@ -19,7 +19,10 @@ export class Maintenance {
   private running = false;
   private nextPrune: number;
 
-  constructor(private readonly port: MaintenancePort, private readonly opts: MaintenanceOptions) {
+  constructor(
+    private readonly port: MaintenancePort,
+    private readonly opts: MaintenanceOptions,
+  ) {
     this.nextPrune = Date.now() + 60_000;
   }
 

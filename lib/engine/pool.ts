@@ -36,7 +36,6 @@ export const POOL_DEFAULTS: Omit<PoolOptions, 'logger'> = {
   retentionMs: 7 * 24 * 3600 * 1000,
 };
 
-
 /** What a pool needs of a store: a Store satisfies it. */
 export interface PoolPorts {
   worker: WorkerPort;
@@ -80,7 +79,11 @@ export class Pool {
   private readonly label: string;
 
   /** The pool sees the worker port (and the maintenance port, when it runs housekeeping) and nothing else. */
-  constructor(ports: PoolPorts, readonly registry: HandlerRegistry, opts: Partial<PoolOptions> = {}) {
+  constructor(
+    ports: PoolPorts,
+    readonly registry: HandlerRegistry,
+    opts: Partial<PoolOptions> = {},
+  ) {
     this.worker = ports.worker;
     this.housekeeping = ports.maintenance;
     this.label = ports.description;
@@ -200,7 +203,10 @@ export class Pool {
         if (this.workers.some((w) => w.retiring && !w.task)) await this.removeRetired();
         const idle = this.workers.filter((w) => !w.task && !w.retiring);
         if (idle.length === 0) break;
-        const claimed = await this.worker.claim(idle.map((w) => w.slot), { leaseMs: this.opts.leaseMs, queues: this.opts.queues });
+        const claimed = await this.worker.claim(
+          idle.map((w) => w.slot),
+          { leaseMs: this.opts.leaseMs, queues: this.opts.queues },
+        );
         this.lastClaimEmpty = claimed.length === 0;
         for (const task of claimed) {
           const w = idle.find((x) => x.slot.workerId === task.workerId)!;
@@ -240,7 +246,10 @@ export class Pool {
       ok.forEach((accepted, i) => {
         if (!accepted) {
           const r = batch[i]!;
-          this.log.warn({ taskId: r.taskId, attempt: r.attempt, workerId: r.workerId }, 'attempt lost its lease; its result was not recorded');
+          this.log.warn(
+            { taskId: r.taskId, attempt: r.attempt, workerId: r.workerId },
+            'attempt lost its lease; its result was not recorded',
+          );
         }
       });
     } catch (err) {
@@ -252,7 +261,9 @@ export class Pool {
 
   private async beat(): Promise<void> {
     if (!this.started) return;
-    const running = this.workers.filter((w) => w.task).map((w) => ({ taskId: w.task!.id, workerId: w.slot.workerId, attempt: w.task!.attempt }));
+    const running = this.workers
+      .filter((w) => w.task)
+      .map((w) => ({ taskId: w.task!.id, workerId: w.slot.workerId, attempt: w.task!.attempt }));
     try {
       const r = await this.worker.heartbeat({ workerIds: this.workerIds(), running, leaseMs: this.opts.leaseMs });
       const owned = new Set(r.owned);
@@ -323,4 +334,3 @@ export class Pool {
     this.log.info({ processed: this.processed }, 'pool stopped');
   }
 }
-

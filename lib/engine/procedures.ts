@@ -4,24 +4,61 @@
 // driver inputs.
 import { ValidationError } from './errors';
 import {
-  BASE64, DEFAULT_DECIMAL_PRECISION, DEFAULT_DECIMAL_SCALE, SQL_DEFAULT_YEAR_RANGE, SQL_GUID, SQL_INT_RANGE, SQL_MONEY, SQL_REAL_MAX,
+  BASE64,
+  DEFAULT_DECIMAL_PRECISION,
+  DEFAULT_DECIMAL_SCALE,
+  SQL_DEFAULT_YEAR_RANGE,
+  SQL_GUID,
+  SQL_INT_RANGE,
+  SQL_MONEY,
+  SQL_REAL_MAX,
   SQL_YEAR_RANGE,
 } from './limits';
 import type { ProcedureParameter } from './types';
 
 /** How a form should render a parameter, and how its JSON value is read. */
 export type ParamKind =
-  | 'integer' | 'bigint' | 'decimal' | 'float' | 'boolean' | 'text' | 'binary'
-  | 'date' | 'datetime' | 'datetimeoffset' | 'time' | 'uuid' | 'xml' | 'unsupported';
+  | 'integer'
+  | 'bigint'
+  | 'decimal'
+  | 'float'
+  | 'boolean'
+  | 'text'
+  | 'binary'
+  | 'date'
+  | 'datetime'
+  | 'datetimeoffset'
+  | 'time'
+  | 'uuid'
+  | 'xml'
+  | 'unsupported';
 
 const KINDS: Record<string, ParamKind> = {
-  int: 'integer', smallint: 'integer', tinyint: 'integer', bigint: 'bigint', bit: 'boolean',
-  decimal: 'decimal', numeric: 'decimal', money: 'decimal', smallmoney: 'decimal',
-  float: 'float', real: 'float',
-  varchar: 'text', nvarchar: 'text', char: 'text', nchar: 'text',
-  varbinary: 'binary', binary: 'binary',
-  date: 'date', datetime: 'datetime', datetime2: 'datetime', smalldatetime: 'datetime',
-  datetimeoffset: 'datetimeoffset', time: 'time', uniqueidentifier: 'uuid', xml: 'xml',
+  int: 'integer',
+  smallint: 'integer',
+  tinyint: 'integer',
+  bigint: 'bigint',
+  bit: 'boolean',
+  decimal: 'decimal',
+  numeric: 'decimal',
+  money: 'decimal',
+  smallmoney: 'decimal',
+  float: 'float',
+  real: 'float',
+  varchar: 'text',
+  nvarchar: 'text',
+  char: 'text',
+  nchar: 'text',
+  varbinary: 'binary',
+  binary: 'binary',
+  date: 'date',
+  datetime: 'datetime',
+  datetime2: 'datetime',
+  smalldatetime: 'datetime',
+  datetimeoffset: 'datetimeoffset',
+  time: 'time',
+  uniqueidentifier: 'uuid',
+  xml: 'xml',
 };
 
 export function paramKind(p: Pick<ProcedureParameter, 'type' | 'isTable'>): ParamKind {
@@ -105,7 +142,10 @@ export function roundDigits(int: string, frac: string, scale: number): { int: st
   if (up) {
     let i = digits.length - 1;
     for (; i >= 0; i--) {
-      if (digits[i]! < 9) { digits[i]! += 1; break; }
+      if (digits[i]! < 9) {
+        digits[i]! += 1;
+        break;
+      }
       digits[i] = 0;
     }
     if (i < 0) digits = [1, ...digits];
@@ -231,15 +271,26 @@ export function convertParam(p: ProcedureParameter, value: unknown, field = `pay
   if (value === null || value === undefined) return { kind: 'null' };
   const kind = paramKind(p);
   switch (kind) {
-    case 'integer': return { kind, value: Number(integer(p, field, value)) };
-    case 'bigint': return { kind, value: integer(p, field, value).toString() };
-    case 'decimal': return { kind, value: decimal(p, field, value) };
-    case 'float': return { kind, value: float(p, field, value) };
-    case 'boolean': return { kind, value: boolean(p, field, value) };
-    case 'text': return { kind, value: text(p, field, value) };
-    case 'xml': return { kind: 'text', value: text(p, field, value) };
-    case 'binary': return { kind, value: binary(p, field, value) };
-    case 'date': case 'datetime': case 'datetimeoffset': case 'time':
+    case 'integer':
+      return { kind, value: Number(integer(p, field, value)) };
+    case 'bigint':
+      return { kind, value: integer(p, field, value).toString() };
+    case 'decimal':
+      return { kind, value: decimal(p, field, value) };
+    case 'float':
+      return { kind, value: float(p, field, value) };
+    case 'boolean':
+      return { kind, value: boolean(p, field, value) };
+    case 'text':
+      return { kind, value: text(p, field, value) };
+    case 'xml':
+      return { kind: 'text', value: text(p, field, value) };
+    case 'binary':
+      return { kind, value: binary(p, field, value) };
+    case 'date':
+    case 'datetime':
+    case 'datetimeoffset':
+    case 'time':
       return { kind, value: temporal(p, field, value, kind) };
     case 'uuid': {
       const m = typeof value === 'string' ? SQL_GUID.exec(value.trim()) : null;

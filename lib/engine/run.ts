@@ -11,7 +11,10 @@ export const MAX_RESULT_BYTES = 64 * 1024;
 /** Why an attempt's AbortSignal fired. */
 export class StopReason extends Error {
   override readonly name = 'StopReason';
-  constructor(readonly kind: 'cancelled' | 'timeout' | 'shutdown' | 'lease_lost', message: string) {
+  constructor(
+    readonly kind: 'cancelled' | 'timeout' | 'shutdown' | 'lease_lost',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -38,8 +41,14 @@ async function execute(worker: WorkerPort, registry: HandlerRegistry, task: Clai
       const handler = registry.get(task.command);
       if (!handler) throw new TaskError(`no handler named ${JSON.stringify(task.command)} is registered in this worker process`);
       return handler(task.payload, {
-        token: task.token, taskId: task.id, queue: task.queue, attempt: task.attempt, maxAttempts: task.maxAttempts,
-        workerId: task.workerId, session: task.session, signal,
+        token: task.token,
+        taskId: task.id,
+        queue: task.queue,
+        attempt: task.attempt,
+        maxAttempts: task.maxAttempts,
+        workerId: task.workerId,
+        session: task.session,
+        signal,
       });
     }
     case 'sql':
@@ -53,7 +62,12 @@ async function execute(worker: WorkerPort, registry: HandlerRegistry, task: Clai
   }
 }
 
-export async function runTask(worker: WorkerPort, registry: HandlerRegistry, task: ClaimedTask, controller: AbortController): Promise<Settlement> {
+export async function runTask(
+  worker: WorkerPort,
+  registry: HandlerRegistry,
+  task: ClaimedTask,
+  controller: AbortController,
+): Promise<Settlement> {
   const signal = controller.signal;
   let timer: NodeJS.Timeout | null = null;
   if (task.timeoutMs !== null && task.timeoutMs > 0) {
@@ -65,7 +79,11 @@ export async function runTask(worker: WorkerPort, registry: HandlerRegistry, tas
   } catch (err) {
     const reason: unknown = signal.aborted ? signal.reason : null;
     if (reason instanceof StopReason) {
-      const info: ErrorInfo = { number: null, message: reason.message, detail: err instanceof Error && err !== reason ? errorInfo(err).detail : null };
+      const info: ErrorInfo = {
+        number: null,
+        message: reason.message,
+        detail: err instanceof Error && err !== reason ? errorInfo(err).detail : null,
+      };
       switch (reason.kind) {
         case 'cancelled':
           return { kind: 'cancelled', error: info };

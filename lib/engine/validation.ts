@@ -3,9 +3,25 @@
 import { z } from 'zod';
 import { ValidationError } from './errors';
 import {
-  MAX_ATTEMPTS, MAX_BATCH_PARALLEL, MAX_CONCURRENCY_LIMIT, MAX_DEDUP_KEY_LENGTH, MAX_HANDLER_NAME_LENGTH, MAX_PAYLOAD_BYTES,
-  MAX_PRIORITY, MAX_SQL_CHARS, MAX_STAGE, MAX_TIMEOUT_MS, MIN_ATTEMPTS, MIN_BATCH_PARALLEL, MIN_CONCURRENCY_LIMIT, MIN_PRIORITY,
-  MIN_STAGE, MIN_TIMEOUT_MS, PROCEDURE_NAME, QUEUE_NAME, QUEUE_NAME_RULE,
+  MAX_ATTEMPTS,
+  MAX_BATCH_PARALLEL,
+  MAX_CONCURRENCY_LIMIT,
+  MAX_DEDUP_KEY_LENGTH,
+  MAX_HANDLER_NAME_LENGTH,
+  MAX_PAYLOAD_BYTES,
+  MAX_PRIORITY,
+  MAX_SQL_CHARS,
+  MAX_STAGE,
+  MAX_TIMEOUT_MS,
+  MIN_ATTEMPTS,
+  MIN_BATCH_PARALLEL,
+  MIN_CONCURRENCY_LIMIT,
+  MIN_PRIORITY,
+  MIN_STAGE,
+  MIN_TIMEOUT_MS,
+  PROCEDURE_NAME,
+  QUEUE_NAME,
+  QUEUE_NAME_RULE,
 } from './limits';
 import type { EnqueueInput, TaskKind } from './types';
 
@@ -29,10 +45,12 @@ export const enqueueRequest = z.strictObject({
   stage: z.number().int().min(MIN_STAGE).max(MAX_STAGE).optional(),
 });
 
-export const queuePatch = z.strictObject({
-  concurrencyLimit: z.union([z.number().int().min(MIN_CONCURRENCY_LIMIT).max(MAX_CONCURRENCY_LIMIT), z.null()]).optional(),
-  paused: z.boolean().optional(),
-}).refine((p) => p.concurrencyLimit !== undefined || p.paused !== undefined, { message: 'give concurrencyLimit and/or paused' });
+export const queuePatch = z
+  .strictObject({
+    concurrencyLimit: z.union([z.number().int().min(MIN_CONCURRENCY_LIMIT).max(MAX_CONCURRENCY_LIMIT), z.null()]).optional(),
+    paused: z.boolean().optional(),
+  })
+  .refine((p) => p.concurrencyLimit !== undefined || p.paused !== undefined, { message: 'give concurrencyLimit and/or paused' });
 
 export const batchRequest = z.strictObject({
   maxParallel: z.union([z.number().int().min(MIN_BATCH_PARALLEL).max(MAX_BATCH_PARALLEL), z.null()]).optional(),
@@ -76,9 +94,12 @@ export async function validateEnqueue(raw: unknown, ctx: EnqueueContext, prefix 
   const r = parseWith(enqueueRequest, raw, prefix);
   const f = (name: string) => (prefix ? `${prefix}.${name}` : name);
   if (!ctx.kinds.includes(r.kind)) {
-    throw new ValidationError(f('kind'), r.kind === 'procedure'
-      ? 'procedure tasks need SQL Server; this database is ' + (ctx.kinds.includes('sql') ? 'SQLite' : 'limited')
-      : `this database cannot run ${r.kind} tasks`);
+    throw new ValidationError(
+      f('kind'),
+      r.kind === 'procedure'
+        ? 'procedure tasks need SQL Server; this database is ' + (ctx.kinds.includes('sql') ? 'SQLite' : 'limited')
+        : `this database cannot run ${r.kind} tasks`,
+    );
   }
   let payload: unknown = r.payload ?? null;
   if (payload !== null) {
@@ -120,6 +141,6 @@ export async function validateEnqueue(raw: unknown, ctx: EnqueueContext, prefix 
     dedupKey: r.dedupKey ?? null,
     caller: ctx.caller ?? null,
     batchId: r.batchId ?? null,
-    stage: r.batchId === undefined ? null : r.stage ?? 0,
+    stage: r.batchId === undefined ? null : (r.stage ?? 0),
   };
 }

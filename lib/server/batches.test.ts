@@ -30,7 +30,12 @@ describe('addBatchTasks', () => {
     const b = await rp.createBatch({}, 'test');
     const one = await addBatchTasks(rp, b.id, echo({ stage: 2 }), { caller: 'api' });
     expect(one.tokens).toHaveLength(1);
-    const many = await addBatchTasks(rp, b.id, { stage: 1, tasks: [echo(), echo({ stage: 0 }), echo({ batchId: b.id })] }, { caller: 'api' });
+    const many = await addBatchTasks(
+      rp,
+      b.id,
+      { stage: 1, tasks: [echo(), echo({ stage: 0 }), echo({ batchId: b.id })] },
+      { caller: 'api' },
+    );
     expect(many.tokens).toHaveLength(3);
 
     const stageOf = async (token: string) => (await rp.status(token)).stage;
@@ -39,13 +44,23 @@ describe('addBatchTasks', () => {
     const status = await rp.status(many.tokens[0]!);
     expect(status.batchId).toBe(b.id);
     expect(status.caller).toBe('api');
-    expect((await rp.batch(b.id)).stages.map((s) => [s.stage, s.total])).toEqual([[0, 1], [1, 2], [2, 1]]);
+    expect((await rp.batch(b.id)).stages.map((s) => [s.stage, s.total])).toEqual([
+      [0, 1],
+      [1, 2],
+      [2, 1],
+    ]);
   });
 
   it('names the field of a bad task, refuses another batch id, 404s an unknown batch, 409s a released one', async () => {
     const b = await rp.createBatch({}, 'test');
-    await expect(addBatchTasks(rp, b.id, { tasks: [echo(), echo({ stage: -1 })] }, {})).rejects.toMatchObject({ name: 'ValidationError', field: 'tasks.1.stage' });
-    await expect(addBatchTasks(rp, b.id, { tasks: [echo({ batchId: b.id + 1 })] }, {})).rejects.toMatchObject({ name: 'ValidationError', field: 'tasks.0.batchId' });
+    await expect(addBatchTasks(rp, b.id, { tasks: [echo(), echo({ stage: -1 })] }, {})).rejects.toMatchObject({
+      name: 'ValidationError',
+      field: 'tasks.1.stage',
+    });
+    await expect(addBatchTasks(rp, b.id, { tasks: [echo({ batchId: b.id + 1 })] }, {})).rejects.toMatchObject({
+      name: 'ValidationError',
+      field: 'tasks.0.batchId',
+    });
     await expect(addBatchTasks(rp, b.id, echo({ batchId: 999 }), {})).rejects.toMatchObject({ name: 'ValidationError', field: 'batchId' });
     await expect(addBatchTasks(rp, b.id, { tasks: [] }, {})).rejects.toMatchObject({ name: 'ValidationError', field: 'tasks' });
     await expect(addBatchTasks(rp, b.id, { tasks: [echo()], colour: 'red' }, {})).rejects.toMatchObject({ field: 'colour' });
@@ -90,7 +105,12 @@ describe('batchTimeline', () => {
   it('returns the attempts of a run batch oldest first, with stage, worker and outcome', async () => {
     const b = await rp.createBatch({}, 'test');
     await addBatchTasks(rp, b.id, { stage: 0, tasks: [echo(), echo()] }, {});
-    await addBatchTasks(rp, b.id, { stage: 1, tasks: [{ command: 'demo.fail', queue: 'b-test', maxAttempts: 1, payload: { message: 'boom' } }] }, {});
+    await addBatchTasks(
+      rp,
+      b.id,
+      { stage: 1, tasks: [{ command: 'demo.fail', queue: 'b-test', maxAttempts: 1, payload: { message: 'boom' } }] },
+      {},
+    );
     await rp.releaseBatch(b.id);
     const pool = rp.createPool({ concurrency: 2, pollMs: 20, heartbeatMs: 50 });
     try {
@@ -126,13 +146,19 @@ describe('path and body parsing', () => {
     expect(await readOptionalJson(new Request('http://h/x', { method: 'POST' }))).toEqual({});
     expect(await readOptionalJson(new Request('http://h/x', { method: 'POST', body: '', headers: { 'content-length': '0' } }))).toEqual({});
     // a body stream but no header announcing one, as `curl -X POST` sends
-    const noHeaders = new Request('http://h/x', { method: 'POST', body: new ReadableStream({ start: (c) => c.close() }), duplex: 'half' } as RequestInit);
+    const noHeaders = new Request('http://h/x', {
+      method: 'POST',
+      body: new ReadableStream({ start: (c) => c.close() }),
+      duplex: 'half',
+    } as RequestInit);
     expect(await readOptionalJson(noHeaders)).toEqual({});
     const json = { method: 'POST', body: '{"maxParallel":2}', headers: { 'content-length': '17' } };
     expect(await readOptionalJson(new Request('http://h/x', json))).toEqual({ maxParallel: 2 });
     const chunked = { method: 'POST', body: '{"maxParallel":3}', headers: { 'transfer-encoding': 'chunked' } };
     expect(await readOptionalJson(new Request('http://h/x', chunked))).toEqual({ maxParallel: 3 });
-    await expect(readOptionalJson(new Request('http://h/x', { method: 'POST', body: '{"a":', headers: { 'content-length': '5' } }))).rejects.toMatchObject({ field: 'body' });
+    await expect(
+      readOptionalJson(new Request('http://h/x', { method: 'POST', body: '{"a":', headers: { 'content-length': '5' } })),
+    ).rejects.toMatchObject({ field: 'body' });
   });
 
   it('decodes and validates a queue name from the path, naming `name`', () => {

@@ -25,7 +25,14 @@ describe('loadServerConfig', () => {
       READPAST_ALLOW_SQL: '1',
       READPAST_HANDLERS: '',
     });
-    expect(c).toMatchObject({ databaseUrl: 'sqlite:/tmp/a.db', workers: 0, host: '0.0.0.0', port: 8080, allowSql: true, handlersModule: null });
+    expect(c).toMatchObject({
+      databaseUrl: 'sqlite:/tmp/a.db',
+      workers: 0,
+      host: '0.0.0.0',
+      port: 8080,
+      allowSql: true,
+      handlersModule: null,
+    });
     expect(c.auth).toEqual({ user: 'admin', password: 'pa:ss word' });
   });
 
@@ -44,8 +51,10 @@ describe('loadServerConfig', () => {
 
 describe('binding', () => {
   it('knows loopback addresses from wildcard and public ones', () => {
-    for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1', 'app.localhost']) expect(isLoopbackHost(h)).toBe(true);
-    for (const h of ['0.0.0.0', '::', '192.168.1.10', 'example.com', '127.0.0.1.example.com', '1127.0.0.1', '127.0.0.256']) expect(isLoopbackHost(h)).toBe(false);
+    for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1', 'app.localhost'])
+      expect(isLoopbackHost(h)).toBe(true);
+    for (const h of ['0.0.0.0', '::', '192.168.1.10', 'example.com', '127.0.0.1.example.com', '1127.0.0.1', '127.0.0.256'])
+      expect(isLoopbackHost(h)).toBe(false);
   });
 
   it('refuses a non-loopback bind without credentials, allows it with them', () => {

@@ -46,11 +46,23 @@ const envSchema = z.object({
   READPAST_WORKERS: optional(
     z.string().trim().regex(/^\d+$/, WORKERS_RULE).transform(Number).pipe(z.number().max(MAX_DASHBOARD_WORKERS, WORKERS_RULE)),
   ),
-  READPAST_HOST: optional(z.string().trim().regex(/^[A-Za-z0-9.:\-[\]%]+$/, 'must be a host name or IP address')),
-  PORT: optional(
-    z.string().trim().regex(/^\d+$/, 'must be a port number').transform(Number).pipe(z.number().min(1, 'must be a port number').max(65535, 'must be a port number')),
+  READPAST_HOST: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9.:\-[\]%]+$/, 'must be a host name or IP address'),
   ),
-  READPAST_AUTH: optional(z.string().regex(/^[^:\s]+:\S.*$/, 'must be user:password (a non-empty user without ":" and a non-empty password)')),
+  PORT: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^\d+$/, 'must be a port number')
+      .transform(Number)
+      .pipe(z.number().min(1, 'must be a port number').max(65535, 'must be a port number')),
+  ),
+  READPAST_AUTH: optional(
+    z.string().regex(/^[^:\s]+:\S.*$/, 'must be user:password (a non-empty user without ":" and a non-empty password)'),
+  ),
   READPAST_ALLOW_SQL: optional(flag),
   READPAST_HANDLERS: optional(z.string().trim()),
 });

@@ -5,7 +5,12 @@ import { checkRequest, type RequestFacts } from './guard';
 const creds = { user: 'admin', password: 's3cret' };
 const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
 const req = (over: Partial<RequestFacts>): RequestFacts => ({
-  method: 'GET', api: true, authorization: null, host: '127.0.0.1:3000', origin: null, ...over,
+  method: 'GET',
+  api: true,
+  authorization: null,
+  host: '127.0.0.1:3000',
+  origin: null,
+  ...over,
 });
 
 describe('authorized', () => {

@@ -14,9 +14,7 @@ export interface RequestFacts {
   origin: string | null;
 }
 
-export type Verdict =
-  | { ok: true }
-  | { ok: false; status: 401 | 403; error: string; challenge: boolean };
+export type Verdict = { ok: true } | { ok: false; status: 401 | 403; error: string; challenge: boolean };
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -4,7 +4,12 @@ import { ConflictError, NotFoundError, ValidationError } from '@/lib/engine/erro
 import { describeError, handle, HttpError, intParam, MAX_BODY_BYTES, readJson, readQuery } from './http';
 
 const post = (body: BodyInit | null, headers: Record<string, string> = {}) =>
-  new Request('http://127.0.0.1/api/x', { method: 'POST', body, headers, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit);
+  new Request('http://127.0.0.1/api/x', {
+    method: 'POST',
+    body,
+    headers,
+    ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+  } as RequestInit);
 
 beforeAll(() => {
   process.env.READPAST_LOG_LEVEL = 'silent'; // the 500 case logs on purpose

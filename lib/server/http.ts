@@ -10,7 +10,11 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** An error that already knows its HTTP status (413, 401, 503…). */
 export class HttpError extends Error {
   override readonly name = 'HttpError';
-  constructor(readonly status: number, message: string, readonly field?: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly field?: string,
+  ) {
     super(message);
   }
 }
@@ -110,7 +114,11 @@ export function readQuery<T extends z.ZodType>(req: Request, schema: T): z.outpu
 // ---- query building blocks -----------------------------------------------------------------
 
 export const intParam = (min: number, max: number) =>
-  z.string().regex(/^-?\d+$/, 'must be an integer').transform(Number).pipe(z.number().min(min).max(max));
+  z
+    .string()
+    .regex(/^-?\d+$/, 'must be an integer')
+    .transform(Number)
+    .pipe(z.number().min(min).max(max));
 
 /** a row id (task, attempt, batch) */
 export const idParam = intParam(1, Number.MAX_SAFE_INTEGER);
@@ -122,7 +130,10 @@ export const dateParam = z.iso.datetime({ offset: true }).transform((s) => new D
 /** Route params: Next.js 16 passes them as a promise. */
 export type Params<T> = { params: Promise<T> };
 
-/** A JSON body that may be left out: a request without one (HTTP: neither Content-Length nor Transfer-Encoding), or with an empty one, reads as `{}`. */
+/**
+ * A JSON body that may be left out: a request without one (HTTP: neither Content-Length nor
+ * Transfer-Encoding), or with an empty one, reads as `{}`.
+ */
 export async function readOptionalJson(req: Request): Promise<unknown> {
   const length = req.headers.get('content-length');
   const none = length === null && req.headers.get('transfer-encoding') === null;

@@ -16,7 +16,14 @@ import { describeError } from './http';
 import { killTaskSession, procedureNameParam, procedureParameters } from '@/lib/api/procedures';
 
 const param = (name: string, type: string, extra: Partial<ProcedureParameter> = {}): ProcedureParameter => ({
-  name, type, maxLength: null, precision: null, scale: null, isOutput: false, isTable: false, ...extra,
+  name,
+  type,
+  maxLength: null,
+  precision: null,
+  scale: null,
+  isOutput: false,
+  isTable: false,
+  ...extra,
 });
 
 const CATALOG: Record<string, ProcedureParameter[]> = {
@@ -97,7 +104,10 @@ describe('with a store that describes procedures', () => {
     const r = await procedureParameters(store, 'dbo.usp_charge');
     expect(r.procedure).toBe('dbo.usp_charge');
     expect(r.parameters.map((p) => [p.name, p.type, p.isOutput])).toEqual([
-      ['customer_id', 'int', false], ['amount', 'decimal', false], ['note', 'nvarchar', false], ['receipt_id', 'uniqueidentifier', true],
+      ['customer_id', 'int', false],
+      ['amount', 'decimal', false],
+      ['note', 'nvarchar', false],
+      ['receipt_id', 'uniqueidentifier', true],
     ]);
     expect(r.parameters[1]).toMatchObject({ precision: 18, scale: 4 });
   });
@@ -160,7 +170,14 @@ describe('KILL with a store that can', () => {
     expect(c.status).toBe(409);
     expect(c.body.error).toContain('not running');
     const reason = 'this login lacks ALTER ANY CONNECTION: KILL is not available';
-    const r = await statusOf(killTaskSession(killer(async () => { throw new ConflictError(reason); }).store, TOKEN));
+    const r = await statusOf(
+      killTaskSession(
+        killer(async () => {
+          throw new ConflictError(reason);
+        }).store,
+        TOKEN,
+      ),
+    );
     expect(r).toEqual({ status: 409, body: { error: reason } });
   });
 

@@ -24,7 +24,8 @@ export interface BatchListShape {
 }
 
 export const BATCH_LIST_SHAPES: readonly BatchListShape[] = [false, true].flatMap((status) =>
-  [false, true].map((cursor) => ({ status, cursor })));
+  [false, true].map((cursor) => ({ status, cursor })),
+);
 
 export function listBatchesSql(s: BatchListShape): string {
   const parts: string[] = [];

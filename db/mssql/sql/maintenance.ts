@@ -66,7 +66,10 @@ SELECT @@ROWCOUNT AS n;`;
 
 export const PRUNE_BATCH = 500;
 
-/** Delete up to PRUNE_BATCH terminal tasks finished before @cutoff, with their log rows. Returns (tasks, attempts), then the touched batches. */
+/**
+ * Delete up to PRUNE_BATCH terminal tasks finished before @cutoff, with their log rows.
+ * Returns (tasks, attempts), then the touched batches.
+ */
 export const PRUNE_TASKS = `${BEGIN}
 ${DECLARE_MOVES}
 SET DEADLOCK_PRIORITY LOW;

@@ -19,7 +19,8 @@ export function failureWhere(s: FailureShape): string {
 }
 
 export const FAILURE_SHAPES: readonly FailureShape[] = [false, true].flatMap((queue) =>
-  [false, true].flatMap((message) => [false, true].map((q) => ({ queue, message, q }))));
+  [false, true].flatMap((message) => [false, true].map((q) => ({ queue, message, q }))),
+);
 
 export const BULK_BATCH = 500;
 
@@ -78,7 +79,8 @@ export const RETRY_ONE = retry(
       WHERE b.id = t.batch_id AND b.status IN ('completed', 'cancelled')))`,
   '',
   `SELECT (SELECT COUNT(*) FROM @moves) AS retried,
-  (SELECT TOP (1) t.status FROM readpast.Tasks AS t WHERE t.token = @token) AS status_now;`);
+  (SELECT TOP (1) t.status FROM readpast.Tasks AS t WHERE t.token = @token) AS status_now;`,
+);
 
 /** Up to BULK_BATCH dead tasks per call. Returns (retried), then the touched batches. */
 export const retryFailedSql = (s: FailureShape) =>

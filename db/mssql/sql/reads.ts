@@ -135,15 +135,21 @@ export function allListShapes(): { tasks: TaskListShape[]; attempts: AttemptList
   const bools = [false, true];
   const tasks: TaskListShape[] = [];
   for (const status of [null, ...TASK_STATUSES]) {
-    for (const queue of bools) for (const batch of bools) for (const stage of bools) for (const q of bools) {
-      for (const cursor of bools) tasks.push({ status, queue, batch, stage, q, cursor });
-    }
+    for (const queue of bools)
+      for (const batch of bools)
+        for (const stage of bools)
+          for (const q of bools) {
+            for (const cursor of bools) tasks.push({ status, queue, batch, stage, q, cursor });
+          }
   }
   const attempts: AttemptListShape[] = [];
   for (const outcome of [null, ...OUTCOMES]) {
-    for (const queue of bools) for (const batch of bools) for (const q of bools) for (const from of bools) {
-      for (const to of bools) for (const cursor of bools) attempts.push({ outcome, queue, batch, q, from, to, cursor });
-    }
+    for (const queue of bools)
+      for (const batch of bools)
+        for (const q of bools)
+          for (const from of bools) {
+            for (const to of bools) for (const cursor of bools) attempts.push({ outcome, queue, batch, q, from, to, cursor });
+          }
   }
   return { tasks, attempts };
 }

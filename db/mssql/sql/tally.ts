@@ -67,8 +67,9 @@ INSERT INTO @sdelta (batch_id, stage, status, n)
   GROUP BY y.batch_id, y.stage, y.status;`;
 
 /** The @moves table variable MOVES_TO_DELTAS reads. */
-export const DECLARE_MOVES = `DECLARE @moves TABLE (id bigint NOT NULL PRIMARY KEY, queue nvarchar(64) NOT NULL, batch_id bigint NULL, stage int NULL,
-  from_status varchar(10) NULL, to_status varchar(10) NULL, token_no int NULL, attempt int NULL, worker_id nvarchar(256) NULL);`;
+export const DECLARE_MOVES =
+  'DECLARE @moves TABLE (id bigint NOT NULL PRIMARY KEY, queue nvarchar(64) NOT NULL, batch_id bigint NULL, stage int NULL,\n' +
+  `  from_status varchar(10) NULL, to_status varchar(10) NULL, token_no int NULL, attempt int NULL, worker_id nvarchar(256) NULL);`;
 
 /** The last result set of a writing batch: the batches whose tasks it moved (to settle them next). */
 export const TOUCHED = 'SELECT DISTINCT d.batch_id FROM @sdelta AS d;';

@@ -14,19 +14,24 @@ const db = new Database(file);
 db.pragma('journal_mode = WAL');
 const t0 = Date.now();
 db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
-  INSERT INTO Tasks (id, token, queue, kind, command, status, priority, run_after, attempts, max_attempts, created_at, finished_at, error_message)
-  SELECT i, printf('00000000-0000-7000-8000-%012d', i), CASE i % 4 WHEN 0 THEN 'default' WHEN 1 THEN 'emails' WHEN 2 THEN 'etl' ELSE 'reports' END,
+  INSERT INTO Tasks (id, token, queue, kind, command, status, priority, run_after, attempts, max_attempts, created_at, finished_at,
+    error_message)
+  SELECT i, printf('00000000-0000-7000-8000-%012d', i),
+    CASE i % 4 WHEN 0 THEN 'default' WHEN 1 THEN 'emails' WHEN 2 THEN 'etl' ELSE 'reports' END,
     'handler', CASE WHEN i % 1000 = 0 THEN 'demo.fail' ELSE 'demo.echo' END, CASE WHEN i % 1000 = 0 THEN 'dead' ELSE 'succeeded' END,
     0, ${t0} + i, 1, 5, ${t0} + i, ${t0} + i + 5, CASE WHEN i % 1000 = 0 THEN 'boom ' || (i % 7) END FROM n;
   INSERT INTO ExecutionLog (task_id, attempt, queue, kind, command, worker_id, session, started_at, ended_at, outcome, error_message)
-  SELECT id, 1, queue, kind, command, 'w-1', 51, created_at, finished_at, CASE status WHEN 'dead' THEN 'failed' ELSE 'succeeded' END, error_message FROM Tasks;`);
+  SELECT id, 1, queue, kind, command, 'w-1', 51, created_at, finished_at,
+    CASE status WHEN 'dead' THEN 'failed' ELSE 'succeeded' END, error_message FROM Tasks;`);
 db.close();
 console.error('filled 1,000,000 tasks and attempts in', Date.now() - t0, 'ms');
 const s = await openStore(file);
 const figures: Record<string, number> = {};
 const time = async (what: string, fn: () => Promise<{ items: unknown[]; nextCursor: number | null }>) => {
   await fn(); // warm the page cache, then time the second read
-  const a = performance.now(); const r = await fn(); const ms = performance.now() - a;
+  const a = performance.now();
+  const r = await fn();
+  const ms = performance.now() - a;
   figures[what] = Math.round(ms * 10) / 10;
   console.error(what.padEnd(44), `${ms.toFixed(1)} ms`, `${r.items.length} rows`);
 };
@@ -40,7 +45,9 @@ await time('log, text "boom 3"', () => s.reads.listAttempts({ q: 'boom 3', limit
 await time('log, time range (middle)', () => s.reads.listAttempts({ from: new Date(t0 + 400000), to: new Date(t0 + 400100), limit: 50 }));
 await time('tasks, status=dead', () => s.reads.listTasks({ status: 'dead', limit: 50 }));
 await time('overview poll (counts, running, metrics)', async () => {
-  await s.reads.countsByQueue(); await s.reads.listRunning(); await s.reads.metrics(new Date(Date.now() - 900000));
+  await s.reads.countsByQueue();
+  await s.reads.listRunning();
+  await s.reads.metrics(new Date(Date.now() - 900000));
   return { items: [], nextCursor: null };
 });
 await time('failure groups', async () => ({ items: await s.reads.failureGroups({}), nextCursor: null }));
