@@ -1,0 +1,259 @@
+// Schedules on SQLite: definitions, reads with their recent fires, and the fires themselves. A check
+// (fireDue) reads the due schedules, plans each with the engine's rules (lib/engine/schedules.ts) and
+// inserts the fires and advances the schedules, all in one BEGIN IMMEDIATE transaction: processes
+// checking at once take turns, and each sees what the one before it fired. The unique index on
+// (schedule_name, schedule_fire_at) makes a second task for a tick impossible whatever happens.
+import { v7 as uuidv7 } from 'uuid';
+import { planFires } from '../../lib/engine/schedules';
+import type {
+  EnqueueResult,
+  FireReport,
+  MisfirePolicy,
+  OverlapPolicy,
+  ScheduleFire,
+  ScheduleRecord,
+  ScheduleSource,
+  ScheduleView,
+  TaskKind,
+  TaskStatus,
+} from '../../lib/engine/types';
+import { read, type Db, type Shared } from './connection';
+import { ensureQueue } from './queues';
+import { parseJson, toJson } from './rows';
+import * as S from './sql/schedules';
+import { stmt, type Tally } from './tally';
+
+interface ScheduleRow {
+  name: string;
+  cron: string;
+  timezone: string;
+  kind: string;
+  command: string;
+  payload: string | null;
+  queue: string;
+  priority: number;
+  max_attempts: number | null;
+  timeout_ms: number | null;
+  enabled: number;
+  misfire: string;
+  overlap: string;
+  next_fire_at: number | null;
+  last_fire_at: number | null;
+  last_token: string | null;
+  source: string;
+  declared: number;
+  version: number;
+  created_by: string;
+  created_at: number;
+  updated_by: string;
+  updated_at: number;
+}
+
+interface FireRow {
+  token: string;
+  schedule_fire_at: number | null;
+  created_at: number;
+  status: string;
+}
+
+const orNull = (ms: number | null) => (ms === null ? null : new Date(ms));
+
+function view(r: ScheduleRow, recent: ScheduleFire[]): ScheduleView {
+  return {
+    name: r.name,
+    cron: r.cron,
+    timezone: r.timezone,
+    kind: r.kind as TaskKind,
+    command: r.command,
+    payload: parseJson(r.payload),
+    queue: r.queue,
+    priority: r.priority,
+    maxAttempts: r.max_attempts,
+    timeoutMs: r.timeout_ms,
+    enabled: r.enabled === 1,
+    misfire: r.misfire as MisfirePolicy,
+    overlap: r.overlap as OverlapPolicy,
+    source: r.source as ScheduleSource,
+    declared: r.declared === 1,
+    nextFireAt: orNull(r.next_fire_at),
+    lastFireAt: orNull(r.last_fire_at),
+    lastToken: r.last_token,
+    createdBy: r.created_by,
+    createdAt: new Date(r.created_at),
+    updatedBy: r.updated_by,
+    updatedAt: new Date(r.updated_at),
+    version: r.version,
+    recent,
+  };
+}
+
+function recentFires(db: Db, name: string, n: number): ScheduleFire[] {
+  if (n <= 0) return [];
+  return (stmt(db, S.RECENT_FIRES).all(name, n) as FireRow[]).map((f) => ({
+    token: f.token,
+    fireAt: orNull(f.schedule_fire_at),
+    createdAt: new Date(f.created_at),
+    status: f.status as TaskStatus,
+  }));
+}
+
+export function listSchedules(shared: Shared, recent: number): Promise<ScheduleView[]> {
+  return read(() => {
+    const rows = stmt(shared.db, S.LIST_SCHEDULES).all() as ScheduleRow[];
+    return rows.map((r) => view(r, recentFires(shared.db, r.name, recent)));
+  });
+}
+
+export function getSchedule(shared: Shared, name: string, recent: number): Promise<ScheduleView | null> {
+  return read(() => {
+    const r = stmt(shared.db, S.GET_SCHEDULE).get(name) as ScheduleRow | undefined;
+    return r ? view(r, recentFires(shared.db, r.name, recent)) : null;
+  });
+}
+
+/** The definition's columns, in the order INSERT_SCHEDULE and UPDATE_SCHEDULE bind them after the name. */
+function definition(s: ScheduleRecord): unknown[] {
+  return [
+    s.cron,
+    s.timezone,
+    s.kind,
+    s.command,
+    toJson(s.payload),
+    s.queue,
+    s.priority,
+    s.maxAttempts,
+    s.timeoutMs,
+    s.enabled ? 1 : 0,
+    s.misfire,
+    s.overlap,
+  ];
+}
+
+export async function createSchedule(
+  shared: Shared,
+  s: ScheduleRecord,
+  nextFireAt: Date | null,
+  by: string,
+): Promise<'created' | 'exists'> {
+  return shared.tx((_t, now) => {
+    const r = stmt(shared.db, S.INSERT_SCHEDULE).run(
+      s.name,
+      ...definition(s),
+      nextFireAt?.getTime() ?? null,
+      s.source,
+      s.declared ? 1 : 0,
+      by,
+      now,
+      by,
+      now,
+    );
+    return r.changes === 1 ? 'created' : 'exists';
+  });
+}
+
+export async function updateSchedule(
+  shared: Shared,
+  name: string,
+  s: ScheduleRecord,
+  version: number,
+  nextFireAt: Date | null | undefined,
+  by: string,
+): Promise<'updated' | 'not_found' | 'conflict'> {
+  return shared.tx((_t, now) => {
+    const r = stmt(shared.db, S.UPDATE_SCHEDULE).run(
+      ...definition(s),
+      s.source,
+      s.declared ? 1 : 0,
+      by,
+      now,
+      nextFireAt === undefined ? 0 : 1,
+      nextFireAt?.getTime() ?? null,
+      name,
+      version,
+    );
+    if (r.changes === 1) return 'updated';
+    return stmt(shared.db, S.GET_SCHEDULE).get(name) ? 'conflict' : 'not_found';
+  });
+}
+
+export async function deleteSchedule(shared: Shared, name: string): Promise<'deleted' | 'not_found'> {
+  return shared.tx(() => (stmt(shared.db, S.DELETE_SCHEDULE).run(name).changes === 1 ? 'deleted' : 'not_found'));
+}
+
+/** Insert the task of one fire; null when this tick was fired already. */
+function insertFire(db: Db, r: ScheduleRow, fireAt: number | null, caller: string, tally: Tally, now: number): string | null {
+  const q = ensureQueue(db, r.queue, now);
+  const token = uuidv7();
+  const done = stmt(db, S.INSERT_FIRE).run(
+    token,
+    r.queue,
+    r.kind,
+    r.command,
+    r.payload,
+    r.priority,
+    now,
+    r.max_attempts ?? q.max_attempts,
+    r.timeout_ms ?? q.timeout_ms,
+    caller,
+    r.name,
+    fireAt,
+    now,
+  );
+  if (done.changes !== 1) return null;
+  tally.task({ queue: r.queue, batch_id: null, stage: null }, null, 'pending');
+  tally.metric(now, 'enqueued');
+  return token;
+}
+
+export async function runSchedule(shared: Shared, name: string, by: string): Promise<EnqueueResult | null> {
+  const token = await shared.tx((tally, now) => {
+    const r = stmt(shared.db, S.GET_SCHEDULE).get(name) as ScheduleRow | undefined;
+    if (!r) return null;
+    const t = insertFire(shared.db, r, null, by, tally, now);
+    if (t) stmt(shared.db, S.RECORD_RUN).run(now, t, name);
+    return t;
+  });
+  if (token === null) return null;
+  shared.wake();
+  return { token, created: true };
+}
+
+/** One check of every due schedule (MaintenancePort.fireDue); `at` replaces the clock for the plans (tests). */
+export async function fireDue(shared: Shared, at?: Date): Promise<FireReport[]> {
+  const db = shared.db;
+  const reports = await shared.tx((tally, now) => {
+    const when = at ?? new Date(now);
+    const out: FireReport[] = [];
+    for (const r of stmt(db, S.DUE_SCHEDULES).all(when.getTime()) as ScheduleRow[]) {
+      const previousActive = r.last_token !== null && stmt(db, S.TASK_ACTIVE).get(r.last_token) !== undefined;
+      const plan = planFires(
+        {
+          cron: r.cron,
+          timezone: r.timezone,
+          misfire: r.misfire as MisfirePolicy,
+          overlap: r.overlap as OverlapPolicy,
+          nextFireAt: new Date(r.next_fire_at!),
+        },
+        when,
+        previousActive,
+      );
+      const fired: FireReport['fired'] = [];
+      for (const tick of plan.fires) {
+        const token = insertFire(db, r, tick.getTime(), 'schedule', tally, now);
+        if (token) fired.push({ token, fireAt: tick });
+      }
+      const last = fired[fired.length - 1];
+      stmt(db, S.ADVANCE).run(plan.next?.getTime() ?? null, last?.fireAt.getTime() ?? null, last?.token ?? null, r.name);
+      out.push({
+        schedule: r.name,
+        fired,
+        missed: plan.missed + (plan.missedSince ? 1 : 0),
+        overlapped: plan.overlapped,
+        nextFireAt: plan.next,
+      });
+    }
+    return out;
+  });
+  if (reports.some((r) => r.fired.length)) shared.wake();
+  return reports;
+}
