@@ -1,0 +1,400 @@
+// What the SQL Server store costs a server and how it behaves when the server is slow or gone,
+// measured with the real driver (mssql, tedious, tarn) against a stand-in TDS endpoint (fake-tds.ts)
+// that answers each statement as the test says: logins and round trips per path, workers set up in
+// parallel, heartbeats on their own connection while everything else waits, the next claim soon
+// after a restart, a session left impersonated replaced, live state that fails without failing the
+// running list. No SQL runs here; the SQL itself is checked by tsql-parse.test.ts and, with a server,
+// mssql.contract.test.ts.
+import { afterEach, describe, expect, it } from 'vitest';
+import { defaultRegistry } from '../../lib/engine/handlers';
+import type { Logger } from '../../lib/engine/logger';
+import { Pool } from '../../lib/engine/pool';
+import { raceCreate } from './connection';
+import { FakeTds, sessionRow, type FakeConnection, type FakeReplier, type FakeReply, type FakeRequest } from './fake-tds';
+import { openMssqlStore, type MssqlStore } from './store';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const quiet = () => {};
+
+const isTag = (r: FakeRequest) => r.text.includes('SET CONTEXT_INFO @tag');
+const isClaim = (r: FakeRequest) => r.text.includes('@unbatched_served');
+const isCleanup = (r: FakeRequest) => r.text.includes('SELECT @@TRANCOUNT AS trancount');
+const isWorker = /^readpast worker /;
+
+/** A claimed handler task, as CLAIM's first result set returns it. */
+function claimed(id: number, conn: FakeConnection, command = 'demo.sleep', payload: unknown = { ms: 3000 }): FakeReply {
+  const now = new Date();
+  return {
+    sets: [
+      {
+        columns: [
+          ['id', 'bigint'],
+          ['token', 'nvarchar'],
+          ['queue', 'nvarchar'],
+          ['kind', 'nvarchar'],
+          ['command', 'nvarchar'],
+          ['payload', 'nvarchar'],
+          ['priority', 'int'],
+          ['attempts', 'int'],
+          ['max_attempts', 'int'],
+          ['timeout_ms', 'int'],
+          ['created_at', 'datetime'],
+          ['run_after', 'datetime'],
+          ['started_at', 'datetime'],
+          ['token_no', 'int'],
+          ['batch_id', 'bigint'],
+          ['stage', 'int'],
+          ['backoff_ms', 'int'],
+          ['session', 'int'],
+          ['served_stamp', 'bigint'],
+        ],
+        rows: [
+          [
+            id,
+            `00000000-0000-4000-8000-${String(id).padStart(12, '0')}`,
+            'default',
+            'handler',
+            command,
+            JSON.stringify(payload),
+            0,
+            1,
+            3,
+            null,
+            now,
+            now,
+            now,
+            null,
+            null,
+            null,
+            1000,
+            conn.spid,
+            1,
+          ],
+        ],
+      },
+    ],
+  };
+}
+
+/** HEARTBEAT's answer: every attempt it was asked about is still owned. */
+function owned(req: FakeRequest): FakeReply {
+  const ids = [...new Set([...req.text.matchAll(/"taskId":(\d+)/g)].map((m) => Number(m[1])))];
+  return {
+    sets: [
+      {
+        columns: [
+          ['id', 'bigint'],
+          ['cancel_requested', 'bit'],
+        ],
+        rows: ids.map((i) => [i, false]),
+      },
+    ],
+  };
+}
+
+/** Answers what every test needs: the session's description, heartbeats; `more` first. */
+function replier(more: FakeReplier = () => undefined): FakeReplier {
+  return (req, conn) => {
+    const r = more(req, conn);
+    if (r) return r;
+    if (isTag(req)) return { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] };
+    if (conn.appName === 'readpast heartbeat') return owned(req);
+    return undefined;
+  };
+}
+
+function capture(): Logger & { warnings: string[] } {
+  const warnings: string[] = [];
+  const noop = () => {};
+  return { warnings, debug: noop, info: noop, error: noop, warn: (_o, m) => warnings.push(m ?? '') };
+}
+
+let tds: FakeTds;
+let store: MssqlStore | null = null;
+let pool: Pool | null = null;
+
+async function open(reply: FakeReplier, latencyMs = 0): Promise<MssqlStore> {
+  tds = new FakeTds(reply);
+  tds.latencyMs = latencyMs;
+  await tds.start();
+  store = await openMssqlStore(tds.url(), { log: quiet, migrate: false });
+  return store;
+}
+
+afterEach(async () => {
+  await pool?.stop(0).catch(() => {});
+  pool = null;
+  await store?.close().catch(() => {});
+  store = null;
+  await tds?.stop();
+});
+
+describe('connections and round trips (the real driver against a stand-in TDS endpoint)', () => {
+  it('an enqueue is one login and one round trip: no migration check, no probe connection', async () => {
+    const s = await open(replier());
+    const t = await s.commands.enqueue({ kind: 'sql', command: 'SELECT 1' });
+    expect(t).toBeUndefined(); // the stand-in returns no rows; what matters is what was sent
+    expect(tds.logins()).toHaveLength(1);
+    expect(tds.requests()).toHaveLength(1);
+    expect(tds.requests()[0]!.text).toContain('readpast.Tasks');
+    // the store's own count agrees with what the server saw
+    expect(s.driverCounts).toEqual({ connections: 1, roundTrips: 1 });
+  });
+
+  it('a missing schema says to run readpast migrate', async () => {
+    const s = await open(replier(() => ({ error: { number: 208, message: "Invalid object name 'readpast.Tasks'." } })));
+    await expect(s.commands.enqueue({ kind: 'sql', command: 'SELECT 1' })).rejects.toThrow(/run `readpast migrate`/);
+    await expect(s.reads.countsByQueue()).rejects.toThrow(/schema is missing or out of date/);
+  });
+
+  it('workers are set up in parallel: one login and two round trips each before the first claim', async () => {
+    const handed = new Set<number>();
+    const s = await open(
+      replier((req, conn) => {
+        // each worker's first claim gets a task, so every worker claims
+        if (isClaim(req) && !handed.has(conn.id)) {
+          handed.add(conn.id);
+          return claimed(conn.id, conn, 'demo.sleep', { ms: 200 });
+        }
+        return undefined;
+      }),
+      50,
+    );
+    const started = Date.now();
+    pool = new Pool(s, defaultRegistry(), { concurrency: 3, maintenance: false, heartbeatMs: 100, leaseMs: 5000 });
+    await pool.start();
+    const setUp = Date.now() - started;
+    for (let i = 0; i < 200 && tds.requests(isWorker).filter(isClaim).length < 3; i++) await sleep(10);
+    const workers = tds.logins(isWorker);
+    expect(workers).toHaveLength(3); // one login each: no throw-away probe connection
+    for (const w of workers) {
+      const first = w.requests.findIndex(isClaim);
+      expect(first, w.appName).toBeGreaterThan(0);
+      expect(first, w.appName).toBeLessThanOrEqual(3); // tag + register, then the claim
+    }
+    // in parallel: the three logins start together, not one registration after the other (each takes
+    // 3 messages to log in + 2 requests = 250 ms here)
+    const times = workers.map((w) => w.loginAt.getTime());
+    expect(Math.max(...times) - Math.min(...times)).toBeLessThan(120);
+    expect(setUp).toBeLessThan(3 * 250 + 400);
+    // and the process as a whole: the shared pool and the heartbeats' connection, one login each
+    expect(tds.logins('readpast')).toHaveLength(1);
+    expect(tds.logins('readpast heartbeat').length).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('heartbeats do not wait behind the rest of the process', () => {
+  it('renew on their own connection while claims and the shared pool are held up', async () => {
+    let congested = false;
+    const handed = new Set<number>();
+    const s = await open(
+      replier((req, conn) => {
+        // three of the four workers get a task; the fourth stays idle and keeps claiming
+        if (isClaim(req) && !handed.has(conn.id) && handed.size < 3) {
+          handed.add(conn.id);
+          return claimed(conn.id, conn, 'demo.sleep', { ms: 4000 });
+        }
+        // a claim that waits on locks (the dispatcher waits with it), and a shared pool whose every
+        // connection is busy: finishes, maintenance and reads all queue
+        if (congested && (isClaim(req) || conn.appName === 'readpast')) return { delayMs: 2500 };
+        return undefined;
+      }),
+    );
+    const log = capture();
+    pool = new Pool(s, defaultRegistry(), { concurrency: 4, maintenance: true, heartbeatMs: 100, leaseMs: 2000, logger: log });
+    await pool.start();
+    for (let i = 0; i < 300 && pool.busy < 3; i++) await sleep(10);
+    expect(pool.busy).toBe(3);
+    congested = true;
+    const from = Date.now();
+    // twelve slow reads from "the dashboard": more than the shared pool's ten connections
+    const reads = Array.from({ length: 12 }, () => s.reads.countsByQueue().catch(() => []));
+    await sleep(2000);
+    const beats = tds.requests('readpast heartbeat').filter((r) => r.at >= from);
+    // a claim was held up meanwhile
+    expect(tds.requests(isWorker).some((r) => isClaim(r) && r.at >= from && r.at < from + 2000)).toBe(true);
+    // every ~100 ms, each renewing all three running attempts
+    expect(beats.length).toBeGreaterThanOrEqual(10);
+    const gaps = beats.slice(1).map((b, i) => b.at - beats[i]!.at);
+    expect(Math.max(...gaps)).toBeLessThan(500);
+    for (const b of beats) expect(new Set([...b.text.matchAll(/"taskId":(\d+)/g)].map((m) => m[1])).size).toBe(3);
+    expect(log.warnings.filter((w) => /slow heartbeat/.test(w))).toEqual([]);
+    congested = false;
+    await Promise.all(reads);
+  });
+});
+
+describe('after the server restarts', () => {
+  it('the next claim is tried within 2 s of the server being back', async () => {
+    const s = await open(replier());
+    pool = new Pool(s, defaultRegistry(), { concurrency: 2, maintenance: true, heartbeatMs: 200, pollMs: 500, leaseMs: 5000 });
+    await pool.start();
+    for (let i = 0; i < 200 && tds.requests(isWorker).filter(isClaim).length === 0; i++) await sleep(10);
+    await tds.stop();
+    await sleep(1500);
+    await tds.start();
+    const back = Date.now();
+    let next: FakeRequest | undefined;
+    for (let i = 0; i < 400 && !next; i++) {
+      next = tds.requests(isWorker).find((r) => isClaim(r) && r.at >= back);
+      if (!next) await sleep(10);
+    }
+    expect(next).toBeDefined();
+    expect(next!.at - back).toBeLessThan(2000);
+    // on a new connection of the worker's (the old one died with the server)
+    expect(tds.logins(isWorker).filter((c) => c.loginAt.getTime() >= back).length).toBeGreaterThanOrEqual(1);
+  });
+  it('a login the server swallowed does not hold the worker until the connect timeout', async () => {
+    const s = await open(replier());
+    pool = new Pool(s, defaultRegistry(), { concurrency: 1, maintenance: false, heartbeatMs: 200, pollMs: 200, leaseMs: 5000 });
+    await pool.start();
+    for (let i = 0; i < 200 && tds.requests(isWorker).filter(isClaim).length === 0; i++) await sleep(10);
+    // down, then up but not answering (starting up; or the packets go nowhere): the worker's
+    // reconnect hangs there — tedious waits 15 s for it unless told otherwise
+    await tds.stop();
+    tds.stalled = true;
+    await tds.start();
+    await sleep(2000);
+    tds.stalled = false;
+    const back = Date.now();
+    let next: FakeRequest | undefined;
+    for (let i = 0; i < 500 && !next; i++) {
+      next = tds.requests(isWorker).find((r) => isClaim(r) && r.at >= back);
+      if (!next) await sleep(10);
+    }
+    expect(next).toBeDefined();
+    expect(next!.at - back).toBeLessThan(2000);
+  });
+});
+
+describe('session hygiene after a sql task', () => {
+  it('a task that leaves the session impersonated gets a new connection; a clean one keeps its own', async () => {
+    const impersonated = new Set<number>();
+    const s = await open(
+      replier((req, conn) => {
+        if (req.kind === 'batch' && /EXECUTE AS USER/.test(req.text)) impersonated.add(conn.id);
+        if (isCleanup(req)) {
+          const user = impersonated.has(conn.id) ? 'reporting' : 'app';
+          return {
+            sets: [
+              {
+                columns: [
+                  ['trancount', 'int'],
+                  ['db', 'nvarchar'],
+                  ['original_login', 'nvarchar'],
+                  ['login_name', 'nvarchar'],
+                  ['user_name', 'nvarchar'],
+                ],
+                rows: [[0, 'fake', 'app', 'app', user]],
+              },
+            ],
+          };
+        }
+        return undefined;
+      }),
+    );
+    const workerId = 'w-hygiene';
+    const session = await s.worker.registerWorker({ workerId, host: 'h', pid: 1, role: 'test' });
+    const signal = new AbortController().signal;
+    const attempt = (taskId: number) => ({ taskId, attempt: 1, workerId, session: tds.logins(isWorker).at(-1)!.spid });
+    await s.worker.runSql(attempt(1), 'SELECT 1', signal);
+    expect(tds.logins(isWorker)).toHaveLength(1);
+    await s.worker.runSql(attempt(2), "EXECUTE AS USER = 'reporting'; SELECT 1", signal);
+    // the clean-up saw another database user: the connection was replaced, and the new one tagged
+    const logins = tds.logins(isWorker);
+    expect(logins).toHaveLength(2);
+    expect(logins[1]!.requests.some(isTag)).toBe(true);
+    expect(session.session).toBe(logins[0]!.spid);
+  });
+});
+
+describe('live state', () => {
+  it('a DMV query that fails leaves the running list readable, and says why', async () => {
+    const s = await open(
+      replier((req) => {
+        if (req.text.includes("SERVERPROPERTY('EngineEdition')")) return { sets: [{ columns: [['edition', 'int']], rows: [[3]] }] };
+        if (req.text.includes('HAS_PERMS_BY_NAME')) {
+          return {
+            sets: [
+              {
+                columns: [
+                  ['view_state', 'int'],
+                  ['perf_state', 'int'],
+                  ['can_kill', 'int'],
+                ],
+                rows: [[0, 1, 0]],
+              },
+            ],
+          };
+        }
+        if (req.text.includes('sys.dm_exec_requests'))
+          return { error: { number: 208, message: "Invalid object name 'sys.dm_exec_requests'." } };
+        // ExecutionStatus from readpast's tables: nothing runs
+        if (req.text.includes('readpast.ExecutionStatus')) return { sets: [{ columns: [['log_id', 'bigint']], rows: [] }] };
+        return undefined;
+      }),
+    );
+    expect(await s.reads.listRunning()).toEqual([]);
+    const status = await s.sqlServer.liveStatus();
+    expect(status.available).toBe(false);
+    expect(status.reason).toMatch(/could not be read: Invalid object name 'sys.dm_exec_requests'/);
+  });
+});
+
+describe('a login raced when it goes unanswered (raceCreate)', () => {
+  const later = <T>(ms: number, v: T, fail = false) =>
+    new Promise<T>((res, rej) => setTimeout(() => (fail ? rej(new Error(String(v))) : res(v)), ms));
+
+  it('a refused login fails at once, with no second attempt', async () => {
+    let n = 0;
+    await expect(
+      raceCreate(
+        () => (n++, Promise.reject(new Error('ECONNREFUSED'))),
+        async () => {},
+        50,
+      ),
+    ).rejects.toThrow('ECONNREFUSED');
+    expect(n).toBe(1);
+  });
+
+  it('a swallowed login gets another attempt beside it; the first to answer wins, a late one is closed', async () => {
+    const closed: string[] = [];
+    const attempts = ['hung', 'quick'];
+    const got = await raceCreate(
+      () => {
+        const a = attempts.shift() ?? 'more';
+        return a === 'hung' ? later(300, a) : later(10, a);
+      },
+      async (c) => void closed.push(c),
+      50,
+    );
+    expect(got).toBe('quick');
+    await sleep(350);
+    expect(closed).toEqual(['hung']);
+  });
+
+  it('a slow login that answers is never abandoned; it fails only when every attempt has failed', async () => {
+    let n = 0;
+    expect(
+      await raceCreate(
+        () => (n++ === 0 ? later(120, 'slow') : later(1000, 'late')),
+        async () => {},
+        50,
+      ),
+    ).toBe('slow');
+    // a network that swallows every attempt: new ones only within the window, then the last failure
+    let m = 0;
+    const began = Date.now();
+    await expect(
+      raceCreate(
+        () => later(100, `fail ${++m}`, true),
+        async () => {},
+        20,
+        100,
+      ),
+    ).rejects.toThrow(/fail/);
+    expect(m).toBeGreaterThan(1);
+    expect(m).toBeLessThanOrEqual(5);
+    expect(Date.now() - began).toBeLessThan(400);
+  });
+});

@@ -1,0 +1,80 @@
+// What a one-shot command costs a SQL Server: `readpast enqueue`, `status` and `stats` run as the
+// real command line against a stand-in TDS endpoint (db/mssql/fake-tds.ts) with the real driver,
+// counting the logins and requests the endpoint sees. No migration check on the way (the worker and
+// `readpast migrate` migrate), no probe connection, no capability query.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeTds, type FakeReplier } from '../../db/mssql/fake-tds';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(ROOT, 'bin', 'readpast.mjs');
+const TOKEN = '6f1c2a8e-4b7d-4e3a-9c5f-0a1b2c3d4e5f';
+
+function cli(args: string[], url: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, READPAST_DATABASE_URL: url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const reply: FakeReplier = (req) => {
+  // ENQUEUE's first result set: (ord, token, created)
+  if (req.text.includes('@tasks'))
+    return {
+      sets: [
+        {
+          columns: [
+            ['ord', 'int'],
+            ['token', 'nvarchar'],
+            ['created', 'int'],
+          ],
+          rows: [[0, TOKEN, 1]],
+        },
+      ],
+    };
+  // every read: empty
+  return { sets: [{ columns: [['x', 'int']], rows: [] }] };
+};
+
+let tds: FakeTds;
+beforeEach(async () => {
+  tds = new FakeTds(reply);
+  await tds.start();
+});
+afterEach(async () => {
+  await tds.stop();
+});
+
+describe('one-shot commands against SQL Server', () => {
+  it('readpast enqueue: one login and at most two round trips', async () => {
+    const r = await cli(['enqueue', '--sql', 'SELECT 1'], tds.url());
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe(TOKEN);
+    expect(r.code).toBe(0);
+    expect(tds.logins()).toHaveLength(1);
+    expect(tds.requests().length).toBeLessThanOrEqual(2);
+    expect(tds.requests().some((q) => /sp_getapplock|SchemaVersion|HAS_PERMS_BY_NAME|SERVERPROPERTY/.test(q.text))).toBe(false);
+  });
+
+  it('readpast status and stats: one login each, their reads only', async () => {
+    const status = await cli(['status', TOKEN], tds.url());
+    expect(status.code).toBe(3); // no such task: the stand-in has no rows
+    expect(tds.logins()).toHaveLength(1);
+    expect(tds.requests()).toHaveLength(1);
+    const stats = await cli(['stats', '--json'], tds.url());
+    expect(stats.code).toBe(0);
+    expect(tds.logins()).toHaveLength(2);
+    expect(tds.requests()).toHaveLength(1 + 2);
+  });
+});
