@@ -11,7 +11,7 @@ export default defineConfig({
   },
   test: {
     include: ['**/*.test.ts'],
-    exclude: ['**/node_modules/**', '**/.next/**', 'e2e/**'],
+    exclude: ['**/node_modules/**', '**/.next/**', '**/.tmp/**', 'e2e/**'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -11,6 +11,7 @@ import { getEngine } from '@/lib/server/engine';
 import { checkRequest } from '@/lib/server/guard';
 import { describeError } from '@/lib/server/http';
 import type { QueueJson } from '@/lib/api/readpast';
+import type { ScheduleDetailJson } from '@/lib/api/present';
 import { changedBy } from '@/lib/server/queues';
 import { batchIdArg, concurrencyLimit as limitSchema, failureFilter, pausedFlag, poolSize } from '@/lib/api/requests';
 
@@ -183,5 +184,47 @@ export async function killTask(token: string): Promise<ActionResult<{ status: st
   return run(async () => {
     const { readpast } = await getEngine();
     return readpast.killSession(token);
+  });
+}
+
+// ---- schedules ----------------------------------------------------------------------------------
+
+/** Create (name null) or change a schedule; field errors name the field (`cron`, `timezone`, `command` …). */
+export async function saveSchedule(name: string | null, input: unknown): Promise<ActionResult<{ schedule: ScheduleDetailJson }>> {
+  return run(async () => {
+    const { readpast, config } = await getEngine();
+    const by = changedBy(config, 'dashboard');
+    const schedule =
+      name === null
+        ? await readpast.createSchedule(input, by, { allowSql: config.allowSql })
+        : await readpast.updateSchedule(name, input, by, { allowSql: config.allowSql });
+    return { schedule };
+  });
+}
+
+/** Pause (false) or resume (true) a schedule; also one declared in code. */
+export async function setScheduleEnabled(name: string, enabled: boolean): Promise<ActionResult<{ schedule: ScheduleDetailJson }>> {
+  return run(async () => {
+    const e = parseWith(pausedFlag, enabled, 'enabled');
+    const { readpast, config } = await getEngine();
+    const by = changedBy(config, 'dashboard');
+    return { schedule: e ? await readpast.resumeSchedule(name, by) : await readpast.pauseSchedule(name, by) };
+  });
+}
+
+/** Fire a schedule once now, outside its cron: one task marked manual. */
+export async function runScheduleNow(name: string): Promise<ActionResult<{ token: string }>> {
+  return run(async () => {
+    const { readpast, config } = await getEngine();
+    return { token: (await readpast.runSchedule(name, changedBy(config, 'dashboard'))).token };
+  });
+}
+
+/** Delete a schedule (the tasks it fired stay); refused for one declared in code. */
+export async function deleteSchedule(name: string): Promise<ActionResult> {
+  return run(async () => {
+    const { readpast } = await getEngine();
+    await readpast.deleteSchedule(name);
+    return {};
   });
 }

@@ -12,20 +12,27 @@ export interface CliContext {
   logger: Logger;
 }
 
+export interface ContextOptions {
+  handlers?: string;
+  logLevel?: 'info' | 'warn';
+  /**
+   * Create or upgrade the schema on open: the worker does (and `migrate`, explicitly). Short commands
+   * do not: against SQL Server that check alone costs more than the command (OpenOptions.migrate).
+   */
+  migrate?: boolean;
+}
+
 /** Builds the registry first (so a bad --handlers module fails before the database is touched), then opens. */
-export async function openContext(opts: { handlers?: string; logLevel?: 'info' | 'warn' } = {}): Promise<CliContext> {
+export async function openContext(opts: ContextOptions = {}): Promise<CliContext> {
   const registry = defaultRegistry();
   if (opts.handlers !== undefined) await loadHandlersModule(opts.handlers, registry);
   const logger = cliLogger(opts.logLevel ?? 'warn');
-  const readpast = await openReadpast({ registry, logger });
+  const readpast = await openReadpast({ registry, logger, migrate: opts.migrate ?? false });
   return { readpast, registry, logger };
 }
 
 /** Runs `fn` with an open context and always closes it. */
-export async function withContext<T>(
-  opts: { handlers?: string; logLevel?: 'info' | 'warn' },
-  fn: (ctx: CliContext) => Promise<T>,
-): Promise<T> {
+export async function withContext<T>(opts: ContextOptions, fn: (ctx: CliContext) => Promise<T>): Promise<T> {
   const ctx = await openContext(opts);
   try {
     return await fn(ctx);

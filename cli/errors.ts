@@ -13,6 +13,8 @@ export const EXIT = {
   conflict: 4,
   /** `batch wait --timeout-s`: the time passed before the batch (or stage) was finished */
   timeout: 5,
+  /** `doctor`: something this configuration needs is missing or failing (a ✗ line that is not marked optional) */
+  doctor: 6,
 } as const;
 
 /** Bad arguments; `flag` names the offending flag or argument (e.g. `--priority`, `TOKEN`). */

@@ -45,6 +45,8 @@ export function formatStatus(s: StatusJson): string {
     ['attempts', `${s.attempts} of ${s.maxAttempts}`],
     ['created', s.createdAt ?? '-'],
   ];
+  if (s.schedule)
+    lines.push(['schedule', `${s.schedule.name}, ${s.schedule.manual ? `run now at ${s.schedule.fireAt}` : `tick ${s.schedule.fireAt}`}`]);
   if (s.runAfter && s.createdAt && s.status === 'pending' && Date.parse(s.runAfter) > Date.now()) lines.push(['run after', s.runAfter]);
   lines.push(['started', s.startedAt ?? '-']);
   lines.push(['finished', (s.finishedAt ?? '-') + between(s.startedAt, s.finishedAt)]);

@@ -19,6 +19,7 @@ Usage: readpast <command> [options]
 
 Commands:
   migrate                    create or upgrade the database schema
+  doctor [--json]            what will work on this database, each missing piece with its remedy
   worker                     run a pool of workers in the foreground (SIGTERM/SIGINT stop it gracefully)
   enqueue                    add a task; prints its token alone on stdout
   status TOKEN [--json]      a task's state, result, last error and attempt history
@@ -33,6 +34,9 @@ Commands:
   batch wait ID [--stage K]  block until the stage (or the whole batch) is finished; print the outcomes
   batch release ID           no more tasks: the batch completes once all are finished
   batch cancel ID            cancel a batch's unfinished tasks
+  schedule add NAME --cron … a recurring task (cron + time zone); fired once per tick by any worker process
+  schedule list | show NAME  every schedule / one with its next 5 fire times and last 50 fires
+  schedule pause|resume|run|remove NAME   stop or restart its fires, fire it once now, delete it
   help [COMMAND]             this text, or a command's options
 
 Database: READPAST_DATABASE_URL (default sqlite:data/readpast.db), e.g.
@@ -44,17 +48,39 @@ Exit codes:
   0  success
   1  unexpected failure (database unreachable, internal error)
   2  bad arguments (unknown flag, missing or malformed value, unknown handler, bad token)
-  3  not found (no task with that token, no batch with that id, no such queue)
-  4  conflict (the task's or batch's state does not allow the action)
+  3  not found (no task with that token, no batch with that id, no such queue or schedule)
+  4  conflict (the task's or batch's state does not allow the action; a schedule name taken)
   5  timed out (batch wait --timeout-s passed before the batch or stage was finished)
+  6  doctor: something this configuration needs is missing or failing
 
 Run 'readpast help <command>' for a command's options.`;
 
 const COMMANDS: Record<string, string> = {
   migrate: `Usage: readpast migrate
 
-Creates or upgrades the schema of READPAST_DATABASE_URL. Idempotent; every other command
-also migrates on start.`,
+Creates or upgrades the schema of READPAST_DATABASE_URL. Idempotent; \`readpast worker\` and
+the dashboard also migrate on start. Other commands do not on SQL Server (a missing schema says to
+run this); the embedded SQLite file is always brought up to date.`,
+
+  doctor: `Usage: readpast doctor [--json]
+
+Tells what will work on READPAST_DATABASE_URL before the first task runs, one line per check:
+✓ fine, ✗ missing or failing (with the remedy under it: the exact GRANT, a setting, a command),
+– informational or skipped. It changes nothing: it neither creates nor migrates the database.
+
+SQL Server: the server's version and edition (Babelfish and other stand-ins are refused), the
+database's compatibility level, READ_COMMITTED_SNAPSHOT and what it means here, the schema and
+its migration level, this login's permissions per feature (read and write readpast's tables,
+EXECUTE for procedure tasks, VIEW SERVER STATE for live request state, ALTER ANY CONNECTION for
+KILL), clock skew against the server, round-trip time, and a worker's claim run inside a
+transaction that is rolled back.
+SQLite: the file (there, writable, its size), that it is a database, WAL, SQLite's version, the
+schema's migration level, a write transaction (BEGIN IMMEDIATE, rolled back), better-sqlite3.
+
+--json prints {dialect, database, checkedAt, ok, summary: {passed, failed, optional, other},
+checks: [{id, title, ok, detail, remedy, needed}]}; ok is true/false/null (null: information or
+skipped). Exit 0 when everything this configuration needs is in place (features marked
+optional may be off), 6 when a needed check fails (the database cannot be reached included).`,
 
   worker: `Usage: readpast worker [--concurrency N] [--lease-seconds S] [--handlers MODULE] [--queues a,b]
 
@@ -170,6 +196,54 @@ cancel   Cancels the batch's pending tasks and asks its running ones to stop. Ex
 Exit 3 when there is no batch ID.`,
 };
 
+COMMANDS.schedule = `Usage: readpast schedule add NAME --cron EXPR [--tz ZONE]
+           (--handler NAME [--payload JSON] | --sql TEXT | --procedure NAME [--params JSON])
+           [--queue Q] [--priority N] [--max-attempts N] [--timeout-ms N]
+           [--misfire skip|run_once] [--overlap allow|skip_if_running] [--json]
+       readpast schedule list [--json]
+       readpast schedule show NAME [--json]
+       readpast schedule pause|resume|run|remove NAME [--json]
+
+A schedule creates a task at every tick of its cron expression, read in its time zone (DST
+gaps and overlaps included). Every process with a worker pool (readpast worker, the
+dashboard) checks the due schedules about once a second; each tick fires exactly once,
+however many of them run. A fired task is a normal task with schedule: {name, fireAt}.
+
+add      --cron EXPR      5 fields (minute hour day month weekday), or 6 with seconds first,
+                          e.g. "*/5 * * * *", "0 2 * * 1-5", "*/10 * * * * *"
+         --tz ZONE        IANA time zone the expression is read in (default UTC), e.g. Europe/Berlin
+         --handler NAME, --sql TEXT, --procedure NAME: the task, as for enqueue (--payload JSON
+                          for a handler, --params JSON for a procedure); --queue, --priority
+                          (${MIN_PRIORITY} to ${MAX_PRIORITY}), --max-attempts (${MIN_ATTEMPTS} to ${MAX_ATTEMPTS}) and
+                          --timeout-ms as for enqueue
+         --misfire skip       after downtime, missed ticks are dropped (default)
+         --misfire run_once   after downtime, fire once for all the missed ticks
+                              (a tick is missed when it is later than its interval, 5 s at least,
+                              a minute at most)
+         --overlap allow            fire whatever the previous fire is doing (default)
+         --overlap skip_if_running  no fire while the previous fire's task is pending or running
+         Prints one line (--json: the schedule as show prints it). Exit 4 when the name is
+         taken; exit 2 names the flag of a bad value (a bad expression names --cron).
+list     Every schedule: expression, zone, next fire, last fire and its task's status, state,
+         source (dashboard, or code: declared in a handlers module's \`schedules\` export).
+         --json: {schedules: [{name, cron, description, timezone, kind, command, payload, queue,
+         priority, maxAttempts, timeoutMs, misfire, overlap, enabled, source, declared,
+         nextFireAt, lastFireAt, lastToken, createdBy, createdAt, updatedBy, updatedAt,
+         recent: [{token, fireAt, manual, status}]}]} (recent: the last 20 fires, newest first).
+show     One schedule with its next 5 fire times and its last 50 fires (newest first; fireAt is
+         the tick a task was fired for; a manual run has manual: true and the time it was run).
+         --json: as a list item, recent up to 50, plus nextFires: [ISO, …].
+pause    No more fires until resumed (a code-declared schedule too).
+resume   Fires again from the next tick after now (ticks while paused are not made up).
+run      Fires once now, outside the cron, also while paused; prints the task's token alone.
+         The task has schedule: {name, fireAt, manual: true}.
+remove   Deletes the schedule; the tasks it fired stay. Exit 4 for a schedule declared in code
+         (remove it from the code instead).
+
+Schedules declared in code (a handlers module's \`schedules\` export, loaded by
+'readpast worker --handlers MODULE') cannot be edited or removed here: exit 4 says so.
+Exit 3 when there is no schedule NAME.`;
+
 COMMANDS.help = `Usage: readpast help [COMMAND]\n\nCommands: ${Object.keys(COMMANDS).join(', ')}`;
 
 export function helpText(command?: string): string | null {
@@ -177,12 +251,26 @@ export function helpText(command?: string): string | null {
   return COMMANDS[command] ?? null;
 }
 
-export const COMMAND_NAMES = ['migrate', 'worker', 'enqueue', 'status', 'stats', 'retry', 'cancel', 'queue', 'batch', 'help'] as const;
+export const COMMAND_NAMES = [
+  'migrate',
+  'doctor',
+  'worker',
+  'enqueue',
+  'status',
+  'stats',
+  'retry',
+  'cancel',
+  'queue',
+  'batch',
+  'schedule',
+  'help',
+] as const;
 
 /** Commands with subcommands; `readpast help queue set` shows the `queue` page. */
 export const SUBCOMMANDS = {
   queue: ['set', 'list', 'tokens'],
   batch: ['create', 'status', 'wait', 'release', 'cancel'],
+  schedule: ['add', 'list', 'show', 'pause', 'resume', 'run', 'remove'],
 } as const;
 
 export function isSubcommand(command: string, sub: string): boolean {

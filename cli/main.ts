@@ -15,6 +15,8 @@ const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
   cancel: () => import('./commands/cancel'),
   queue: () => import('./commands/queue'),
   batch: () => import('./commands/batch'),
+  schedule: () => import('./commands/schedule'),
+  doctor: () => import('./commands/doctor'),
 };
 
 const isHelpFlag = (a: string) => a === '--help' || a === '-h';

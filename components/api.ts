@@ -1,5 +1,5 @@
 // The JSON the dashboard reads from its own API routes, and the one fetch helper that reads it.
-import type { attemptJson, metricsJson, runningJson, statsJson, statusJson, taskJson, workerJson } from '@/lib/api/present';
+import type { attemptJson, DoctorJson, metricsJson, runningJson, statsJson, statusJson, taskJson, workerJson } from '@/lib/api/present';
 import type { LiveRequestState } from '@/lib/engine/types';
 
 export type StatsJson = ReturnType<typeof statsJson>;
@@ -8,6 +8,8 @@ export type TaskJson = ReturnType<typeof taskJson>;
 export type StatusJson = ReturnType<typeof statusJson>;
 export type AttemptJson = ReturnType<typeof attemptJson>;
 export type WorkerJson = ReturnType<typeof workerJson>;
+export type { DoctorJson };
+export type DoctorCheckJson = DoctorJson['checks'][number];
 export type MetricPointJson = ReturnType<typeof metricsJson>[number];
 export type RunningJson = Omit<ReturnType<typeof runningJson>, 'live'> & { live: LiveRequestState | null };
 
@@ -30,10 +32,18 @@ export interface FailuresJson {
   dead: TaskJson[];
 }
 
+/** Whether the server's request state (SQL Server DMVs) can be read, and why not; null on SQLite. */
+export type LiveStatusJson = { available: boolean; reason: string | null } | null;
+
 export interface WorkersJson {
   workers: WorkerJson[];
   pool: { size: number; role: string; host: string; pid: number } | null;
-  liveStatus: { available: boolean; reason: string | null } | null;
+  liveStatus: LiveStatusJson;
+}
+
+export interface RunningListJson {
+  items: RunningJson[];
+  liveStatus?: LiveStatusJson;
 }
 
 export interface MetricsJson {

@@ -8,6 +8,7 @@ const PAGES = [
   ['/log', 'Execution log'],
   ['/failed', 'Failed & poison'],
   ['/workers', 'Workers'],
+  ['/schedules', 'Schedules'],
   ['/enqueue', 'Enqueue'],
 ] as const;
 

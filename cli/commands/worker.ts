@@ -1,6 +1,8 @@
 // readpast worker [--concurrency N] [--lease-seconds S] [--handlers MODULE] [--queues a,b]
 // Runs in the foreground. The first SIGTERM/SIGINT stops gracefully (pool.stop), a second exits at once.
 import { constants } from 'node:os';
+import { resolve } from 'node:path';
+import { loadDeclaredSchedules } from '../../lib/api/schedules';
 import { MAX_POOL_SIZE } from '../../lib/engine/limits';
 import { intFlag, parseFlags, positionals, queuesFlag } from '../args';
 import { openContext } from '../context';
@@ -37,7 +39,7 @@ export async function run(argv: string[]): Promise<number> {
   const leaseMs = (intFlag('--lease-seconds', values['lease-seconds'], 1, 24 * 3600) ?? 30) * 1000;
   const queues = queuesFlag('--queues', values.queues);
 
-  const { readpast, registry, logger } = await openContext({ handlers: values.handlers, logLevel: 'info' });
+  const { readpast, registry, logger } = await openContext({ handlers: values.handlers, logLevel: 'info', migrate: true });
   // the pool's timers do not hold the process open; this does, until the worker has stopped
   const keepAlive = setInterval(() => {}, 1 << 30);
   const signalled = firstSignal((signal) => {
@@ -46,6 +48,10 @@ export async function run(argv: string[]): Promise<number> {
   });
 
   try {
+    // the module's `schedules` export, when it has one: created or brought up to date (source code);
+    // code schedules it no longer declares are disabled
+    const declared = values.handlers === undefined ? null : await loadDeclaredSchedules(resolve(values.handlers));
+    if (declared) logger.info(await readpast.declareSchedules(declared), 'schedules declared in code');
     // (pool.start also records the handler names, so enqueue elsewhere accepts them)
     const pool = readpast.createPool({
       concurrency,

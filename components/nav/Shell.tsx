@@ -29,6 +29,7 @@ const ITEMS: Item[] = [
   },
   { href: '/queues', label: 'Queues', icon: 'M4 21v-7M4 10V3M12 21v-9M12 8V3M20 21v-5M20 12V3M1 14h6M9 8h6M17 16h6' },
   { href: '/batches', label: 'Batches', icon: 'M12 2 2 7l10 5 10-5-10-5zM2 17l10 5 10-5M2 12l10 5 10-5' },
+  { href: '/schedules', label: 'Schedules', icon: 'M12 22a10 10 0 1 0 0-20 10 10 0 0 0 0 20zM12 6v6l4 2' },
   { href: '/log', label: 'Execution log', icon: 'M4 6h16M4 12h16M4 18h10' },
   {
     href: '/failed',

@@ -9,6 +9,7 @@ import { Button } from '../ui/Button';
 import { Card, CardHeader, PageHeader } from '../ui/Card';
 import { EmptyState, ErrorState, LoadingState, StaleBanner } from '../ui/States';
 import { cx } from '../ui/cx';
+import { NextFires } from '../schedules/NextFires';
 import { bucketPoints, DepthChart, LatencyChart, ThroughputChart } from './Charts';
 import { QueueTable } from './QueueTable';
 
@@ -123,6 +124,8 @@ export function Overview() {
           <QueueTable stats={s} />
         ) : null}
       </Card>
+
+      <NextFires />
 
       <div className="mb-3 flex items-center justify-between gap-2">
         <h2 className="text-sm font-semibold text-slate-900">Activity</h2>

@@ -3,14 +3,14 @@
 import Link from 'next/link';
 import { useMemo, useState } from 'react';
 import { cancelTask } from '@/app/actions';
-import type { RunningJson } from '../api';
+import type { RunningJson, RunningListJson } from '../api';
 import { useLive } from '../live';
 import { useAction } from '../useAction';
 import { Badge, KindBadge } from '../ui/Badge';
 import { Button } from '../ui/Button';
 import { Card, CardHeader, PageHeader } from '../ui/Card';
 import { DataTable, type Column } from '../ui/DataTable';
-import { EmptyState, ErrorState, LoadingState, StaleBanner } from '../ui/States';
+import { EmptyState, ErrorState, LoadingState, Notice, StaleBanner } from '../ui/States';
 import { Elapsed, RelativeTime } from '../ui/Time';
 import { TokenLink } from '../ui/TokenLink';
 import { cx } from '../ui/cx';
@@ -19,6 +19,8 @@ import { useIsMssql } from '../enqueue/storeInfo';
 import { blockingChains } from './chains';
 import { KillButton, killable } from './KillButton';
 import { ChainMarks, chainTitle, LiveState } from './LiveState';
+
+const sentence = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}${/[.!?]$/.test(s) ? '' : '.'}`;
 
 function CancelButton({ row }: { row: RunningJson }) {
   const [asked, setAsked] = useState(false);
@@ -44,8 +46,10 @@ function CancelButton({ row }: { row: RunningJson }) {
 }
 
 export function Running() {
-  const q = useLive<{ items: RunningJson[] }>(['running'], '/api/running');
+  const q = useLive<RunningListJson>(['running'], '/api/running');
   const items = q.data?.items ?? [];
+  // SQL Server: the server's request state could not be read (permission, timeout, a missing DMV)
+  const liveOff = q.data?.liveStatus && !q.data.liveStatus.available ? q.data.liveStatus : null;
   const anyLive = items.some((r) => r.live);
   // SQL Server: blocked tasks listed under the task whose session blocks them
   const chain = useMemo(() => blockingChains(items), [items]);
@@ -200,6 +204,15 @@ export function Running() {
     <>
       <PageHeader title="Running" description="ExecutionStatus: every attempt running right now, on which worker and database session." />
       {q.data && <StaleBanner error={q.error} updatedAt={q.dataUpdatedAt} />}
+      {liveOff && (
+        <div className="mb-4" data-testid="running-live-off">
+          <Notice tone="info">
+            <b>Server state is not shown.</b>{' '}
+            <span data-testid="running-live-reason">{sentence(liveOff.reason ?? 'the server state views cannot be read')}</span> The list
+            below is readpast&apos;s own record of what runs.
+          </Notice>
+        </div>
+      )}
       <Card testId="running-card">
         <CardHeader
           title={q.data ? `${items.length} running` : 'Running attempts'}

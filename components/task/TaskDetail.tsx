@@ -11,7 +11,9 @@ import { Card, CardHeader, Field, PageHeader } from '../ui/Card';
 import { JsonBlock } from '../ui/JsonBlock';
 import { EmptyState, ErrorState, LoadingState, StaleBanner } from '../ui/States';
 import { Elapsed, RelativeTime } from '../ui/Time';
+import { cx } from '../ui/cx';
 import { AttemptsTimeline } from './AttemptsTimeline';
+import { lastErrorContext } from './lastError';
 import { TaskActions } from './TaskActions';
 
 function When({ iso }: { iso: string | null }) {
@@ -78,6 +80,7 @@ export function TaskDetail({ token }: { token: string }) {
   }
 
   const running = t.status === 'running';
+  const lastError = lastErrorContext(t);
   return (
     <>
       <PageHeader
@@ -199,16 +202,36 @@ export function TaskDetail({ token }: { token: string }) {
               <JsonBlock value={t.result} empty={t.status === 'succeeded' ? 'no result (null)' : 'no result yet'} testId="task-result" />
             </div>
           </Card>
-          {t.lastError && (
+          {t.lastError && lastError && (
             <Card>
-              <CardHeader title="Last error" />
-              <div className="space-y-2 p-4" data-testid="task-last-error">
-                <p className="break-words text-sm text-rose-800">
+              <CardHeader title={lastError.current ? 'Last error' : 'Earlier error'} />
+              <div
+                className="space-y-2 p-4"
+                data-testid="task-last-error"
+                data-current={lastError.current ? '1' : '0'}
+                data-attempt={lastError.attempt ?? undefined}
+              >
+                <p className="text-xs font-medium text-slate-600" data-testid="task-last-error-label">
+                  {lastError.label}:
+                </p>
+                <p className={cx('break-words text-sm', lastError.current ? 'text-rose-800' : 'text-slate-600')}>
                   {t.lastError.number !== null && (
-                    <span className="mr-1.5 rounded bg-rose-100 px-1 font-mono text-xs text-rose-700">#{t.lastError.number}</span>
+                    <span
+                      className={cx(
+                        'mr-1.5 rounded px-1 font-mono text-xs',
+                        lastError.current ? 'bg-rose-100 text-rose-700' : 'bg-slate-100 text-slate-600',
+                      )}
+                    >
+                      #{t.lastError.number}
+                    </span>
                   )}
                   {t.lastError.message}
                 </p>
+                {!lastError.current && t.status === 'succeeded' && (
+                  <p className="text-xs text-slate-500" data-testid="task-last-error-note">
+                    The task succeeded; this error is kept from an earlier attempt (every attempt is under Attempts).
+                  </p>
+                )}
               </div>
             </Card>
           )}

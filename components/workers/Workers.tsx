@@ -1,5 +1,6 @@
 'use client';
-// Worker processes, their workers' sessions, heartbeats and current tasks; this process's pool size, live.
+// Worker processes, their workers' sessions, heartbeats and current tasks; this process's pool size, live;
+// and the doctor's verdict on this database (DoctorPanel).
 import Link from 'next/link';
 import { useState } from 'react';
 import type { WorkerJson, WorkersJson } from '../api';
@@ -12,6 +13,7 @@ import { EmptyState, ErrorState, LoadingState, Notice, StaleBanner } from '../ui
 import { cx } from '../ui/cx';
 import { Elapsed, RelativeTime } from '../ui/Time';
 import { TokenLink } from '../ui/TokenLink';
+import { DoctorPanel } from './DoctorPanel';
 import { PoolSize } from './PoolSize';
 import { WorkerSession } from './WorkerSession';
 
@@ -166,6 +168,7 @@ export function Workers() {
           Live request state from sys.dm_exec_requests is available on the Running page.
         </p>
       )}
+      <DoctorPanel />
 
       {q.isPending ? (
         <Card>

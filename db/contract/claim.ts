@@ -1,6 +1,6 @@
 // Claiming: one task per slot, order (priority, then age), delayed tasks, queue filter.
 import { describe, expect, it } from 'vitest';
-import { LONG_LEASE, sleep, useStore, type StoreFactory } from './harness';
+import { LONG_LEASE, useStore, type StoreFactory } from './harness';
 
 export function claimTests(factory: StoreFactory) {
   describe('claim', () => {
@@ -76,18 +76,18 @@ export function claimTests(factory: StoreFactory) {
 
     it('does not claim a delayed task before its runAt', async () => {
       const slot = await h().worker();
-      const runAt = new Date(Date.now() + 300);
+      // due 2 s after the store's own clock: every "not yet" below is a few round trips, far inside that
+      const runAt = new Date((await h().storeNow(slot)) + 2_000);
       const token = await h().add({ runAt });
       expect((await h().task(token)).runAfter.getTime()).toBe(runAt.getTime());
-      await h().claimNone(slot);
-      await sleep(100);
       await h().claimNone(slot);
       // a task due now is taken while the delayed one waits
       const now = await h().add();
       const first = await h().claimOne(slot);
       expect(first.token).toBe(now);
       expect(await h().succeed(first)).toBe(true);
-      await sleep(300);
+      await h().claimNone(slot);
+      await h().untilStoreTime(slot, runAt.getTime());
       const c = await h().claimOne(slot);
       expect(c.token).toBe(token);
       expect(c.runAfter.getTime()).toBe(runAt.getTime());

@@ -23,6 +23,35 @@ export function dedupTests(factory: StoreFactory) {
       await h().claimNone(await h().worker());
     });
 
+    it('names compare case-sensitively, as in every store: dedup keys, queues, handler names', async () => {
+      const { store } = h();
+      // dedup keys: `A` and `a` are two keys
+      const upper = await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', payload: null, dedupKey: 'A' });
+      const lower = await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', payload: null, dedupKey: 'a' });
+      expect(lower.created).toBe(true);
+      expect(lower.token).not.toBe(upper.token);
+      // queues: `Reports` and `reports` are two queues, each with its own settings, counts and claims
+      await store.commands.setQueue('Reports', { paused: true }, 'contract');
+      const mine = await h().add({ queue: 'reports' });
+      await h().add({ queue: 'Reports' });
+      const queues = (await store.reads.listQueues()).filter((q) => q.name.toLowerCase() === 'reports');
+      expect(queues.map((q) => [q.name, q.paused]).sort()).toEqual([
+        ['Reports', true],
+        ['reports', false],
+      ]);
+      const counts = (await h().counts()).filter((c) => c.queue.toLowerCase() === 'reports');
+      expect(counts.map((c) => [c.queue, c.pending]).sort()).toEqual([
+        ['Reports', 1],
+        ['reports', 1],
+      ]);
+      const slot = await h().worker();
+      expect((await h().claimOne(slot, { queues: ['reports'] })).token).toBe(mine);
+      await h().claimNone(slot, { queues: ['reports', 'REPORTS'] });
+      // handler names
+      await store.worker.registerHandlers(['Case.Echo', 'case.echo']);
+      expect((await store.reads.knownHandlers()).filter((n) => n.toLowerCase() === 'case.echo').sort()).toEqual(['Case.Echo', 'case.echo']);
+    });
+
     it('creates a new task once the first one is finished', async () => {
       const { store } = h();
       const slot = await h().worker();

@@ -44,6 +44,27 @@ export class Harness {
     return { workerId, session: s.session };
   }
 
+  /**
+   * The store's own clock (the server's, on SQL Server) in ms since 1970: the heartbeat time it records for
+   * `slot`'s worker. Tests that compare with times the store writes (due times, cut-offs) measure from it, so
+   * neither a remote server's round trips nor a skewed local clock decide their outcome.
+   */
+  async storeNow(slot: WorkerSlot): Promise<number> {
+    await this.store.worker.heartbeat({ workerIds: [slot.workerId], running: [], leaseMs: LONG_LEASE });
+    const w = (await this.store.reads.listWorkers()).find((x) => x.workerId === slot.workerId);
+    expect(w, `worker ${slot.workerId}`).toBeDefined();
+    return w!.heartbeatAt.getTime();
+  }
+
+  /** Wait until the store's clock is past `at` (ms since 1970). */
+  async untilStoreTime(slot: WorkerSlot, at: number): Promise<void> {
+    for (;;) {
+      const now = await this.storeNow(slot);
+      if (now > at) return;
+      await sleep(Math.min(500, at - now + 5));
+    }
+  }
+
   /** Enqueue a handler task; returns its token. */
   async add(over: Partial<EnqueueInput> = {}): Promise<string> {
     const r = await this.store.commands.enqueue({ kind: 'handler', command: 'demo.echo', payload: null, ...over });

@@ -73,6 +73,41 @@ export function limitTests(factory: StoreFactory) {
       expect(await store.worker.claim(slots.slice(0, 4), { leaseMs: LONG_LEASE })).toHaveLength(2);
     });
 
+    it('a limit set while tasks of the queue run counts them, token or not: no new grant until running < limit', async () => {
+      const { store } = h();
+      for (let i = 0; i < 6; i++) await h().add({ queue: 'late' });
+      const slots = await Promise.all([1, 2, 3, 4, 5].map(() => h().worker()));
+      // claimed while the queue is unlimited: they hold no token
+      const running = await store.worker.claim(slots.slice(0, 3), { leaseMs: LONG_LEASE });
+      expect(running).toHaveLength(3);
+      expect((await store.reads.listRunning()).map((r) => r.tokenNo)).toEqual([null, null, null]);
+      await store.commands.setQueue('late', { concurrencyLimit: 1 }, 'contract');
+      expect(await store.worker.claim(slots.slice(3), { leaseMs: LONG_LEASE })).toEqual([]);
+      await h().succeed(running[0]!);
+      await h().succeed(running[1]!);
+      // one still runs: the limit of 1 is reached
+      expect(await store.worker.claim(slots.slice(3), { leaseMs: LONG_LEASE })).toEqual([]);
+      await store.commands.setQueue('late', { concurrencyLimit: 2 }, 'contract');
+      const second = await store.worker.claim(slots.slice(3), { leaseMs: LONG_LEASE });
+      expect(second).toHaveLength(1);
+      expect(await store.worker.claim(slots.slice(4), { leaseMs: LONG_LEASE })).toEqual([]);
+      await h().succeed(running[2]!);
+      expect(await store.worker.claim(slots.slice(4), { leaseMs: LONG_LEASE })).toHaveLength(1);
+      const grants = (await store.reads.listTokens('late')).filter((t) => t.status === 'granted');
+      expect(grants.map((t) => t.tokenNo).sort()).toEqual([1, 2]);
+    });
+
+    it('a running task whose lease expired does not count against a limit set later', async () => {
+      const { store } = h();
+      await h().add({ queue: 'lapsed' });
+      await h().add({ queue: 'lapsed' });
+      const first = await h().claimOne(await h().worker(), { leaseMs: 100 });
+      await store.commands.setQueue('lapsed', { concurrencyLimit: 1 }, 'contract');
+      await sleep(250);
+      const second = await h().claimOne(await h().worker());
+      expect(second.id).not.toBe(first.id);
+    });
+
     it('records every change with who made it, old and new values', async () => {
       const { store } = h();
       await store.commands.setQueue('hist', { concurrencyLimit: 4 }, 'alice');

@@ -108,8 +108,9 @@ export function listTests(factory: StoreFactory) {
       const early: string[] = [];
       early.push(await h().doneTask(slot, { queue: 'q1', command: 'job.alpha' }));
       early.push(await h().deadTask(slot, 'alpha exploded', { queue: 'q1', command: 'job.alpha' }));
+      // the store's clock, not this machine's: the attempts' times are the store's
       await sleep(80);
-      const mid = new Date();
+      const mid = new Date(await h().storeNow(slot));
       await sleep(80);
       const late: string[] = [];
       late.push(await h().doneTask(slot, { queue: 'q2', command: 'job.beta' }));
@@ -161,7 +162,10 @@ export function listTests(factory: StoreFactory) {
       expect(
         (await store.reads.listAttempts({ from: new Date(mid.getTime() - 60_000), to: new Date(mid.getTime() - 30_000) })).items,
       ).toEqual([]);
-      const window = await walk((cursor) => store.reads.listAttempts({ from: mid, to: new Date(Date.now() + 1000), limit: 1, cursor }), 1);
+      const window = await walk(
+        (cursor) => store.reads.listAttempts({ from: mid, to: new Date(mid.getTime() + 60_000), limit: 1, cursor }),
+        1,
+      );
       expect(window.map((a) => a.token)).toEqual([retried, retried, late[0]]);
     });
   });

@@ -1,6 +1,6 @@
 // Settlements that end an attempt in failure: retry later, dead (poison), timed out.
 import { describe, expect, it } from 'vitest';
-import { err, sleep, useStore, type StoreFactory } from './harness';
+import { err, useStore, type StoreFactory } from './harness';
 
 export function retryTests(factory: StoreFactory) {
   describe('retries', () => {
@@ -10,7 +10,8 @@ export function retryTests(factory: StoreFactory) {
       const slot = await h().worker();
       const token = await h().add({ maxAttempts: 5 });
       const c1 = await h().claimOne(slot);
-      const runAfter = new Date(Date.now() + 250);
+      // due 2 s after the store's own clock: the "not yet" below is a few round trips, far inside that
+      const runAfter = new Date((await h().storeNow(slot)) + 2_000);
       expect(await h().settle(c1, { kind: 'retry', outcome: 'failed', error: err('first failure', 50000, 'stack 1'), runAfter })).toBe(
         true,
       );
@@ -30,7 +31,7 @@ export function retryTests(factory: StoreFactory) {
       expect(t.history[0]!.endedAt).toBeInstanceOf(Date);
 
       await h().claimNone(slot);
-      await sleep(300);
+      await h().untilStoreTime(slot, runAfter.getTime());
       const c2 = await h().claimOne(slot);
       expect(c2).toMatchObject({ token, attempt: 2 });
       expect(await h().succeed(c2, 'ok')).toBe(true);

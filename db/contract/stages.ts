@@ -88,6 +88,71 @@ export function stageTests(factory: StoreFactory) {
       await h().claimNone(await h().worker());
     });
 
+    it('refuses to retry a task of a stage after a failed one of an aborted batch; the failed stage may be retried', async () => {
+      const { store } = h();
+      const b = await store.commands.createBatch({ onFailure: 'abort' });
+      const first = await h().add({ batchId: b.id, stage: 0 });
+      const later = await h().add({ batchId: b.id, stage: 1 });
+      const w = await h().worker();
+      await h().kill(await h().claimOne(w), 'stage 0 broke');
+      expect(await h().status(later)).toBe('cancelled');
+      expect((await store.reads.getBatch(b.id))!.status).toBe('aborted');
+      // it would never run (its stage comes after a failed one): refused, and left as it was
+      expect(await store.commands.retry(later)).toBe('batch_aborted');
+      expect(await h().status(later)).toBe('cancelled');
+      await h().claimNone(w);
+      // the failed stage itself may run again; once it holds no dead task, the later stage may follow it
+      expect(await store.commands.retryFailed({})).toBe(1);
+      expect(await store.commands.retry(later)).toBe('retried');
+      const again = await h().claimOne(w);
+      expect(again.token).toBe(first);
+      await h().claimNone(await h().worker());
+      expect(await h().succeed(again)).toBe(true);
+      expect((await h().claimOne(w)).token).toBe(later);
+    });
+
+    it('a bulk retry skips dead tasks of a stage after a failed one of a batch that aborts', async () => {
+      const { store } = h();
+      const b = await store.commands.createBatch({ onFailure: 'abort' });
+      const x1 = await h().add({ batchId: b.id, stage: 1 });
+      const x2 = await h().add({ batchId: b.id, stage: 1 });
+      const z = await h().add({ batchId: b.id, stage: 2 });
+      const w = await h().worker();
+      // stage 1: one succeeds, the other is cancelled before it starts; stage 2 starts
+      const c1 = await h().claimOne(w);
+      expect(c1.token).toBe(x1);
+      expect(await store.commands.cancel(x2)).toBe('cancelled');
+      expect(await h().succeed(c1)).toBe(true);
+      const cz = await h().claimOne(w);
+      expect(cz.token).toBe(z);
+      // the cancelled stage-1 task comes back and fails: the batch aborts; then stage 2's task fails too
+      expect(await store.commands.retry(x2)).toBe('retried');
+      const c2 = await h().claimOne(await h().worker());
+      expect(c2.token).toBe(x2);
+      expect(await h().kill(c2, 'stage 1 broke')).toBe(true);
+      expect((await store.reads.getBatch(b.id))!.status).toBe('aborted');
+      expect(await h().kill(cz, 'stage 2 broke')).toBe(true);
+      // only the failed stage's task is retried: stage 2 comes after it
+      expect(await store.commands.retryFailed({})).toBe(1);
+      expect(await h().status(x2)).toBe('pending');
+      expect(await h().status(z)).toBe('dead');
+    });
+
+    it('a batch with work is not starved by 500 batches with nothing to claim (lanes are chosen among runnable batches)', async () => {
+      const { store } = h();
+      const later = new Date(Date.now() + 3_600_000);
+      const waiting: number[] = [];
+      for (let i = 0; i < 500; i++) waiting.push((await store.commands.createBatch({})).id);
+      await store.commands.enqueueMany(
+        waiting.map((batchId) => ({ kind: 'handler' as const, command: 'demo.echo', payload: null, batchId, runAt: later })),
+      );
+      // the newest batch is the last of 501 least recently served (never) batches
+      const b = await store.commands.createBatch({});
+      const token = await h().add({ batchId: b.id });
+      const c = await h().claimOne(await h().worker());
+      expect(c.token).toBe(token);
+    });
+
     it('a released batch completes when its last task is terminal; it takes no new tasks', async () => {
       const { store } = h();
       const b = await store.commands.createBatch({});

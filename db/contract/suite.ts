@@ -6,6 +6,7 @@ import { claimTests } from './claim';
 import { claimModelTests } from './claim-model';
 import { countsTests } from './counts';
 import { dedupTests } from './dedup';
+import { doctorTests } from './doctor';
 import { fencingTests } from './fencing';
 import type { StoreFactory } from './harness';
 import { lifecycleTests } from './lifecycle';
@@ -14,6 +15,7 @@ import { listTests } from './lists';
 import { operatorTests } from './operators';
 import { pruningTests } from './pruning';
 import { retryTests } from './retries';
+import { scheduleTests } from './schedules';
 import { stageTests } from './stages';
 import { workerTests } from './workers';
 
@@ -34,6 +36,8 @@ export function storeContract(name: string, factory: StoreFactory): void {
     workerTests(factory);
     limitTests(factory);
     stageTests(factory);
+    scheduleTests(factory);
+    doctorTests(factory);
     claimModelTests(factory);
   });
 }

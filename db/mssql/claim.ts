@@ -40,7 +40,9 @@ export class Claims {
 
   /**
    * Slot by slot, each on its worker's own connection (so a second claim sees what the first one
-   * served and granted, as one transaction would); stops at the first slot that finds nothing.
+   * served and granted, as one transaction would). Stops at the first slot that finds nothing: a claim
+   * goes on through its rounds until no candidate is left (sql/claim.ts), so an empty one means there is
+   * nothing this worker may take now — not that rows were held by other claims.
    */
   async claim(slots: WorkerSlot[], opts: ClaimOptions): Promise<ClaimedTask[]> {
     const out: ClaimedTask[] = [];

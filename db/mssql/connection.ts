@@ -1,9 +1,11 @@
 // Connecting to SQL Server. The mssql (tedious) driver, loaded the same way under Node ESM, tsx,
 // vitest and Next.js (the package is CommonJS whose named exports Node cannot detect, so take its
-// default export when there is one); and the store's shared pool, which serves producers,
-// operators, heartbeats and reads (every worker has its own connection besides: session.ts).
+// default export when there is one); every pool of a store made by one Driver (an 'error' listener
+// on each, connections and round trips counted); and the store's shared pool, which serves
+// producers, operators, finishes and reads. Every worker has its own connection besides
+// (session.ts), and heartbeats have one of their own (workers.ts).
 import * as ns from 'mssql';
-import { retrying } from './errors';
+import { retrying, schemaMissing } from './errors';
 import { toConfig, type MssqlTarget } from './url';
 
 type Mssql = typeof ns;
@@ -32,7 +34,10 @@ export function requestWithTimeout(pool: ns.ConnectionPool, requestTimeout: numb
   return new Ctor(pool, { requestTimeout });
 }
 
-/** Run a parameterised statement (sp_executesql) on a pool. */
+/**
+ * Run a parameterised statement of ours (sp_executesql) on a pool. A statement that finds no
+ * readpast table fails with "run readpast migrate" (commands that do not migrate first: lib/api/open.ts).
+ */
 export async function query<T = Record<string, unknown>>(
   pool: ns.ConnectionPool,
   text: string,
@@ -41,7 +46,189 @@ export async function query<T = Record<string, unknown>>(
 ): Promise<ns.IResult<T>> {
   const req = requestTimeout === undefined ? pool.request() : requestWithTimeout(pool, requestTimeout);
   for (const [name, type, value] of params) req.input(name, type, value);
-  return req.query<T>(text);
+  try {
+    return await req.query<T>(text);
+  } catch (err) {
+    throw schemaMissing(err) ?? err;
+  }
+}
+
+// ---- pools ---------------------------------------------------------------------------------------
+
+/** What a store's connections have cost so far: logins, and requests sent (each one round trip). */
+export interface DriverCounts {
+  connections: number;
+  roundTrips: number;
+}
+
+/** Makes a driver pool from its config (tests pass their own to watch or stand in for the driver). */
+export type PoolFactory = (config: ns.config) => ns.ConnectionPool;
+
+/** What mssql's ConnectionPool does inside (lib/base/connection-pool.js, lib/tedious/connection-pool.js of mssql 12). */
+interface PoolInternals {
+  _poolCreate(): Promise<unknown>;
+  _poolDestroy(connection: unknown): Promise<void>;
+  pool?: unknown;
+  connecting: boolean;
+}
+
+let reusingPool: (new (config: ns.config) => ns.ConnectionPool) | null = null;
+
+/** tedious's connect timeout when the URL sets none */
+const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
+/** A login not answered after this long gets a second attempt beside it (see raceCreate). */
+export const CONNECT_RACE_AFTER_MS = 1500;
+/** at most this many attempts of one login at once */
+const CONNECT_RACE_MAX = 8;
+
+/**
+ * One connection from `create`, first success wins. Each attempt is bounded by the driver's connect
+ * timeout (15 s unless the URL sets one), and a worker's pool holds one connection, so an attempt the
+ * network swallows — a server that accepts but does not answer while it starts, a failover's old
+ * address — would keep that worker from claiming for the whole timeout after the server is back. So
+ * an attempt still unanswered after CONNECT_RACE_AFTER_MS gets another beside it (and so on); a slow
+ * login that does answer is never abandoned, extra connections that also succeed are closed. New
+ * attempts start only within `windowMs` (the connect timeout) of the first, so the whole settles
+ * within twice that. Fails when every attempt has failed (a refused connection fails at once, with no
+ * second attempt).
+ */
+export function raceCreate<C>(
+  create: () => Promise<C>,
+  close: (c: C) => Promise<void>,
+  afterMs = CONNECT_RACE_AFTER_MS,
+  windowMs = DEFAULT_CONNECT_TIMEOUT_MS,
+): Promise<C> {
+  const until = Date.now() + windowMs;
+  return new Promise<C>((resolve, reject) => {
+    let done = false;
+    let pending = 0;
+    let timer: NodeJS.Timeout | null = null;
+    const finish = () => {
+      done = true;
+      if (timer) clearTimeout(timer);
+    };
+    const attempt = () => {
+      pending++;
+      create().then(
+        (c) => {
+          pending--;
+          if (done) void close(c).catch(() => {});
+          else {
+            finish();
+            resolve(c);
+          }
+        },
+        (err: unknown) => {
+          pending--;
+          if (!done && pending === 0) {
+            finish();
+            reject(err);
+          }
+        },
+      );
+    };
+    const later = () => {
+      if (Date.now() + afterMs >= until) return;
+      timer = setTimeout(() => {
+        if (done) return;
+        if (pending < CONNECT_RACE_MAX) attempt();
+        later();
+      }, afterMs);
+      timer.unref?.();
+    };
+    attempt();
+    later();
+  });
+}
+
+/**
+ * mssql's `connect()` logs in once to check the configuration, closes that connection, and the pool
+ * logs in again on its first request: two logins (each a TCP connect, TLS and LOGIN7 exchange plus
+ * the driver's SET batch) before the first statement. This pool keeps the checking connection and
+ * hands it to the pool's first request instead (validated like any idle connection, so a dead one is
+ * replaced). Its logins race a second attempt when one goes unanswered (raceCreate). Where the
+ * driver's internals are not as expected it is the driver's own pool.
+ */
+function reusingPoolClass(): new (config: ns.config) => ns.ConnectionPool {
+  if (reusingPool) return reusingPool;
+  const base = sql.ConnectionPool.prototype as unknown as Partial<PoolInternals>;
+  if (typeof base._poolCreate !== 'function' || typeof base._poolDestroy !== 'function') return (reusingPool = sql.ConnectionPool);
+  const create = base._poolCreate;
+  const destroy = base._poolDestroy;
+  class ReusingPool extends sql.ConnectionPool {
+    private kept: unknown = null;
+
+    _poolCreate(): Promise<unknown> {
+      const kept = this.kept;
+      this.kept = null;
+      if (kept) return Promise.resolve(kept);
+      const timeout = (this as unknown as { config: ns.config }).config.connectionTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS;
+      return raceCreate(
+        () => create.call(this),
+        (c) => destroy.call(this, c),
+        CONNECT_RACE_AFTER_MS,
+        timeout,
+      );
+    }
+
+    _poolDestroy(connection: unknown): Promise<void> {
+      const self = this as unknown as PoolInternals;
+      // the checking connection of connect(): closed before the pool exists
+      if (!self.pool && self.connecting && !this.kept) {
+        this.kept = connection;
+        return Promise.resolve();
+      }
+      return destroy.call(this, connection);
+    }
+
+    override async close(): Promise<void> {
+      const kept = this.kept;
+      this.kept = null;
+      if (kept) await destroy.call(this, kept).catch(() => {});
+      await super.close();
+    }
+  }
+  return (reusingPool = ReusingPool as unknown as new (config: ns.config) => ns.ConnectionPool);
+}
+
+/** The pool readpast uses unless told otherwise. */
+export const defaultPoolFactory: PoolFactory = (config) => new (reusingPoolClass())(config);
+
+/**
+ * Makes every pool of one store: each gets an 'error' listener (mssql emits 'error' on the pool for
+ * every failed acquire and connection error; an EventEmitter with no listener throws it, which ends
+ * the process), validates an idle connection by its socket (not with a SELECT 1 round trip), and
+ * counts its logins and requests.
+ */
+export class Driver {
+  readonly counts: DriverCounts = { connections: 0, roundTrips: 0 };
+
+  constructor(
+    private readonly factory: PoolFactory,
+    private readonly log: Logger,
+  ) {}
+
+  pool(config: ns.config, label: string): ns.ConnectionPool {
+    const counts = this.counts;
+    const before = config.beforeConnect;
+    const pool = this.factory({
+      validateConnection: 'socket',
+      ...config,
+      beforeConnect: (conn) => {
+        counts.connections++;
+        before?.(conn);
+      },
+    });
+    pool.on('error', (err: unknown) => this.log(`${label}: connection error`, err));
+    // every request (query, batch, execute) acquires a connection once: one round trip each
+    const inner = pool as unknown as { acquire: (...args: unknown[]) => unknown };
+    const acquire = inner.acquire.bind(pool);
+    inner.acquire = (...args: unknown[]) => {
+      counts.roundTrips++;
+      return acquire(...args);
+    };
+    return pool;
+  }
 }
 
 /**
@@ -49,6 +236,7 @@ export async function query<T = Record<string, unknown>>(
  * connect), its log, and the wake-up signal an in-process worker pool listens to.
  */
 export class Shared {
+  readonly driver: Driver;
   private readonly sharedPool: ns.ConnectionPool;
   private connecting: Promise<ns.ConnectionPool> | null = null;
   private readonly listeners = new Set<() => void>();
@@ -56,12 +244,17 @@ export class Shared {
   constructor(
     readonly target: MssqlTarget,
     readonly log: Logger,
+    factory: PoolFactory = defaultPoolFactory,
   ) {
+    this.driver = new Driver(factory, log);
     const cfg = toConfig(target, { appName: 'readpast', pool: { min: 0, max: 10 } });
-    cfg.validateConnection = 'socket';
     cfg.options = { ...cfg.options, abortTransactionOnError: true };
-    this.sharedPool = new sql.ConnectionPool(cfg);
-    this.sharedPool.on('error', (err: unknown) => this.log('connection error', err));
+    this.sharedPool = this.driver.pool(cfg, 'shared pool');
+  }
+
+  /** A pool of this store's own (counted, with an 'error' listener): worker sessions, heartbeats, KILL. */
+  openPool(config: ns.config, label: string): ns.ConnectionPool {
+    return this.driver.pool(config, label);
   }
 
   pool(): Promise<ns.ConnectionPool> {

@@ -125,3 +125,17 @@ export async function retrying<T>(fn: () => Promise<T>, attempts = 5): Promise<T
     }
   }
 }
+
+/** The readpast schema is not in this database (commands that do not migrate first say what to do). */
+export class SchemaMissingError extends Error {
+  override readonly name = 'SchemaMissingError';
+}
+
+/** Error 208 on a readpast object ("Invalid object name 'readpast.Tasks'") as SchemaMissingError; else null. */
+export function schemaMissing(err: unknown): SchemaMissingError | null {
+  const m = serverMessage(err);
+  if (m.number !== 208 || !/'readpast\./i.test(m.message)) return null;
+  return new SchemaMissingError(
+    `the readpast schema is missing or out of date in this database (${m.message.trim()}): run \`readpast migrate\` first`,
+  );
+}

@@ -1,9 +1,11 @@
 // Applying the schema: on one dedicated connection, under a session-owned application lock so that
 // several processes starting at once migrate one after the other; each pending migration in one
 // transaction, recorded in readpast.SchemaVersion. The lock is released in `finally` (and with
-// the session, should the process die).
+// the session, should the process die). First of all it asks what server this is (server.ts) and
+// refuses one readpast cannot promise its claims on.
 import { sql, type ConnectionPool, type MssqlConfig } from './connection';
 import { MIGRATIONS, type Migration } from './schema';
+import { probeServer, UnsupportedServerError, unsupportedReason } from './server';
 import * as S from './sql/migrations';
 
 export const APPLOCK_TIMEOUT_MS = 60_000;
@@ -14,10 +16,17 @@ export class MigrationError extends Error {
   override readonly name = 'MigrationError';
 }
 
-/** Run every migration not yet recorded. Returns how many ran. */
-export async function migrate(config: MssqlConfig, migrations: readonly Migration[] = MIGRATIONS): Promise<number> {
+/**
+ * Run every migration not yet recorded. Returns how many ran. `open` makes the pool (the store's
+ * Driver: an 'error' listener, counted, one login; connection.ts).
+ */
+export async function migrate(
+  config: MssqlConfig,
+  migrations: readonly Migration[] = MIGRATIONS,
+  open: (config: MssqlConfig) => ConnectionPool = (c) => new sql.ConnectionPool(c),
+): Promise<number> {
   let connections = 0;
-  const pool = new sql.ConnectionPool({
+  const pool = open({
     ...config,
     // the lock wait must end before the request does
     requestTimeout: APPLOCK_TIMEOUT_MS + 30_000,
@@ -30,13 +39,10 @@ export async function migrate(config: MssqlConfig, migrations: readonly Migratio
   });
   await pool.connect();
   try {
-    const compat = (await pool.request().query<{ compatibility_level: number }>(S.MIGRATE_COMPATIBILITY)).recordset[0];
-    if (compat && compat.compatibility_level < 130) {
-      throw new MigrationError(
-        `readpast needs database compatibility level 130 or higher (SQL Server 2016+, for OPENJSON); this database is ` +
-          `at ${compat.compatibility_level}`,
-      );
-    }
+    // what server this is, before anything it may lack is touched: a stand-in, too old a version or
+    // compatibility level is refused with one message saying so
+    const problem = unsupportedReason(await probeServer(pool));
+    if (problem) throw new UnsupportedServerError(problem);
     await lock(pool);
     const locked = connections;
     // the lock and the transaction live on one session: refuse to go on if the driver replaced it

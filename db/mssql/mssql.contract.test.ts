@@ -48,6 +48,14 @@ function serverTests(): void {
       const s = await store.worker.registerWorker({ workerId, host: 'test', pid: process.pid, role: 'test' });
       return { workerId, session: s.session, taskId: 0, attempt: 0 };
     };
+    /**
+     * A worker's session as the store records it: SPID and login time. SQL Server reuses SPIDs (a replaced
+     * connection may well get the one just freed), so a session is told apart by both, as the store does.
+     */
+    const sessionOf = async (workerId: string) => {
+      const w = (await store.reads.listWorkers()).find((x) => x.workerId === workerId)!;
+      return `${w.session}@${w.loginTime.getTime()}`;
+    };
     /** The attempt a claim started, as the worker loop hands it to runSql / runProcedure. */
     const attemptOf = (c: ClaimedTask): RunningAttempt => ({ taskId: c.id, attempt: c.attempt, workerId: c.workerId, session: c.session });
 
@@ -73,6 +81,25 @@ function serverTests(): void {
       expect((await store.reads.getTask(token))!.history[0]!.session).toBe(slot.session);
     });
 
+    it("records a replaced session only against the attempt's own worker", async () => {
+      const owner = await worker();
+      const other = await worker();
+      const token = (await store.commands.enqueue({ kind: 'sql', command: 'SELECT 1' })).token;
+      const [c] = await store.worker.claim([owner], { leaseMs: 60_000 });
+      expect(c).toMatchObject({ token, session: owner.session });
+      // another worker claiming to run this attempt, on its own (different) session: nothing is recorded
+      await store.worker.runSql({ ...attemptOf(c!), workerId: other.workerId }, 'SELECT 1 AS one', never());
+      expect((await store.reads.getTask(token))!.history[0]!.session).toBe(owner.session);
+      // the owner's attempt, told it was claimed on another session: its own session is recorded
+      await store.worker.runSql({ ...attemptOf(c!), session: -1 }, 'SELECT 1 AS one', never());
+      expect((await store.reads.getTask(token))!.history[0]!.session).toBe(owner.session);
+      expect(
+        await store.worker.finish([
+          { taskId: c!.id, workerId: owner.workerId, attempt: 1, settlement: { kind: 'succeeded', result: null } },
+        ]),
+      ).toEqual([true]);
+    });
+
     it('records error number, severity, state, line and message', async () => {
       const slot = await worker();
       const err = await store.worker.runSql(slot, "SELECT 1 AS one;\nRAISERROR('boom %d', 16, 7, 42);", never()).then(
@@ -81,7 +108,9 @@ function serverTests(): void {
       );
       expect(err).toMatchObject({ number: 50000, severity: 16, state: 7, lineNumber: 2, message: 'boom 42' });
       expect(errorInfo(err).detail).toContain('Msg 50000, Level 16, State 7, Line 2');
-      const syntax = await store.worker.runSql(slot, 'SELEC 1', never()).then(
+      // a real syntax error (Msg 102): a batch opening with a bare word, such as `SELEC 1`, is an EXEC of a
+      // procedure of that name (Msg 2812), not a syntax error
+      const syntax = await store.worker.runSql(slot, 'SELECT 1 +', never()).then(
         () => null,
         (e: unknown) => e,
       );
@@ -115,6 +144,7 @@ function serverTests(): void {
 
     it('splits a script on GO and replaces a session left with temp tables', async () => {
       const slot = await worker();
+      const before = await sessionOf(slot.workerId);
       const r = await store.worker.runSql(
         slot,
         'CREATE TABLE #g (n int)\nGO\nINSERT INTO #g VALUES (1), (2)\nGO 2\nSELECT COUNT(*) AS n FROM #g',
@@ -122,8 +152,7 @@ function serverTests(): void {
       );
       expect(r.rows).toEqual([{ n: 4 }]);
       expect((await store.worker.runSql(slot, "SELECT OBJECT_ID('tempdb..#g') AS id", never())).rows).toEqual([{ id: null }]);
-      const w = (await store.reads.listWorkers()).find((x) => x.workerId === slot.workerId)!;
-      expect(w.session).not.toBe(slot.session);
+      expect(await sessionOf(slot.workerId)).not.toBe(before);
     });
 
     it('cancels a running request when the signal aborts (attention), and the session stays usable', async () => {
@@ -222,6 +251,7 @@ END`,
 
     it('KILL ends the session running a task: cancelled, token released, worker reconnected', async () => {
       const slot = await worker();
+      const before = await sessionOf(slot.workerId);
       const token = (await store.commands.enqueue({ kind: 'sql', command: "WAITFOR DELAY '00:00:20'" })).token;
       const [c] = await store.worker.claim([slot], { leaseMs: 60_000 });
       const run = store.worker.runSql(attemptOf(c!), c!.command, never()).then(
@@ -250,7 +280,7 @@ END`,
         ]),
       ).toEqual([false]);
       const again = await store.worker.runSql(slot, 'SELECT @@SPID AS spid', never());
-      expect(again.rows[0]!.spid).not.toBe(slot.session);
+      expect(await sessionOf(slot.workerId)).not.toBe(before);
       expect((await store.reads.listWorkers()).find((w) => w.workerId === slot.workerId)!.session).toBe(again.rows[0]!.spid);
     });
 

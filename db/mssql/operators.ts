@@ -24,11 +24,12 @@ export async function cancel(shared: Shared, token: string): Promise<CancelResul
 export async function retry(shared: Shared, token: string): Promise<RetryResult> {
   if (!UUID.test(token)) return 'not_found';
   const r = await shared.write(RETRY_ONE, [['token', sql.UniqueIdentifier, token]]);
-  const row = first<{ retried: number; status_now: string | null }>(r);
+  const row = first<{ retried: number; status_now: string | null; past_abort: number }>(r);
   if (row && row.retried > 0) {
     shared.wake();
     return 'retried';
   }
+  if (row?.past_abort === 1) return 'batch_aborted';
   return row?.status_now ? 'conflict' : 'not_found';
 }
 

@@ -15,7 +15,7 @@ import type {
   TaskView,
   WorkerView,
 } from '../../lib/engine/types';
-import { sql, type Param, type Shared } from './connection';
+import { query, sql, type Param, type Shared } from './connection';
 import {
   attemptView,
   id,
@@ -165,13 +165,17 @@ export async function metrics(shared: Shared, since: Date): Promise<MetricPoint[
   return rows.map(metricPoint);
 }
 
-/** ExecutionStatus, with the server's request state per attempt when the login may see it (`live`). */
-export async function listRunning(shared: Shared, live: boolean): Promise<RunningView[]> {
-  if (!live) {
-    // the login may not see other sessions: our own columns only
-    const rows = (await shared.query<StatusRow>(S.LIST_RUNNING)).recordset;
-    return rows.map((r) => ({ ...runningView(r), live: null }));
-  }
-  const rows = (await shared.query<LiveRow>(S.LIST_RUNNING_LIVE)).recordset;
+/** ExecutionStatus from readpast's tables alone. */
+export async function listRunningPlain(shared: Shared): Promise<RunningView[]> {
+  const rows = (await shared.query<StatusRow>(S.LIST_RUNNING)).recordset;
+  return rows.map((r) => ({ ...runningView(r), live: null }));
+}
+
+/** A live read that takes longer than this is given up (the list is then read without it: live.ts). */
+export const LIVE_TIMEOUT_MS = 5_000;
+
+/** ExecutionStatus with the server's request state per attempt (fails where the DMVs cannot be read). */
+export async function listRunningLive(shared: Shared): Promise<RunningView[]> {
+  const rows = (await query<LiveRow>(await shared.pool(), S.LIST_RUNNING_LIVE, [], LIVE_TIMEOUT_MS)).recordset;
   return rows.map((r) => ({ ...runningView(r), live: liveState(r) }));
 }

@@ -65,6 +65,9 @@ export interface TaskRow {
   error_message: string | null;
   error_detail: string | null;
   result: string | null;
+  /** set on a task a schedule fired (absent where a query does not select them) */
+  schedule_name?: string | null;
+  schedule_fire_at?: Date | null;
 }
 
 export function taskView(r: TaskRow): TaskView {
@@ -93,6 +96,7 @@ export function taskView(r: TaskRow): TaskView {
     cancelRequested: Boolean(r.cancel_requested),
     result: parseJson(r.result),
     lastError: r.error_message === null ? null : { number: r.error_number, message: r.error_message, detail: r.error_detail },
+    schedule: r.schedule_name ? { name: r.schedule_name, fireAt: r.schedule_fire_at ?? null } : null,
   };
 }
 

@@ -39,6 +39,7 @@ function onSession<T>(
           ['session', sql.Int, info.session],
           ['task_id', sql.BigInt, attempt.taskId],
           ['attempt', sql.Int, attempt.attempt],
+          ['worker_id', sql.NVarChar(256), attempt.workerId],
         ]);
       }
       return fn(pool);

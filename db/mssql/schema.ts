@@ -22,6 +22,158 @@ const index = (tableName: string, name: string, definition: string) => `IF NOT E
   WHERE object_id = OBJECT_ID(N'readpast.${tableName}') AND name = N'${name}')
 ${definition};`;
 
+/**
+ * Whether the server has OPTIMIZE_FOR_SEQUENTIAL_KEY: SQL Server 2019 (15) and later, Azure SQL
+ * Database (EngineEdition 5) and Managed Instance (8), which report major version 12 whatever they run.
+ */
+const SEQUENTIAL_KEY =
+  "(CAST(SERVERPROPERTY('ProductMajorVersion') AS int) >= 15 OR CAST(SERVERPROPERTY('EngineEdition') AS int) IN (5, 8))";
+
+/**
+ * The collation of queue names, dedup keys and handler names: binary (code point by code point), as
+ * SQLite compares TEXT, whatever the database's default collation.
+ */
+export const NAME_COLLATION = 'Latin1_General_100_BIN2';
+
+export interface NameColumn {
+  table: string;
+  column: string;
+  type: string;
+  nullable: boolean;
+}
+
+interface NameTable {
+  table: string;
+  columns: readonly NameColumn[];
+  /** its primary key, when it holds one of the columns: dropped, and added back after */
+  primaryKey?: { name: string; columns: string };
+  /** indexes that name one of the columns (key or included): dropped, and created again after (as before) */
+  indexes: readonly { name: string; definition: string }[];
+}
+
+const nameColumn = (table: string, column: string, type = 'nvarchar(64)', nullable = false): NameColumn => ({
+  table,
+  column,
+  type,
+  nullable,
+});
+
+/** Every column holding a queue name, a dedup key or a handler name, by table, with what depends on it. */
+export const NAME_TABLES: readonly NameTable[] = [
+  { table: 'Queues', columns: [nameColumn('Queues', 'name')], primaryKey: { name: 'PK_Queues', columns: 'name' }, indexes: [] },
+  {
+    table: 'Tasks',
+    columns: [nameColumn('Tasks', 'queue'), nameColumn('Tasks', 'dedup_key', 'nvarchar(200)', true)],
+    indexes: [
+      {
+        name: 'UX_Tasks_dedup',
+        definition:
+          'CREATE UNIQUE INDEX UX_Tasks_dedup ON readpast.Tasks (dedup_key) WHERE dedup_key IS NOT NULL AND status IN ' +
+          "('pending', 'running')",
+      },
+      {
+        name: 'IX_Tasks_batch_dequeue',
+        definition:
+          'CREATE INDEX IX_Tasks_batch_dequeue ON readpast.Tasks (batch_id, stage, priority DESC, id) INCLUDE (queue, ' +
+          "run_after) WHERE status = 'pending' AND batch_id IS NOT NULL",
+      },
+      {
+        name: 'IX_Tasks_ended',
+        definition: "CREATE INDEX IX_Tasks_ended ON readpast.Tasks (status, id) INCLUDE (queue) WHERE status IN ('dead', 'cancelled')",
+      },
+      {
+        name: 'IX_Tasks_finished',
+        definition: 'CREATE INDEX IX_Tasks_finished ON readpast.Tasks (finished_at) INCLUDE (queue, status) WHERE finished_at IS NOT NULL',
+      },
+      {
+        name: 'IX_Tasks_ready',
+        definition:
+          'CREATE INDEX IX_Tasks_ready ON readpast.Tasks (queue, priority DESC, id) INCLUDE (run_after) WHERE status = ' +
+          "'pending' AND batch_id IS NULL",
+      },
+      {
+        name: 'IX_Tasks_running_queue',
+        definition: "CREATE INDEX IX_Tasks_running_queue ON readpast.Tasks (queue, lease_until) WHERE status = 'running'",
+      },
+    ],
+  },
+  { table: 'ExecutionLog', columns: [nameColumn('ExecutionLog', 'queue')], indexes: [] },
+  {
+    table: 'QueueCounts',
+    columns: [nameColumn('QueueCounts', 'queue')],
+    primaryKey: { name: 'PK_QueueCounts', columns: 'queue, status, slot' },
+    indexes: [],
+  },
+  {
+    table: 'ConcurrencyTokens',
+    columns: [nameColumn('ConcurrencyTokens', 'queue')],
+    primaryKey: { name: 'PK_ConcurrencyTokens', columns: 'queue, token_no' },
+    indexes: [],
+  },
+  {
+    table: 'QueueChanges',
+    columns: [nameColumn('QueueChanges', 'queue')],
+    indexes: [{ name: 'IX_QueueChanges_queue', definition: 'CREATE INDEX IX_QueueChanges_queue ON readpast.QueueChanges (queue, id)' }],
+  },
+  {
+    table: 'Handlers',
+    columns: [nameColumn('Handlers', 'name', 'nvarchar(128)')],
+    primaryKey: { name: 'PK_Handlers', columns: 'name' },
+    indexes: [],
+  },
+  { table: 'Schedules', columns: [nameColumn('Schedules', 'queue')], indexes: [] },
+];
+
+/** The ALTER COLUMN giving a column the binary collation (run through EXEC: the parse check does not know ALTER COLUMN). */
+export const alterToBinary = (c: NameColumn) =>
+  `ALTER TABLE readpast.${c.table} ALTER COLUMN ${c.column} ${c.type} COLLATE ${NAME_COLLATION} ${c.nullable ? 'NULL' : 'NOT NULL'}`;
+
+/** One table's batch: unless its name columns are binary already, drop what names them, alter them, add its key back. */
+function toBinaryCollation(t: NameTable): string {
+  const names = t.columns.map((c) => `N'${c.column}'`).join(', ');
+  const pk = t.primaryKey;
+  return `IF EXISTS (SELECT 1 FROM sys.columns AS c WHERE c.object_id = OBJECT_ID(N'readpast.${t.table}') AND c.name IN (${names})
+    AND c.collation_name <> N'${NAME_COLLATION}')
+BEGIN
+  DECLARE @stat nvarchar(400) = N'';
+${t.indexes
+  .map(
+    (i) => `  IF EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'readpast.${t.table}') AND name = N'${i.name}')
+    DROP INDEX ${i.name} ON readpast.${t.table};
+`,
+  )
+  .join('')}${
+  pk
+    ? `  IF EXISTS (SELECT 1 FROM sys.key_constraints WHERE parent_object_id = OBJECT_ID(N'readpast.${t.table}') AND name = N'${pk.name}')
+    ALTER TABLE readpast.${t.table} DROP CONSTRAINT ${pk.name};
+`
+    : ''
+}  -- statistics on the columns, made automatically or by hand (an index's go with it)
+  WHILE @stat IS NOT NULL
+  BEGIN
+    SET @stat = NULL;
+    SELECT TOP (1) @stat = N'DROP STATISTICS readpast.${t.table}.' + QUOTENAME(s.name)
+      FROM sys.stats AS s
+      JOIN sys.stats_columns AS sc ON sc.object_id = s.object_id AND sc.stats_id = s.stats_id
+      JOIN sys.columns AS c ON c.object_id = sc.object_id AND c.column_id = sc.column_id
+      WHERE s.object_id = OBJECT_ID(N'readpast.${t.table}') AND c.name IN (${names})
+        AND NOT EXISTS (SELECT 1 FROM sys.indexes AS i WHERE i.object_id = s.object_id AND i.index_id = s.stats_id);
+    IF @stat IS NOT NULL
+      EXEC (@stat);
+  END;
+${t.columns
+  .map(
+    (c) => `  EXEC(N'${alterToBinary(c)}');
+`,
+  )
+  .join('')}${
+  pk
+    ? `  ALTER TABLE readpast.${t.table} ADD CONSTRAINT ${pk.name} PRIMARY KEY CLUSTERED (${pk.columns});
+`
+    : ''
+}END;`;
+}
+
 export const TASK_STATUSES_SQL = "('pending', 'running', 'succeeded', 'dead', 'cancelled')";
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -267,11 +419,147 @@ export const MIGRATIONS: readonly Migration[] = [
   JOIN readpast.Tasks AS t ON t.id = l.task_id
   WHERE l.ended_at IS NULL AND t.status = 'running' AND t.attempts = l.attempt;`,
 
-      // the identity keys take every insert on their last page; SQL Server 2019+ can spread that
-      `IF CAST(SERVERPROPERTY('ProductMajorVersion') AS int) >= 15
+      // the identity keys take every insert on their last page; SQL Server 2019+, Azure SQL Database
+      // and Managed Instance can spread that (the last two report major version 12: see SEQUENTIAL_KEY)
+      `IF ${SEQUENTIAL_KEY}
   EXEC(N'ALTER INDEX PK_Tasks ON readpast.Tasks SET (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON)');`,
-      `IF CAST(SERVERPROPERTY('ProductMajorVersion') AS int) >= 15
+      `IF ${SEQUENTIAL_KEY}
   EXEC(N'ALTER INDEX PK_ExecutionLog ON readpast.ExecutionLog SET (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON)');`,
+    ],
+  },
+  {
+    version: 2,
+    name: 'counts and metrics sharded by slot',
+    // Every enqueue, claim, settlement and rescue bumps its queue's QueueCounts rows and this second's
+    // Metrics row and holds them to commit: one hot row would serialise every writer of the database.
+    // A small slot number in the key (the writer's session id modulo 16, sql/tally.ts) spreads those
+    // writes over up to 16 rows per key; every reader sums over the slots. Existing rows become slot 0.
+    // Each batch is guarded on its own, so a re-run is harmless.
+    batches: [
+      `IF COL_LENGTH(N'readpast.QueueCounts', N'slot') IS NULL
+  ALTER TABLE readpast.QueueCounts ADD slot tinyint NOT NULL CONSTRAINT DF_QueueCounts_slot DEFAULT (0);`,
+      `IF COL_LENGTH(N'readpast.Metrics', N'slot') IS NULL
+  ALTER TABLE readpast.Metrics ADD slot tinyint NOT NULL CONSTRAINT DF_Metrics_slot DEFAULT (0);`,
+      `IF NOT EXISTS (SELECT 1 FROM sys.indexes AS i
+    JOIN sys.index_columns AS ic ON ic.object_id = i.object_id AND ic.index_id = i.index_id
+    JOIN sys.columns AS c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
+  WHERE i.object_id = OBJECT_ID(N'readpast.QueueCounts') AND i.is_primary_key = 1 AND c.name = N'slot')
+BEGIN
+  ALTER TABLE readpast.QueueCounts DROP CONSTRAINT PK_QueueCounts;
+  ALTER TABLE readpast.QueueCounts ADD CONSTRAINT PK_QueueCounts PRIMARY KEY CLUSTERED (queue, status, slot);
+END;`,
+      `IF NOT EXISTS (SELECT 1 FROM sys.indexes AS i
+    JOIN sys.index_columns AS ic ON ic.object_id = i.object_id AND ic.index_id = i.index_id
+    JOIN sys.columns AS c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
+  WHERE i.object_id = OBJECT_ID(N'readpast.Metrics') AND i.is_primary_key = 1 AND c.name = N'slot')
+BEGIN
+  ALTER TABLE readpast.Metrics DROP CONSTRAINT PK_Metrics;
+  ALTER TABLE readpast.Metrics ADD CONSTRAINT PK_Metrics PRIMARY KEY CLUSTERED (sec, slot);
+END;`,
+    ],
+  },
+  {
+    version: 3,
+    name: 'the claim seeks per queue',
+    // IX_Tasks_dequeue led with priority: each claim walked (and locked) every higher-priority row of
+    // other, paused or full queues, and every delayed one, before reaching its own. The claim now reads
+    // the head of each candidate queue with a seek on IX_Tasks_ready (its literal filter matches the
+    // claim's `status = 'pending' AND batch_id IS NULL`) and locks only the row it takes, by its key
+    // (sql/claim.ts). A limited queue's room counts its running tasks with a live lease: a seek on
+    // IX_Tasks_running_queue over a handful of rows. The index builds hold the table for their time
+    // (offline: ONLINE = ON needs Enterprise edition); migrate when no worker runs, or expect a pause.
+    batches: [
+      index(
+        'Tasks',
+        'IX_Tasks_ready',
+        'CREATE INDEX IX_Tasks_ready ON readpast.Tasks (queue, priority DESC, id) INCLUDE (run_after) WHERE status = ' +
+          "'pending' AND batch_id IS NULL",
+      ),
+      `IF EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'readpast.Tasks') AND name = N'IX_Tasks_dequeue')
+  DROP INDEX IX_Tasks_dequeue ON readpast.Tasks;`,
+      index(
+        'Tasks',
+        'IX_Tasks_running_queue',
+        "CREATE INDEX IX_Tasks_running_queue ON readpast.Tasks (queue, lease_until) WHERE status = 'running'",
+      ),
+    ],
+  },
+  {
+    version: 4,
+    name: 'schedules',
+    // Recurring tasks. A fire is a task carrying (schedule_name, schedule_fire_at): the filtered unique
+    // index makes a second task for one tick impossible, however many processes fire (sql/schedules.ts).
+    // A manual run has no tick (schedule_fire_at NULL). The columns are added in batches of their own,
+    // before the indexes that name them are compiled. Schedule names compare byte for byte, as queue
+    // names do (migration 5) and as on SQLite.
+    batches: [
+      table(
+        'Schedules',
+        `  name         nvarchar(64)   COLLATE ${NAME_COLLATION} NOT NULL,
+  cron         nvarchar(200)  NOT NULL,
+  timezone     nvarchar(64)   NOT NULL,
+  kind         varchar(10)    NOT NULL,
+  command      nvarchar(max)  NOT NULL,
+  payload      nvarchar(max)  NULL,
+  queue        nvarchar(64)   NOT NULL,
+  priority     int            NOT NULL CONSTRAINT DF_Schedules_priority DEFAULT (0),
+  max_attempts int            NULL,
+  timeout_ms   int            NULL,
+  enabled      bit            NOT NULL CONSTRAINT DF_Schedules_enabled DEFAULT (1),
+  misfire      varchar(10)    NOT NULL CONSTRAINT DF_Schedules_misfire DEFAULT ('skip'),
+  overlap      varchar(16)    NOT NULL CONSTRAINT DF_Schedules_overlap DEFAULT ('allow'),
+  next_fire_at datetime2(3)   NULL,
+  last_fire_at datetime2(3)   NULL,
+  last_token   uniqueidentifier NULL,
+  source       varchar(10)    NOT NULL,
+  declared     bit            NOT NULL CONSTRAINT DF_Schedules_declared DEFAULT (1),
+  version      int            NOT NULL CONSTRAINT DF_Schedules_version DEFAULT (1),
+  created_by   nvarchar(200)  NOT NULL,
+  created_at   datetime2(3)   NOT NULL,
+  updated_by   nvarchar(200)  NOT NULL,
+  updated_at   datetime2(3)   NOT NULL,
+  CONSTRAINT PK_Schedules PRIMARY KEY CLUSTERED (name),
+  CONSTRAINT CK_Schedules_misfire CHECK (misfire IN ('skip', 'run_once')),
+  CONSTRAINT CK_Schedules_overlap CHECK (overlap IN ('allow', 'skip_if_running'))`,
+      ),
+      index('Schedules', 'IX_Schedules_due', 'CREATE INDEX IX_Schedules_due ON readpast.Schedules (next_fire_at) WHERE enabled = 1'),
+      `IF COL_LENGTH(N'readpast.Tasks', N'schedule_name') IS NULL
+  ALTER TABLE readpast.Tasks ADD schedule_name nvarchar(64) COLLATE ${NAME_COLLATION} NULL;`,
+      `IF COL_LENGTH(N'readpast.Tasks', N'schedule_fire_at') IS NULL
+  ALTER TABLE readpast.Tasks ADD schedule_fire_at datetime2(3) NULL;`,
+      index(
+        'Tasks',
+        'UX_Tasks_schedule_fire',
+        'CREATE UNIQUE INDEX UX_Tasks_schedule_fire ON readpast.Tasks (schedule_name, schedule_fire_at) WHERE schedule_fire_at IS NOT NULL',
+      ),
+      index(
+        'Tasks',
+        'IX_Tasks_schedule',
+        'CREATE INDEX IX_Tasks_schedule ON readpast.Tasks (schedule_name, id) INCLUDE (token, status, schedule_fire_at, created_at) ' +
+          'WHERE schedule_name IS NOT NULL',
+      ),
+    ],
+  },
+  {
+    version: 5,
+    name: 'names compare case-sensitively',
+    // Queue names, dedup keys and handler names compared case-insensitively on a default SQL Server
+    // database (its collation, often *_CI_AS) and byte for byte on SQLite: `Reports` and `reports` were one
+    // queue here and two there. They now have a binary collation (NAME_COLLATION), whatever the database's
+    // default, as SQLite's. A column's collation cannot change while an index, a key or statistics name it:
+    // those are dropped, the column altered, and they are made again as before. Idempotent per table (its
+    // guard: a column not yet binary). The index builds hold each table for their time.
+    // Table variables compared with these columns must declare the same collation (a column of a table
+    // variable takes the database's default, and two different implicit collations cannot be compared:
+    // error 468); collation.test.ts checks every statement of sql/ for it. Which makes this an upgrade
+    // to do with every process stopped: code from before it fails against the migrated schema (its table
+    // variables take the default collation), and code from after it fails against a schema not yet migrated.
+    batches: [
+      ...NAME_TABLES.map(toBinaryCollation),
+      ...NAME_TABLES.flatMap((t) => t.indexes.map((i) => index(t.table, i.name, i.definition))),
+      // the view's metadata names the altered column of ExecutionLog
+      `IF OBJECT_ID(N'readpast.ExecutionStatus', N'V') IS NOT NULL
+  EXEC sys.sp_refreshview N'readpast.ExecutionStatus';`,
     ],
   },
 ];

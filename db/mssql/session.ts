@@ -3,17 +3,60 @@
 // is tagged with CONTEXT_INFO (and the connection's application name carries the worker id) so a
 // DBA can map sys.dm_exec_sessions / requests rows to workers and tasks. If the driver replaces
 // the connection (dropped, killed), the next use notices, re-tags it and reports the new session.
-import { query, sql, type ConnectionPool, type Logger, type Param } from './connection';
+// After a task's own T-SQL the session is put back, or replaced when it cannot be: an open
+// transaction, another database, or another security context (EXECUTE AS, SETUSER, an application role).
+import { query, sql, type ConnectionPool, type Param, type Shared } from './connection';
 import { SESSION_CLEANUP, SESSION_TAG } from './sql/session';
-import { toConfig, type MssqlTarget } from './url';
+import { toConfig } from './url';
 
 /** Our own statements on a worker session (claims, tags) give up after this long. */
 export const INTERNAL_TIMEOUT_MS = 30_000;
 
 export interface SessionInfo {
   session: number;
+  /** as the server keeps it (its local time, read as if UTC): compared with sys.dm_exec_sessions, never shown */
   loginTime: Date;
   db: string;
+  /** the security context of the fresh connection: SUSER_SNAME() and USER_NAME() */
+  login: string | null;
+  user: string | null;
+}
+
+/** What SESSION_CLEANUP reports after a task. */
+export interface CleanupRow {
+  trancount: number;
+  db: string;
+  original_login: string | null;
+  login_name: string | null;
+  user_name: string | null;
+}
+
+/**
+ * Why a session cannot be handed to the next task after a clean-up (null: it can). A transaction
+ * still open, another database, or a security context other than the fresh connection's: a login
+ * impersonated (EXECUTE AS LOGIN: SUSER_SNAME() is no longer ORIGINAL_LOGIN()), or another
+ * database user (EXECUTE AS USER, SETUSER, sp_setapprole: USER_NAME() changed). None of these can be
+ * undone by a statement of ours in general (an application role without its cookie cannot be left,
+ * nested EXECUTE AS need as many REVERTs, with cookies), so the connection is replaced.
+ */
+export function sessionProblem(fresh: SessionInfo | null, now: CleanupRow | undefined): string | null {
+  if (!now) return 'the clean-up returned nothing';
+  if (now.trancount !== 0) return `${now.trancount} transaction(s) still open`;
+  const login = (name: string | null) => name ?? '(none)';
+  if (!fresh) {
+    // nothing to compare with: the login that connected is the one to run as
+    return now.login_name === now.original_login
+      ? null
+      : `running as login ${login(now.login_name)}, not ${login(now.original_login)} (EXECUTE AS LOGIN)`;
+  }
+  if (now.db !== fresh.db) return `database changed to ${now.db} (was ${fresh.db})`;
+  // compared with the fresh connection, not ORIGINAL_LOGIN() itself: for some logins (a contained
+  // database user, say) the two names differ from the start
+  if (now.login_name !== fresh.login) return `running as login ${login(now.login_name)}, not ${login(fresh.login)} (EXECUTE AS LOGIN)`;
+  if (now.user_name !== fresh.user) {
+    return `running as database user ${login(now.user_name)}, not ${login(fresh.user)} (EXECUTE AS USER, SETUSER or an application role)`;
+  }
+  return null;
 }
 
 const ascii = (s: string) => Buffer.from(s.replace(/[^\x20-\x7e]/g, '?'), 'latin1');
@@ -43,26 +86,29 @@ export class WorkerConnection {
   private replacing = false;
 
   constructor(
-    private readonly target: MssqlTarget,
+    private readonly shared: Pick<Shared, 'target' | 'log' | 'openPool'>,
     readonly workerId: string,
-    /** called when the session is first known and whenever it changes (`expected`: replaced on purpose) */
+    /**
+     * called when the session is first known and whenever it changes (`expected`: replaced on
+     * purpose); may run statements on this connection (it is ready by then)
+     */
     private readonly onSession: (info: SessionInfo, previous: SessionInfo | null, expected: boolean) => Promise<void>,
-    private readonly log: Logger = () => {},
   ) {}
 
+  private log(message: string, err?: unknown): void {
+    this.shared.log(`worker ${this.workerId}: ${message}`, err);
+  }
+
   private makePool(): ConnectionPool {
-    const cfg = toConfig(this.target, {
+    const cfg = toConfig(this.shared.target, {
       appName: `readpast worker ${this.workerId}`,
       pool: { min: 1, max: 1 },
       requestTimeout: INTERNAL_TIMEOUT_MS,
     });
-    cfg.validateConnection = 'socket';
     cfg.beforeConnect = () => {
       this.generation++;
     };
-    const pool = new sql.ConnectionPool(cfg);
-    pool.on('error', (err: unknown) => this.log(`worker ${this.workerId}: connection error`, err));
-    return pool;
+    return this.shared.openPool(cfg, `worker ${this.workerId}`);
   }
 
   private async ready(): Promise<ConnectionPool> {
@@ -94,11 +140,24 @@ export class WorkerConnection {
   /** Set CONTEXT_INFO and read SPID / login time; reports a changed session. */
   async tag(tag: Buffer): Promise<SessionInfo> {
     const pool = await this.ready();
-    const r = await query<{ session: number; login_time: Date; db: string }>(pool, SESSION_TAG, [['tag', sql.VarBinary(128), tag]]);
+    const r = await query<{ session: number; login_time: Date; db: string; login_name: string | null; user_name: string | null }>(
+      pool,
+      SESSION_TAG,
+      [['tag', sql.VarBinary(128), tag]],
+    );
     const row = r.recordset[0];
     if (!row) throw new Error('SQL Server did not describe this session');
+    const fresh = this.taggedGeneration !== this.generation || !this.info;
     this.taggedGeneration = this.generation;
-    const info: SessionInfo = { session: row.session, loginTime: row.login_time, db: row.db };
+    // the security context is learnt from a fresh connection only: later tags keep it, so that a
+    // context a task left behind is never taken for the connection's own
+    const info: SessionInfo = {
+      session: row.session,
+      loginTime: row.login_time,
+      db: row.db,
+      login: fresh ? (row.login_name ?? null) : (this.info?.login ?? null),
+      user: fresh ? (row.user_name ?? null) : (this.info?.user ?? null),
+    };
     const previous = this.info;
     this.info = info;
     const expected = this.replacing;
@@ -134,7 +193,7 @@ export class WorkerConnection {
       if (fresh) {
         this.replacing = true;
         await this.reset();
-        await this.tag(idleTag(this.workerId)).catch((err: unknown) => this.log(`worker ${this.workerId}: reconnect failed`, err));
+        await this.tag(idleTag(this.workerId)).catch((err: unknown) => this.log('reconnect failed', err));
       } else {
         await this.cleanup();
       }
@@ -145,20 +204,17 @@ export class WorkerConnection {
   async cleanup(): Promise<void> {
     try {
       const pool = await this.ready();
-      const r = await pool.request().batch<{ trancount: number; db: string }>(SESSION_CLEANUP);
-      const rows = r.recordsets as unknown as { trancount: number; db: string }[][];
-      const last = rows[rows.length - 1]?.[0];
-      if (!last || last.trancount !== 0 || (this.info && last.db !== this.info.db)) {
-        this.log(
-          `worker ${this.workerId}: session not clean after a task (transactions ${last?.trancount}, database ` +
-            `changed: ${last?.db !== this.info?.db}); reconnecting`,
-        );
+      const r = await pool.request().batch<CleanupRow>(SESSION_CLEANUP);
+      const rows = r.recordsets as unknown as CleanupRow[][];
+      const problem = sessionProblem(this.info, rows[rows.length - 1]?.[0]);
+      if (problem) {
+        this.log(`session not clean after a task (${problem}); reconnecting`);
         this.replacing = true;
         await this.reset();
       }
       await this.tag(idleTag(this.workerId));
     } catch (err) {
-      this.log(`worker ${this.workerId}: session clean-up failed; reconnecting`, err);
+      this.log('session clean-up failed; reconnecting', err);
       await this.reset().catch(() => {});
     }
   }

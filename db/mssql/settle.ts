@@ -51,7 +51,7 @@ export function finishRow(r: AttemptResult, ord: number) {
   }
 }
 
-/** Settle attempts; false where the attempt no longer owns its task. */
+/** Settle attempts; false where the attempt no longer owns its task or its lease expired. */
 export async function finish(shared: Shared, results: AttemptResult[]): Promise<boolean[]> {
   if (results.length === 0) return [];
   const r = await shared.write(FINISH, [['results', sql.NVarChar(sql.MAX), JSON.stringify(results.map(finishRow))]]);

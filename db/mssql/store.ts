@@ -1,12 +1,14 @@
 // The SQL Server Store, composed from one module per concern. A shared pool (connection.ts) serves
-// producers, operators, heartbeats and reads; every worker has its own connection (session.ts) for
+// producers, operators, finishes and reads; every worker has its own connection (session.ts) for
 // its claims and its sql and procedure tasks, so ExecutionLog.session is the SPID that ran the
-// attempt. All T-SQL is in sql/.
+// attempt; heartbeats have a connection of their own (workers.ts). Every pool is made by one Driver,
+// which counts logins and round trips (driverCounts). All T-SQL is in sql/.
 import type { CommandPort, MaintenancePort, ReadModel, SqlServerExtras, Store, WorkerPort } from '../../lib/engine/ports';
-import type { AttemptResult, TaskKind } from '../../lib/engine/types';
+import type { AttemptResult, DoctorCheck, TaskKind } from '../../lib/engine/types';
 import * as batches from './batches';
 import { Claims } from './claim';
-import { Shared, type Logger } from './connection';
+import { Shared, type DriverCounts, type Logger, type PoolFactory } from './connection';
+import { diagnoseMssql } from './doctor';
 import * as enqueue from './enqueue';
 import { Live } from './live';
 import * as maintenance from './maintenance';
@@ -16,12 +18,17 @@ import { ProcedureCatalog } from './procs';
 import * as queues from './queues';
 import * as reads from './reads';
 import * as run from './run';
+import * as schedules from './schedules';
 import { finish } from './settle';
 import { describeTarget, parseMssqlUrl, toConfig, type MssqlTarget } from './url';
 import { Workers } from './workers';
 
 export interface MssqlStoreOptions {
   log?: Logger;
+  /** false: do not create or upgrade the schema on open (a command against a missing schema then says to run `readpast migrate`) */
+  migrate?: boolean;
+  /** makes the driver's pools (tests watch or stand in for the driver with it) */
+  poolFactory?: PoolFactory;
 }
 
 export class MssqlStore implements Store {
@@ -43,7 +50,7 @@ export class MssqlStore implements Store {
   ) {
     this.description = describeTarget(target);
     const log = opts.log ?? ((m, e) => console.warn(`readpast (SQL Server): ${m}${e ? `: ${(e as Error).message ?? e}` : ''}`));
-    const shared = (this.shared = new Shared(target, log));
+    const shared = (this.shared = new Shared(target, log, opts.poolFactory));
     const procs = new ProcedureCatalog(() => shared.pool());
     const workers = (this.workers = new Workers(shared));
     const claims = new Claims(workers, log);
@@ -67,6 +74,7 @@ export class MssqlStore implements Store {
       markLostWorkers: (staleMs) => maintenance.markLostWorkers(shared, staleMs),
       prune: (olderThan) => maintenance.prune(shared, olderThan),
       sampleDepth: () => maintenance.sampleDepth(shared),
+      fireDue: (now) => schedules.fireDue(shared, now),
     };
 
     this.commands = {
@@ -81,13 +89,17 @@ export class MssqlStore implements Store {
       createBatch: (input) => batches.createBatch(shared, input),
       releaseBatch: (id) => batches.releaseBatch(shared, id),
       cancelBatch: (id) => batches.cancelBatch(shared, id),
+      createSchedule: (s, nextFireAt, by) => schedules.createSchedule(shared, s, nextFireAt, by),
+      updateSchedule: (name, s, version, nextFireAt, by) => schedules.updateSchedule(shared, name, s, version, nextFireAt, by),
+      deleteSchedule: (name) => schedules.deleteSchedule(shared, name),
+      runSchedule: (name, by) => schedules.runSchedule(shared, name, by),
     };
 
     this.reads = {
       getTask: (token) => reads.getTask(shared, token),
       listTasks: (filter) => reads.listTasks(shared, filter),
       listAttempts: (filter) => reads.listAttempts(shared, filter),
-      listRunning: async () => reads.listRunning(shared, (await live.capabilities()).liveStatus),
+      listRunning: () => live.running(),
       listWorkers: () => reads.listWorkers(shared),
       knownHandlers: () => reads.knownHandlers(shared),
       failureGroups: (filter) => reads.failureGroups(shared, filter),
@@ -98,6 +110,8 @@ export class MssqlStore implements Store {
       listTokens: (queue) => queues.listTokens(shared, queue),
       getBatch: (id) => batches.getBatch(shared, id),
       listBatches: (filter) => batches.listBatches(shared, filter),
+      listSchedules: (recent) => schedules.listSchedules(shared, recent),
+      getSchedule: (name, recent) => schedules.getSchedule(shared, name, recent),
     };
 
     this.sqlServer = {
@@ -107,8 +121,20 @@ export class MssqlStore implements Store {
     };
   }
 
+  /** Logins and round trips this store's pools have made so far (the migration's own connection aside). */
+  get driverCounts(): Readonly<DriverCounts> {
+    return { ...this.shared.driver.counts };
+  }
+
   async migrate(): Promise<void> {
-    await migrate(toConfig(this.target, { appName: 'readpast migrate' }));
+    await migrate(toConfig(this.target, { appName: 'readpast migrate' }), undefined, (cfg) =>
+      this.shared.openPool(cfg, 'migration connection'),
+    );
+  }
+
+  /** `readpast doctor`: asks the server on the shared pool, changes nothing (doctor.ts, doctor-judge.ts). */
+  diagnose(): Promise<DoctorCheck[]> {
+    return diagnoseMssql(this.shared);
   }
 
   async close(): Promise<void> {
@@ -118,9 +144,9 @@ export class MssqlStore implements Store {
   }
 }
 
-/** Parse the URL, connect, migrate. */
+/** Parse the URL and migrate (unless `migrate: false`); connections are opened on first use. */
 export async function openMssqlStore(url: string, opts: MssqlStoreOptions = {}): Promise<MssqlStore> {
   const store = new MssqlStore(parseMssqlUrl(url), opts);
-  await store.migrate();
+  if (opts.migrate !== false) await store.migrate();
   return store;
 }

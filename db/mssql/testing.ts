@@ -6,6 +6,8 @@ import { parseMssqlUrl, toConfig } from './url';
 
 export async function emptyTables(url: string): Promise<void> {
   const pool = new sql.ConnectionPool(toConfig(parseMssqlUrl(url), { appName: 'readpast tests', pool: { min: 0, max: 1 } }));
+  // an unhandled 'error' event on a pool ends the process
+  pool.on('error', () => {});
   await pool.connect();
   try {
     await pool.request().batch(RESET_ALL_TABLES);

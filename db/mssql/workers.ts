@@ -1,17 +1,28 @@
 // Workers on SQL Server: each has its own connection (session.ts) for its claims and its sql and
-// procedure tasks, so ExecutionLog.session is the SPID that ran the attempt. Registering opens it;
-// a replaced connection's new session (SPID + login time) is recorded on the worker row.
+// procedure tasks, so ExecutionLog.session is the SPID that ran the attempt. Registering opens it
+// and records the worker on it; a replaced connection's new session (SPID + login time) is recorded
+// on the worker row, on that connection too — so a worker's start and its claims never wait for
+// the shared pool. Heartbeats run on a connection of their own (one per store): a lease renewal
+// never queues behind producers, operators, finishes or the dashboard's reads of this process.
 import type { HeartbeatInput, HeartbeatResult, WorkerRegistration, WorkerSession } from '../../lib/engine/types';
-import { sql, type Shared } from './connection';
+import { query, sql, type ConnectionPool, type Shared } from './connection';
+import { retrying } from './errors';
 import { id, intMs, type Id } from './rows';
 import { WorkerConnection, type SessionInfo } from './session';
 import { DEREGISTER_WORKER, HEARTBEAT, REGISTER_HANDLERS, REGISTER_WORKER, UPDATE_WORKER_SESSION } from './sql/workers';
+import { toConfig } from './url';
 
 const big = (v: unknown) => JSON.stringify(v);
 
-/** The worker connections of this process, by worker id. */
+/** A heartbeat gives up after half the lease (within 1–30 s): a later one may still renew in time. */
+export function heartbeatTimeoutMs(leaseMs: number): number {
+  return Math.max(1000, Math.min(30_000, Math.floor(leaseMs / 2)));
+}
+
+/** The worker connections of this process, by worker id, and the connection their heartbeats share. */
 export class Workers {
   private readonly conns = new Map<string, WorkerConnection>();
+  private beats: Promise<ConnectionPool> | null = null;
 
   constructor(private readonly shared: Shared) {}
 
@@ -19,28 +30,29 @@ export class Workers {
   connection(workerId: string): WorkerConnection {
     let conn = this.conns.get(workerId);
     if (!conn) {
-      conn = new WorkerConnection(
-        this.shared.target,
-        workerId,
-        (info, prev, expected) => this.sessionChanged(workerId, info, prev, expected),
-        this.shared.log,
+      const c: WorkerConnection = new WorkerConnection(this.shared, workerId, (info, prev, expected) =>
+        this.sessionChanged(c, info, prev, expected),
       );
-      this.conns.set(workerId, conn);
+      this.conns.set(workerId, c);
+      conn = c;
     }
     return conn;
   }
 
-  /** A worker's connection was replaced: record the new session (SPID + login time). */
-  private async sessionChanged(workerId: string, info: SessionInfo, previous: SessionInfo | null, expected: boolean): Promise<void> {
+  /** A worker's connection was replaced: record the new session (SPID + login time), on that connection. */
+  private async sessionChanged(conn: WorkerConnection, info: SessionInfo, previous: SessionInfo | null, expected: boolean): Promise<void> {
     if (!previous) return;
-    if (!expected) this.shared.log(`worker ${workerId}: reconnected, now session ${info.session} (was ${previous.session})`);
-    await this.shared.write(UPDATE_WORKER_SESSION, [
-      ['worker_id', sql.NVarChar(256), workerId],
-      ['session', sql.Int, info.session],
-      ['login_time', sql.DateTime, info.loginTime],
-    ]);
+    if (!expected) this.shared.log(`worker ${conn.workerId}: reconnected, now session ${info.session} (was ${previous.session})`);
+    await retrying(() =>
+      conn.query(UPDATE_WORKER_SESSION, [
+        ['worker_id', sql.NVarChar(256), conn.workerId],
+        ['session', sql.Int, info.session],
+        ['login_time', sql.DateTime, info.loginTime],
+      ]),
+    );
   }
 
+  /** Open the worker's connection and record the worker on it: one login, two round trips. */
   async register(reg: WorkerRegistration): Promise<WorkerSession> {
     const old = this.conns.get(reg.workerId);
     if (old) {
@@ -49,14 +61,16 @@ export class Workers {
     }
     const conn = this.connection(reg.workerId);
     const info = await conn.open();
-    await this.shared.write(REGISTER_WORKER, [
-      ['worker_id', sql.NVarChar(256), reg.workerId],
-      ['host', sql.NVarChar(256), reg.host.slice(0, 256)],
-      ['pid', sql.Int, reg.pid],
-      ['role', sql.NVarChar(32), reg.role.slice(0, 32)],
-      ['session', sql.Int, info.session],
-      ['login_time', sql.DateTime, info.loginTime],
-    ]);
+    await retrying(() =>
+      conn.query(REGISTER_WORKER, [
+        ['worker_id', sql.NVarChar(256), reg.workerId],
+        ['host', sql.NVarChar(256), reg.host.slice(0, 256)],
+        ['pid', sql.Int, reg.pid],
+        ['role', sql.NVarChar(32), reg.role.slice(0, 32)],
+        ['session', sql.Int, info.session],
+        ['login_time', sql.DateTime, info.loginTime],
+      ]),
+    );
     return { session: info.session, loginTime: info.loginTime };
   }
 
@@ -71,12 +85,38 @@ export class Workers {
     if (names.length) await this.shared.write(REGISTER_HANDLERS, [['names', sql.NVarChar(sql.MAX), big(names)]]);
   }
 
+  /** The heartbeats' own connection: one, kept open (the pool beats every second or so). */
+  private beatPool(): Promise<ConnectionPool> {
+    this.beats ??= (async () => {
+      const pool = this.shared.openPool(
+        toConfig(this.shared.target, { appName: 'readpast heartbeat', pool: { min: 1, max: 1 } }),
+        'heartbeat connection',
+      );
+      try {
+        return await pool.connect();
+      } catch (err) {
+        this.beats = null;
+        await pool.close().catch(() => {});
+        throw err;
+      }
+    })();
+    return this.beats;
+  }
+
   async heartbeat(input: HeartbeatInput): Promise<HeartbeatResult> {
-    const r = await this.shared.write<{ id: Id; cancel_requested: boolean }>(HEARTBEAT, [
-      ['workers', sql.NVarChar(sql.MAX), big(input.workerIds)],
-      ['running', sql.NVarChar(sql.MAX), big(input.running)],
-      ['lease_ms', sql.Int, intMs(input.leaseMs)],
-    ]);
+    const pool = await this.beatPool();
+    const r = await retrying(() =>
+      query<{ id: Id; cancel_requested: boolean }>(
+        pool,
+        HEARTBEAT,
+        [
+          ['workers', sql.NVarChar(sql.MAX), big(input.workerIds)],
+          ['running', sql.NVarChar(sql.MAX), big(input.running)],
+          ['lease_ms', sql.Int, intMs(input.leaseMs)],
+        ],
+        heartbeatTimeoutMs(input.leaseMs),
+      ),
+    );
     const owned = r.recordset.map((x) => id(x.id));
     const cancelRequested = r.recordset.filter((x) => x.cancel_requested).map((x) => id(x.id));
     return { owned, cancelRequested };
@@ -85,6 +125,8 @@ export class Workers {
   async close(): Promise<void> {
     const conns = [...this.conns.values()];
     this.conns.clear();
-    await Promise.all(conns.map((c) => c.close()));
+    const beats = this.beats;
+    this.beats = null;
+    await Promise.all([...conns.map((c) => c.close()), beats?.then((p) => p.close()).catch(() => {})]);
   }
 }

@@ -1,8 +1,12 @@
 // The claim: which due tasks the idle workers take, all in one write transaction.
-//  - capacity: queues that are paused or have no token left are skipped, so they block nobody else;
+//  - capacity: queues that are paused or have no room left are skipped, so they block nobody else; a
+//    limited queue's room is its limit less its running tasks with a live lease, token or not (a task
+//    claimed while the queue was unlimited holds none), so a limit set or lowered while tasks run grants
+//    nothing until running < limit;
 //  - lanes: unbatched tasks form one lane, each live batch another (its active stage only, within its
-//    maxParallel); lanes are merged by priority, ties going to the least recently served lane, so one
-//    large batch cannot starve another;
+//    maxParallel, never past a failed stage of a batch that aborts); only batches with a due task the
+//    claim may take become lanes; lanes are merged by priority, ties going to the least recently served
+//    lane, so one large batch cannot starve another;
 //  - a task of a limited queue starts only with a token granted in this transaction (Taskling's way:
 //    the queue row is written first, its lock column serialising grants for the queue).
 // Tokens are released by the attempt's end (queues.ts releaseToken).
@@ -53,6 +57,8 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
   const out: ClaimedTask[] = [];
   const backoff = new Map<string, number>();
   const queuesJson = opts.queues?.length ? JSON.stringify(opts.queues) : null;
+  /** tasks started per batch in this transaction: the kept stage counts (BatchStages) see them only at commit */
+  const startedIn = new Map<number, number>();
   // two rounds at most: a queue can run out of tokens part-way through the first
   for (let round = 0; round < 2 && out.length < slots.length; round++) {
     const want = slots.length - out.length;
@@ -61,7 +67,7 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
     const lanes: LaneState[] = [];
     const unbatched = stmt(db, S.UNBATCHED_HEADS).all({ excluded, queues: queuesJson, now, limit: want }) as Candidate[];
     if (unbatched.length) lanes.push({ key: 'u', batchId: null, stage: null, servedAt: unbatchedServedAt, room: want, items: unbatched });
-    for (const l of batchLanes(db, want)) {
+    for (const l of batchLanes(db, want, { excluded, queues: queuesJson, now }, startedIn)) {
       const items = stmt(db, S.BATCH_HEADS).all({
         excluded,
         queues: queuesJson,
@@ -104,7 +110,10 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
       best.room--;
       best.servedAt = stamp(now);
       if (best.batchId === null) unbatchedServedAt = best.servedAt;
-      else stmt(db, S.MARK_SERVED).run(best.servedAt, best.batchId);
+      else {
+        stmt(db, S.MARK_SERVED).run(best.servedAt, best.batchId);
+        startedIn.set(best.batchId, (startedIn.get(best.batchId) ?? 0) + 1);
+      }
     }
     if (!starved) break;
   }
@@ -114,9 +123,9 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
 // ---- capacity -----------------------------------------------------------------------------------
 
 interface Capacity {
-  /** queues no task may be claimed from now: paused, or limited with no token to grant */
+  /** queues no task may be claimed from now: paused, or limited with no room left */
   excluded: string[];
-  /** tokens still grantable per limited queue */
+  /** tasks that may still start per limited queue: its limit less its running tasks with a live lease */
   free: Map<string, number>;
 }
 
@@ -129,8 +138,8 @@ function capacity(db: Db, now: number): Capacity {
       excluded.push(q.name);
       continue;
     }
-    const held = (stmt(db, S.HELD_TOKENS).get(q.name, now) as { n: number }).n;
-    const n = Math.max(0, q.concurrency_limit! - held);
+    const running = (stmt(db, S.RUNNING_LIVE).get(q.name, now) as { n: number }).n;
+    const n = Math.max(0, q.concurrency_limit! - running);
     free.set(q.name, n);
     if (n === 0) excluded.push(q.name);
   }
@@ -147,9 +156,18 @@ interface BatchLane {
   servedAt: number;
 }
 
-/** Batches with a pending task in their active stage, least recently served first. */
-function batchLanes(db: Db, max: number): BatchLane[] {
-  const rows = stmt(db, S.LIVE_BATCHES).all() as {
+/**
+ * Batches with a due task in their active stage that this claim may take, least recently served first
+ * (filtered in SQL before its LIMIT: batches that wait never crowd out one that can run). `startedIn`:
+ * tasks this transaction already started per batch, which the kept running counts do not show yet.
+ */
+function batchLanes(
+  db: Db,
+  max: number,
+  filter: { excluded: string; queues: string | null; now: number },
+  startedIn: ReadonlyMap<number, number>,
+): BatchLane[] {
+  const rows = stmt(db, S.LIVE_BATCHES).all(filter) as {
     id: number;
     max_parallel: number | null;
     served_at: number;
@@ -161,7 +179,8 @@ function batchLanes(db: Db, max: number): BatchLane[] {
     if (r.stage === null) continue;
     const pending = (stmt(db, S.STAGE_PENDING).get(r.id, r.stage) as { pending: number }).pending;
     if (pending <= 0) continue;
-    const room = Math.min(max, pending, r.max_parallel === null ? max : r.max_parallel - r.running);
+    const running = r.running + (startedIn.get(r.id) ?? 0);
+    const room = Math.min(max, pending, r.max_parallel === null ? max : r.max_parallel - running);
     if (room > 0) out.push({ batchId: r.id, stage: r.stage, room, servedAt: r.served_at });
   }
   return out;
@@ -185,9 +204,9 @@ function grantToken(db: Db, queue: string, grantee: { taskId: number; attempt: n
     for (let n = 1; n <= limit; n++) add.run(queue, n);
   }
   stmt(db, S.DROP_TOKENS_ABOVE_LIMIT).run(queue, limit, now);
-  // 3. never more grants than the limit, whatever tokens above it are still held
-  const held = (stmt(db, S.HELD_TOKENS).get(queue, now) as { n: number }).n;
-  if (held >= limit) return null;
+  // 3. never more than the limit running, token or not (tasks claimed while the queue was unlimited hold none)
+  const running = (stmt(db, S.RUNNING_LIVE).get(queue, now) as { n: number }).n;
+  if (running >= limit) return null;
   // 4. the lowest token that is free, or whose grantee lost its task
   const tok = stmt(db, S.GRANTABLE_TOKEN).get(queue, limit, now) as { token_no: number } | undefined;
   if (!tok) return null;

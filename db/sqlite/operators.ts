@@ -48,6 +48,7 @@ export async function retry(shared: Shared, token: string): Promise<RetryResult>
     if (t.batch_id !== null) {
       const b = stmt(db, BATCH_STATUS).get(t.batch_id) as { status: string } | undefined;
       if (b && (b.status === 'completed' || b.status === 'cancelled')) return 'conflict';
+      if (stmt(db, S.PAST_ABORT).get(t.batch_id, t.stage)) return 'batch_aborted';
     }
     const rows = retryWhere(db, S.RETRY_ONE_CANDIDATE, [t.id], now);
     if (rows.length === 0) return 'conflict';
@@ -58,7 +59,7 @@ export async function retry(shared: Shared, token: string): Promise<RetryResult>
   return r;
 }
 
-/** retry every dead task matching the filter; returns how many */
+/** retry every dead task matching the filter (not those of a stage after a failed one, see retry); returns how many */
 export async function retryFailed(shared: Shared, filter: FailureFilter): Promise<number> {
   const n = await shared.tx((tally, now) => {
     const { filters, params } = failureWhere(filter);

@@ -39,6 +39,9 @@ export interface TaskRow {
   error_message: string | null;
   error_detail: string | null;
   result: string | null;
+  /** set on a task a schedule fired (absent where a query does not select them) */
+  schedule_name?: string | null;
+  schedule_fire_at?: number | null;
 }
 
 export interface LogRow {
@@ -102,6 +105,7 @@ export function taskView(r: TaskRow): TaskView {
     cancelRequested: r.cancel_requested === 1,
     result: parseJson(r.result),
     lastError: r.error_message === null ? null : { number: r.error_number, message: r.error_message, detail: r.error_detail },
+    schedule: r.schedule_name ? { name: r.schedule_name, fireAt: r.schedule_fire_at == null ? null : date(r.schedule_fire_at) } : null,
   };
 }
 

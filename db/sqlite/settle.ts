@@ -13,7 +13,7 @@ import { stmt, type Tally, type TaskKey } from './tally';
 /** What an ended attempt held. */
 export type Ended = TaskKey & { token_no: number | null };
 
-/** Settle attempts; false where the attempt no longer owns its task. */
+/** Settle attempts; false where the attempt no longer owns its task or its lease expired. */
 export async function finish(shared: Shared, results: AttemptResult[]): Promise<boolean[]> {
   if (results.length === 0) return [];
   const r = await shared.tx((tally, now) => settleAttempts(shared.db, results, tally, now));
@@ -40,38 +40,38 @@ export function endAttempt(
   tally.metric(now, outcome === 'succeeded' ? 'succeeded' : 'failed');
 }
 
-/** Apply settlements; false where the attempt no longer owns its task (nothing is written for it). */
+/** Apply settlements; false where the attempt no longer owns its task or its lease expired (nothing is written for it). */
 function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: number): { accepted: boolean[]; wake: boolean } {
   let wake = false;
   const accepted = results.map((r) => {
     const s = r.settlement;
+    // the fence: this attempt still owns its task, and its lease has not expired
+    const fence = [r.taskId, r.workerId, r.attempt, now];
     let row: Ended | undefined;
     let to: string;
     let outcome: string;
     let err: ErrorInfo | null = null;
     switch (s.kind) {
       case 'succeeded':
-        row = stmt(db, S.FINISH_SUCCEEDED).get(now, toJson(s.result), r.taskId, r.workerId, r.attempt) as Ended | undefined;
+        row = stmt(db, S.FINISH_SUCCEEDED).get(now, toJson(s.result), ...fence) as Ended | undefined;
         to = outcome = 'succeeded';
         break;
       case 'retry':
         err = s.error;
-        row = stmt(db, S.FINISH_RETRY).get(s.runAfter.getTime(), err.number, err.message, err.detail, r.taskId, r.workerId, r.attempt) as
-          | Ended
-          | undefined;
+        row = stmt(db, S.FINISH_RETRY).get(s.runAfter.getTime(), err.number, err.message, err.detail, ...fence) as Ended | undefined;
         to = 'pending';
         outcome = s.outcome;
         if (s.runAfter.getTime() <= now) wake = true;
         break;
       case 'dead':
         err = s.error;
-        row = stmt(db, S.FINISH_DEAD).get(now, err.number, err.message, err.detail, r.taskId, r.workerId, r.attempt) as Ended | undefined;
+        row = stmt(db, S.FINISH_DEAD).get(now, err.number, err.message, err.detail, ...fence) as Ended | undefined;
         to = 'dead';
         outcome = s.outcome;
         break;
       default:
         err = s.error;
-        row = stmt(db, S.FINISH_CANCELLED).get(now, r.taskId, r.workerId, r.attempt) as Ended | undefined;
+        row = stmt(db, S.FINISH_CANCELLED).get(now, ...fence) as Ended | undefined;
         to = outcome = 'cancelled';
     }
     if (!row) return false;

@@ -2,10 +2,11 @@
 // (better-sqlite3 is synchronous, so every transaction is short and serial); BEGIN IMMEDIATE makes each
 // write transaction the single writer across processes sharing the file. All SQL is in sql/.
 import type { CommandPort, MaintenancePort, ReadModel, Store, WorkerPort } from '../../lib/engine/ports';
-import type { TaskKind } from '../../lib/engine/types';
+import type { DoctorCheck, TaskKind } from '../../lib/engine/types';
 import * as batches from './batches';
 import { claim } from './claim';
 import { openDatabase, writeTx, type Db, type Shared } from './connection';
+import { diagnoseSqlite } from './doctor';
 import * as enqueue from './enqueue';
 import * as maintenance from './maintenance';
 import { migrate } from './migrations';
@@ -13,6 +14,7 @@ import * as operators from './operators';
 import * as queues from './queues';
 import * as reads from './reads';
 import * as run from './run';
+import * as schedules from './schedules';
 import { finish, settleBatches } from './settle';
 import { Tally } from './tally';
 import * as workers from './workers';
@@ -81,6 +83,7 @@ export class SqliteStore implements Store {
       markLostWorkers: (staleMs) => maintenance.markLostWorkers(shared, staleMs),
       prune: (olderThan) => maintenance.prune(shared, olderThan),
       sampleDepth: () => maintenance.sampleDepth(shared),
+      fireDue: (now) => schedules.fireDue(shared, now),
     };
 
     this.commands = {
@@ -95,6 +98,10 @@ export class SqliteStore implements Store {
       createBatch: (input) => batches.createBatch(shared, input),
       releaseBatch: (id) => batches.releaseBatch(shared, id),
       cancelBatch: (id) => batches.cancelBatch(shared, id),
+      createSchedule: (s, nextFireAt, by) => schedules.createSchedule(shared, s, nextFireAt, by),
+      updateSchedule: (name, s, version, nextFireAt, by) => schedules.updateSchedule(shared, name, s, version, nextFireAt, by),
+      deleteSchedule: (name) => schedules.deleteSchedule(shared, name),
+      runSchedule: (name, by) => schedules.runSchedule(shared, name, by),
     };
 
     this.reads = {
@@ -112,11 +119,17 @@ export class SqliteStore implements Store {
       listTokens: (queue) => queues.listTokens(shared, queue),
       getBatch: (id) => batches.getBatch(shared, id),
       listBatches: (filter) => batches.listBatches(shared, filter),
+      listSchedules: (recent) => schedules.listSchedules(shared, recent),
+      getSchedule: (name, recent) => schedules.getSchedule(shared, name, recent),
     };
   }
 
   async migrate(): Promise<void> {
     await migrate(this.db);
+  }
+
+  diagnose(): Promise<DoctorCheck[]> {
+    return diagnoseSqlite(this.path, this.db);
   }
 
   async close(): Promise<void> {
@@ -125,6 +138,11 @@ export class SqliteStore implements Store {
     this.listeners.clear();
     this.db.close();
   }
+}
+
+/** `readpast doctor` on a file without opening a store: a missing file is not created, a damaged one is reported. */
+export function diagnoseSqliteFile(path: string): Promise<DoctorCheck[]> {
+  return diagnoseSqlite(path);
 }
 
 /** Open the database file (created if missing) and migrate it. */

@@ -29,7 +29,7 @@ export async function registerHandlers(shared: Shared, names: string[]): Promise
   });
 }
 
-/** renew worker heartbeats and the leases of their running tasks */
+/** renew worker heartbeats and the leases of their running tasks (only leases not yet expired: invariant 7) */
 export function heartbeat(shared: Shared, input: HeartbeatInput): Promise<HeartbeatResult> {
   return shared.tx((_t, now) => {
     const beat = stmt(shared.db, S.BEAT);
@@ -38,7 +38,7 @@ export function heartbeat(shared: Shared, input: HeartbeatInput): Promise<Heartb
     const owned: number[] = [];
     const cancelRequested: number[] = [];
     for (const r of input.running) {
-      const row = renew.get(now + input.leaseMs, r.taskId, r.workerId, r.attempt) as { cancel_requested: number } | undefined;
+      const row = renew.get(now + input.leaseMs, r.taskId, r.workerId, r.attempt, now) as { cancel_requested: number } | undefined;
       if (!row) continue;
       owned.push(r.taskId);
       if (row.cancel_requested === 1) cancelRequested.push(r.taskId);

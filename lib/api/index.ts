@@ -1,9 +1,20 @@
 // readpast as a library: open a database, register handlers, enqueue, run a pool, read the views.
 //   import { openReadpast } from './lib/api';
-export { DEFAULT_DATABASE_URL, databaseUrl, loadHandlers, openReadpast, openStore, type HandlerModule, type OpenOptions } from './open';
+export {
+  DEFAULT_DATABASE_URL,
+  databaseUrl,
+  diagnoseDatabase,
+  loadHandlers,
+  openReadpast,
+  openStore,
+  type HandlerModule,
+  type OpenOptions,
+} from './open';
 export { MAX_BULK, Readpast, type EnqueueOptions, type QueueJson, type ReadpastOptions } from './readpast';
-export type { BatchJson, HandlersJson, ProcedureParametersJson, StatusJson } from './present';
+export type { BatchJson, DoctorJson, HandlersJson, ProcedureParametersJson, StatusJson } from './present';
 export type { WaitOptions, WaitResult } from './wait';
+export type { ScheduleDetailJson, ScheduleJson } from './present';
+export { loadDeclaredSchedules } from './schedules';
 export { ConflictError, NonRetryableError, NotFoundError, TaskError, ValidationError } from '../engine/errors';
 export { HandlerRegistry, defaultRegistry, type Handler, type HandlerContext } from '../engine/handlers';
 export type { Pool, PoolOptions } from '../engine/pool';

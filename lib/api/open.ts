@@ -1,6 +1,8 @@
-// Wiring: a database URL → the Store of its dialect, migrated; and the Readpast facade over it.
+// Wiring: a database URL → the Store of its dialect, migrated (or not: one-shot commands against a
+// server skip it, see OpenOptions.migrate); and the Readpast facade over it.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { doctorJson, type DoctorJson } from './present';
 import { Readpast } from './readpast';
 import { HandlerRegistry, defaultRegistry, type Handler } from '../engine/handlers';
 import type { Logger } from '../engine/logger';
@@ -13,8 +15,11 @@ export function databaseUrl(url?: string): string {
   return url ?? process.env.READPAST_DATABASE_URL ?? DEFAULT_DATABASE_URL;
 }
 
-/** Open (and migrate) the store a URL names: `sqlite:<path>`, `mssql://…` or an ADO connection string. */
-export async function openStore(url?: string, opts: { logger?: Logger } = {}): Promise<Store> {
+/**
+ * Open the store a URL names: `sqlite:<path>`, `mssql://…` or an ADO connection string, and migrate
+ * it unless `migrate: false` (see OpenOptions.migrate).
+ */
+export async function openStore(url?: string, opts: { logger?: Logger; migrate?: boolean } = {}): Promise<Store> {
   const u = databaseUrl(url);
   if (u.startsWith('sqlite:')) {
     const path = u.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
@@ -27,6 +32,7 @@ export async function openStore(url?: string, opts: { logger?: Logger } = {}): P
     const logger = opts.logger;
     return openMssqlStore(u, {
       log: logger && ((message, err) => logger.warn({ err: err instanceof Error ? err.message : err }, message)),
+      migrate: opts.migrate,
     });
   }
   throw new Error('READPAST_DATABASE_URL: expected sqlite:<path>, mssql://… or an ADO string (Server=…;Database=…)');
@@ -63,11 +69,54 @@ export interface OpenOptions {
   logger?: Logger;
   /** a module of user handlers to register (see loadHandlers) */
   handlersModule?: string;
+  /**
+   * Create or upgrade a server's schema on open (default true). False for short commands against SQL
+   * Server (enqueue, status, …): no migration check on the way — its lock, version reads and
+   * connection cost more round trips than the command — and a schema that is not there fails with
+   * "run readpast migrate". The embedded SQLite file is always brought up to date: that costs no
+   * round trip, and a new file must work at once.
+   */
+  migrate?: boolean;
 }
 
 export async function openReadpast(opts: OpenOptions = {}): Promise<Readpast> {
   const registry = opts.registry ?? defaultRegistry();
   if (opts.handlersModule) await loadHandlers(registry, opts.handlersModule);
-  const store = await openStore(opts.url, { logger: opts.logger });
+  const store = await openStore(opts.url, { logger: opts.logger, migrate: opts.migrate });
   return new Readpast(store, { registry, logger: opts.logger });
+}
+
+/**
+ * `readpast doctor` for a URL, before (or instead of) opening it for work: a SQLite file is examined
+ * where it is (a missing one is not created, none is migrated); a server's store is opened without
+ * migrating and asked. A URL that cannot be read is itself the failing check.
+ */
+export async function diagnoseDatabase(url?: string, opts: { logger?: Logger } = {}): Promise<DoctorJson> {
+  const u = databaseUrl(url);
+  if (u.startsWith('sqlite:')) {
+    const path = u.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (path) {
+      const { diagnoseSqliteFile } = await import('../../db/sqlite/store');
+      return doctorJson('sqlite', `sqlite:${path}`, await diagnoseSqliteFile(path));
+    }
+  }
+  let store: Store;
+  try {
+    store = await openStore(u, { logger: opts.logger, migrate: false });
+  } catch (err) {
+    const check = {
+      id: 'connect',
+      title: 'Database URL',
+      ok: false,
+      detail: err instanceof Error ? err.message : String(err),
+      remedy: 'set READPAST_DATABASE_URL to sqlite:<path>, mssql://user:password@host:1433/database or an ADO string (Server=…;Database=…)',
+      needed: true,
+    };
+    return doctorJson(u.startsWith('sqlite:') ? 'sqlite' : isMssqlUrl(u) ? 'mssql' : null, 'READPAST_DATABASE_URL', [check]);
+  }
+  try {
+    return await new Readpast(store, { logger: opts.logger }).doctor();
+  } finally {
+    await store.close();
+  }
 }

@@ -1,7 +1,9 @@
 // The public JSON shapes (CLI --json, HTTP API). Times are ISO-8601 with milliseconds.
 import type { Dialect } from '../engine/ports';
+import { describeCron } from '../engine/schedules';
 import type {
   AttemptView,
+  DoctorCheck,
   FailureGroup,
   ProcedureParameter,
   TaskKind,
@@ -11,6 +13,9 @@ import type {
   QueueCounts,
   QueueView,
   RunningView,
+  ScheduleFire,
+  ScheduleView,
+  TaskSchedule,
   TaskDetail,
   TaskView,
   TokenView,
@@ -65,7 +70,16 @@ export function taskJson(t: TaskView) {
     cancelRequested: t.cancelRequested,
     result: t.result,
     lastError: t.lastError,
+    schedule: scheduleRefJson(t.schedule, t.createdAt),
   };
+}
+
+/**
+ * `schedule: {name, fireAt, manual}` on a task a schedule fired: fireAt is the tick it was fired for; a
+ * manual run (run now) has no tick — fireAt is when it was run, and manual is true.
+ */
+function scheduleRefJson(s: TaskSchedule | null, createdAt: Date) {
+  return s && { name: s.name, fireAt: iso(s.fireAt ?? createdAt), manual: s.fireAt === null };
 }
 
 /** `readpast status TOKEN --json` and `GET /api/tasks/{token}` */
@@ -172,3 +186,74 @@ export interface ProcedureParametersJson {
   procedure: string;
   parameters: ProcedureParameter[];
 }
+
+/**
+ * `readpast doctor --json`, `GET /api/doctor`: every check, and `ok` = nothing this configuration
+ * needs is missing (a failing check that is not `needed` is an optional feature that will be off).
+ */
+export function doctorJson(dialect: Dialect | null, database: string, checks: DoctorCheck[], at = new Date()) {
+  const count = (f: (c: DoctorCheck) => boolean) => checks.filter(f).length;
+  return {
+    dialect,
+    database,
+    checkedAt: at.toISOString(),
+    ok: !checks.some((c) => c.needed && c.ok === false),
+    summary: {
+      passed: count((c) => c.ok === true),
+      /** needed and failing: the doctor fails */
+      failed: count((c) => c.needed && c.ok === false),
+      /** optional features that are off */
+      optional: count((c) => !c.needed && c.ok === false),
+      /** informational or skipped */
+      other: count((c) => c.ok === null),
+    },
+    checks: checks.map((c) => ({ id: c.id, title: c.title, ok: c.ok, detail: c.detail, remedy: c.remedy, needed: c.needed })),
+  };
+}
+
+export type DoctorJson = ReturnType<typeof doctorJson>;
+
+/** One fire of a schedule: its task, the tick (or, for a manual run, when it was run), the task's status. */
+export function scheduleFireJson(f: ScheduleFire) {
+  return { token: f.token, fireAt: iso(f.fireAt ?? f.createdAt)!, manual: f.fireAt === null, status: f.status };
+}
+
+/** A schedule as `schedule list --json` and `GET /api/schedules` list it: `recent` is its newest fires, newest first. */
+export function scheduleJson(s: ScheduleView) {
+  return {
+    name: s.name,
+    cron: s.cron,
+    /** the expression in words */
+    description: describeCron(s.cron),
+    timezone: s.timezone,
+    kind: s.kind,
+    command: s.command,
+    payload: s.payload,
+    queue: s.queue,
+    priority: s.priority,
+    maxAttempts: s.maxAttempts,
+    timeoutMs: s.timeoutMs,
+    misfire: s.misfire,
+    overlap: s.overlap,
+    enabled: s.enabled,
+    source: s.source,
+    declared: s.declared,
+    nextFireAt: iso(s.nextFireAt),
+    lastFireAt: iso(s.lastFireAt),
+    lastToken: s.lastToken,
+    createdBy: s.createdBy,
+    createdAt: iso(s.createdAt),
+    updatedBy: s.updatedBy,
+    updatedAt: iso(s.updatedAt),
+    recent: s.recent.map(scheduleFireJson),
+  };
+}
+
+export type ScheduleJson = ReturnType<typeof scheduleJson>;
+
+/** `schedule show NAME --json` and `GET /api/schedules/{name}`: with the next fire times, in the schedule's zone's ticks. */
+export function scheduleDetailJson(s: ScheduleView, next: Date[]) {
+  return { ...scheduleJson(s), nextFires: s.enabled ? next.map((d) => d.toISOString()) : [] };
+}
+
+export type ScheduleDetailJson = ReturnType<typeof scheduleDetailJson>;

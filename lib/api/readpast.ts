@@ -21,6 +21,7 @@ import {
 import {
   attemptJson,
   batchJson,
+  doctorJson,
   failureGroupJson,
   metricsJson,
   queueChangeJson,
@@ -32,10 +33,12 @@ import {
   tokenJson,
   workerJson,
   type BatchJson,
+  type DoctorJson,
   type HandlersJson,
   type StatusJson,
 } from './present';
 import { killTaskSession, procedureParameters } from './procedures';
+import { Schedules } from './schedules';
 import { waitBatch, type WaitOptions, type WaitResult } from './wait';
 
 export interface ReadpastOptions {
@@ -62,6 +65,7 @@ export class Readpast {
   readonly logger: Logger;
   /** the typed read model (Dates, not JSON) for library users and tests; the JSON views below are built from it */
   readonly reads: ReadModel;
+  private readonly scheduling: Schedules;
 
   constructor(
     private readonly store: Store,
@@ -70,6 +74,7 @@ export class Readpast {
     this.registry = opts.registry ?? defaultRegistry();
     this.logger = opts.logger ?? silentLogger;
     this.reads = store.reads;
+    this.scheduling = new Schedules(store, (opts) => this.context(opts));
   }
 
   get dialect(): Dialect {
@@ -86,6 +91,11 @@ export class Readpast {
   /** create or upgrade the schema (idempotent) */
   migrate(): Promise<void> {
     return this.store.migrate();
+  }
+
+  /** `readpast doctor`: what will work on this database, each check with its remedy; changes nothing */
+  async doctor(): Promise<DoctorJson> {
+    return doctorJson(this.store.dialect, this.store.description, await this.store.diagnose());
   }
 
   private async context(opts: EnqueueOptions) {
@@ -135,6 +145,9 @@ export class Readpast {
     const r = await this.store.commands.retry(this.checkToken(token));
     if (r === 'not_found') throw new NotFoundError(`no task with token ${token}`);
     if (r === 'conflict') throw new ConflictError('only dead or cancelled tasks can be retried');
+    if (r === 'batch_aborted') {
+      throw new ConflictError('the batch was aborted: a task of an earlier stage failed, so this stage will not run');
+    }
     return r;
   }
 
@@ -169,7 +182,9 @@ export class Readpast {
   }
 
   async stats() {
-    const [queues, workers] = await Promise.all([this.store.reads.countsByQueue(), this.store.reads.listWorkers()]);
+    // one after the other: at once, a fresh connection pool (`readpast stats`) logs in twice
+    const queues = await this.store.reads.countsByQueue();
+    const workers = await this.store.reads.listWorkers();
     return statsJson(queues, workers);
   }
 
@@ -185,9 +200,14 @@ export class Readpast {
     return { items: page.items.map(attemptJson), nextCursor: page.nextCursor };
   }
 
-  /** ExecutionStatus: the attempts running now */
+  /**
+   * ExecutionStatus: the attempts running now; on SQL Server with the server's request state where it
+   * can be read, and `liveStatus` saying whether it could (and why not) as of this very read.
+   */
   async running() {
-    return { items: (await this.store.reads.listRunning()).map(runningJson) };
+    // the list first: a live read that fails inside it is what the status then reports
+    const items = (await this.store.reads.listRunning()).map(runningJson);
+    return { items, liveStatus: await this.liveStatus() };
   }
 
   /** one point per second over [since, until] from the kept aggregate */
@@ -308,6 +328,50 @@ export class Readpast {
   /** the seeds' Synchronization: resolves when the stage (or the whole batch) is terminal */
   async waitBatch(id: unknown, opts: WaitOptions = {}): Promise<WaitResult> {
     return waitBatch(this.store.reads, this.checkBatchId(id), opts);
+  }
+
+  // ---- schedules (lib/api/schedules.ts) --------------------------------------------------------
+
+  /** every schedule, each with its last 20 fires */
+  schedules() {
+    return this.scheduling.list();
+  }
+
+  /** one schedule with its next 5 fire times and last 50 fires */
+  schedule(name: string) {
+    return this.scheduling.show(name);
+  }
+
+  /** `{name, cron, timezone?, kind?, command, payload?, queue?, priority?, maxAttempts?, timeoutMs?, misfire?, overlap?, enabled?}` */
+  createSchedule(raw: unknown, by: string, opts: EnqueueOptions = {}) {
+    return this.scheduling.create(raw, by, opts);
+  }
+
+  /** change some fields; a code-declared schedule only takes `enabled` (409 otherwise) */
+  updateSchedule(name: string, patch: unknown, by: string, opts: EnqueueOptions = {}) {
+    return this.scheduling.update(name, patch, by, opts);
+  }
+
+  pauseSchedule(name: string, by: string) {
+    return this.scheduling.setEnabled(name, false, by);
+  }
+
+  resumeSchedule(name: string, by: string) {
+    return this.scheduling.setEnabled(name, true, by);
+  }
+
+  deleteSchedule(name: string) {
+    return this.scheduling.remove(name);
+  }
+
+  /** fire once now, outside the cron: one task marked manual */
+  runSchedule(name: string, by: string) {
+    return this.scheduling.run(name, by);
+  }
+
+  /** bring the code-declared schedules (a handlers module's `schedules` export) up to date; done at worker start */
+  declareSchedules(list: unknown, by = 'code') {
+    return this.scheduling.declare(list, by);
   }
 
   // ---- workers -------------------------------------------------------------------------------

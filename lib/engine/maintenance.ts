@@ -1,5 +1,7 @@
 // Housekeeping any process with a pool may run (all of it is idempotent, so several processes may):
-// rescue expired leases, mark silent workers lost, sample queue depth, prune old finished tasks.
+// rescue expired leases, mark silent workers lost, sample queue depth, prune old finished tasks; and,
+// on a timer of its own just after every whole second, fire the due schedules (exactly once per tick
+// however many processes check: MaintenancePort.fireDue).
 import type { Logger } from './logger';
 import { errorInfo } from './retry';
 import type { MaintenancePort } from './ports';
@@ -12,11 +14,15 @@ export interface MaintenanceOptions {
   everyMs?: number;
   /** how often old tasks are pruned (default 1 h; first run a minute after start) */
   pruneEveryMs?: number;
+  /** check due schedules (default true) */
+  schedules?: boolean;
 }
 
 export class Maintenance {
   private timer: NodeJS.Timeout | null = null;
   private running = false;
+  private fireTimer: NodeJS.Timeout | null = null;
+  private firing = false;
   private nextPrune: number;
 
   constructor(
@@ -30,11 +36,48 @@ export class Maintenance {
     if (this.timer) return;
     this.timer = setInterval(() => void this.tick(), this.opts.everyMs ?? 1000);
     this.timer.unref?.();
+    if (this.opts.schedules !== false) this.scheduleFire();
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    if (this.fireTimer) clearTimeout(this.fireTimer);
+    this.fireTimer = null;
+  }
+
+  /** the next schedule check: a few tens of ms after the next whole second (ticks fall on whole seconds) */
+  private scheduleFire(): void {
+    const delay = 1000 - (Date.now() % 1000) + 20 + Math.floor(Math.random() * 40);
+    this.fireTimer = setTimeout(() => {
+      void this.fire().finally(() => {
+        if (this.fireTimer) this.scheduleFire();
+      });
+    }, delay);
+    this.fireTimer.unref?.();
+  }
+
+  /** one check of the due schedules; exposed for tests */
+  async fire(): Promise<void> {
+    if (this.firing) return;
+    this.firing = true;
+    try {
+      for (const r of await this.port.fireDue()) {
+        if (r.fired.length) {
+          this.opts.logger.info(
+            { schedule: r.schedule, fired: r.fired.map((f) => ({ token: f.token, fireAt: f.fireAt.toISOString() })) },
+            'schedule fired',
+          );
+        }
+        if (r.missed || r.overlapped) {
+          this.opts.logger.warn({ schedule: r.schedule, missed: r.missed, overlapped: r.overlapped }, 'schedule ticks skipped');
+        }
+      }
+    } catch (err) {
+      this.opts.logger.warn({ err: errorInfo(err) }, 'schedule check failed');
+    } finally {
+      this.firing = false;
+    }
   }
 
   /** one round; exposed for tests and the drain route */

@@ -57,6 +57,8 @@ export class Pool {
   private readonly log: Logger;
   private readonly workers: Worker[] = [];
   private readonly settled: AttemptResult[] = [];
+  /** settlements handed to finish and not answered yet */
+  private flushing: AttemptResult[] = [];
   private readonly idleWaiters = new Set<() => void>();
   private readonly instance = randomBytes(3).toString('hex');
   private seq = 0;
@@ -68,6 +70,9 @@ export class Pool {
   private processed = 0;
   private pollTimer: NodeJS.Timeout | null = null;
   private beatTimer: NodeJS.Timeout | null = null;
+  /** a heartbeat is in flight, and how many were due meanwhile */
+  private beating = false;
+  private beatsSkipped = 0;
   private unsubscribe: (() => void) | null = null;
   private maintenance: Maintenance | null = null;
   private resizing: Promise<void> = Promise.resolve();
@@ -132,13 +137,23 @@ export class Pool {
     this.wake();
   }
 
+  /**
+   * Register n workers at once (each opens its own session: one after the other, start-up would take n
+   * logins end to end). Those registered join even when another fails; the first failure is thrown.
+   */
   private async addWorkers(n: number): Promise<void> {
     const host = hostname();
-    for (let i = 0; i < n; i++) {
-      const workerId = `${host}-${process.pid}-${this.instance}-${++this.seq}`;
-      const session = await this.worker.registerWorker({ workerId, host, pid: process.pid, role: this.opts.role });
-      this.workers.push({ slot: { workerId, session: session.session }, task: null, controller: null, retiring: false });
-    }
+    const ids = Array.from({ length: n }, () => `${host}-${process.pid}-${this.instance}-${++this.seq}`);
+    const results = await Promise.allSettled(
+      ids.map((workerId) => this.worker.registerWorker({ workerId, host, pid: process.pid, role: this.opts.role })),
+    );
+    let failure: unknown = null;
+    results.forEach((r, i) => {
+      if (r.status === 'fulfilled') {
+        this.workers.push({ slot: { workerId: ids[i]!, session: r.value.session }, task: null, controller: null, retiring: false });
+      } else failure ??= r.reason;
+    });
+    if (failure) throw failure;
   }
 
   /** Change the number of workers while running. Shrinking never interrupts a task: a busy worker leaves when done. */
@@ -241,6 +256,7 @@ export class Pool {
   private async flush(): Promise<void> {
     if (this.settled.length === 0) return;
     const batch = this.settled.splice(0, this.settled.length);
+    this.flushing = batch;
     try {
       const ok = await this.worker.finish(batch);
       ok.forEach((accepted, i) => {
@@ -256,14 +272,46 @@ export class Pool {
       // keep them for the next flush: a settled attempt must reach the store
       this.settled.unshift(...batch);
       throw err;
+    } finally {
+      this.flushing = [];
     }
   }
 
+  /**
+   * Renew the heartbeat and every lease this pool holds. One at a time: a beat still waiting when the
+   * next is due is not doubled (the store gives heartbeats a connection of their own, so a wait means
+   * the database is slow or locked, and a slow beat is logged with how long it took).
+   */
   private async beat(): Promise<void> {
     if (!this.started) return;
+    if (this.beating) {
+      this.beatsSkipped++;
+      return;
+    }
+    this.beating = true;
+    const began = Date.now();
+    try {
+      await this.renew();
+    } finally {
+      this.beating = false;
+      const ms = Date.now() - began;
+      if (ms > this.opts.leaseMs / 4) {
+        this.log.warn(
+          { ms, leaseMs: this.opts.leaseMs, skipped: this.beatsSkipped },
+          'slow heartbeat: leases were renewed late (a lease expires if no heartbeat gets through within it)',
+        );
+      }
+      this.beatsSkipped = 0;
+    }
+  }
+
+  private async renew(): Promise<void> {
     const running = this.workers
       .filter((w) => w.task)
       .map((w) => ({ taskId: w.task!.id, workerId: w.slot.workerId, attempt: w.task!.attempt }));
+    // an attempt settled but not yet recorded keeps its lease too: the store refuses a finish whose lease
+    // lapsed (and never renews one that did), so a result reached in time must not expire while it waits
+    for (const r of [...this.flushing, ...this.settled]) running.push({ taskId: r.taskId, workerId: r.workerId, attempt: r.attempt });
     try {
       const r = await this.worker.heartbeat({ workerIds: this.workerIds(), running, leaseMs: this.opts.leaseMs });
       const owned = new Set(r.owned);
@@ -273,7 +321,9 @@ export class Pool {
         const id = w.task.id;
         if (cancel.has(id)) w.controller.abort(new StopReason('cancelled', 'cancelled by an operator'));
         else if (!owned.has(id) && running.some((x) => x.taskId === id)) {
-          w.controller.abort(new StopReason('lease_lost', 'the lease was lost (another worker rescued this task)'));
+          w.controller.abort(
+            new StopReason('lease_lost', 'the lease was lost (it expired before a heartbeat renewed it; the task is retried)'),
+          );
         }
       }
     } catch (err) {

@@ -11,10 +11,12 @@ import type {
   BatchView,
   ClaimedTask,
   ClaimOptions,
+  DoctorCheck,
   EnqueueInput,
   EnqueueResult,
   FailureFilter,
   FailureGroup,
+  FireReport,
   HeartbeatInput,
   HeartbeatResult,
   LiveStatus,
@@ -29,6 +31,8 @@ import type {
   QueueView,
   RescueResult,
   RunningView,
+  ScheduleRecord,
+  ScheduleView,
   SqlRunResult,
   TaskDetail,
   TaskFilter,
@@ -44,7 +48,11 @@ import type {
 export type Dialect = 'sqlite' | 'mssql';
 
 export type CancelResult = 'cancelled' | 'cancel_requested' | 'not_found' | 'conflict';
-export type RetryResult = 'retried' | 'not_found' | 'conflict';
+/**
+ * `batch_aborted`: the task is of a stage after a failed one in a batch that aborts on failure — the
+ * claim would never start it (stage rules, claim-policy.ts), so the retry is refused.
+ */
+export type RetryResult = 'retried' | 'not_found' | 'conflict' | 'batch_aborted';
 export type DeleteResult = 'deleted' | 'not_found' | 'conflict';
 export type ReleaseResult = 'released' | 'not_found' | 'conflict';
 export type KillResult = 'killed' | 'not_found' | 'conflict';
@@ -69,7 +77,7 @@ export interface WorkerPort {
   heartbeat(input: HeartbeatInput): Promise<HeartbeatResult>;
   /** claim at most one due task per slot; each claim starts an attempt logged in ExecutionLog */
   claim(slots: WorkerSlot[], opts: ClaimOptions): Promise<ClaimedTask[]>;
-  /** settle attempts; fenced on (task, worker, attempt): false where the attempt no longer owns the task */
+  /** settle attempts; fenced on (task, worker, attempt) and an unexpired lease: false where the attempt no longer owns the task */
   finish(results: AttemptResult[]): Promise<boolean[]>;
   /** run a `sql` task's text on the worker's own session */
   runSql(attempt: RunningAttempt, text: string, signal: AbortSignal): Promise<SqlRunResult>;
@@ -92,6 +100,12 @@ export interface MaintenancePort {
   prune(olderThan: Date): Promise<PruneResult>;
   /** record the pending depth for the current second of the metrics series */
   sampleDepth(): Promise<void>;
+  /**
+   * Fire every due schedule (rules: lib/engine/schedules.ts planFires): each fire inserts its task and
+   * advances the schedule in one transaction, unique per (schedule, tick), so any number of processes
+   * calling at once create exactly one task per tick. `now` defaults to the store's clock (tests pass one).
+   */
+  fireDue(now?: Date): Promise<FireReport[]>;
 }
 
 /** Producers' and operators' writes. Inputs arrive validated (lib/engine/validation). */
@@ -103,7 +117,7 @@ export interface CommandPort {
   cancel(token: string): Promise<CancelResult>;
   /** dead or cancelled → pending, granting one more attempt if they were used up */
   retry(token: string): Promise<RetryResult>;
-  /** retry every dead task matching the filter; returns how many */
+  /** retry every dead task matching the filter (skipping those `retry` refuses as batch_aborted); returns how many */
   retryFailed(filter: FailureFilter): Promise<number>;
   /** delete a terminal task and its log rows */
   deleteTask(token: string): Promise<DeleteResult>;
@@ -116,6 +130,23 @@ export interface CommandPort {
   releaseBatch(id: number): Promise<ReleaseResult>;
   /** pending tasks cancelled, running ones asked to stop */
   cancelBatch(id: number): Promise<{ result: 'cancelled' | 'not_found' | 'conflict'; cancelled: number }>;
+  /** a new schedule, first due at `nextFireAt` (null: disabled); `exists` when the name is taken */
+  createSchedule(s: ScheduleRecord, nextFireAt: Date | null, by: string): Promise<'created' | 'exists'>;
+  /**
+   * Replace a schedule's definition if its version is still `version` (`conflict` otherwise: changed
+   * meanwhile). `nextFireAt` undefined keeps the next fire time (fires advance it without a new version).
+   */
+  updateSchedule(
+    name: string,
+    s: ScheduleRecord,
+    version: number,
+    nextFireAt: Date | null | undefined,
+    by: string,
+  ): Promise<'updated' | 'not_found' | 'conflict'>;
+  /** the schedule goes; the tasks it fired stay */
+  deleteSchedule(name: string): Promise<'deleted' | 'not_found'>;
+  /** fire now, outside the cron (a manual run: no tick; also while disabled); null when there is no such schedule */
+  runSchedule(name: string, by: string): Promise<EnqueueResult | null>;
 }
 
 /** Everything the dashboard, the API and the CLI show. Each read is an indexed read or a kept aggregate. */
@@ -139,6 +170,9 @@ export interface ReadModel {
   listTokens(queue: string | null): Promise<TokenView[]>;
   getBatch(id: number): Promise<BatchView | null>;
   listBatches(filter: { status?: BatchStatus; cursor?: number; limit?: number }): Promise<Page<BatchView>>;
+  /** every schedule by name, each with its `recent` newest fires */
+  listSchedules(recent: number): Promise<ScheduleView[]>;
+  getSchedule(name: string, recent: number): Promise<ScheduleView | null>;
 }
 
 /** What only SQL Server has: stored procedures, live session state from the DMVs, KILL. */
@@ -166,5 +200,11 @@ export interface Store {
   readonly sqlServer: SqlServerExtras | null;
   /** Create or upgrade the schema. Idempotent; safe when several processes call it at once. */
   migrate(): Promise<void>;
+  /**
+   * What will work here before the first task runs (`readpast doctor`): the server or file, the
+   * schema, permissions per feature, a write or a claim rolled back. Changes nothing; never throws
+   * for what it finds (a failure is a check with ok = false), and works on a store not migrated.
+   */
+  diagnose(): Promise<DoctorCheck[]>;
   close(): Promise<void>;
 }

@@ -23,7 +23,8 @@ import {
   QUEUE_NAME,
   QUEUE_NAME_RULE,
 } from './limits';
-import type { EnqueueInput, TaskKind } from './types';
+import { canonicalZone, cronProblem } from './schedules';
+import type { EnqueueInput, ScheduleInput, TaskKind } from './types';
 
 // the bounds live in ./limits (client-safe); re-exported for existing importers
 export { MAX_PAYLOAD_BYTES, MAX_SQL_CHARS, PROCEDURE_NAME, QUEUE_NAME };
@@ -142,5 +143,73 @@ export async function validateEnqueue(raw: unknown, ctx: EnqueueContext, prefix 
     caller: ctx.caller ?? null,
     batchId: r.batchId ?? null,
     stage: r.batchId === undefined ? null : (r.stage ?? 0),
+  };
+}
+
+// ---- schedules -----------------------------------------------------------------------------------
+
+/** A cron expression croner reads (5 fields, or 6 with seconds first) that fires at all. */
+export const cronExpression = z
+  .string()
+  .trim()
+  .superRefine((v, ctx) => {
+    const problem = cronProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** An IANA time zone, in its canonical spelling (`utc` → `UTC`). */
+export const timeZone = z
+  .string()
+  .trim()
+  .transform((v, ctx) => {
+    const zone = canonicalZone(v);
+    if (zone) return zone;
+    ctx.addIssue({ code: 'custom', message: 'not an IANA time zone (e.g. UTC, Europe/Berlin, America/New_York)' });
+    return z.NEVER;
+  });
+
+/** A schedule as the API, the CLI and a handlers module's `schedules` export give it; the task fields as for enqueue. */
+export const scheduleRequest = z.strictObject({
+  name: queueName,
+  cron: cronExpression,
+  timezone: timeZone.default('UTC'),
+  misfire: z.enum(['skip', 'run_once']).default('skip'),
+  overlap: z.enum(['allow', 'skip_if_running']).default('allow'),
+  enabled: z.boolean().default(true),
+  // checked by validateEnqueue, so that a schedule's task obeys the rules of an enqueued one
+  kind: z.unknown().optional(),
+  command: z.unknown().optional(),
+  payload: z.unknown().optional(),
+  queue: z.unknown().optional(),
+  priority: z.unknown().optional(),
+  maxAttempts: z.unknown().optional(),
+  timeoutMs: z.unknown().optional(),
+});
+
+export type ScheduleRequest = z.input<typeof scheduleRequest>;
+
+/** Validate a schedule (ValidationError names the field: `cron`, `timezone`, `command` …; `prefix.` before it). */
+export async function validateSchedule(raw: unknown, ctx: EnqueueContext, prefix = ''): Promise<ScheduleInput> {
+  const r = parseWith(scheduleRequest, raw, prefix);
+  const task: Record<string, unknown> = {};
+  for (const k of ['kind', 'command', 'payload', 'queue', 'priority', 'maxAttempts', 'timeoutMs'] as const) {
+    // null: the queue's default (maxAttempts, timeoutMs) or no payload
+    if (r[k] !== undefined && r[k] !== null) task[k] = r[k];
+  }
+  const t = await validateEnqueue(task, { ...ctx, caller: null }, prefix);
+  return {
+    name: r.name,
+    cron: r.cron,
+    timezone: r.timezone,
+    kind: t.kind,
+    command: t.command,
+    payload: t.payload ?? null,
+    queue: t.queue ?? 'default',
+    priority: t.priority ?? 0,
+    maxAttempts: t.maxAttempts ?? null,
+    timeoutMs: t.timeoutMs ?? null,
+    misfire: r.misfire,
+    overlap: r.overlap,
+    enabled: r.enabled,
   };
 }

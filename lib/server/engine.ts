@@ -5,6 +5,7 @@ import os from 'node:os';
 import type { Readpast } from '@/lib/api/readpast';
 import type { Pool } from '@/lib/engine/pool';
 import { openReadpast } from '@/lib/api/open';
+import { loadDeclaredSchedules } from '@/lib/api/schedules';
 import { serverConfig, type ServerConfig } from './config';
 import { serverLogger } from './log';
 
@@ -64,6 +65,9 @@ export function getEngine(): Promise<ServerEngine> {
 export function startEngine(): Promise<ServerEngine> {
   const s = slot();
   s.started ??= getEngine().then(async (engine) => {
+    // READPAST_HANDLERS' `schedules` export, like `readpast worker --handlers` does
+    const declared = engine.config.handlersModule ? await loadDeclaredSchedules(engine.config.handlersModule) : null;
+    if (declared) serverLogger().info(await engine.readpast.declareSchedules(declared), 'schedules declared in code');
     await engine.pool?.start();
     serverLogger().info(
       { database: engine.readpast.description, workers: engine.pool?.size ?? 0, pid: process.pid },

@@ -1,6 +1,8 @@
 // T-SQL of batches (the seeds' scheduler handles): ordered stages of parallel tasks, with kept
 // per-stage counts (BatchStages) maintained by every writer through the tally (settling a batch after
-// its tasks moved is in settle.ts).
+// its tasks moved is in settle.ts). Lock order (sql/claim.ts): the batch's row first, then its tasks, at
+// most ESCALATION_CHUNK per statement (enqueue.ts), then the kept counts.
+import { ESCALATION_CHUNK } from './enqueue';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY } from './tally';
 
 const BATCH_COLUMNS = 'b.id, b.caller, b.max_parallel, b.on_failure, b.status, b.created_at, b.released_at, b.completed_at';
@@ -48,19 +50,32 @@ UPDATE readpast.Batches SET status = 'released', released_at = SYSUTCDATETIME() 
 SET @n = @@ROWCOUNT;
 SELECT @old AS old_status, @n AS released;`;
 
-/** Pending tasks cancelled, running ones asked to stop, no new tasks. Returns (old_status, cancelled). */
+/**
+ * Pending tasks cancelled (ESCALATION_CHUNK per statement, in the one transaction), running ones asked to
+ * stop, no new tasks. Returns (old_status, cancelled).
+ */
 export const CANCEL_BATCH = `${BEGIN}
 ${DECLARE_MOVES}
-DECLARE @old varchar(10) = NULL;
+DECLARE @old varchar(10) = NULL, @n int = ${ESCALATION_CHUNK};
 BEGIN TRANSACTION;
 SELECT @old = b.status FROM readpast.Batches AS b WITH (UPDLOCK, HOLDLOCK) WHERE b.id = @id;
 IF @old IS NOT NULL AND @old NOT IN ('completed', 'cancelled')
 BEGIN
-  UPDATE readpast.Tasks SET status = 'cancelled', finished_at = @now
-    OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL, NULL INTO @moves
-    WHERE batch_id = @id AND batch_id IS NOT NULL AND status = 'pending';
-  UPDATE readpast.Tasks SET cancel_requested = 1 WHERE batch_id = @id AND batch_id IS NOT NULL AND status = 'running';
+  -- the batch's row written first (its U lock turns X now, before any task is locked)
   UPDATE readpast.Batches SET status = 'cancelled', completed_at = @now WHERE id = @id;
+  WHILE @n = ${ESCALATION_CHUNK}
+  BEGIN
+    SET @n = 0;
+    WITH doomed AS (
+      SELECT TOP (${ESCALATION_CHUNK}) t.id, t.queue, t.batch_id, t.stage, t.status, t.finished_at FROM readpast.Tasks AS t
+      WHERE t.batch_id = @id AND t.batch_id IS NOT NULL AND t.status = 'pending'
+    )
+    UPDATE doomed SET status = 'cancelled', finished_at = @now
+      OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL, NULL
+      INTO @moves;
+    SET @n = @@ROWCOUNT;
+  END;
+  UPDATE readpast.Tasks SET cancel_requested = 1 WHERE batch_id = @id AND batch_id IS NOT NULL AND status = 'running';
 ${MOVES_TO_DELTAS}
 ${TALLY}
 END;

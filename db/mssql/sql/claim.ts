@@ -1,42 +1,112 @@
-// The claim: one due task for one worker, on that worker's own connection, in one short
-// transaction (nothing stays open while the task runs).
+// The claim: one due task for one worker, on that worker's own connection, in short transactions
+// (nothing stays open while the task runs).
 //
-// Lanes, as in the SQLite store: unbatched tasks form one lane, each live batch another (its active
-// stage only, while under its maxParallel); the highest-priority head wins, ties going to the lane
-// served least recently, so one large batch cannot starve another. Paused queues and limited queues
-// with every token held are skipped, so they block nobody else.
+// LOCK ORDER. Every writer of the store takes its locks in this one order of tables:
 //
-// For the chosen lane and the head's queue, in the lock order of every writer (Queues → Batches →
-// Tasks → ConcurrencyTokens → ExecutionLog → BatchStages → QueueCounts → Metrics):
-//  1. a limited queue: write its row first (Taskling's lock column serialises grants of this queue
-//     across every process), bring its tokens in line with the limit, find a free token or skip;
-//  2. a batch: lock its row (serialises its claims); if another claim served it meanwhile, choose
-//     again (that keeps lanes alternating); else re-check its active stage and room;
-//  3. the claim proper: a CTE picks the row in dequeue order from the filtered index (its
-//     `status = 'pending'` and `batch_id IS [NOT] NULL` literals match the index filters),
-//     skipping rows others hold (READPAST) and locking it (UPDLOCK; ROWLOCK keeps it a row lock;
+//   Schedules → Queues → Batches → Tasks → ConcurrencyTokens → ExecutionLog → BatchStages → QueueCounts → Metrics
+//   → QueueChanges
+//
+// and never waits for a lock on a table while it holds a lock on a table later in the list. "Holds" means
+// X and U locks, and S locks kept by HOLDLOCK. A plain read keeps no lock past its row, but under locking
+// READ COMMITTED (not READ_COMMITTED_SNAPSHOT) it waits for a writer's lock, so it obeys the same rule: a
+// writer reads a table earlier in the list only before it locks anything later (or rows it holds itself);
+// a READPAST read never waits for a row lock. Transactions that take locks in one order cannot wait for
+// each other in a cycle, so the writers cannot deadlock one another over rows of these tables. Workers and
+// Handlers are written by statements that lock nothing else. Two things this order alone does not cover,
+// and how the store keeps them away: a table lock from lock escalation (READPAST skips row locks, not table
+// locks) — every multi-row write is cut into statements of at most 1,000 rows (see enqueue.ts); and two
+// statements reaching one row through different indexes — the hot paths never wait on rows of Tasks (the
+// claim reads with READPAST; settlements and rescue seek rows by their key). A deadlock SQL Server still
+// reports (error 1205) is run again (errors.ts, retrying). Each writer says how it keeps the order:
+// enqueue.ts, settle.ts, operators.ts, batches.ts, queues.ts, maintenance.ts, schedules.ts.
+//
+// Lanes, as in the SQLite store: unbatched tasks form one lane, each live batch another (its active stage
+// only, while under its maxParallel, never past a failed stage of a batch that aborts); the
+// highest-priority head wins, ties going to the lane served least recently, so one large batch cannot
+// starve another. Paused queues and limited queues with no room are skipped, so they block nobody else.
+//
+// First, without holding anything: the candidate queues (not paused, wanted by this worker, with room by
+// a first count) and the lanes (batches with a due task of a candidate queue in their active stage — those
+// waiting at their sync point, full or with nothing due are left out before the TOP, so 500 of them
+// cannot crowd out one that can run). Then rounds; each round reads the best head (a seek per candidate
+// queue on IX_Tasks_ready, one per lane on IX_Tasks_batch_dequeue; READPAST, no lock kept) and tries it in
+// a transaction of its own, in the lock order:
+//  1. its queue: a limited queue's row is written (Taskling's lock column serialises the queue's grants
+//     across every process), an unlimited one's read with HOLDLOCK (a concurrent pause or new limit waits
+//     for this claim, or this claim for it); `paused` and the limit are read there, under that lock;
+//  2. a batch: its row is written (served now; held until commit: one claim of this batch at a time) unless
+//     another claim served it meanwhile — then choose again (that keeps lanes alternating); its active
+//     stage and room are checked once more under that lock;
+//  3. a limited queue's room: its limit less its running tasks with a live lease, token or not (a task
+//     claimed while the queue was unlimited holds none): no grant until running < limit;
+//  4. the claim proper: a CTE picks the head the round read by its key (a seek: no other row is locked —
+//     delayed tasks ahead of it in the index are read past, never locked), or, when another claim took it
+//     meanwhile, the next row of the lane and queue in dequeue order from the filtered index (its
+//     `status = 'pending'` and `batch_id IS [NOT] NULL` literals match the index filters); either skips
+//     rows others hold (READPAST) and locks its row (UPDLOCK; ROWLOCK keeps it a row lock;
 //     READCOMMITTEDLOCK keeps READPAST legal under READ_COMMITTED_SNAPSHOT); updated with OUTPUT INTO;
-//  4. the token is granted to the attempt; the attempt is logged; counts and metrics are kept.
-// A lane or queue that yields nothing is set aside and the next best is tried (a few rounds at most).
+//  5. a limited queue's token: its tokens brought in line with the limit, the lowest free one granted;
+//  6. the attempt is logged; counts and metrics are kept; commit.
+// A round that cannot take its head rolls back (releasing every lock before the next round takes its
+// queue's: no lock is ever held across rounds) and sets that lane, queue or batch aside. (Inside a
+// caller's transaction — readpast doctor's dry run, rolled back whole — the rounds open no transactions
+// of their own: what a failed round wrote is undone with the rest.) Rounds go on until
+// no candidate head is left: a claim returns nothing only when there is nothing it may take (CLAIM_ROUNDS is
+// a guard against a livelock, far above what a claim needs).
+//
+// Not a stored procedure, for now: the plan of this parameterised batch is cached like a procedure's, and
+// table variables cause no recompilations; what a procedure would add is the caching of its table
+// variables (fewer tempdb allocations per call) and a name DBAs can read and grant. Against that, a
+// procedure is one per database: during a rolling upgrade workers of two versions would call the one
+// installed, so it would need a versioned name and a migration for every change of the claim. Worth it
+// when a server shows tempdb allocation contention under claims (see the note of issue 16).
 import { BEGIN, TALLY, TOUCHED } from './tally';
 
-export const CLAIM_ROUNDS = 6;
+export const CLAIM_ROUNDS = 1000;
 
-/** Rows a lane's head may come from (no locks kept: the CTE below takes the real one). */
-const HEAD_FILTER = `t.run_after <= @now
-            AND NOT EXISTS (SELECT 1 FROM @excluded AS x WHERE x.queue = t.queue)
-            AND (@all_queues = 1 OR t.queue IN (SELECT w.queue FROM @wanted AS w))`;
+/** At most this many batch lanes per claim. */
+export const CLAIM_LANES = 500;
+
+/** Candidate queues: names a task's queue may take (no lock kept: each round checks under the queue's lock). */
+const CANDIDATE = 'EXISTS (SELECT 1 FROM @cand AS k WHERE k.queue = t.queue)';
 
 const CLAIM_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.priority, t.status, t.attempts, t.max_attempts,
         t.timeout_ms, t.created_at, t.run_after, t.started_at, t.worker_id, t.token_no, t.lease_until, t.cancel_requested,
         t.batch_id, t.stage`;
 
-const CLAIM_SET = `SET status = 'running', attempts = attempts + 1, worker_id = @worker_id, token_no = @tok,
+const CLAIM_SET = `SET status = 'running', attempts = attempts + 1, worker_id = @worker_id, token_no = NULL,
           lease_until = DATEADD(MILLISECOND, @lease_ms, @now), started_at = @now, cancel_requested = 0
         OUTPUT inserted.id, inserted.token, inserted.queue, inserted.kind, inserted.command, inserted.payload,
           inserted.priority, inserted.attempts, inserted.max_attempts, inserted.timeout_ms, inserted.created_at,
           inserted.run_after, inserted.started_at, inserted.token_no, inserted.batch_id, inserted.stage
         INTO @claimed`;
+
+/** The round's lane and queue: due pending rows (the literals match the filters of IX_Tasks_ready / IX_Tasks_batch_dequeue). */
+const UNBATCHED = "t.status = 'pending' AND t.batch_id IS NULL AND t.queue = @queue AND t.run_after <= @now";
+const BATCHED = `t.status = 'pending' AND t.batch_id IS NOT NULL AND t.batch_id = @lane AND t.stage = @lane_stage
+            AND t.queue = @queue AND t.run_after <= @now`;
+const ORDERED = '\n          ORDER BY t.priority DESC, t.id';
+
+/** The claim of one row: skips rows others hold, locks the one it takes, starts its attempt (into @claimed). */
+const pick = (where: string, order: string) => `WITH pick AS (
+          SELECT TOP (1) ${CLAIM_COLUMNS}
+          FROM readpast.Tasks AS t WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK)
+          WHERE ${where}${order}
+        )
+        UPDATE pick
+          ${CLAIM_SET};`;
+
+/** One to a thousand numbers (TOP bounds them): a limited queue's missing tokens, created at most 1,000 per statement. */
+const NUMBERS = `(SELECT TOP (@chunk) CAST(ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) AS int) AS n
+                FROM (VALUES (0), (0), (0), (0), (0), (0), (0), (0), (0), (0)) AS a (x)
+                CROSS JOIN (VALUES (0), (0), (0), (0), (0), (0), (0), (0), (0), (0)) AS b (x)
+                CROSS JOIN (VALUES (0), (0), (0), (0), (0), (0), (0), (0), (0), (0)) AS c (x)) AS n`;
+
+/**
+ * A token is held while its grantee attempt still owns a running task with a live lease: one of @held,
+ * the queue's running tasks read under the queue's lock (step 3).
+ */
+const HELD_BY = (c: string) => `EXISTS (SELECT 1 FROM @held AS h WHERE h.id = ${c}.task_id AND h.attempts = ${c}.attempt)`;
 
 /**
  * Parameters: @worker_id, @lease_ms, @queues (JSON array or NULL = every queue), @unbatched_served
@@ -45,31 +115,35 @@ const CLAIM_SET = `SET status = 'running', attempts = attempts + 1, worker_id = 
  */
 export const CLAIM = `${BEGIN}
 DECLARE @claimed TABLE (
-  id bigint NOT NULL PRIMARY KEY, token uniqueidentifier NOT NULL, queue nvarchar(64) NOT NULL, kind varchar(10) NOT NULL,
-  command nvarchar(max) NOT NULL, payload nvarchar(max) NULL, priority int NOT NULL, attempts int NOT NULL,
-  max_attempts int NOT NULL, timeout_ms int NULL, created_at datetime2(3) NOT NULL, run_after datetime2(3) NOT NULL,
+  id bigint NOT NULL PRIMARY KEY, token uniqueidentifier NOT NULL, queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  kind varchar(10) NOT NULL, command nvarchar(max) NOT NULL, payload nvarchar(max) NULL, priority int NOT NULL,
+  attempts int NOT NULL, max_attempts int NOT NULL, timeout_ms int NULL, created_at datetime2(3) NOT NULL, run_after datetime2(3) NOT NULL,
   started_at datetime2(3) NOT NULL, token_no int NULL, batch_id bigint NULL, stage int NULL);
-DECLARE @excluded TABLE (queue nvarchar(64) NOT NULL PRIMARY KEY);
-DECLARE @skipped TABLE (lane bigint NOT NULL, queue nvarchar(64) NOT NULL, PRIMARY KEY (lane, queue));
-DECLARE @wanted TABLE (queue nvarchar(64) NOT NULL PRIMARY KEY);
+DECLARE @cand TABLE (queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL PRIMARY KEY, limited bit NOT NULL);
+DECLARE @skipped TABLE (lane bigint NOT NULL, queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL, PRIMARY KEY (lane, queue));
+DECLARE @wanted TABLE (queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL PRIMARY KEY);
 DECLARE @lanes TABLE (batch_id bigint NOT NULL PRIMARY KEY, stage int NOT NULL, served_at bigint NOT NULL);
+DECLARE @held TABLE (id bigint NOT NULL PRIMARY KEY, attempts int NOT NULL);
 DECLARE @all_queues bit = CASE WHEN @queues IS NULL THEN 1 ELSE 0 END;
 DECLARE @stamp bigint = NULL, @lane_served bigint, @served_now bigint;
-DECLARE @done bit = 0, @rounds int = 0, @ok bit, @lane bigint, @lane_stage int, @queue nvarchar(64), @limit int, @tok int;
+DECLARE @done bit = 0, @won bit = 0, @rounds int = 0, @ok bit, @lane bigint, @lane_stage int, @queue nvarchar(64);
+DECLARE @limited bit, @limit int, @paused bit, @head_id bigint, @tok int, @chunk int, @made int;
+-- inside a caller's transaction (readpast doctor's dry run, rolled back whole) the rounds open none of their own
+DECLARE @outer int = @@TRANCOUNT;
 IF @all_queues = 0
-  INSERT INTO @wanted (queue) SELECT DISTINCT CAST(j.value AS nvarchar(64)) FROM OPENJSON(@queues) AS j
+  INSERT INTO @wanted (queue) SELECT DISTINCT CAST(j.value AS nvarchar(64)) COLLATE Latin1_General_100_BIN2
+  FROM OPENJSON(@queues) AS j
   WHERE j.value IS NOT NULL;
-BEGIN TRANSACTION;
--- a first cut, skipping rows others hold (step 1 checks again under the queue's lock)
-INSERT INTO @excluded (queue)
-  SELECT q.name FROM readpast.Queues AS q WITH (READPAST, READCOMMITTEDLOCK)
-  WHERE q.paused = 1 OR (q.concurrency_limit IS NOT NULL AND q.concurrency_limit <= (
-    SELECT COUNT(*) FROM readpast.ConcurrencyTokens AS c WITH (READPAST, READCOMMITTEDLOCK)
-    JOIN readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK) ON t.id = c.task_id
-    WHERE c.queue = q.name AND c.status = 'granted' AND t.status = 'running' AND t.attempts = c.attempt
-      AND t.lease_until >= @now));
+-- the candidate queues: not paused, wanted, and (a first count, skipping rows others hold) with room
+INSERT INTO @cand (queue, limited)
+  SELECT q.name, CASE WHEN q.concurrency_limit IS NULL THEN 0 ELSE 1 END FROM readpast.Queues AS q
+  WHERE q.paused = 0 AND (@all_queues = 1 OR q.name IN (SELECT w.queue FROM @wanted AS w))
+    AND (q.concurrency_limit IS NULL OR q.concurrency_limit > (
+      SELECT COUNT(*) FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
+      WHERE t.status = 'running' AND t.queue = q.name AND t.lease_until >= @now));
+-- the lanes: batches with a due task of a candidate queue in their active stage, least recently served first
 INSERT INTO @lanes (batch_id, stage, served_at)
-  SELECT TOP (500) b.id, st.stage, b.served_at
+  SELECT TOP (${CLAIM_LANES}) b.id, st.stage, b.served_at
   FROM readpast.Batches AS b
   CROSS APPLY (SELECT MIN(CASE WHEN s.pending + s.running > 0 THEN s.stage END) AS stage,
                       COALESCE(SUM(s.running), 0) AS running,
@@ -78,6 +152,9 @@ INSERT INTO @lanes (batch_id, stage, served_at)
   WHERE b.status IN ('open', 'released', 'aborted') AND st.stage IS NOT NULL
     AND (b.max_parallel IS NULL OR st.running < b.max_parallel)
     AND NOT (b.on_failure = 'abort' AND st.failed_stage IS NOT NULL AND st.stage > st.failed_stage)
+    AND EXISTS (SELECT 1 FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
+      WHERE t.status = 'pending' AND t.batch_id IS NOT NULL AND t.batch_id = b.id AND t.stage = st.stage
+        AND t.run_after <= @now AND ${CANDIDATE})
   ORDER BY b.served_at, b.id;
 WHILE @done = 0 AND @rounds < ${CLAIM_ROUNDS}
 BEGIN
@@ -85,21 +162,26 @@ BEGIN
   SET @lane = NULL;
   SET @lane_stage = NULL;
   SET @queue = NULL;
-  SELECT TOP (1) @lane = h.lane, @lane_stage = h.stage, @queue = h.queue, @lane_served = h.served_at
+  -- the best head: per candidate queue (unbatched) and per lane, no lock kept
+  SELECT TOP (1) @lane = h.lane, @lane_stage = h.stage, @queue = h.queue, @lane_served = h.served_at,
+    @head_id = h.id, @limited = h.limited
   FROM (
-    SELECT CAST(-1 AS bigint) AS lane, CAST(NULL AS int) AS stage, u.queue, u.priority, @unbatched_served AS served_at, u.id
-    FROM (SELECT TOP (1) t.queue, t.priority, t.id FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
-          WHERE t.status = 'pending' AND t.batch_id IS NULL AND ${HEAD_FILTER}
-            AND NOT EXISTS (SELECT 1 FROM @skipped AS k WHERE k.lane = -1 AND k.queue = t.queue)
+    SELECT CAST(-1 AS bigint) AS lane, CAST(NULL AS int) AS stage, k.queue, k.limited, u.priority,
+      @unbatched_served AS served_at, u.id
+    FROM @cand AS k
+    CROSS APPLY (SELECT TOP (1) t.priority, t.id FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
+          WHERE t.status = 'pending' AND t.batch_id IS NULL AND t.queue = k.queue AND t.run_after <= @now
           ORDER BY t.priority DESC, t.id) AS u
+    WHERE NOT EXISTS (SELECT 1 FROM @skipped AS x WHERE x.lane = -1 AND x.queue = k.queue)
     UNION ALL
-    SELECT l.batch_id, l.stage, bh.queue, bh.priority, l.served_at, bh.id
+    SELECT l.batch_id, l.stage, bh.queue, k.limited, bh.priority, l.served_at, bh.id
     FROM @lanes AS l
     CROSS APPLY (SELECT TOP (1) t.queue, t.priority, t.id FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
           WHERE t.status = 'pending' AND t.batch_id IS NOT NULL AND t.batch_id = l.batch_id AND t.stage = l.stage
-            AND ${HEAD_FILTER}
-            AND NOT EXISTS (SELECT 1 FROM @skipped AS k WHERE k.lane = l.batch_id AND k.queue = t.queue)
+            AND t.run_after <= @now AND ${CANDIDATE}
+            AND NOT EXISTS (SELECT 1 FROM @skipped AS x WHERE x.lane = l.batch_id AND x.queue = t.queue)
           ORDER BY t.priority DESC, t.id) AS bh
+    JOIN @cand AS k ON k.queue = bh.queue
   ) AS h
   ORDER BY h.priority DESC, h.served_at, h.id;
   IF @lane IS NULL
@@ -109,48 +191,44 @@ BEGIN
     SET @ok = 1;
     SET @tok = NULL;
     SET @limit = NULL;
-    -- 1. a limited queue: its row first, then its tokens
-    UPDATE readpast.Queues SET lock_version = lock_version + 1, @limit = concurrency_limit
-      WHERE name = @queue AND concurrency_limit IS NOT NULL;
-    IF @limit IS NOT NULL
+    SET @paused = NULL;
+    DELETE FROM @claimed;
+    IF @outer = 0
     BEGIN
-      IF (SELECT COUNT(*) FROM readpast.ConcurrencyTokens AS c WHERE c.queue = @queue AND c.token_no <= @limit) < @limit
-        INSERT INTO readpast.ConcurrencyTokens (queue, token_no, status)
-          SELECT @queue, n.n, 'free'
-          FROM (SELECT TOP (@limit) CAST(ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) AS int) AS n
-                FROM (VALUES (0), (0), (0), (0), (0), (0), (0), (0), (0), (0)) AS a (x)
-                CROSS JOIN (VALUES (0), (0), (0), (0), (0), (0), (0), (0), (0), (0)) AS b (x)
-                CROSS JOIN (VALUES (0), (0), (0), (0), (0), (0), (0), (0), (0), (0)) AS c (x)
-                CROSS JOIN (VALUES (0), (0), (0), (0), (0), (0), (0), (0), (0), (0)) AS d (x)) AS n
-          WHERE NOT EXISTS (SELECT 1 FROM readpast.ConcurrencyTokens AS c WHERE c.queue = @queue AND c.token_no = n.n);
-      DELETE c FROM readpast.ConcurrencyTokens AS c
-        WHERE c.queue = @queue AND c.token_no > @limit
-          AND (c.status = 'free' OR NOT EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.id = c.task_id
-            AND t.status = 'running' AND t.attempts = c.attempt AND t.lease_until >= @now));
-      IF (SELECT COUNT(*) FROM readpast.ConcurrencyTokens AS c JOIN readpast.Tasks AS t ON t.id = c.task_id
-          WHERE c.queue = @queue AND c.status = 'granted' AND t.status = 'running' AND t.attempts = c.attempt
-            AND t.lease_until >= @now) < @limit
-        SELECT TOP (1) @tok = c.token_no FROM readpast.ConcurrencyTokens AS c
-          WHERE c.queue = @queue AND c.token_no <= @limit
-            AND (c.status = 'free' OR NOT EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.id = c.task_id
-              AND t.status = 'running' AND t.attempts = c.attempt AND t.lease_until >= @now))
-          ORDER BY c.token_no;
-      IF @tok IS NULL
+      BEGIN TRANSACTION;
+    END;
+    -- 1. the queue, under its lock: a limited one's row written, an unlimited one's read and held
+    IF @limited = 1
+      UPDATE readpast.Queues SET lock_version = lock_version + 1, @limit = concurrency_limit, @paused = paused
+        WHERE name = @queue;
+    ELSE
+    BEGIN
+      SELECT @limit = q.concurrency_limit, @paused = q.paused FROM readpast.Queues AS q WITH (HOLDLOCK) WHERE q.name = @queue;
+      -- limited since the candidates were read: take the round again with the row's write lock
+      IF @limit IS NOT NULL
       BEGIN
         SET @ok = 0;
-        INSERT INTO @excluded (queue) SELECT @queue WHERE NOT EXISTS (SELECT 1 FROM @excluded AS x WHERE x.queue = @queue);
+        UPDATE @cand SET limited = 1 WHERE queue = @queue;
       END;
     END;
-    -- 2. a batch: its row (held until commit: one claim of this batch at a time), then, under that
-    --    lock, whether another claim served it meanwhile (choose again: fairness), and its active
-    --    stage and room once more
+    IF @ok = 1 AND (@paused IS NULL OR @paused = 1)
+    BEGIN
+      SET @ok = 0;
+      DELETE FROM @cand WHERE queue = @queue;
+    END;
+    -- 2. a batch: served now, unless another claim served it meanwhile (choose again: fairness); its row
+    --    is held until commit (one claim of this batch at a time); then its active stage and room once more
     IF @ok = 1 AND @lane <> -1
     BEGIN
-      SET @served_now = NULL;
-      SELECT @served_now = b.served_at FROM readpast.Batches AS b WITH (UPDLOCK, HOLDLOCK) WHERE b.id = @lane;
-      IF @served_now IS NULL OR @served_now <> @lane_served
+      -- strictly later than any earlier stamp
+      SET @stamp = DATEDIFF_BIG(MICROSECOND, '19700101', SYSUTCDATETIME());
+      UPDATE readpast.Batches SET served_at = CASE WHEN @stamp > served_at THEN @stamp ELSE served_at + 1 END
+        WHERE id = @lane AND served_at = @lane_served;
+      IF @@ROWCOUNT = 0
       BEGIN
         SET @ok = 0;
+        SET @served_now = NULL;
+        SELECT @served_now = b.served_at FROM readpast.Batches AS b WHERE b.id = @lane;
         UPDATE @lanes SET served_at = @served_now WHERE batch_id = @lane AND @served_now IS NOT NULL;
         DELETE FROM @lanes WHERE batch_id = @lane AND @served_now IS NULL;
       END
@@ -165,59 +243,113 @@ BEGIN
       BEGIN
         SET @ok = 0;
         DELETE FROM @lanes WHERE batch_id = @lane;
+      END
+      ELSE
+        SELECT @stamp = b.served_at FROM readpast.Batches AS b WHERE b.id = @lane;
+    END;
+    -- 3. a limited queue's room: its running tasks with a live lease, token or not (IX_Tasks_running_queue);
+    --    kept in @held, so that step 5 tells held tokens from free ones without reading Tasks again (it
+    --    writes ConcurrencyTokens by then, which come after Tasks in the lock order)
+    IF @ok = 1 AND @limit IS NOT NULL
+    BEGIN
+      DELETE FROM @held;
+      INSERT INTO @held (id, attempts)
+        SELECT t.id, t.attempts FROM readpast.Tasks AS t
+        WHERE t.status = 'running' AND t.queue = @queue AND t.lease_until >= @now;
+      IF (SELECT COUNT(*) FROM @held) >= @limit
+      BEGIN
+        SET @ok = 0;
+        DELETE FROM @cand WHERE queue = @queue;
       END;
     END;
-    -- 3. the claim proper
+    -- 4. the claim proper: the head by its key, else (taken meanwhile) the next in dequeue order
     IF @ok = 1 AND @lane = -1
     BEGIN
       DELETE FROM @claimed;
-      WITH pick AS (
-        SELECT TOP (1) ${CLAIM_COLUMNS}
-        FROM readpast.Tasks AS t WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK)
-        WHERE t.status = 'pending' AND t.batch_id IS NULL AND t.queue = @queue AND t.run_after <= @now
-        ORDER BY t.priority DESC, t.id
-      )
-      UPDATE pick
-        ${CLAIM_SET};
+      ${pick(`t.id = @head_id AND ${UNBATCHED}`, '')}
+      IF NOT EXISTS (SELECT 1 FROM @claimed)
+      BEGIN
+        DELETE FROM @claimed;
+        ${pick(UNBATCHED, ORDERED)}
+      END;
     END;
     IF @ok = 1 AND @lane <> -1
     BEGIN
       DELETE FROM @claimed;
-      WITH pick AS (
-        SELECT TOP (1) ${CLAIM_COLUMNS}
-        FROM readpast.Tasks AS t WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK)
-        WHERE t.status = 'pending' AND t.batch_id IS NOT NULL AND t.batch_id = @lane AND t.stage = @lane_stage
-          AND t.queue = @queue AND t.run_after <= @now
-        ORDER BY t.priority DESC, t.id
-      )
-      UPDATE pick
-        ${CLAIM_SET};
-    END;
-    IF @ok = 1
-    BEGIN
-      IF EXISTS (SELECT 1 FROM @claimed)
+      ${pick(`t.id = @head_id AND ${BATCHED}`, '')}
+      IF NOT EXISTS (SELECT 1 FROM @claimed)
       BEGIN
-        SET @done = 1;
-        -- the lane was served now (strictly later than any earlier stamp)
-        SET @stamp = DATEDIFF_BIG(MICROSECOND, '19700101', SYSUTCDATETIME());
-        IF @lane <> -1
-        BEGIN
-          UPDATE readpast.Batches SET served_at = CASE WHEN @stamp > served_at THEN @stamp ELSE served_at + 1 END
-            WHERE id = @lane;
-          SELECT @stamp = b.served_at FROM readpast.Batches AS b WHERE b.id = @lane;
-        END;
+        DELETE FROM @claimed;
+        ${pick(BATCHED, ORDERED)}
+      END;
+    END;
+    IF @ok = 1 AND NOT EXISTS (SELECT 1 FROM @claimed)
+    BEGIN
+      -- every due row of this lane and queue is held by other claims
+      SET @ok = 0;
+      INSERT INTO @skipped (lane, queue) SELECT @lane, @queue
+      WHERE NOT EXISTS (SELECT 1 FROM @skipped AS x WHERE x.lane = @lane AND x.queue = @queue);
+    END;
+    -- 5. a limited queue's token: tokens 1..limit exist (created 1,000 per statement), free ones above
+    --    it go, the lowest free one (or one whose grantee lost its task) is granted
+    IF @ok = 1 AND @limit IS NOT NULL
+    BEGIN
+      SET @made = 0;
+      WHILE @made < @limit
+        AND (SELECT COUNT(*) FROM readpast.ConcurrencyTokens AS c WHERE c.queue = @queue AND c.token_no <= @limit) < @limit
+      BEGIN
+        SET @chunk = CASE WHEN @limit - @made < 1000 THEN @limit - @made ELSE 1000 END;
+        INSERT INTO readpast.ConcurrencyTokens (queue, token_no, status)
+          SELECT @queue, @made + n.n, 'free' FROM ${NUMBERS}
+          WHERE NOT EXISTS (SELECT 1 FROM readpast.ConcurrencyTokens AS c WHERE c.queue = @queue AND c.token_no = @made + n.n);
+        SET @made = @made + @chunk;
+      END;
+      SET @chunk = 1000;
+      WHILE @chunk = 1000
+      BEGIN
+        SET @chunk = 0;
+        WITH doomed AS (
+          SELECT TOP (1000) c.queue, c.token_no FROM readpast.ConcurrencyTokens AS c
+          WHERE c.queue = @queue AND c.token_no > @limit AND (c.status = 'free' OR NOT ${HELD_BY('c')})
+        )
+        DELETE FROM doomed;
+        SET @chunk = @@ROWCOUNT;
+      END;
+      SELECT TOP (1) @tok = c.token_no FROM readpast.ConcurrencyTokens AS c
+        WHERE c.queue = @queue AND c.token_no <= @limit AND (c.status = 'free' OR NOT ${HELD_BY('c')})
+        ORDER BY c.token_no;
+      IF @tok IS NULL
+      BEGIN
+        -- no free token although running < limit: should not happen; leave the queue for this claim
+        SET @ok = 0;
+        DELETE FROM @cand WHERE queue = @queue;
       END
       ELSE
-        INSERT INTO @skipped (lane, queue) SELECT @lane, @queue
-        WHERE NOT EXISTS (SELECT 1 FROM @skipped AS k WHERE k.lane = @lane AND k.queue = @queue);
+      BEGIN
+        UPDATE readpast.Tasks SET token_no = @tok WHERE id = (SELECT c.id FROM @claimed AS c);
+        UPDATE @claimed SET token_no = @tok;
+        UPDATE c SET status = 'granted', task_id = x.id, attempt = x.attempts, worker_id = @worker_id, granted_at = @now
+          FROM readpast.ConcurrencyTokens AS c CROSS JOIN @claimed AS x
+          WHERE c.queue = @queue AND c.token_no = @tok;
+      END;
     END;
+    IF @ok = 1
+      SET @won = 1;
+    ELSE
+    BEGIN
+      IF @outer = 0
+        ROLLBACK TRANSACTION;
+      DELETE FROM @claimed;
+    END;
+    IF @won = 1
+      SET @done = 1;
   END;
 END;
-IF EXISTS (SELECT 1 FROM @claimed)
+IF @won = 1
 BEGIN
-  -- 4. grant the token, log the attempt, keep the counts
-  UPDATE c SET status = 'granted', task_id = x.id, attempt = x.attempts, worker_id = @worker_id, granted_at = @now
-    FROM readpast.ConcurrencyTokens AS c JOIN @claimed AS x ON x.queue = c.queue AND x.token_no = c.token_no;
+  -- 6. log the attempt, keep the counts (a batch's lane was stamped in step 2; the unbatched lane's stamp is now)
+  IF @lane = -1
+    SET @stamp = DATEDIFF_BIG(MICROSECOND, '19700101', SYSUTCDATETIME());
   INSERT INTO readpast.ExecutionLog (task_id, attempt, queue, kind, command, worker_id, session, token_no, batch_id, stage,
       started_at, outcome)
     SELECT c.id, c.attempts, c.queue, c.kind, c.command, @worker_id, @@SPID, c.token_no, c.batch_id, c.stage, @now, 'running'
@@ -238,8 +370,9 @@ BEGIN
            ELSE CAST(DATEDIFF_BIG(MILLISECOND, c.run_after, @now) AS int) END), 0)
     FROM @claimed AS c;
 ${TALLY}
+  IF @outer = 0
+    COMMIT TRANSACTION;
 END;
-COMMIT TRANSACTION;
 SELECT c.id, c.token, c.queue, c.kind, c.command, c.payload, c.priority, c.attempts, c.max_attempts, c.timeout_ms,
   c.created_at, c.run_after, c.started_at, c.token_no, c.batch_id, c.stage, COALESCE(q.backoff_ms, 1000) AS backoff_ms,
   @@SPID AS session, @stamp AS served_stamp

@@ -2,13 +2,25 @@
 // Every batch that writes more than one row runs in one short transaction with XACT_ABORT ON
 // (any error rolls it back and ends the batch; the SET reverts when sp_executesql returns).
 //
-// Lock order, the same in every transaction so they cannot deadlock each other:
-//   Queues → Batches → Tasks → ConcurrencyTokens → ExecutionLog → BatchStages → QueueCounts → Metrics
-// (a settlement never locks Batches: completing or aborting a batch is a transaction of its own,
-// SETTLE_BATCHES in settle.ts, run right after).
-// Counts and metrics come last and are touched in key order (a @delta table keyed like
-// QueueCounts; exactly one Metrics row per transaction), so their hot rows are held briefly.
+// Lock order: the one of every writer, written down in sql/claim.ts (Schedules → Queues → Batches → Tasks
+// → ConcurrencyTokens → ExecutionLog → BatchStages → QueueCounts → Metrics → QueueChanges). Here: new
+// queues are created and every queue's defaults read first, before any batch is locked (reading a queue
+// while holding a batch would wait for a claim that holds the queue and waits for the batch); then the
+// batches; then the tasks; the kept counts and metrics last (a new queue's count rows with them: the
+// tally creates a missing row), touched in key order (a @delta table keyed like QueueCounts; one Metrics
+// row per transaction), so their hot rows are held briefly. (A settlement never locks Batches: completing
+// or aborting a batch is a transaction of its own, SETTLE_BATCHES in settle.ts, run right after.)
+//
+// Lock escalation: SQL Server escalates to a table lock when one statement takes about 5,000 locks on
+// one table or index — and READPAST does not skip a table lock: every claim, heartbeat and finish would
+// wait behind it. The threshold counts locks per statement, not per transaction, so every multi-row write
+// of the store is cut into statements of at most ESCALATION_CHUNK rows, inside its one transaction (here:
+// the INSERT of up to 10,000 tasks). LOCK_ESCALATION = DISABLE was the other way: it only moves the
+// problem to lock memory (escalation still happens under memory pressure) and to every table it is set on.
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
+
+/** Rows per statement of a multi-row write: far below the ~5,000 locks per statement that escalate. */
+export const ESCALATION_CHUNK = 1000;
 
 /**
  * Enqueue a JSON array of tasks (one or many) in one transaction. Each element:
@@ -22,10 +34,11 @@ import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 export const ENQUEUE = `${BEGIN}
 ${DECLARE_MOVES}
 DECLARE @in TABLE (
-  ord int NOT NULL PRIMARY KEY, token uniqueidentifier NOT NULL, queue nvarchar(64) NOT NULL, kind varchar(10) NOT NULL,
-  command nvarchar(max) NOT NULL, payload nvarchar(max) NULL, priority int NOT NULL, run_after datetime2(3) NULL,
-  max_attempts int NULL, timeout_given bit NOT NULL, timeout_ms int NULL, dedup_key nvarchar(200) NULL,
-  caller nvarchar(200) NULL, batch_id bigint NULL, stage int NULL, existing bit NOT NULL);
+  ord int NOT NULL PRIMARY KEY, token uniqueidentifier NOT NULL, queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  kind varchar(10) NOT NULL, command nvarchar(max) NOT NULL, payload nvarchar(max) NULL, priority int NOT NULL,
+  run_after datetime2(3) NULL, max_attempts int NULL, timeout_given bit NOT NULL, timeout_ms int NULL,
+  dedup_key nvarchar(200) COLLATE Latin1_General_100_BIN2 NULL, caller nvarchar(200) NULL, batch_id bigint NULL, stage int NULL,
+  existing bit NOT NULL);
 INSERT INTO @in (ord, token, queue, kind, command, payload, priority, run_after, max_attempts, timeout_given, timeout_ms,
     dedup_key, caller, batch_id, stage, existing)
   SELECT j.ord, j.token, j.queue, j.kind, j.command, j.payload, j.priority, j.run_after, j.max_attempts, j.timeout_given,
@@ -36,18 +49,16 @@ INSERT INTO @in (ord, token, queue, kind, command, payload, priority, run_after,
     run_after datetime2(3) '$.runAfter', max_attempts int '$.maxAttempts', timeout_given bit '$.timeoutGiven',
     timeout_ms int '$.timeoutMs', dedup_key nvarchar(200) '$.dedupKey', caller nvarchar(200) '$.caller',
     batch_id bigint '$.batchId', stage int '$.stage') AS j;
-DECLARE @newq TABLE (name nvarchar(64) NOT NULL PRIMARY KEY);
+DECLARE @from int = 0, @last int = (SELECT MAX(i.ord) FROM @in AS i);
 BEGIN TRANSACTION;
+-- the queues first: new ones created, then every task's defaults read from its queue
 IF EXISTS (SELECT 1 FROM @in AS i WHERE NOT EXISTS (SELECT 1 FROM readpast.Queues AS q WHERE q.name = i.queue))
-BEGIN
   INSERT INTO readpast.Queues (name)
-    OUTPUT inserted.name INTO @newq
     SELECT DISTINCT i.queue FROM @in AS i
     WHERE NOT EXISTS (SELECT 1 FROM readpast.Queues AS q WITH (UPDLOCK, HOLDLOCK) WHERE q.name = i.queue);
-  INSERT INTO readpast.QueueCounts (queue, status, n)
-    SELECT n.name, s.status, 0 FROM @newq AS n
-    CROSS JOIN (VALUES ('pending'), ('running'), ('succeeded'), ('dead'), ('cancelled')) AS s (status);
-END;
+UPDATE i SET max_attempts = COALESCE(i.max_attempts, q.max_attempts),
+    timeout_ms = CASE WHEN i.timeout_given = 1 THEN i.timeout_ms ELSE q.timeout_ms END
+  FROM @in AS i JOIN readpast.Queues AS q ON q.name = i.queue;
 -- the batches tasks go into: locked (so they cannot be released or cancelled meanwhile), and open
 DECLARE @bstatus TABLE (id bigint NOT NULL PRIMARY KEY, status varchar(10) NOT NULL);
 DECLARE @bad bigint = NULL, @msg nvarchar(2048);
@@ -83,15 +94,19 @@ UPDATE i SET token = f.token, existing = 1
   FROM @in AS i
   CROSS APPLY (SELECT TOP (1) g.token FROM @in AS g WHERE g.dedup_key = i.dedup_key AND g.ord < i.ord ORDER BY g.ord) AS f
   WHERE i.dedup_key IS NOT NULL AND i.existing = 0;
-INSERT INTO readpast.Tasks (token, queue, kind, command, payload, status, priority, run_after, max_attempts, timeout_ms,
-    dedup_key, caller, batch_id, stage, created_at)
-  OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, NULL, 'pending', NULL, NULL, NULL INTO @moves
-  SELECT i.token, i.queue, i.kind, i.command, i.payload, 'pending', i.priority, COALESCE(i.run_after, @now),
-    COALESCE(i.max_attempts, q.max_attempts), CASE WHEN i.timeout_given = 1 THEN i.timeout_ms ELSE q.timeout_ms END,
-    i.dedup_key, i.caller, i.batch_id, i.stage, @now
-  FROM @in AS i JOIN readpast.Queues AS q ON q.name = i.queue
-  WHERE i.existing = 0
-  ORDER BY i.ord;
+-- the tasks, at most ESCALATION_CHUNK per statement
+WHILE @from <= @last
+BEGIN
+  INSERT INTO readpast.Tasks (token, queue, kind, command, payload, status, priority, run_after, max_attempts, timeout_ms,
+      dedup_key, caller, batch_id, stage, created_at)
+    OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, NULL, 'pending', NULL, NULL, NULL INTO @moves
+    SELECT i.token, i.queue, i.kind, i.command, i.payload, 'pending', i.priority, COALESCE(i.run_after, @now),
+      i.max_attempts, i.timeout_ms, i.dedup_key, i.caller, i.batch_id, i.stage, @now
+    FROM @in AS i
+    WHERE i.existing = 0 AND i.ord >= @from AND i.ord < @from + ${ESCALATION_CHUNK}
+    ORDER BY i.ord;
+  SET @from = @from + ${ESCALATION_CHUNK};
+END;
 ${MOVES_TO_DELTAS}
 SET @m_enqueued = (SELECT COUNT(*) FROM @moves);
 ${TALLY}

@@ -5,12 +5,17 @@
 /** Which engine: 5 = Azure SQL Database (database-scoped permissions), anything else = a server. */
 export const ENGINE_EDITION = "SELECT CAST(SERVERPROPERTY('EngineEdition') AS int) AS edition;";
 
-/** What this login may see and do, on a server. */
+/**
+ * What this login may see and do, on a server. VIEW SERVER PERFORMANCE STATE (SQL Server 2022+) is
+ * enough for the DMV columns of the running list; older servers answer NULL for it.
+ */
 export const PERMISSIONS_SERVER = `SELECT HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER STATE') AS view_state,
+  HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER PERFORMANCE STATE') AS perf_state,
   HAS_PERMS_BY_NAME(NULL, NULL, 'ALTER ANY CONNECTION') AS can_kill;`;
 
-/** What this login may see and do, on Azure SQL Database. */
+/** What this login may see and do, on Azure SQL Database (VIEW DATABASE PERFORMANCE STATE likewise). */
 export const PERMISSIONS_AZURE = `SELECT HAS_PERMS_BY_NAME(DB_NAME(), 'DATABASE', 'VIEW DATABASE STATE') AS view_state,
+  HAS_PERMS_BY_NAME(DB_NAME(), 'DATABASE', 'VIEW DATABASE PERFORMANCE STATE') AS perf_state,
   HAS_PERMS_BY_NAME(DB_NAME(), 'DATABASE', 'KILL DATABASE CONNECTION') AS can_kill;`;
 
 /** The running attempt of a task, its session and that session's login time as the server sees it. */

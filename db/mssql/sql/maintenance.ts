@@ -1,6 +1,10 @@
 // T-SQL of housekeeping: rescue of expired leases, lost workers, pruning, the depth sample. Bulk
-// work goes in batches (TOP) so it never escalates to a table lock; DEADLOCK_PRIORITY LOW lets a
-// worker's own transaction win. Lock order as in enqueue.ts.
+// work goes in rounds (TOP) and statements of at most ESCALATION_CHUNK rows, so it never escalates to a
+// table lock (enqueue.ts); DEADLOCK_PRIORITY LOW lets a worker's own transaction win. Lock order as
+// written down in sql/claim.ts: Tasks → ConcurrencyTokens → ExecutionLog → BatchStages → the kept counts;
+// pruning deletes batches after their stages, each statement on its own.
+import { ESCALATION_CHUNK } from './enqueue';
+import { DELETE_ATTEMPT_LOGS } from './operators';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 
 export const RESCUE_BATCH = 500;
@@ -54,10 +58,11 @@ INSERT INTO @o (id)
   SELECT l.id FROM readpast.ExecutionLog AS l
   WHERE l.ended_at IS NULL
     AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.id = l.task_id AND t.status = 'running' AND t.attempts = l.attempt);
+-- an attempt that lost its task never owns it again (attempt numbers only grow): no need to read Tasks
+-- again here, holding ExecutionLog rows (Tasks comes first in the lock order, sql/claim.ts)
 UPDATE l SET ended_at = @now, outcome = 'abandoned', error_message = N'attempt no longer owns its task'
   FROM readpast.ExecutionLog AS l JOIN @o AS o ON o.id = l.id
-  WHERE l.ended_at IS NULL
-    AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.id = l.task_id AND t.status = 'running' AND t.attempts = l.attempt);`;
+  WHERE l.ended_at IS NULL;`;
 
 export const MARK_LOST_WORKERS = `SET NOCOUNT ON;
 UPDATE readpast.Workers SET state = 'lost'
@@ -81,35 +86,61 @@ WITH old AS (
   ORDER BY t.finished_at
 )
 DELETE FROM old OUTPUT deleted.id, deleted.queue, deleted.batch_id, deleted.stage, deleted.status, NULL, NULL, NULL, NULL INTO @moves;
-DELETE FROM readpast.ExecutionLog WHERE task_id IN (SELECT m.id FROM @moves AS m);
-SET @attempts = @@ROWCOUNT;
+${DELETE_ATTEMPT_LOGS}
+SET @attempts = @logs;
 ${MOVES_TO_DELTAS}
 ${TALLY}
 COMMIT TRANSACTION;
 SELECT (SELECT COUNT(*) FROM @moves) AS tasks, @attempts AS attempts;
 ${TOUCHED}`;
 
-/** Old stopped or lost workers, metrics older than a day, finished batches, old queue changes. */
-export const PRUNE_REST = `SET NOCOUNT ON;
-DELETE FROM readpast.Workers WHERE state IN ('stopped', 'lost') AND heartbeat_at < @cutoff;
-DELETE FROM readpast.Metrics WHERE sec < DATEDIFF_BIG(SECOND, '19700101', SYSUTCDATETIME()) - 86400;
-DELETE FROM readpast.QueueCounts WHERE n = 0 AND status IN ('succeeded', 'dead', 'cancelled');
-DELETE s FROM readpast.BatchStages AS s
-  WHERE s.total = 0 AND EXISTS (SELECT 1 FROM readpast.Batches AS b WHERE b.id = s.batch_id
-    AND b.status IN ('completed', 'cancelled', 'aborted') AND b.completed_at < @cutoff);
-DELETE b FROM readpast.Batches AS b
-  WHERE b.status IN ('completed', 'cancelled', 'aborted') AND b.completed_at < @cutoff
-    AND NOT EXISTS (SELECT 1 FROM readpast.BatchStages AS s WHERE s.batch_id = b.id);
-DELETE FROM readpast.QueueChanges WHERE at < @cutoff;`;
+/** Delete the rows `select` names (a SELECT TOP (ESCALATION_CHUNK) …), one statement per chunk, until none is left. */
+const chunked = (select: string) => `SET @n = ${ESCALATION_CHUNK};
+WHILE @n = ${ESCALATION_CHUNK}
+BEGIN
+  SET @n = 0;
+  WITH doomed AS (
+    ${select}
+  )
+  DELETE FROM doomed;
+  SET @n = @@ROWCOUNT;
+END;`;
 
-/** Record the pending depth for the current second. */
+/**
+ * Old stopped or lost workers, metrics older than a day, finished batches, old queue changes: each
+ * statement its own transaction, of at most ESCALATION_CHUNK rows (after a long pause there may be a
+ * day of metrics to drop). The finished batches are read first (holding nothing), their empty stages
+ * deleted, then the batches left without stages.
+ */
+export const PRUNE_REST = `SET NOCOUNT ON;
+DECLARE @n int;
+DECLARE @since bigint = DATEDIFF_BIG(SECOND, '19700101', SYSUTCDATETIME()) - 86400;
+DECLARE @finished TABLE (id bigint NOT NULL PRIMARY KEY);
+${chunked(`SELECT TOP (${ESCALATION_CHUNK}) w.worker_id FROM readpast.Workers AS w
+    WHERE w.state IN ('stopped', 'lost') AND w.heartbeat_at < @cutoff`)}
+${chunked(`SELECT TOP (${ESCALATION_CHUNK}) m.sec FROM readpast.Metrics AS m WHERE m.sec < @since`)}
+DELETE FROM readpast.QueueCounts WHERE n = 0 AND status IN ('succeeded', 'dead', 'cancelled');
+INSERT INTO @finished (id)
+  SELECT b.id FROM readpast.Batches AS b
+  WHERE b.status IN ('completed', 'cancelled', 'aborted') AND b.completed_at < @cutoff;
+${chunked(`SELECT TOP (${ESCALATION_CHUNK}) s.batch_id FROM readpast.BatchStages AS s
+    WHERE s.total = 0 AND s.batch_id IN (SELECT f.id FROM @finished AS f)`)}
+${chunked(`SELECT TOP (${ESCALATION_CHUNK}) b.id FROM readpast.Batches AS b
+    WHERE b.id IN (SELECT f.id FROM @finished AS f) AND b.status IN ('completed', 'cancelled', 'aborted')
+      AND b.completed_at < @cutoff AND NOT EXISTS (SELECT 1 FROM readpast.BatchStages AS s WHERE s.batch_id = b.id)`)}
+${chunked(`SELECT TOP (${ESCALATION_CHUNK}) x.id FROM readpast.QueueChanges AS x WHERE x.at < @cutoff`)}`;
+
+/**
+ * Record the pending depth (summed over every slot of QueueCounts) for the current second. A gauge, not
+ * a sum: it is kept in slot 0 of the second's Metrics rows only, and read with MAX (sql/tally.ts).
+ */
 export const SAMPLE_DEPTH = `SET NOCOUNT ON;
 SET XACT_ABORT ON;
 DECLARE @sec bigint = DATEDIFF_BIG(SECOND, '19700101', SYSUTCDATETIME());
 DECLARE @depth bigint = (SELECT COALESCE(SUM(c.n), 0) FROM readpast.QueueCounts AS c WHERE c.status = 'pending');
 BEGIN TRANSACTION;
-IF NOT EXISTS (SELECT 1 FROM readpast.Metrics WITH (UPDLOCK, HOLDLOCK) WHERE sec = @sec)
-  INSERT INTO readpast.Metrics (sec, enqueued, started, succeeded, failed, latency_sum, latency_max)
-  VALUES (@sec, 0, 0, 0, 0, 0, 0);
-UPDATE readpast.Metrics SET depth = CAST(@depth AS int) WHERE sec = @sec;
+IF NOT EXISTS (SELECT 1 FROM readpast.Metrics WITH (UPDLOCK, HOLDLOCK) WHERE sec = @sec AND slot = 0)
+  INSERT INTO readpast.Metrics (sec, slot, enqueued, started, succeeded, failed, latency_sum, latency_max)
+  VALUES (@sec, 0, 0, 0, 0, 0, 0, 0);
+UPDATE readpast.Metrics SET depth = CAST(@depth AS int) WHERE sec = @sec AND slot = 0;
 COMMIT TRANSACTION;`;

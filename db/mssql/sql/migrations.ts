@@ -1,7 +1,6 @@
 // T-SQL that migrations run around the schema itself (the schema is in ../schema.ts), and the
 // tests' reset of every table.
 
-export const MIGRATE_COMPATIBILITY = 'SELECT d.compatibility_level FROM sys.databases AS d WHERE d.database_id = DB_ID();';
 export const MIGRATE_ENSURE_SCHEMA = "IF SCHEMA_ID(N'readpast') IS NULL EXEC(N'CREATE SCHEMA readpast');";
 export const MIGRATE_ENSURE_VERSIONS = `IF OBJECT_ID(N'readpast.SchemaVersion', N'U') IS NULL
 CREATE TABLE readpast.SchemaVersion (
@@ -29,4 +28,5 @@ DELETE FROM readpast.Metrics;
 DELETE FROM readpast.ConcurrencyTokens;
 DELETE FROM readpast.QueueChanges;
 DELETE FROM readpast.BatchStages;
-DELETE FROM readpast.Batches;`;
+DELETE FROM readpast.Batches;
+DELETE FROM readpast.Schedules;`;

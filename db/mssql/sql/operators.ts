@@ -1,6 +1,10 @@
 // T-SQL of operator actions: cancel, retry (one and in bulk), delete (one and in bulk). Bulk
-// statements work in batches (TOP) so a large action never escalates to a table lock. Each ends
-// with the batches it touched (TOUCHED), which the store settles next.
+// statements work in rounds of BULK_BATCH tasks, and the attempt logs of deleted tasks go
+// ESCALATION_CHUNK rows per statement, so a large action never escalates to a table lock
+// (enqueue.ts). Each ends with the batches it touched (TOUCHED), which the store settles next. Lock
+// order (sql/claim.ts): Tasks, then ExecutionLog, then the kept counts; what a retry reads of Batches and
+// BatchStages it reads before taking any lock.
+import { ESCALATION_CHUNK } from './enqueue';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 
 /** Which dead tasks a failure filter selects. Parameters: @f_queue, @f_message, @f_q (a LIKE pattern). */
@@ -24,11 +28,27 @@ export const FAILURE_SHAPES: readonly FailureShape[] = [false, true].flatMap((qu
 
 export const BULK_BATCH = 500;
 
+/**
+ * Delete the ExecutionLog rows of the tasks in @moves (a task retried many times has many),
+ * ESCALATION_CHUNK per statement; @logs counts them.
+ */
+export const DELETE_ATTEMPT_LOGS = `DECLARE @logs int = 0, @log_chunk int = ${ESCALATION_CHUNK};
+WHILE @log_chunk = ${ESCALATION_CHUNK}
+BEGIN
+  SET @log_chunk = 0;
+  WITH doomed AS (
+    SELECT TOP (${ESCALATION_CHUNK}) l.id FROM readpast.ExecutionLog AS l WHERE l.task_id IN (SELECT m.id FROM @moves AS m)
+  )
+  DELETE FROM doomed;
+  SET @log_chunk = @@ROWCOUNT;
+  SET @logs = @logs + @log_chunk;
+END;`;
+
 /** pending → cancelled at once; running → cancel requested. Returns (old_status, found), then the touched batches. */
 export const CANCEL = `${BEGIN}
 ${DECLARE_MOVES}
-DECLARE @o TABLE (id bigint NOT NULL PRIMARY KEY, queue nvarchar(64) NOT NULL, batch_id bigint NULL, stage int NULL,
-  old_status varchar(10) NOT NULL);
+DECLARE @o TABLE (id bigint NOT NULL PRIMARY KEY, queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  batch_id bigint NULL, stage int NULL, old_status varchar(10) NOT NULL);
 BEGIN TRANSACTION;
 UPDATE readpast.Tasks
   SET status = CASE WHEN status = 'pending' THEN 'cancelled' ELSE status END,
@@ -46,24 +66,42 @@ SELECT (SELECT TOP (1) o.old_status FROM @o AS o) AS old_status,
 ${TOUCHED}`;
 
 /**
+ * A task of a stage after a failed one (a dead task) in a batch that aborts on failure: the claim never
+ * starts it (its lane is skipped, sql/claim.ts), so it is not retried.
+ */
+const PAST_ABORT = `t.batch_id IS NOT NULL AND EXISTS (SELECT 1 FROM readpast.Batches AS b
+      JOIN readpast.BatchStages AS s ON s.batch_id = b.id
+      WHERE b.id = t.batch_id AND b.on_failure = 'abort' AND s.dead > 0 AND s.stage < t.stage)`;
+
+/**
  * dead or cancelled → pending, granting one more attempt when they were used up. A task whose
  * dedup key a live task holds is skipped, and of several matching tasks sharing a key only the
- * newest comes back (the key stays unique among live tasks).
+ * newest comes back (the key stays unique among live tasks); so is a task of a stage after a failed
+ * one of a batch that aborts (PAST_ABORT). The candidates are read first, holding no lock (they read
+ * Batches and BatchStages, which come before Tasks in the lock order, sql/claim.ts); the UPDATE checks
+ * their status again.
  */
 const retry = (where: string, top: string, tail: string) => `${BEGIN}
 ${DECLARE_MOVES}
+DECLARE @cand TABLE (id bigint NOT NULL PRIMARY KEY);
+INSERT INTO @cand (id)
+  SELECT ${top}c.id FROM (
+    SELECT t.id, t.dedup_key, ROW_NUMBER() OVER (PARTITION BY t.dedup_key ORDER BY t.id DESC) AS rn
+    FROM readpast.Tasks AS t
+    WHERE ${where}
+      AND NOT (${PAST_ABORT})
+  ) AS c
+  WHERE (c.dedup_key IS NULL OR c.rn = 1)
+    AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
+      WHERE o.dedup_key = c.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running'))
+  ORDER BY c.id;
 BEGIN TRANSACTION;
-WITH c AS (
-  SELECT t.id, ROW_NUMBER() OVER (PARTITION BY t.dedup_key ORDER BY t.id DESC) AS rn
-  FROM readpast.Tasks AS t
-  WHERE ${where}
-)
-UPDATE ${top}t
+UPDATE t
   SET status = 'pending', run_after = @now, finished_at = NULL, cancel_requested = 0,
       max_attempts = CASE WHEN t.max_attempts >= t.attempts + 1 THEN t.max_attempts ELSE t.attempts + 1 END
   OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL, NULL INTO @moves
-  FROM readpast.Tasks AS t JOIN c ON c.id = t.id
-  WHERE (t.dedup_key IS NULL OR c.rn = 1)
+  FROM readpast.Tasks AS t JOIN @cand AS k ON k.id = t.id
+  WHERE t.status IN ('dead', 'cancelled')
     AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
       WHERE o.dedup_key = t.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running'));
 ${MOVES_TO_DELTAS}
@@ -72,14 +110,19 @@ COMMIT TRANSACTION;
 ${tail}
 ${TOUCHED}`;
 
-/** One task by token; not one of a completed or cancelled batch. Returns (retried, status_now), then the touched batches. */
+/**
+ * One task by token; not one of a completed or cancelled batch. Returns (retried, status_now, past_abort:
+ * 1 when refused as a task of a stage after a failed one), then the touched batches.
+ */
 export const RETRY_ONE = retry(
   `t.token = @token AND t.status IN ('dead', 'cancelled')
     AND (t.batch_id IS NULL OR NOT EXISTS (SELECT 1 FROM readpast.Batches AS b
       WHERE b.id = t.batch_id AND b.status IN ('completed', 'cancelled')))`,
   '',
   `SELECT (SELECT COUNT(*) FROM @moves) AS retried,
-  (SELECT TOP (1) t.status FROM readpast.Tasks AS t WHERE t.token = @token) AS status_now;`,
+  (SELECT TOP (1) t.status FROM readpast.Tasks AS t WHERE t.token = @token) AS status_now,
+  CASE WHEN EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.token = @token AND t.status IN ('dead', 'cancelled')
+    AND ${PAST_ABORT}) THEN 1 ELSE 0 END AS past_abort;`,
 );
 
 /** Up to BULK_BATCH dead tasks per call. Returns (retried), then the touched batches. */
@@ -93,7 +136,7 @@ BEGIN TRANSACTION;
 DELETE FROM readpast.Tasks
   OUTPUT deleted.id, deleted.queue, deleted.batch_id, deleted.stage, deleted.status, NULL, NULL, NULL, NULL INTO @moves
   WHERE token = @token AND status IN ('succeeded', 'dead', 'cancelled');
-DELETE FROM readpast.ExecutionLog WHERE task_id IN (SELECT m.id FROM @moves AS m);
+${DELETE_ATTEMPT_LOGS}
 ${MOVES_TO_DELTAS}
 ${TALLY}
 COMMIT TRANSACTION;
@@ -111,7 +154,7 @@ WITH doomed AS (
   ORDER BY t.id
 )
 DELETE FROM doomed OUTPUT deleted.id, deleted.queue, deleted.batch_id, deleted.stage, deleted.status, NULL, NULL, NULL, NULL INTO @moves;
-DELETE FROM readpast.ExecutionLog WHERE task_id IN (SELECT m.id FROM @moves AS m);
+${DELETE_ATTEMPT_LOGS}
 ${MOVES_TO_DELTAS}
 ${TALLY}
 COMMIT TRANSACTION;

@@ -7,7 +7,8 @@ import { failureWhere, type FailureShape } from './operators';
 
 export const TASK_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.status, t.priority, t.run_after, t.attempts,
   t.max_attempts, t.timeout_ms, t.dedup_key, t.caller, t.batch_id, t.stage, t.lease_until, t.worker_id, t.cancel_requested,
-  t.created_at, t.started_at, t.finished_at, t.error_number, t.error_message, t.error_detail, t.result`;
+  t.created_at, t.started_at, t.finished_at, t.error_number, t.error_message, t.error_detail, t.result, t.schedule_name,
+  t.schedule_fire_at`;
 
 export const LOG_COLUMNS = `l.id, l.task_id, t.token, l.attempt, l.queue, l.kind, l.command, l.worker_id, l.session, l.token_no,
   l.batch_id, l.stage, l.started_at, l.ended_at, l.outcome, l.error_number, l.error_message, l.error_detail`;
@@ -20,7 +21,10 @@ WHERE t.token = @token
 ORDER BY l.attempt;`;
 
 export const KNOWN_HANDLERS = 'SELECT h.name FROM readpast.Handlers AS h ORDER BY h.name;';
-export const COUNTS_BY_QUEUE = 'SELECT c.queue, c.status, c.n FROM readpast.QueueCounts AS c ORDER BY c.queue, c.status;';
+/** Kept counts, summed over the slots their writers bump (sql/tally.ts). */
+export const COUNTS_BY_QUEUE = `SELECT c.queue, c.status, SUM(c.n) AS n FROM readpast.QueueCounts AS c
+GROUP BY c.queue, c.status
+ORDER BY c.queue, c.status;`;
 
 /** Literal status filters, so the planner can match the filtered indexes. */
 const STATUS_FILTER: Record<TaskStatus, string> = {
@@ -49,8 +53,9 @@ export function listTasksSql(s: TaskListShape): string {
   if (s.batch) parts.push('t.batch_id = @batch_id AND t.batch_id IS NOT NULL');
   if (s.stage) parts.push('t.stage = @stage');
   if (s.q) {
-    parts.push(`(t.command LIKE @q ESCAPE N'\\' OR t.dedup_key LIKE @q ESCAPE N'\\' OR t.error_message LIKE @q ESCAPE N'\\'
-    OR t.token = @q_token)`);
+    // the dedup key has a binary collation (schema.ts NAME_COLLATION); search it as the other columns
+    parts.push(`(t.command LIKE @q ESCAPE N'\\' OR t.dedup_key COLLATE DATABASE_DEFAULT LIKE @q ESCAPE N'\\'
+    OR t.error_message LIKE @q ESCAPE N'\\' OR t.token = @q_token)`);
   }
   if (s.cursor) parts.push('t.id < @cursor');
   const where = parts.length ? `\nWHERE ${parts.join('\n  AND ')}` : '';
@@ -108,8 +113,14 @@ LEFT JOIN sys.dm_exec_sessions AS ses ON ses.session_id = s.session AND ses.logi
 LEFT JOIN sys.dm_exec_requests AS r ON r.session_id = ses.session_id
 ORDER BY s.started_at, s.log_id;`;
 
-/** Workers (the running first) and, as a second result set, what each runs now. */
-export const LIST_WORKERS = `SELECT TOP (1000) w.worker_id, w.host, w.pid, w.role, w.session, w.login_time, w.started_at,
+/**
+ * Workers (the running first) and, as a second result set, what each runs now. `login_time` is kept
+ * as sys.dm_exec_sessions has it — the server's local time, so that it compares equal there (live
+ * state, KILL) — and shown in UTC: shifted by the server's offset from UTC now (a session older than
+ * the server's last daylight-saving change shows an hour off; what it is compared with is not).
+ */
+export const LIST_WORKERS = `SELECT TOP (1000) w.worker_id, w.host, w.pid, w.role, w.session,
+  DATEADD(MINUTE, -DATEPART(TZOFFSET, SYSDATETIMEOFFSET()), w.login_time) AS login_time, w.started_at,
   w.heartbeat_at, w.state
 FROM readpast.Workers AS w
 ORDER BY CASE w.state WHEN 'running' THEN 0 WHEN 'stopping' THEN 1 WHEN 'lost' THEN 2 ELSE 3 END, w.host, w.pid, w.session;
@@ -125,9 +136,12 @@ WHERE ${failureWhere(s)}
 GROUP BY t.error_message, t.queue, t.command
 ORDER BY n DESC, last_at DESC;`;
 
-export const METRICS_SINCE = `SELECT m.sec, m.enqueued, m.started, m.succeeded, m.failed, m.latency_sum, m.latency_max, m.depth
+/** One point per second, summed over the slots its writers bump (sql/tally.ts); the depth gauge is slot 0's. */
+export const METRICS_SINCE = `SELECT m.sec, SUM(m.enqueued) AS enqueued, SUM(m.started) AS started, SUM(m.succeeded) AS succeeded,
+  SUM(m.failed) AS failed, SUM(m.latency_sum) AS latency_sum, MAX(m.latency_max) AS latency_max, MAX(m.depth) AS depth
 FROM readpast.Metrics AS m
 WHERE m.sec >= @since
+GROUP BY m.sec
 ORDER BY m.sec;`;
 
 /** Every shape of the list queries, for the parse check. */

@@ -1,11 +1,13 @@
 // T-SQL that ends attempts: a worker's settlements (FINISH, fenced on task, worker and attempt), and
 // the settling of the batches whose tasks moved (SETTLE_BATCHES, a transaction of its own, run right
-// after any batch that moved tasks of a batch). Lock order as in enqueue.ts.
+// after any batch that moved tasks of a batch). Lock order as written down in sql/claim.ts.
+import { ESCALATION_CHUNK } from './enqueue';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 
 /**
- * Settle attempts, fenced on (task, worker, attempt) and status running; the attempt's token is
- * released. @results: JSON array of {ord, taskId, workerId, attempt, kind (succeeded|retry|dead|cancelled),
+ * Settle attempts, fenced on (task, worker, attempt), status running and a lease not yet expired (a
+ * lapsed lease is lost: its token may be granted to another attempt; the rescue retries the task);
+ * the attempt's token is released. @results: JSON array of {ord, taskId, workerId, attempt, kind (succeeded|retry|dead|cancelled),
  * outcome, result (JSON text|null), runAfter ('YYYY-MM-DDTHH:MM:SS.mmm' UTC|null), errorNumber, errorMessage,
  * errorDetail}. Returns (ord, ok) in input order, then the touched batches.
  */
@@ -36,7 +38,7 @@ UPDATE t
   OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, deleted.token_no,
     deleted.attempts, deleted.worker_id INTO @moves
   FROM readpast.Tasks AS t JOIN @r AS r ON r.task_id = t.id
-  WHERE t.status = 'running' AND t.worker_id = r.worker_id AND t.attempts = r.attempt;
+  WHERE t.status = 'running' AND t.worker_id = r.worker_id AND t.attempts = r.attempt AND t.lease_until >= @now;
 UPDATE c SET status = 'free', task_id = NULL, attempt = NULL, worker_id = NULL, granted_at = NULL
   FROM readpast.ConcurrencyTokens AS c
   JOIN @moves AS m ON m.queue = c.queue AND m.token_no = c.token_no AND m.id = c.task_id AND m.attempt = c.attempt;
@@ -64,33 +66,49 @@ ${TOUCHED}`;
 
 /**
  * After tasks of these batches moved (JSON array @batches): a batch with onFailure 'abort' and a
- * dead task cancels its pending tasks of later stages; a released (or aborted) batch whose tasks
- * are all finished completes. Its own short transaction, taking the batches' locks first (the order
- * of the claim: Batches → Tasks → BatchStages). Returns (cancelled).
+ * dead task cancels its pending tasks of later stages (ESCALATION_CHUNK per statement); a released
+ * (or aborted) batch whose tasks are all finished completes. Its own short transaction, taking the
+ * batches' locks first, exclusive at once (the lock order of sql/claim.ts: Batches → Tasks →
+ * BatchStages; its later writes to those rows then wait for nothing). Returns (cancelled).
  */
 export const SETTLE_BATCHES = `${BEGIN}
 ${DECLARE_MOVES}
 DECLARE @bs TABLE (id bigint NOT NULL PRIMARY KEY, status varchar(10) NOT NULL, on_failure varchar(10) NOT NULL);
 DECLARE @abort TABLE (id bigint NOT NULL PRIMARY KEY, stage int NOT NULL);
+DECLARE @n int = ${ESCALATION_CHUNK};
 BEGIN TRANSACTION;
 INSERT INTO @bs (id, status, on_failure)
-  SELECT b.id, b.status, b.on_failure FROM readpast.Batches AS b WITH (UPDLOCK, HOLDLOCK)
+  SELECT b.id, b.status, b.on_failure FROM readpast.Batches AS b WITH (XLOCK, HOLDLOCK)
   WHERE b.id IN (SELECT CAST(j.value AS bigint) FROM OPENJSON(@batches) AS j);
 INSERT INTO @abort (id, stage)
   SELECT s.batch_id, MIN(s.stage) FROM readpast.BatchStages AS s JOIN @bs AS b ON b.id = s.batch_id
   WHERE b.on_failure = 'abort' AND b.status IN ('open', 'released') AND s.dead > 0
   GROUP BY s.batch_id;
-UPDATE t SET status = 'cancelled', finished_at = @now,
-    error_message = CONCAT(N'batch ', a.id, N' aborted: a task of stage ', a.stage, N' failed')
-  OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL, NULL INTO @moves
-  FROM readpast.Tasks AS t JOIN @abort AS a ON a.id = t.batch_id
-  WHERE t.batch_id IS NOT NULL AND t.stage > a.stage AND t.status = 'pending';
 UPDATE b SET status = 'aborted' FROM readpast.Batches AS b JOIN @abort AS a ON a.id = b.id;
-${MOVES_TO_DELTAS}
-${TALLY}
+WHILE @n = ${ESCALATION_CHUNK}
+BEGIN
+  SET @n = 0;
+  WITH doomed AS (
+    SELECT TOP (${ESCALATION_CHUNK}) t.id, t.queue, t.batch_id, t.stage, t.status, t.finished_at, t.error_message,
+      a.id AS aborted_batch, a.stage AS failed_stage
+    FROM readpast.Tasks AS t JOIN @abort AS a ON a.id = t.batch_id
+    WHERE t.batch_id IS NOT NULL AND t.stage > a.stage AND t.status = 'pending'
+  )
+  UPDATE doomed SET status = 'cancelled', finished_at = @now,
+      error_message = CONCAT(N'batch ', aborted_batch, N' aborted: a task of stage ', failed_stage, N' failed')
+    OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL, NULL
+    INTO @moves;
+  SET @n = @@ROWCOUNT;
+END;
+-- complete before the tally writes the counts (the batches' rows are this transaction's already; after the
+-- tally it would read BatchStages holding QueueCounts and Metrics, against the lock order): the stages'
+-- kept counts less the pending tasks just cancelled
 UPDATE b SET status = CASE WHEN b.status = 'aborted' THEN 'aborted' ELSE 'completed' END, completed_at = @now
   FROM readpast.Batches AS b JOIN @bs AS x ON x.id = b.id
   WHERE b.status IN ('released', 'aborted') AND b.completed_at IS NULL
-    AND NOT EXISTS (SELECT 1 FROM readpast.BatchStages AS s WHERE s.batch_id = b.id AND s.pending + s.running > 0);
+    AND NOT EXISTS (SELECT 1 FROM readpast.BatchStages AS s WHERE s.batch_id = b.id
+      AND s.pending + s.running > (SELECT COUNT(*) FROM @moves AS m WHERE m.batch_id = s.batch_id AND m.stage = s.stage));
+${MOVES_TO_DELTAS}
+${TALLY}
 COMMIT TRANSACTION;
 SELECT COUNT(*) AS cancelled FROM @moves;`;

@@ -27,8 +27,8 @@ export const DEREGISTER_WORKER = `UPDATE readpast.Workers
 export const REGISTER_HANDLERS = `SET NOCOUNT ON;
 SET XACT_ABORT ON;
 DECLARE @now datetime2(3) = SYSUTCDATETIME();
-DECLARE @n TABLE (name nvarchar(128) NOT NULL PRIMARY KEY);
-INSERT INTO @n (name) SELECT DISTINCT j.value FROM OPENJSON(@names) AS j;
+DECLARE @n TABLE (name nvarchar(128) COLLATE Latin1_General_100_BIN2 NOT NULL PRIMARY KEY);
+INSERT INTO @n (name) SELECT DISTINCT CAST(j.value AS nvarchar(128)) COLLATE Latin1_General_100_BIN2 FROM OPENJSON(@names) AS j;
 BEGIN TRANSACTION;
 UPDATE h SET seen_at = @now FROM readpast.Handlers AS h JOIN @n AS n ON n.name = h.name;
 INSERT INTO readpast.Handlers (name, seen_at)
@@ -37,7 +37,9 @@ INSERT INTO readpast.Handlers (name, seen_at)
 COMMIT TRANSACTION;`;
 
 /**
- * Renew worker heartbeats and the leases of their running attempts (fenced on task, worker, attempt).
+ * Renew worker heartbeats and the leases of their running attempts (fenced on task, worker, attempt),
+ * only leases that have not expired: a lapsed lease is lost for good (its token may already be granted
+ * to another attempt, which a claim does once lease_until < @now), so its worker aborts the attempt.
  * @workers: JSON array of worker ids; @running: JSON array of {taskId, workerId, attempt}.
  */
 export const HEARTBEAT = `SET NOCOUNT ON;
@@ -50,5 +52,5 @@ UPDATE t SET lease_until = DATEADD(MILLISECOND, @lease_ms, @now)
   FROM readpast.Tasks AS t
   JOIN OPENJSON(@running) WITH (task_id bigint '$.taskId', worker_id nvarchar(256) '$.workerId', attempt int '$.attempt') AS r
     ON r.task_id = t.id
-  WHERE t.status = 'running' AND t.worker_id = r.worker_id AND t.attempts = r.attempt;
+  WHERE t.status = 'running' AND t.worker_id = r.worker_id AND t.attempts = r.attempt AND t.lease_until >= @now;
 SELECT o.id, o.cancel_requested FROM @owned AS o ORDER BY o.id;`;

@@ -3,22 +3,19 @@
 // grant, and the start of an attempt.
 import { HELD } from './queues';
 
-// ---- capacity: paused queues and limited queues with no token to grant are skipped ------------------
+// ---- capacity: paused queues and limited queues with no room left are skipped ------------------------
 
 export const PAUSED_OR_LIMITED_QUEUES =
   'SELECT name, concurrency_limit, paused FROM Queues WHERE paused = 1 OR concurrency_limit IS NOT NULL';
 
-/** Tokens of a queue held by a live attempt (queue, now). */
-export const HELD_TOKENS = `SELECT COUNT(*) AS n FROM ConcurrencyTokens c JOIN Tasks t ON t.id = c.task_id
-        WHERE c.queue = ? AND c.status = 'granted' AND ${HELD}`;
+/**
+ * Running tasks of a queue with a live lease (queue, now), token or not: a task claimed while its queue
+ * was unlimited holds no token but counts against a limit set later (no new grant until running < limit).
+ * Matches the index Tasks_running.
+ */
+export const RUNNING_LIVE = `SELECT COUNT(*) AS n FROM Tasks WHERE queue = ? AND status = 'running' AND lease_until >= ?`;
 
 // ---- lanes and their heads ------------------------------------------------------------------------
-
-/** Batches that may have claimable tasks, least recently served first, with their active stage and running count. */
-export const LIVE_BATCHES = `SELECT b.id, b.max_parallel, b.served_at,
-      (SELECT MIN(s.stage) FROM BatchStages s WHERE s.batch_id = b.id AND s.pending + s.running > 0) AS stage,
-      (SELECT COALESCE(SUM(s.running), 0) FROM BatchStages s WHERE s.batch_id = b.id) AS running
-      FROM Batches b WHERE b.status IN ('open', 'released', 'aborted') ORDER BY b.served_at, b.id LIMIT 500`;
 
 export const STAGE_PENDING = 'SELECT pending FROM BatchStages WHERE batch_id = ? AND stage = ?';
 
@@ -28,6 +25,28 @@ const HEAD_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.pr
 /** Skips the excluded queues (a JSON array) and, when @queues (a JSON array) is given, every other queue. */
 const QUEUE_FILTER = `AND t.queue NOT IN (SELECT value FROM json_each(@excluded))
   AND (@queues IS NULL OR t.queue IN (SELECT value FROM json_each(@queues)))`;
+
+/** At most this many batch lanes per claim round. */
+export const MAX_LANES = 500;
+
+/**
+ * Batches with a task to claim now, least recently served first (@now, @excluded, @queues), with their
+ * active stage and running count: live, under their maxParallel, not past a failed stage of an aborted
+ * batch, and with a due task of the active stage in a queue the claim may take from. Filtered before the
+ * LIMIT, so batches that wait (nothing due, at their sync point, full) never crowd out one that can run.
+ */
+export const LIVE_BATCHES = `SELECT x.id, x.max_parallel, x.served_at, x.stage, x.running FROM (
+        SELECT b.id, b.max_parallel, b.on_failure, b.served_at,
+          (SELECT MIN(s.stage) FROM BatchStages s WHERE s.batch_id = b.id AND s.pending + s.running > 0) AS stage,
+          (SELECT COALESCE(SUM(s.running), 0) FROM BatchStages s WHERE s.batch_id = b.id) AS running,
+          (SELECT MIN(s.stage) FROM BatchStages s WHERE s.batch_id = b.id AND s.dead > 0) AS failed_stage
+        FROM Batches b WHERE b.status IN ('open', 'released', 'aborted')) x
+      WHERE x.stage IS NOT NULL
+        AND (x.max_parallel IS NULL OR x.running < x.max_parallel)
+        AND NOT (x.on_failure = 'abort' AND x.failed_stage IS NOT NULL AND x.stage > x.failed_stage)
+        AND EXISTS (SELECT 1 FROM Tasks t WHERE t.status = 'pending' AND t.batch_id = x.id AND t.stage = x.stage
+          AND t.batch_id IS NOT NULL AND t.run_after <= @now ${QUEUE_FILTER})
+      ORDER BY x.served_at, x.id LIMIT ${MAX_LANES}`;
 
 /** The due unbatched tasks in dequeue order (@now, @excluded, @queues, @limit); matches the index Tasks_dequeue. */
 export const UNBATCHED_HEADS = `SELECT ${HEAD_COLUMNS} FROM Tasks t WHERE t.status = 'pending' AND t.batch_id IS NULL

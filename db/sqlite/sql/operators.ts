@@ -20,11 +20,23 @@ export const FAILURE_FILTER = {
   q: "(command LIKE ? ESCAPE '\\' OR error_message LIKE ? ESCAPE '\\')",
 } as const;
 
-/** Tasks that may be retried: matching `filters` and not holding a dedup key a live task holds. */
+/**
+ * A task of a stage after a failed one (a dead task) in a batch that aborts on failure: the claim never
+ * starts it, so it is not retried (batch_id, stage).
+ */
+export const PAST_ABORT = `SELECT 1 AS past FROM Batches b JOIN BatchStages s ON s.batch_id = b.id
+      WHERE b.id = ? AND b.on_failure = 'abort' AND s.dead > 0 AND s.stage < ? LIMIT 1`;
+
+/**
+ * Tasks that may be retried: matching `filters`, not holding a dedup key a live task holds, and not of a
+ * stage after a failed one in a batch that aborts on failure (see PAST_ABORT).
+ */
 export function retryCandidatesSql(filters: readonly string[]): string {
   return `SELECT id, queue, batch_id, stage, status AS prior FROM Tasks WHERE ${filters.join(' AND ')}
       AND (dedup_key IS NULL OR NOT EXISTS (SELECT 1 FROM Tasks o WHERE o.dedup_key = Tasks.dedup_key
-        AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running')))`;
+        AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running')))
+      AND (batch_id IS NULL OR NOT EXISTS (SELECT 1 FROM Batches b JOIN BatchStages s ON s.batch_id = b.id
+        WHERE b.id = Tasks.batch_id AND b.on_failure = 'abort' AND s.dead > 0 AND s.stage < Tasks.stage))`;
 }
 
 /** (id) */

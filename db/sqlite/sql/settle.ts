@@ -1,8 +1,13 @@
 // SQL of ending attempts: a worker's settlements, each fenced on (task, worker, attempt), the attempt's
 // log row, and the settling of batches whose tasks moved (abort on failure, completion).
 
-/** The fence of every settlement (id, worker_id, attempts); returns what the attempt held. */
-const FENCE = "WHERE id = ? AND worker_id = ? AND attempts = ? AND status = 'running' RETURNING queue, batch_id, stage, token_no";
+/**
+ * The fence of every settlement (id, worker_id, attempts, now): the attempt still owns its task and its lease
+ * has not expired (a lapsed lease is lost: its token may be granted to another attempt, the rescue retries it).
+ * Returns what the attempt held.
+ */
+const FENCE = `WHERE id = ? AND worker_id = ? AND attempts = ? AND status = 'running' AND lease_until >= ?
+            RETURNING queue, batch_id, stage, token_no`;
 
 /** (finished_at, result, …fence) */
 export const FINISH_SUCCEEDED = `UPDATE Tasks SET status = 'succeeded', finished_at = ?, result = ?, lease_until = NULL ${FENCE}`;

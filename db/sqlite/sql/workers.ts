@@ -21,6 +21,9 @@ export const REGISTER_HANDLER =
 export const BEAT =
   "UPDATE Workers SET heartbeat_at = ?, state = CASE WHEN state = 'lost' THEN 'running' ELSE state END WHERE worker_id = ?";
 
-/** Renew a running attempt's lease, fenced on (task, worker, attempt) (lease_until, id, worker_id, attempts). */
-export const RENEW_LEASE =
-  "UPDATE Tasks SET lease_until = ? WHERE id = ? AND worker_id = ? AND attempts = ? AND status = 'running' RETURNING cancel_requested";
+/**
+ * Renew a running attempt's lease, fenced on (task, worker, attempt) and on the lease not having expired
+ * (lease_until, id, worker_id, attempts, now): a lapsed lease is lost for good, its token may be granted already.
+ */
+export const RENEW_LEASE = `UPDATE Tasks SET lease_until = ?
+          WHERE id = ? AND worker_id = ? AND attempts = ? AND status = 'running' AND lease_until >= ? RETURNING cancel_requested`;
