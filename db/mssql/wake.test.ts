@@ -1,0 +1,55 @@
+// The wake-up long poll (wake.ts) with the real driver against the stand-in TDS endpoint: one
+// connection per process, started by the first listener, waking on a newer task id only, stopped by
+// the last listener; off with wakeMs 0.
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeTds, type FakeReply } from './fake-tds';
+import { openMssqlStore, type MssqlStore } from './store';
+
+const quiet = () => {};
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const top = (id: number, delayMs = 0): FakeReply => ({ sets: [{ columns: [['top_id', 'bigint']], rows: [[id]] }], delayMs });
+
+let tds: FakeTds;
+let store: MssqlStore | null = null;
+
+afterEach(async () => {
+  await store?.close().catch(() => {});
+  store = null;
+  await tds?.stop();
+});
+
+describe('wake-up long poll', () => {
+  it('one connection for every listener; wakes when the newest task id grows; stops with the last listener', async () => {
+    const answers = [top(5), top(5, 30), top(5, 30), top(7, 30)];
+    tds = new FakeTds((req, conn) => {
+      if (conn.appName !== 'readpast wake') return undefined;
+      expect(req.text).toContain('MAX(t.id) FROM readpast.Tasks');
+      return answers.shift() ?? top(7, 30);
+    });
+    await tds.start();
+    store = await openMssqlStore(tds.url(), { log: quiet, migrate: false });
+    let a = 0;
+    let b = 0;
+    const offA = store.worker.onWake(() => a++);
+    const offB = store.worker.onWake(() => b++);
+    for (let i = 0; i < 100 && a === 0; i++) await sleep(10);
+    expect([a, b]).toEqual([1, 1]); // 5 → 5 → 5 → 7: one wake-up
+    expect(tds.logins('readpast wake')).toHaveLength(1);
+    offA();
+    offB();
+    await sleep(100);
+    const sent = tds.requests('readpast wake').length;
+    await sleep(150);
+    expect(tds.requests('readpast wake').length).toBe(sent);
+  });
+
+  it('wakeMs 0: no long poll', async () => {
+    tds = new FakeTds(() => top(1));
+    await tds.start();
+    store = await openMssqlStore(tds.url(), { log: quiet, migrate: false, wakeMs: 0 });
+    const off = store.worker.onWake(() => {});
+    await sleep(100);
+    expect(tds.logins('readpast wake')).toHaveLength(0);
+    off();
+  });
+});
