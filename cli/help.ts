@@ -18,7 +18,7 @@ const GENERAL = `readpast — durable parallel tasks on SQL Server or SQLite
 Usage: readpast <command> [options]
 
 Commands:
-  migrate                    create or upgrade the database schema
+  migrate [--allow-sql on|off]  create or upgrade the database schema
   doctor [--json]            what will work on this database, each missing piece with its remedy
   worker                     run a pool of workers in the foreground (SIGTERM/SIGINT stop it gracefully)
   enqueue                    add a task; prints its token alone on stdout
@@ -56,11 +56,15 @@ Exit codes:
 Run 'readpast help <command>' for a command's options.`;
 
 const COMMANDS: Record<string, string> = {
-  migrate: `Usage: readpast migrate
+  migrate: `Usage: readpast migrate [--allow-sql on|off]
 
 Creates or upgrades the schema of READPAST_DATABASE_URL. Idempotent; \`readpast worker\` and
 the dashboard also migrate on start. Other commands do not on SQL Server (a missing schema says to
-run this); the embedded SQLite file is always brought up to date.`,
+run this); the embedded SQLite file is always brought up to date.
+
+  --allow-sql on|off  SQL Server: whether T-SQL callers (readpast.ExecAsync @Kind = 'sql') may enqueue
+                      sql tasks; stored in readpast.Settings (allow_sql, off by default), never changed
+                      by the procedures. Without the flag the setting is left as it is.`,
 
   doctor: `Usage: readpast doctor [--json]
 

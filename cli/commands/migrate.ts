@@ -1,15 +1,35 @@
-// readpast migrate
+// readpast migrate [--allow-sql on|off]
+import { userInfo } from 'node:os';
 import { parseFlags, positionals } from '../args';
 import { print, withContext } from '../context';
-import { EXIT } from '../errors';
+import { EXIT, UsageError } from '../errors';
 
 export async function run(argv: string[]): Promise<number> {
-  const { positionals: rest } = parseFlags({ args: argv, options: {}, strict: true, allowPositionals: true });
+  const { values, positionals: rest } = parseFlags({
+    args: argv,
+    options: { 'allow-sql': { type: 'string' } },
+    strict: true,
+    allowPositionals: true,
+  });
   positionals(rest, []);
+  const allowSql = values['allow-sql'];
+  if (allowSql !== undefined && allowSql !== 'on' && allowSql !== 'off') throw new UsageError('--allow-sql', "'on' or 'off'");
   // opened without migrating, then migrated once (not twice)
   return withContext({ migrate: false }, async ({ readpast }) => {
     await readpast.migrate();
     print(`migrated ${readpast.description}`);
+    if (allowSql !== undefined) {
+      await readpast.setAllowSql(allowSql === 'on', `cli:${safeUser()}`);
+      print(`allow_sql ${allowSql}: T-SQL callers ${allowSql === 'on' ? 'may' : 'may not'} enqueue sql tasks (readpast.ExecAsync)`);
+    }
     return EXIT.ok;
   });
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
 }

@@ -77,6 +77,15 @@ describe('readpast without a worker', () => {
     expect(await cliOk(['migrate'], db)).toContain(db.url);
   });
 
+  it('migrate --allow-sql takes on or off, and is a SQL Server setting', async () => {
+    const bad = await cli(['migrate', '--allow-sql', 'maybe'], db);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--allow-sql');
+    const sqlite = await cli(['migrate', '--allow-sql', 'on'], db);
+    expect(sqlite.code).toBe(2);
+    expect(sqlite.stderr).toMatch(/SQL Server/);
+  });
+
   it('enqueue prints the token alone on stdout; status --json has the documented shape', async () => {
     const r = await cli(
       [

@@ -17,6 +17,7 @@ import { pruningTests } from './pruning';
 import { retryTests } from './retries';
 import { scheduleTests } from './schedules';
 import { stageTests } from './stages';
+import { transactionTests } from './transactions';
 import { workerTests } from './workers';
 
 export type { StoreFactory, StoreUnderTest } from './harness';
@@ -37,6 +38,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
     limitTests(factory);
     stageTests(factory);
     scheduleTests(factory);
+    transactionTests(factory);
     doctorTests(factory);
     claimModelTests(factory);
   });

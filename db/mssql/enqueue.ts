@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, ValidationError } from '../../lib/engine/errors';
 import type { EnqueueInput, EnqueueResult } from '../../lib/engine/types';
-import { sql, type Shared } from './connection';
+import { sql, type IResult, type Param, type Shared } from './connection';
 import { serverMessage } from './errors';
 import type { ProcedureCatalog } from './procs';
 import { isoUtc, toJson, token } from './rows';
@@ -51,21 +51,29 @@ export function enqueueError(err: unknown): unknown {
   return err;
 }
 
-/** Store the tasks (after checking procedure tasks); `prefix(i)` names input i in validation errors. */
+/** Runs ENQUEUE: on the shared pool (retried after a deadlock), or in a caller's transaction (transaction.ts). */
+export type EnqueueRunner = (text: string, params: readonly Param[]) => Promise<IResult<unknown>>;
+
+/**
+ * Store the tasks (after checking procedure tasks); `prefix(i)` names input i in validation errors. With
+ * `run` (a caller's transaction) the in-process pool is woken by its commit, not here.
+ */
 export async function insertTasks(
   shared: Shared,
   procs: ProcedureCatalog,
   inputs: EnqueueInput[],
   prefix: (i: number) => string,
+  run?: EnqueueRunner,
 ): Promise<EnqueueResult[]> {
   const rows = inputs.map((input, i) => enqueueRow(input, i, prefix(i)));
   for (const [i, input] of inputs.entries()) {
     if (input.kind === 'procedure') await procs.validate(input.command, input.payload ?? null, prefix(i));
   }
   try {
-    const r = await shared.write(ENQUEUE, [['tasks', sql.NVarChar(sql.MAX), JSON.stringify(rows)]]);
+    const params: Param[] = [['tasks', sql.NVarChar(sql.MAX), JSON.stringify(rows)]];
+    const r = run ? await run(ENQUEUE, params) : await shared.write(ENQUEUE, params);
     const sets = r.recordsets as unknown as { ord: number; token: string; created: number }[][];
-    shared.wake();
+    if (!run) shared.wake();
     return enqueueResults(sets[0] ?? [], inputs.length);
   } catch (err) {
     throw enqueueError(err);

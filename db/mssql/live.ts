@@ -201,7 +201,7 @@ export async function killIfStillTagged(pool: ConnectionPool, t: KillTarget): Pr
 }
 
 /** The extras of one store: procedures, live state, permissions for KILL (asked once), the operator's KILL. */
-export class Live implements SqlServerExtras {
+export class Live implements Omit<SqlServerExtras, 'setAllowSql'> {
   private caps: Promise<Capabilities> | null = null;
   private killing: Promise<ConnectionPool> | null = null;
   private readonly state: LiveState;

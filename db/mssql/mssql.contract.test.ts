@@ -12,6 +12,7 @@ import { errorInfo } from '../../lib/engine/retry';
 import type { RunningAttempt } from '../../lib/engine/ports';
 import type { ClaimedTask } from '../../lib/engine/types';
 import { storeContract } from '../contract/suite';
+import { callerTests } from './callers-suite';
 import { openMssqlStore, type MssqlStore } from './store';
 import { emptyTables } from './testing';
 
@@ -295,6 +296,7 @@ END`,
 if (url) {
   storeContract('mssql', factory);
   serverTests();
+  callerTests(url, freshStore);
 } else {
   console.warn(
     'SKIPPED: SQL Server contract suite — set ' +
@@ -303,5 +305,6 @@ if (url) {
   describe.skip('SQL Server store — MSSQL_URL is not set', () => {
     storeContract('mssql', factory);
     serverTests();
+    callerTests('', freshStore);
   });
 }

@@ -6,6 +6,8 @@
 // session-owned application lock (see migrations.ts). Every statement is also guarded on its own
 // (IF OBJECT_ID … IS NULL, CREATE OR ALTER), so a re-run is harmless.
 
+import { ASYNC_EXEC_RESULTS_VIEW, ALLOW_SQL_SETTING, CALLER_PROCEDURES, createProcedure, roleBatches } from './sql/callers';
+
 export interface Migration {
   version: number;
   name: string;
@@ -560,6 +562,31 @@ END;`,
       // the view's metadata names the altered column of ExecutionLog
       `IF OBJECT_ID(N'readpast.ExecutionStatus', N'V') IS NOT NULL
   EXEC sys.sp_refreshview N'readpast.ExecutionStatus';`,
+    ],
+  },
+  {
+    version: 6,
+    name: 'the T-SQL callers interface',
+    // The seeds' own interface for T-SQL callers (sql/callers.ts): readpast.ExecAsync (in the caller's
+    // transaction), GetScheduler, ReleaseScheduler, Synchronization, CancelTask, RetryTask, the view
+    // AsyncExecResults, the role readpast_caller (EXECUTE on those, SELECT on the view; ownership chaining
+    // does the rest), and the settings table whose allow_sql (off unless `readpast settings set allow-sql on`)
+    // lets T-SQL callers enqueue sql tasks. The procedures never change a setting.
+    batches: [
+      table(
+        'Settings',
+        `  name       varchar(64)   COLLATE ${NAME_COLLATION} NOT NULL,
+  value      nvarchar(400) NOT NULL,
+  changed_at datetime2(3)  NOT NULL,
+  changed_by nvarchar(200) NULL,
+  CONSTRAINT PK_Settings PRIMARY KEY CLUSTERED (name)`,
+      ),
+      `IF NOT EXISTS (SELECT 1 FROM readpast.Settings AS s WHERE s.name = '${ALLOW_SQL_SETTING}')
+  INSERT INTO readpast.Settings (name, value, changed_at, changed_by)
+    VALUES ('${ALLOW_SQL_SETTING}', N'off', SYSUTCDATETIME(), N'migration 6');`,
+      ...CALLER_PROCEDURES.map(createProcedure),
+      ASYNC_EXEC_RESULTS_VIEW,
+      ...roleBatches(),
     ],
   },
 ];

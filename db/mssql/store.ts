@@ -20,7 +20,10 @@ import * as reads from './reads';
 import * as run from './run';
 import * as schedules from './schedules';
 import { finish } from './settle';
+import { enqueueOn, externalTransaction, transaction } from './transaction';
 import { describeTarget, parseMssqlUrl, toConfig, type MssqlTarget } from './url';
+import { setAllowSql } from './settings';
+import { WakePoller } from './wake';
 import { Workers } from './workers';
 
 export interface MssqlStoreOptions {
@@ -29,6 +32,8 @@ export interface MssqlStoreOptions {
   migrate?: boolean;
   /** makes the driver's pools (tests watch or stand in for the driver with it) */
   poolFactory?: PoolFactory;
+  /** how long one wake-up long poll waits on the server, ms (wake.ts; default 1000); 0: no long poll */
+  wakeMs?: number;
 }
 
 export class MssqlStore implements Store {
@@ -43,6 +48,7 @@ export class MssqlStore implements Store {
   private readonly shared: Shared;
   private readonly workers: Workers;
   private readonly live: Live;
+  private readonly wakes: WakePoller;
 
   constructor(
     private readonly target: MssqlTarget,
@@ -56,6 +62,7 @@ export class MssqlStore implements Store {
     const claims = new Claims(workers, log);
     const settle = (results: AttemptResult[]) => finish(shared, results);
     const live = (this.live = new Live(shared, procs, settle));
+    const wakes = (this.wakes = new WakePoller(shared, log, { waitMs: opts.wakeMs }));
 
     this.worker = {
       registerWorker: (reg) => workers.register(reg),
@@ -66,7 +73,8 @@ export class MssqlStore implements Store {
       finish: settle,
       runSql: (attempt, text, signal) => run.runSql(shared, workers, attempt, text, signal),
       runProcedure: (attempt, name, params, signal) => run.runProcedure(shared, workers, procs, attempt, name, params, signal),
-      onWake: (listener) => shared.onWake(listener),
+      // in-process wake-ups, and the long poll that sees other processes' tasks (wake.ts)
+      onWake: (listener) => wakes.subscribe(listener),
     };
 
     this.maintenance = {
@@ -78,8 +86,15 @@ export class MssqlStore implements Store {
     };
 
     this.commands = {
-      enqueue: (input) => enqueue.enqueue(shared, procs, input),
-      enqueueMany: (inputs) => enqueue.enqueueMany(shared, procs, inputs),
+      enqueue: async (input, opts) => {
+        const t = externalTransaction(opts);
+        return t ? (await enqueueOn(shared, procs, t, [input], () => ''))[0]! : enqueue.enqueue(shared, procs, input);
+      },
+      enqueueMany: async (inputs, opts) => {
+        const t = externalTransaction(opts);
+        return t ? enqueueOn(shared, procs, t, inputs, (i) => `tasks.${i}`) : enqueue.enqueueMany(shared, procs, inputs);
+      },
+      transaction: (fn, opts) => transaction(shared, procs, fn, opts),
       cancel: (token) => operators.cancel(shared, token),
       retry: (token) => operators.retry(shared, token),
       retryFailed: (filter) => operators.retryFailed(shared, filter),
@@ -118,6 +133,7 @@ export class MssqlStore implements Store {
       describeProcedure: (name) => live.describeProcedure(name),
       liveStatus: () => live.liveStatus(),
       killSession: (token) => live.killSession(token),
+      setAllowSql: (allow, changedBy) => setAllowSql(shared, allow, changedBy),
     };
   }
 
@@ -138,6 +154,7 @@ export class MssqlStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.wakes.close();
     await this.workers.close();
     await this.live.close();
     await this.shared.close();

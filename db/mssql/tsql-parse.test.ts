@@ -38,6 +38,13 @@ const FRAGMENTS = new Set([
   'tally.MOVES_TO_DELTAS',
   'tally.TALLY',
   'tally.TOUCHED',
+  'enqueue.ENQUEUE_WRITE',
+  'settle.SETTLE_BATCHES_WRITE',
+  'operators.CANCEL_WRITE',
+  'operators.RETRY_ONE_WRITE',
+  'operators.PAST_ABORT',
+  'callers.ALLOW_SQL_SETTING',
+  'callers.CALLER_ROLE',
 ]);
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -54,7 +61,14 @@ const VARIANTS: Record<string, (fn: (arg: never) => string) => NamedStatement[]>
 };
 
 /** Exported functions of sql/ that build pieces or list shapes, not statements. */
-const HELPERS = new Set(['operators.failureWhere', 'reads.allListShapes']);
+const HELPERS = new Set([
+  'operators.failureWhere',
+  'reads.allListShapes',
+  // build migration 6's batches (checked there)
+  'callers.nameCheck',
+  'callers.createProcedure',
+  'callers.roleBatches',
+]);
 
 /** All statements: each constant, every variant of the assembled ones, every migration batch. */
 function allStatements(): NamedStatement[] {
@@ -100,7 +114,24 @@ function nested(text: string): string[] {
   return out;
 }
 
-const parses = (text: string) => parse(text, 'mssql');
+/** A CREATE PROCEDURE's header: its name and parameter list, up to AS. */
+const PROC_HEADER = /^CREATE OR ALTER PROCEDURE [\w.]+ \(([\s\S]*?)\n\)\nAS\n/;
+
+/**
+ * The parser does not know OUTPUT parameters (`@Token uniqueidentifier = NULL OUTPUT`): a procedure's
+ * header is parsed without the word, the rest as it is.
+ */
+function parseable(text: string): string {
+  return text.replace(PROC_HEADER, (header) => header.replace(/\s+OUTPUT(?=,?\n)/g, ''));
+}
+
+/** A procedure's parameters (lower case, with @): declared for the body. */
+function procedureParams(text: string): string[] {
+  const m = PROC_HEADER.exec(text);
+  return m ? [...m[1]!.matchAll(/@(\w+)/g)].map((p) => `@${p[1]!.toLowerCase()}`) : [];
+}
+
+const parses = (text: string) => parse(parseable(text), 'mssql');
 
 // ---- shape checks the parser leaves to the server: column counts and column names -------------
 
@@ -253,6 +284,11 @@ const PARAMETERS = new Set([
   'source',
   'declared',
   'set_next',
+  // settings (sql/callers.ts)
+  'value',
+  // the wake-up long poll (sql/wake.ts)
+  'last',
+  'wait_ms',
 ]);
 
 /** Variables a statement uses without declaring them, that are not parameters the store passes. */
@@ -260,6 +296,7 @@ function unknownVariables(text: string, ast: Node): string[] {
   const withoutStrings = text.replace(/N?'(?:[^']|'')*'/g, "''").replace(/--[^\n]*/g, '');
   const used = new Set([...withoutStrings.matchAll(/(?<!@)@([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!.toLowerCase()));
   const mine = declared(ast);
+  for (const p of procedureParams(text)) mine.add(p);
   return [...used].filter((v) => !mine.has('@' + v) && !PARAMETERS.has(v)).sort();
 }
 
@@ -321,6 +358,9 @@ describe('T-SQL parse check', () => {
       'migration 1 batch 1',
       'migrations.MIGRATE_ENSURE_SCHEMA',
       'live.killSql(1)',
+      'callers.SET_SETTING',
+      'callers.ASYNC_EXEC_RESULTS_VIEW',
+      'wake.WAKE_POLL',
     ]) {
       expect(names).toContain(must);
     }

@@ -1,6 +1,7 @@
 // Opening the embedded database: WAL, a short busy timeout, and an async retry path for SQLITE_BUSY
 // so a locked database never blocks the event loop for long; and what every concern of the store shares.
 import Database from 'better-sqlite3';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Tally } from './tally';
@@ -49,13 +50,76 @@ export function isBusy(err: unknown): boolean {
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Run `fn` in a BEGIN IMMEDIATE transaction; when the database is busy (another process writing),
- * wait a little without blocking the event loop and try again.
+ * This process's caller transactions (transaction.ts): one at a time holds the gate, for as long as its
+ * transaction holds the file's write lock on its own connection across awaits. The store's writers wait
+ * here while it is held (and never spin on SQLITE_BUSY against it, each try blocking the event loop for
+ * the busy timeout); code running inside the holder's callback is recognised (AsyncLocalStorage), as a
+ * write there on the store's connection would wait for its own transaction.
  */
-export async function writeTx<T>(db: Db, fn: () => T): Promise<T> {
+export class WriteGate {
+  private held: Promise<void> | null = null;
+  /** the holder's mark, which its callback's async context carries */
+  private current: object | null = null;
+  private readonly inside = new AsyncLocalStorage<object>();
+
+  get busy(): boolean {
+    return this.held !== null;
+  }
+
+  /** Resolves once no transaction holds the gate; how long that took (ms). */
+  async free(): Promise<number> {
+    const t0 = Date.now();
+    while (this.held) await this.held;
+    return Date.now() - t0;
+  }
+
+  /** Wait for the gate and take it; the returned release may be called more than once. */
+  async take(): Promise<() => void> {
+    await this.free();
+    let open!: () => void;
+    const held = (this.held = new Promise<void>((r) => (open = r)));
+    return () => {
+      if (this.held === held) {
+        this.held = null;
+        this.current = null;
+      }
+      open();
+    };
+  }
+
+  /** Run the holder's callback, marked as inside this gate's transaction. */
+  runInside<T>(fn: () => Promise<T>): Promise<T> {
+    const mark = {};
+    this.current = mark;
+    return this.inside.run(mark, fn);
+  }
+
+  /**
+   * True inside the callback of the transaction holding the gate now (not in a timer the callback left
+   * behind once that transaction has ended).
+   */
+  get insideOwn(): boolean {
+    const mark = this.inside.getStore();
+    return mark !== undefined && mark === this.current;
+  }
+}
+
+/**
+ * Run `fn` in a BEGIN IMMEDIATE transaction; when the database is busy (another process writing),
+ * wait a little without blocking the event loop and try again. With a `gate`, first wait while a caller
+ * transaction of this process holds it (that wait is not counted against the busy deadline: it is
+ * bounded by the transaction's own timeout, TransactionOptions).
+ */
+export async function writeTx<T>(db: Db, fn: () => T, gate?: WriteGate): Promise<T> {
+  if (gate?.insideOwn) {
+    throw new Error(
+      'inside withTransaction, write through its tx (tx.enqueue, tx.execute): this call would wait for the transaction it runs in',
+    );
+  }
   const tx = db.transaction(fn);
-  const deadline = Date.now() + BUSY_RETRY_FOR_MS;
+  let deadline = Date.now() + BUSY_RETRY_FOR_MS;
   for (let i = 0; ; i++) {
+    if (gate?.busy) deadline += await gate.free();
     try {
       return tx.immediate();
     } catch (err) {

@@ -26,31 +26,33 @@ export async function enqueue(shared: Shared, input: EnqueueInput): Promise<Enqu
 /** all in one transaction; results in input order */
 export async function enqueueMany(shared: Shared, inputs: EnqueueInput[]): Promise<EnqueueResult[]> {
   if (inputs.length === 0) return [];
-  const db = shared.db;
-  const r = await shared.tx((tally, now) => {
-    const cache = new Map<string, QueueRow>();
-    let pending: unknown[][] = [];
-    const results = inputs.map((input): EnqueueResult => {
-      // a dedup key must see every task before it, so rows still buffered are written first
-      if (input.dedupKey && pending.length) {
-        insertRows(db, pending);
-        pending = [];
-      }
-      const row = taskRow(db, input, tally, now, cache);
-      if (!('params' in row)) return row;
-      if (input.dedupKey) insertRows(db, [row.params]);
-      else pending.push(row.params);
-      if (pending.length >= INSERT_CHUNK * 20) {
-        insertRows(db, pending);
-        pending = [];
-      }
-      return { token: row.token, created: true };
-    });
-    insertRows(db, pending);
-    return results;
-  });
+  const r = await shared.tx((tally, now) => enqueueIn(shared.db, inputs, tally, now));
   shared.wake();
   return r;
+}
+
+/** The tasks written on `db`, inside a write transaction of the caller's (the store's own, or withTransaction's). */
+export function enqueueIn(db: Db, inputs: EnqueueInput[], tally: Tally, now: number): EnqueueResult[] {
+  const cache = new Map<string, QueueRow>();
+  let pending: unknown[][] = [];
+  const results = inputs.map((input): EnqueueResult => {
+    // a dedup key must see every task before it, so rows still buffered are written first
+    if (input.dedupKey && pending.length) {
+      insertRows(db, pending);
+      pending = [];
+    }
+    const row = taskRow(db, input, tally, now, cache);
+    if (!('params' in row)) return row;
+    if (input.dedupKey) insertRows(db, [row.params]);
+    else pending.push(row.params);
+    if (pending.length >= INSERT_CHUNK * 20) {
+      insertRows(db, pending);
+      pending = [];
+    }
+    return { token: row.token, created: true };
+  });
+  insertRows(db, pending);
+  return results;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { CommandPort, MaintenancePort, ReadModel, Store, WorkerPort } from 
 import type { DoctorCheck, TaskKind } from '../../lib/engine/types';
 import * as batches from './batches';
 import { claim } from './claim';
-import { openDatabase, writeTx, type Db, type Shared } from './connection';
+import { openDatabase, writeTx, WriteGate, type Db, type Shared } from './connection';
 import { diagnoseSqlite } from './doctor';
 import * as enqueue from './enqueue';
 import * as maintenance from './maintenance';
@@ -15,8 +15,8 @@ import * as queues from './queues';
 import * as reads from './reads';
 import * as run from './run';
 import * as schedules from './schedules';
-import { finish, settleBatches } from './settle';
-import { Tally } from './tally';
+import { finish } from './settle';
+import { refuseExternal, tallied, Transactions } from './transaction';
 import * as workers from './workers';
 
 export class SqliteStore implements Store {
@@ -30,27 +30,19 @@ export class SqliteStore implements Store {
   readonly sqlServer = null;
   private readonly db: Db;
   private readonly listeners = new Set<() => void>();
+  private readonly transactions: Transactions;
   private closed = false;
 
   constructor(readonly path: string) {
     const db = (this.db = openDatabase(path));
     this.description = `sqlite:${path}`;
     const listeners = this.listeners;
+    // a caller's transaction (withTransaction) holds the write lock on its own connection: writers wait for it
+    const gate = new WriteGate();
     const shared: Shared = {
       db,
       /** a write transaction; kept aggregates are flushed and batches settled before it commits */
-      tx: (fn) =>
-        writeTx(db, () => {
-          const tally = new Tally();
-          const now = Date.now();
-          const out = fn(tally, now);
-          tally.flush(db);
-          if (tally.batches.size) {
-            settleBatches(db, tally.batches, tally, now);
-            tally.flush(db);
-          }
-          return out;
-        }),
+      tx: (fn) => writeTx(db, () => tallied(db, fn), gate),
       wake: () => {
         for (const l of listeners) {
           try {
@@ -62,6 +54,7 @@ export class SqliteStore implements Store {
       },
     };
 
+    const transactions = (this.transactions = new Transactions(path, gate, shared.wake));
     this.worker = {
       registerWorker: (reg) => workers.registerWorker(shared, reg),
       deregisterWorker: (workerId) => workers.deregisterWorker(shared, workerId),
@@ -69,8 +62,11 @@ export class SqliteStore implements Store {
       heartbeat: (input) => workers.heartbeat(shared, input),
       claim: (slots, opts) => claim(shared, slots, opts),
       finish: (results) => finish(shared, results),
-      // one connection: every attempt runs on this process's session
-      runSql: async (_attempt, text, signal) => run.runSql(db, text, signal),
+      // one connection: every attempt runs on this process's session (after a caller's transaction ends)
+      runSql: async (_attempt, text, signal) => {
+        await gate.free();
+        return run.runSql(db, text, signal);
+      },
       runProcedure: () => run.runProcedure(),
       onWake: (listener) => {
         listeners.add(listener);
@@ -87,8 +83,15 @@ export class SqliteStore implements Store {
     };
 
     this.commands = {
-      enqueue: (input) => enqueue.enqueue(shared, input),
-      enqueueMany: (inputs) => enqueue.enqueueMany(shared, inputs),
+      enqueue: async (input, opts) => {
+        refuseExternal(opts);
+        return enqueue.enqueue(shared, input);
+      },
+      enqueueMany: async (inputs, opts) => {
+        refuseExternal(opts);
+        return enqueue.enqueueMany(shared, inputs);
+      },
+      transaction: (fn, opts) => transactions.run(fn, opts),
       cancel: (token) => operators.cancel(shared, token),
       retry: (token) => operators.retry(shared, token),
       retryFailed: (filter) => operators.retryFailed(shared, filter),
@@ -136,6 +139,7 @@ export class SqliteStore implements Store {
     if (this.closed) return;
     this.closed = true;
     this.listeners.clear();
+    this.transactions.close();
     this.db.close();
   }
 }

@@ -33,9 +33,21 @@ export async function openStore(url?: string, opts: { logger?: Logger; migrate?:
     return openMssqlStore(u, {
       log: logger && ((message, err) => logger.warn({ err: err instanceof Error ? err.message : err }, message)),
       migrate: opts.migrate,
+      wakeMs: wakeMs(process.env.READPAST_WAKE_MS),
     });
   }
   throw new Error('READPAST_DATABASE_URL: expected sqlite:<path>, mssql://… or an ADO string (Server=…;Database=…)');
+}
+
+/**
+ * READPAST_WAKE_MS (SQL Server): how long one wake-up long poll waits on the server (db/mssql/wake.ts);
+ * 0 turns it off (then tasks other processes enqueue start at the pool's next poll). Unset: 1000.
+ */
+export function wakeMs(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 60_000) throw new Error('READPAST_WAKE_MS: 0 (off) or 1 to 60000 ms');
+  return n;
 }
 
 export type HandlerModule = ((registry: HandlerRegistry) => void | Promise<void>) | Record<string, Handler>;

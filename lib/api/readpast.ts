@@ -39,6 +39,7 @@ import {
 } from './present';
 import { killTaskSession, procedureParameters } from './procedures';
 import { Schedules } from './schedules';
+import { withTransaction, type ReadpastTransaction, type TransactionOptions } from './transaction';
 import { waitBatch, type WaitOptions, type WaitResult } from './wait';
 
 export interface ReadpastOptions {
@@ -50,6 +51,8 @@ export interface EnqueueOptions {
   caller?: string | null;
   /** false refuses `sql` tasks (the dashboard without READPAST_ALLOW_SQL=1) */
   allowSql?: boolean;
+  /** SQL Server: an mssql `Transaction` the caller opened (begun); the task commits with it. Refused on SQLite. */
+  transaction?: unknown;
 }
 
 export { MAX_BULK };
@@ -93,6 +96,15 @@ export class Readpast {
     return this.store.migrate();
   }
 
+  /**
+   * SQL Server: whether T-SQL callers (readpast.ExecAsync) may enqueue sql tasks — the database's
+   * allow_sql setting, off until set here (`readpast migrate --allow-sql on`). Refused on SQLite.
+   */
+  async setAllowSql(allow: boolean, changedBy: string): Promise<void> {
+    if (!this.store.sqlServer) throw new ValidationError('allowSql', 'a setting of SQL Server databases (readpast.Settings)');
+    await this.store.sqlServer.setAllowSql(allow, changedBy);
+  }
+
   /** `readpast doctor`: what will work on this database, each check with its remedy; changes nothing */
   async doctor(): Promise<DoctorJson> {
     return doctorJson(this.store.dialect, this.store.description, await this.store.diagnose());
@@ -116,7 +128,7 @@ export class Readpast {
 
   async enqueue(raw: EnqueueRequest | unknown, opts: EnqueueOptions = {}): Promise<EnqueueResult> {
     const input = await validateEnqueue(raw, await this.context(opts));
-    return this.store.commands.enqueue(input);
+    return this.store.commands.enqueue(input, { transaction: opts.transaction });
   }
 
   async enqueueMany(raws: unknown[], opts: EnqueueOptions = {}): Promise<EnqueueResult[]> {
@@ -125,7 +137,12 @@ export class Readpast {
     const ctx = await this.context(opts);
     const inputs = [];
     for (let i = 0; i < raws.length; i++) inputs.push(await validateEnqueue(raws[i], ctx, `tasks.${i}`));
-    return this.store.commands.enqueueMany(inputs);
+    return this.store.commands.enqueueMany(inputs, { transaction: opts.transaction });
+  }
+
+  /** The callback's statements and tasks commit together, or roll back when it throws (rethrown). lib/api/transaction.ts */
+  withTransaction<T>(fn: (tx: ReadpastTransaction<EnqueueOptions>) => Promise<T>, opts?: TransactionOptions): Promise<T> {
+    return withTransaction(this.store, async (raw, o: EnqueueOptions, path) => validateEnqueue(raw, await this.context(o), path), fn, opts);
   }
 
   private checkToken(token: unknown): string {

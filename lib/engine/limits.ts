@@ -120,3 +120,7 @@ export const SQL_GUID = /^\{?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 
 /** Padded base64 text (whitespace removed first), as binary / varbinary values are sent. */
 export const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** withTransaction: how long a transaction may stay open by default, and at most (see TransactionOptions). */
+export const TRANSACTION_TIMEOUT_MS = 10_000;
+export const MAX_TRANSACTION_TIMEOUT_MS = 20_000;

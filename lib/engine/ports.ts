@@ -14,6 +14,8 @@ import type {
   DoctorCheck,
   EnqueueInput,
   EnqueueResult,
+  ExecuteParams,
+  ExecuteResult,
   FailureFilter,
   FailureGroup,
   FireReport,
@@ -39,6 +41,7 @@ import type {
   TaskKind,
   TaskView,
   TokenView,
+  TransactionOptions,
   WorkerRegistration,
   WorkerSession,
   WorkerSlot,
@@ -108,11 +111,35 @@ export interface MaintenancePort {
   fireDue(now?: Date): Promise<FireReport[]>;
 }
 
+/**
+ * One open transaction of `CommandPort.transaction`: the caller's statements and enqueued tasks commit or
+ * roll back together. Calls are run one at a time, in the order made (one connection, one statement at once).
+ */
+export interface StoreTransaction {
+  execute<Row = Record<string, unknown>>(sql: string, params?: ExecuteParams): Promise<ExecuteResult<Row>>;
+  enqueue(input: EnqueueInput): Promise<EnqueueResult>;
+  enqueueMany(inputs: EnqueueInput[]): Promise<EnqueueResult[]>;
+}
+
+/**
+ * `transaction`: a transaction the caller opened itself, the task enqueued in it (SQL Server: an mssql
+ * `Transaction`, checked by the store; typed opaquely so nothing above db/ imports a driver). Stores that
+ * cannot take one refuse it with a ValidationError naming `transaction`.
+ */
+export interface EnqueueCallOptions {
+  transaction?: unknown;
+}
+
 /** Producers' and operators' writes. Inputs arrive validated (lib/engine/validation). */
 export interface CommandPort {
-  enqueue(input: EnqueueInput): Promise<EnqueueResult>;
+  enqueue(input: EnqueueInput, opts?: EnqueueCallOptions): Promise<EnqueueResult>;
   /** all in one transaction; results in input order */
-  enqueueMany(inputs: EnqueueInput[]): Promise<EnqueueResult[]>;
+  enqueueMany(inputs: EnqueueInput[], opts?: EnqueueCallOptions): Promise<EnqueueResult[]>;
+  /**
+   * Run `fn` in a new transaction: commit when it resolves, roll back when it rejects (its error is
+   * rethrown) or outlives `timeoutMs`. Tasks it enqueued wake this store's listeners after the commit.
+   */
+  transaction<T>(fn: (tx: StoreTransaction) => Promise<T>, opts?: TransactionOptions): Promise<T>;
   /** pending → cancelled; running → cancel requested (cooperative) */
   cancel(token: string): Promise<CancelResult>;
   /** dead or cancelled → pending, granting one more attempt if they were used up */
@@ -183,6 +210,8 @@ export interface SqlServerExtras {
   liveStatus(): Promise<LiveStatus>;
   /** KILL the session running a task (needs ALTER ANY CONNECTION) */
   killSession(token: string): Promise<KillResult>;
+  /** whether T-SQL callers (readpast.ExecAsync) may enqueue sql tasks: the database's allow_sql setting */
+  setAllowSql(allow: boolean, changedBy: string): Promise<void>;
 }
 
 /** One database, seen through its ports. */

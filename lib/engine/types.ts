@@ -518,3 +518,25 @@ export interface FireReport {
   overlapped: number;
   nextFireAt: Date | null;
 }
+
+/**
+ * Parameters of `tx.execute` (withTransaction): on SQLite positional (`?`, an array) or named (`@name`,
+ * `:name`, `$name`, an object without the prefix); on SQL Server named only (`@name`, an object; mssql
+ * infers each type from the JS value). A named object with `@name` in the SQL works on both.
+ */
+export type ExecuteParams = readonly unknown[] | Readonly<Record<string, unknown>>;
+
+/** What `tx.execute` returns: the rows a statement returned (SQL Server: its first result set) and the rows it changed. */
+export interface ExecuteResult<Row = Record<string, unknown>> {
+  rows: Row[];
+  rowsAffected: number;
+}
+
+/** Options of withTransaction. */
+export interface TransactionOptions {
+  /**
+   * Rolled back once open this long (ms; default TRANSACTION_TIMEOUT_MS, at most MAX_TRANSACTION_TIMEOUT_MS):
+   * on SQLite it holds the file's one write lock, which every writer of every process waits for.
+   */
+  timeoutMs?: number;
+}

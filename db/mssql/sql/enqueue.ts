@@ -23,6 +23,8 @@ import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 export const ESCALATION_CHUNK = 1000;
 
 /**
+ * The write of ENQUEUE (everything but its result sets), shared with readpast.ExecAsync (sql/callers.ts) so
+ * that the T-SQL callers' enqueue and the store's cannot drift. Leaves @in (ord, token, existing, …).
  * Enqueue a JSON array of tasks (one or many) in one transaction. Each element:
  * {ord, token, queue, kind, command, payload (JSON text|null), priority, runAfter ('YYYY-MM-DDTHH:MM:SS.mmm' UTC|null),
  *  maxAttempts|null, timeoutGiven (0|1), timeoutMs|null, dedupKey|null, caller|null, batchId|null, stage|null}.
@@ -31,7 +33,7 @@ export const ESCALATION_CHUNK = 1000;
  * A batch that does not exist, no longer takes tasks, or has started a later stage fails the whole call
  * (errors 51001 / 51002 / 51003).
  */
-export const ENQUEUE = `${BEGIN}
+export const ENQUEUE_WRITE = `${BEGIN}
 ${DECLARE_MOVES}
 DECLARE @in TABLE (
   ord int NOT NULL PRIMARY KEY, token uniqueidentifier NOT NULL, queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
@@ -110,6 +112,8 @@ END;
 ${MOVES_TO_DELTAS}
 SET @m_enqueued = (SELECT COUNT(*) FROM @moves);
 ${TALLY}
-COMMIT TRANSACTION;
+COMMIT TRANSACTION;`;
+
+export const ENQUEUE = `${ENQUEUE_WRITE}
 SELECT i.ord, i.token, CASE WHEN i.existing = 1 THEN 0 ELSE 1 END AS created FROM @in AS i ORDER BY i.ord;
 ${TOUCHED}`;

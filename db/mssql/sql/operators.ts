@@ -45,7 +45,7 @@ BEGIN
 END;`;
 
 /** pending → cancelled at once; running → cancel requested. Returns (old_status, found), then the touched batches. */
-export const CANCEL = `${BEGIN}
+export const CANCEL_WRITE = `${BEGIN}
 ${DECLARE_MOVES}
 DECLARE @o TABLE (id bigint NOT NULL PRIMARY KEY, queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
   batch_id bigint NULL, stage int NULL, old_status varchar(10) NOT NULL);
@@ -60,7 +60,10 @@ INSERT INTO @moves (id, queue, batch_id, stage, from_status, to_status)
   SELECT o.id, o.queue, o.batch_id, o.stage, 'pending', 'cancelled' FROM @o AS o WHERE o.old_status = 'pending';
 ${MOVES_TO_DELTAS}
 ${TALLY}
-COMMIT TRANSACTION;
+COMMIT TRANSACTION;`;
+
+/** CANCEL_WRITE (shared with readpast.CancelTask, sql/callers.ts), then its outcome and the touched batches. */
+export const CANCEL = `${CANCEL_WRITE}
 SELECT (SELECT TOP (1) o.old_status FROM @o AS o) AS old_status,
   CASE WHEN EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.token = @token) THEN 1 ELSE 0 END AS found;
 ${TOUCHED}`;
@@ -69,7 +72,7 @@ ${TOUCHED}`;
  * A task of a stage after a failed one (a dead task) in a batch that aborts on failure: the claim never
  * starts it (its lane is skipped, sql/claim.ts), so it is not retried.
  */
-const PAST_ABORT = `t.batch_id IS NOT NULL AND EXISTS (SELECT 1 FROM readpast.Batches AS b
+export const PAST_ABORT = `t.batch_id IS NOT NULL AND EXISTS (SELECT 1 FROM readpast.Batches AS b
       JOIN readpast.BatchStages AS s ON s.batch_id = b.id
       WHERE b.id = t.batch_id AND b.on_failure = 'abort' AND s.dead > 0 AND s.stage < t.stage)`;
 
@@ -81,7 +84,7 @@ const PAST_ABORT = `t.batch_id IS NOT NULL AND EXISTS (SELECT 1 FROM readpast.Ba
  * Batches and BatchStages, which come before Tasks in the lock order, sql/claim.ts); the UPDATE checks
  * their status again.
  */
-const retry = (where: string, top: string, tail: string) => `${BEGIN}
+const retryWrite = (where: string, top: string) => `${BEGIN}
 ${DECLARE_MOVES}
 DECLARE @cand TABLE (id bigint NOT NULL PRIMARY KEY);
 INSERT INTO @cand (id)
@@ -106,7 +109,8 @@ UPDATE t
       WHERE o.dedup_key = t.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running'));
 ${MOVES_TO_DELTAS}
 ${TALLY}
-COMMIT TRANSACTION;
+COMMIT TRANSACTION;`;
+const retry = (where: string, top: string, tail: string) => `${retryWrite(where, top)}
 ${tail}
 ${TOUCHED}`;
 
@@ -114,10 +118,15 @@ ${TOUCHED}`;
  * One task by token; not one of a completed or cancelled batch. Returns (retried, status_now, past_abort:
  * 1 when refused as a task of a stage after a failed one), then the touched batches.
  */
-export const RETRY_ONE = retry(
-  `t.token = @token AND t.status IN ('dead', 'cancelled')
+const RETRY_ONE_WHERE = `t.token = @token AND t.status IN ('dead', 'cancelled')
     AND (t.batch_id IS NULL OR NOT EXISTS (SELECT 1 FROM readpast.Batches AS b
-      WHERE b.id = t.batch_id AND b.status IN ('completed', 'cancelled')))`,
+      WHERE b.id = t.batch_id AND b.status IN ('completed', 'cancelled')))`;
+
+/** RETRY_ONE's write, shared with readpast.RetryTask (sql/callers.ts). */
+export const RETRY_ONE_WRITE = retryWrite(RETRY_ONE_WHERE, '');
+
+export const RETRY_ONE = retry(
+  RETRY_ONE_WHERE,
   '',
   `SELECT (SELECT COUNT(*) FROM @moves) AS retried,
   (SELECT TOP (1) t.status FROM readpast.Tasks AS t WHERE t.token = @token) AS status_now,

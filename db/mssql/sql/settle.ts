@@ -71,7 +71,7 @@ ${TOUCHED}`;
  * batches' locks first, exclusive at once (the lock order of sql/claim.ts: Batches → Tasks →
  * BatchStages; its later writes to those rows then wait for nothing). Returns (cancelled).
  */
-export const SETTLE_BATCHES = `${BEGIN}
+export const SETTLE_BATCHES_WRITE = `${BEGIN}
 ${DECLARE_MOVES}
 DECLARE @bs TABLE (id bigint NOT NULL PRIMARY KEY, status varchar(10) NOT NULL, on_failure varchar(10) NOT NULL);
 DECLARE @abort TABLE (id bigint NOT NULL PRIMARY KEY, stage int NOT NULL);
@@ -110,5 +110,8 @@ UPDATE b SET status = CASE WHEN b.status = 'aborted' THEN 'aborted' ELSE 'comple
       AND s.pending + s.running > (SELECT COUNT(*) FROM @moves AS m WHERE m.batch_id = s.batch_id AND m.stage = s.stage));
 ${MOVES_TO_DELTAS}
 ${TALLY}
-COMMIT TRANSACTION;
+COMMIT TRANSACTION;`;
+
+/** SETTLE_BATCHES_WRITE (also the body of readpast.SettleBatches, sql/callers.ts), then (cancelled). */
+export const SETTLE_BATCHES = `${SETTLE_BATCHES_WRITE}
 SELECT COUNT(*) AS cancelled FROM @moves;`;
