@@ -1,5 +1,6 @@
 // Procedure tasks for the API and server actions: a procedure's parameter list for the enqueue
 // form (SQL Server only), and an operator's KILL of the session running a task.
+import { decodeSegment } from './requests';
 import { ConflictError, NotFoundError, ValidationError } from '../engine/errors';
 import type { SqlServerExtras, Store } from '../engine/ports';
 import type { ProcedureParametersJson } from './present';
@@ -7,14 +8,7 @@ import { PROCEDURE_NAME, parseWith, token as tokenSchema } from '../engine/valid
 
 /** A procedure name from a URL path segment (decoded when it still is percent-encoded), validated as `name`. */
 export function procedureNameParam(raw: string): string {
-  let name = raw;
-  if (name.includes('%')) {
-    try {
-      name = decodeURIComponent(name);
-    } catch {
-      // not valid percent-encoding: validated as is
-    }
-  }
+  let name = decodeSegment(raw);
   name = name.trim();
   if (!PROCEDURE_NAME.test(name)) throw new ValidationError('name', 'not a procedure name (name or schema.name, optionally in [brackets])');
   return name;

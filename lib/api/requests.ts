@@ -47,3 +47,13 @@ export const batchTasksBody = z.strictObject({
 /** how long `GET /api/batches/{id}/wait` may hold the request */
 export const MAX_WAIT_MS = 60_000;
 export const DEFAULT_WAIT_MS = 25_000;
+
+/** A URL path segment as its text: decoded when it still is percent-encoded, kept as is when that encoding is invalid. */
+export function decodeSegment(raw: string): string {
+  if (!raw.includes('%')) return raw;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw; // not valid percent-encoding: validated as is
+  }
+}

@@ -1,6 +1,7 @@
 // Schedules behind the front door: validated create / edit / pause / resume / delete / run now over
 // the store's ports, the next fire times, and the sync of code-declared schedules (a handlers module's
 // `schedules` export) at worker start. Readpast (readpast.ts) exposes these as its schedule methods.
+import { decodeSegment } from './requests';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConflictError, NotFoundError, ValidationError } from '../engine/errors';
@@ -43,34 +44,15 @@ export interface SchedulePorts {
 
 /** A schedule name from a URL path segment or an argument (decoded when still percent-encoded), validated as `name`. */
 export function scheduleNameParam(raw: string): string {
-  let name = raw;
-  if (name.includes('%')) {
-    try {
-      name = decodeURIComponent(name);
-    } catch {
-      // not valid percent-encoding: validated as is
-    }
-  }
+  const name = decodeSegment(raw);
   return parseWith(queueName, name, 'name');
 }
 
-/** A view as a request body (what a PATCH is merged into). */
+/** A view as a request body (what a PATCH is merged into): its name, definition and enabled flag. */
 function asRequest(s: ScheduleInput): Record<string, unknown> {
-  return {
-    name: s.name,
-    cron: s.cron,
-    timezone: s.timezone,
-    kind: s.kind,
-    command: s.command,
-    payload: s.payload,
-    queue: s.queue,
-    priority: s.priority,
-    maxAttempts: s.maxAttempts,
-    timeoutMs: s.timeoutMs,
-    misfire: s.misfire,
-    overlap: s.overlap,
-    enabled: s.enabled,
-  };
+  const body: Record<string, unknown> = { name: s.name, enabled: s.enabled };
+  for (const k of DEFINITION) body[k] = s[k];
+  return body;
 }
 
 const sameDefinition = (a: ScheduleInput, b: ScheduleInput) =>

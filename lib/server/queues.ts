@@ -1,5 +1,6 @@
 // Queues for the API and server actions: who a change is recorded as made by, and a queue name
 // from a URL path segment. The views themselves come from lib/api.
+import { decodeSegment } from '@/lib/api/requests';
 import { parseWith, queueName } from '@/lib/engine/validation';
 import type { ServerConfig } from './config';
 
@@ -10,13 +11,6 @@ export function changedBy(config: Pick<ServerConfig, 'auth'>, origin: 'api' | 'd
 
 /** A queue name from a URL path segment (decoded when it still is percent-encoded), validated as `name`. */
 export function queueNameParam(raw: string): string {
-  let name = raw;
-  if (name.includes('%')) {
-    try {
-      name = decodeURIComponent(name);
-    } catch {
-      // not valid percent-encoding: validated as is
-    }
-  }
+  const name = decodeSegment(raw);
   return parseWith(queueName, name, 'name');
 }
