@@ -6,6 +6,14 @@
 // session-owned application lock (see migrations.ts). Every statement is also guarded on its own
 // (IF OBJECT_ID … IS NULL, CREATE OR ALTER), so a re-run is harmless.
 
+import { migration as v7 } from './versions/v07-audit';
+import { migration as v8 } from './versions/v08-history';
+import { migration as v9 } from './versions/v09-attempt-logs';
+import { migration as v10 } from './versions/v10-alerts';
+import { migration as v11 } from './versions/v11-browser';
+import { migration as v12 } from './versions/v12-fingerprints';
+import { migration as v13 } from './versions/v13-pool-settings';
+import { index, table } from './ddl';
 import { ASYNC_EXEC_RESULTS_VIEW, ALLOW_SQL_SETTING, CALLER_PROCEDURES, createProcedure, roleBatches } from './sql/callers';
 
 export interface Migration {
@@ -14,15 +22,6 @@ export interface Migration {
   /** each string is one batch (CREATE VIEW must be alone in its batch) */
   batches: readonly string[];
 }
-
-const table = (name: string, body: string) => `IF OBJECT_ID(N'readpast.${name}', N'U') IS NULL
-CREATE TABLE readpast.${name} (
-${body}
-);`;
-
-const index = (tableName: string, name: string, definition: string) => `IF NOT EXISTS (SELECT 1 FROM sys.indexes
-  WHERE object_id = OBJECT_ID(N'readpast.${tableName}') AND name = N'${name}')
-${definition};`;
 
 /**
  * Whether the server has OPTIMIZE_FOR_SEQUENTIAL_KEY: SQL Server 2019 (15) and later, Azure SQL
@@ -589,6 +588,14 @@ END;`,
       ...roleBatches(),
     ],
   },
+  // from 7 on each migration lives in versions/ (one file per migration)
+  v7,
+  v8,
+  v9,
+  v10,
+  v11,
+  v12,
+  v13,
 ];
 
 /** The highest schema version this code knows. */

@@ -5,6 +5,7 @@
 // which counts logins and round trips (driverCounts). All T-SQL is in sql/.
 import type { CommandPort, MaintenancePort, ReadModel, SqlServerExtras, Store, WorkerPort } from '../../lib/engine/ports';
 import type { AttemptResult, DoctorCheck, TaskKind } from '../../lib/engine/types';
+import * as audit from './audit';
 import * as batches from './batches';
 import { Claims } from './claim';
 import { Shared, type DriverCounts, type Logger, type PoolFactory } from './connection';
@@ -108,6 +109,7 @@ export class MssqlStore implements Store {
       updateSchedule: (name, s, version, nextFireAt, by) => schedules.updateSchedule(shared, name, s, version, nextFireAt, by),
       deleteSchedule: (name) => schedules.deleteSchedule(shared, name),
       runSchedule: (name, by) => schedules.runSchedule(shared, name, by),
+      recordAudit: (entries) => audit.recordAudit(shared, entries),
     };
 
     this.reads = {
@@ -127,6 +129,7 @@ export class MssqlStore implements Store {
       listBatches: (filter) => batches.listBatches(shared, filter),
       listSchedules: (recent) => schedules.listSchedules(shared, recent),
       getSchedule: (name, recent) => schedules.getSchedule(shared, name, recent),
+      listAudit: (filter) => audit.listAudit(shared, filter),
     };
 
     this.sqlServer = {

@@ -217,6 +217,17 @@ function declared(ast: Node): Set<string> {
 
 /** The parameters the store passes to its statements (by name, without @). */
 const PARAMETERS = new Set([
+  // audit.ts
+  'actor',
+  'source',
+  'action',
+  'action_prefix',
+  'target',
+  'before_json',
+  'after_json',
+  'n',
+  'cursor',
+  'limit',
   'tasks',
   'worker_id',
   'lease_ms',

@@ -1,8 +1,10 @@
 // Housekeeping, safe to run from every process at once: lease rescue, lost workers, the depth sample,
 // and pruning (in chunks, each a short transaction of its own).
+import { AUDIT_KEEP_MS } from '../../lib/engine/limits';
 import type { PruneResult, RescueResult } from '../../lib/engine/types';
 import type { Db, Shared } from './connection';
 import { endAttempt, type Ended } from './settle';
+import { PRUNE_AUDIT } from './sql/audit';
 import * as S from './sql/maintenance';
 import { DELETE_TASK, DELETE_TASK_LOG } from './sql/operators';
 import { stmt, type Tally, type TaskKey } from './tally';
@@ -75,6 +77,7 @@ function pruneRest(db: Db, cutoff: number, now: number): void {
   stmt(db, S.PRUNE_BATCH_STAGES).run(cutoff);
   stmt(db, S.PRUNE_BATCHES).run(cutoff);
   stmt(db, S.PRUNE_QUEUE_CHANGES).run(cutoff);
+  stmt(db, PRUNE_AUDIT).run(now - AUDIT_KEEP_MS);
 }
 
 /** record the pending depth for the current second of the metrics series */

@@ -1,7 +1,22 @@
 // SQLite schema, as numbered migrations. Each runs once, inside BEGIN IMMEDIATE, recorded in SchemaVersion.
 // Times are integer milliseconds since the epoch (UTC).
 
-export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+import { migration as v5 } from './versions/v05-audit';
+import { migration as v6 } from './versions/v06-history';
+import { migration as v7 } from './versions/v07-attempt-logs';
+import { migration as v8 } from './versions/v08-alerts';
+import { migration as v9 } from './versions/v09-browser';
+import { migration as v10 } from './versions/v10-fingerprints';
+import { migration as v11 } from './versions/v11-pool-settings';
+
+export interface SqliteMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+// Migrations 1–4 are below; from 5 on each lives in versions/ (one file per migration).
+export const MIGRATIONS: readonly SqliteMigration[] = [
   {
     version: 1,
     name: 'core tables',
@@ -231,4 +246,11 @@ CREATE UNIQUE INDEX Tasks_schedule_fire ON Tasks(schedule_name, schedule_fire_at
 CREATE INDEX Tasks_schedule ON Tasks(schedule_name, id) WHERE schedule_name IS NOT NULL;
 `,
   },
+  v5,
+  v6,
+  v7,
+  v8,
+  v9,
+  v10,
+  v11,
 ];

@@ -3,6 +3,7 @@
 // write transaction the single writer across processes sharing the file. All SQL is in sql/.
 import type { CommandPort, MaintenancePort, ReadModel, Store, WorkerPort } from '../../lib/engine/ports';
 import type { DoctorCheck, TaskKind } from '../../lib/engine/types';
+import * as audit from './audit';
 import * as batches from './batches';
 import { claim } from './claim';
 import { openDatabase, writeTx, WriteGate, type Db, type Shared } from './connection';
@@ -105,6 +106,7 @@ export class SqliteStore implements Store {
       updateSchedule: (name, s, version, nextFireAt, by) => schedules.updateSchedule(shared, name, s, version, nextFireAt, by),
       deleteSchedule: (name) => schedules.deleteSchedule(shared, name),
       runSchedule: (name, by) => schedules.runSchedule(shared, name, by),
+      recordAudit: (entries) => audit.recordAudit(shared, entries),
     };
 
     this.reads = {
@@ -124,6 +126,7 @@ export class SqliteStore implements Store {
       listBatches: (filter) => batches.listBatches(shared, filter),
       listSchedules: (recent) => schedules.listSchedules(shared, recent),
       getSchedule: (name, recent) => schedules.getSchedule(shared, name, recent),
+      listAudit: (filter) => audit.listAudit(shared, filter),
     };
   }
 

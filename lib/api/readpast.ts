@@ -37,6 +37,7 @@ import {
   type HandlersJson,
   type StatusJson,
 } from './present';
+import { Audit } from './audit';
 import { killTaskSession, procedureParameters } from './procedures';
 import { Schedules } from './schedules';
 import { withTransaction, type ReadpastTransaction, type TransactionOptions } from './transaction';
@@ -69,6 +70,8 @@ export class Readpast {
   /** the typed read model (Dates, not JSON) for library users and tests; the JSON views below are built from it */
   readonly reads: ReadModel;
   private readonly scheduling: Schedules;
+  /** records every mutation of the front door in the AuditLog (who and from where: audit.ts asActor) */
+  readonly audit: Audit;
 
   constructor(
     private readonly store: Store,
@@ -77,6 +80,7 @@ export class Readpast {
     this.registry = opts.registry ?? defaultRegistry();
     this.logger = opts.logger ?? silentLogger;
     this.reads = store.reads;
+    this.audit = new Audit(store, this.logger);
     this.scheduling = new Schedules(store, (opts) => this.context(opts));
   }
 

@@ -124,3 +124,6 @@ export const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]
 /** withTransaction: how long a transaction may stay open by default, and at most (see TransactionOptions). */
 export const TRANSACTION_TIMEOUT_MS = 10_000;
 export const MAX_TRANSACTION_TIMEOUT_MS = 20_000;
+
+/** The audit trail is kept this long (pruned with the tasks, whatever their retention). */
+export const AUDIT_KEEP_MS = 90 * 24 * 3600 * 1000;

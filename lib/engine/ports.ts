@@ -4,6 +4,9 @@
 // of them and passes db/contract. Nothing here knows SQL.
 import type {
   AttemptFilter,
+  AuditFilter,
+  AuditInput,
+  AuditRecord,
   AttemptResult,
   AttemptView,
   BatchInput,
@@ -174,6 +177,8 @@ export interface CommandPort {
   deleteSchedule(name: string): Promise<'deleted' | 'not_found'>;
   /** fire now, outside the cron (a manual run: no tick; also while disabled); null when there is no such schedule */
   runSchedule(name: string, by: string): Promise<EnqueueResult | null>;
+  /** append to the audit trail (AuditLog), in one transaction; the store's clock stamps `at` */
+  recordAudit(entries: AuditInput[]): Promise<void>;
 }
 
 /** Everything the dashboard, the API and the CLI show. Each read is an indexed read or a kept aggregate. */
@@ -200,6 +205,8 @@ export interface ReadModel {
   /** every schedule by name, each with its `recent` newest fires */
   listSchedules(recent: number): Promise<ScheduleView[]>;
   getSchedule(name: string, recent: number): Promise<ScheduleView | null>;
+  /** the audit trail, newest first, keyset-paged on id */
+  listAudit(filter: AuditFilter): Promise<Page<AuditRecord>>;
 }
 
 /** What only SQL Server has: stored procedures, live session state from the DMVs, KILL. */

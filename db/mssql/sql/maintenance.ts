@@ -3,7 +3,10 @@
 // table lock (enqueue.ts); DEADLOCK_PRIORITY LOW lets a worker's own transaction win. Lock order as
 // written down in sql/claim.ts: Tasks → ConcurrencyTokens → ExecutionLog → BatchStages → the kept counts;
 // pruning deletes batches after their stages, each statement on its own.
+import { AUDIT_KEEP_MS } from '../../../lib/engine/limits';
 import { ESCALATION_CHUNK } from './enqueue';
+
+const AUDIT_KEEP_DAYS = Math.round(AUDIT_KEEP_MS / 86_400_000);
 import { DELETE_ATTEMPT_LOGS } from './operators';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 
@@ -128,7 +131,9 @@ ${chunked(`SELECT TOP (${ESCALATION_CHUNK}) s.batch_id FROM readpast.BatchStages
 ${chunked(`SELECT TOP (${ESCALATION_CHUNK}) b.id FROM readpast.Batches AS b
     WHERE b.id IN (SELECT f.id FROM @finished AS f) AND b.status IN ('completed', 'cancelled', 'aborted')
       AND b.completed_at < @cutoff AND NOT EXISTS (SELECT 1 FROM readpast.BatchStages AS s WHERE s.batch_id = b.id)`)}
-${chunked(`SELECT TOP (${ESCALATION_CHUNK}) x.id FROM readpast.QueueChanges AS x WHERE x.at < @cutoff`)}`;
+${chunked(`SELECT TOP (${ESCALATION_CHUNK}) x.id FROM readpast.QueueChanges AS x WHERE x.at < @cutoff`)}
+${chunked(`SELECT TOP (${ESCALATION_CHUNK}) a.id FROM readpast.AuditLog AS a
+    WHERE a.at < DATEADD(DAY, -${AUDIT_KEEP_DAYS}, SYSUTCDATETIME())`)}`;
 
 /**
  * Record the pending depth (summed over every slot of QueueCounts) for the current second. A gauge, not

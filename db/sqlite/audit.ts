@@ -1,0 +1,76 @@
+// The audit trail: append (one transaction per call) and read newest first, keyset-paged on id.
+import type { AuditFilter, AuditInput, AuditRecord, AuditSource, Page } from '../../lib/engine/types';
+import { read, type Shared } from './connection';
+import * as S from './sql/audit';
+import { stmt } from './tally';
+
+/** before/after are bounded: a bulk action's selection or an edited payload is cut, not refused */
+export const MAX_AUDIT_JSON = 16_384;
+
+export function auditJson(v: unknown): string | null {
+  if (v === undefined || v === null) return null;
+  const text = JSON.stringify(v) ?? null;
+  if (text === null || text.length <= MAX_AUDIT_JSON) return text;
+  return JSON.stringify({ truncated: true, prefix: text.slice(0, MAX_AUDIT_JSON) });
+}
+
+function parse(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export function recordAudit(shared: Shared, entries: AuditInput[]): Promise<void> {
+  if (entries.length === 0) return Promise.resolve();
+  return shared.tx((_tally, now) => {
+    const ins = stmt(shared.db, S.INSERT_AUDIT);
+    for (const e of entries) {
+      ins.run(now, e.actor, e.source, e.action, e.target, auditJson(e.before), auditJson(e.after), e.count ?? null);
+    }
+  });
+}
+
+interface Row {
+  id: number;
+  at: number;
+  actor: string;
+  source: string;
+  action: string;
+  target: string;
+  before_json: string | null;
+  after_json: string | null;
+  n: number | null;
+}
+
+export function listAudit(shared: Shared, f: AuditFilter): Promise<Page<AuditRecord>> {
+  return read(() => {
+    const prefix = f.action?.endsWith('.') ? f.action.replace(/[\\%_]/g, (c) => '\\' + c) + '%' : null;
+    const exact = f.action && !prefix ? f.action : null;
+    const rows = stmt(shared.db, S.LIST_AUDIT).all(
+      f.cursor ?? Number.MAX_SAFE_INTEGER,
+      exact,
+      prefix,
+      f.target ?? null,
+      f.actor ?? null,
+      f.limit + 1,
+    ) as Row[];
+    const more = rows.length > f.limit;
+    const items = rows.slice(0, f.limit).map(
+      (r): AuditRecord => ({
+        id: r.id,
+        at: new Date(r.at),
+        actor: r.actor,
+        source: r.source as AuditSource,
+        action: r.action,
+        target: r.target,
+        before: parse(r.before_json),
+        after: parse(r.after_json),
+        count: r.n,
+      }),
+    );
+    return { items, nextCursor: more ? items[items.length - 1]!.id : null };
+  });
+}
