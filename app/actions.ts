@@ -1,47 +1,22 @@
 'use server';
 // Server actions for the dashboard's mutations. Each checks access, validates its input with zod,
 // calls lib/ and reports failures as a result value — nothing is thrown to the client.
-import { headers } from 'next/headers';
 import { z } from 'zod';
 import { createDemoBatch as createDemo, loadDemoWorkload as enqueueDemo } from '@/lib/demo';
 import { ConflictError } from '@/lib/engine/errors';
 import { parseWith, queueName, token as tokenSchema } from '@/lib/engine/validation';
-import { serverConfig } from '@/lib/server/config';
 import { getEngine } from '@/lib/server/engine';
-import { checkRequest } from '@/lib/server/guard';
-import { describeError } from '@/lib/server/http';
+import { runAction, type ActionResult } from '@/lib/server/actions';
 import type { QueueJson } from '@/lib/api/readpast';
 import type { ScheduleDetailJson } from '@/lib/api/present';
 import { changedBy } from '@/lib/server/queues';
 import { batchIdArg, concurrencyLimit as limitSchema, failureFilter, pausedFlag, poolSize } from '@/lib/api/requests';
 
-export type ActionResult<T = {}> = ({ ok: true } & T) | { ok: false; error: string; field?: string };
+export type { ActionResult };
 
 const tokenList = z.array(tokenSchema).min(1, 'select at least one task').max(1000, 'at most 1000 tasks at once');
 
-class Denied extends Error {
-  override readonly name = 'Denied';
-}
-
-async function guard(): Promise<void> {
-  const h = await headers();
-  const verdict = checkRequest(
-    { method: 'POST', api: false, authorization: h.get('authorization'), host: h.get('host'), origin: h.get('origin') },
-    serverConfig(),
-  );
-  if (!verdict.ok) throw new Denied(verdict.error);
-}
-
-async function run<T extends object>(fn: () => Promise<T>): Promise<ActionResult<T>> {
-  try {
-    await guard();
-    return { ok: true, ...(await fn()) };
-  } catch (err) {
-    if (err instanceof Denied) return { ok: false, error: err.message };
-    const { body } = describeError(err);
-    return body.field ? { ok: false, error: body.error, field: body.field } : { ok: false, error: body.error };
-  }
-}
+const run = runAction;
 
 export async function enqueueTask(input: unknown): Promise<ActionResult<{ token: string }>> {
   return run(async () => {

@@ -10,6 +10,7 @@ describe('loadServerConfig', () => {
       host: '127.0.0.1',
       port: 3000,
       auth: null,
+      viewers: [],
       allowSql: false,
       handlersModule: null,
     });

@@ -18,6 +18,8 @@ export interface ServerConfig {
   port: number;
   /** null: no authentication (only allowed on a loopback address) */
   auth: Credentials | null;
+  /** read-only users (READPAST_VIEWERS=user:pass[,user:pass…]); only with `auth` */
+  viewers: Credentials[];
   /** accept `sql` tasks from the web */
   allowSql: boolean;
   /** a module of user handlers to register, or null */
@@ -63,6 +65,14 @@ const envSchema = z.object({
   READPAST_AUTH: optional(
     z.string().regex(/^[^:\s]+:\S.*$/, 'must be user:password (a non-empty user without ":" and a non-empty password)'),
   ),
+  READPAST_VIEWERS: optional(
+    z
+      .string()
+      .regex(
+        /^[^:\s,]+:[^\s,]+(,[^:\s,]+:[^\s,]+)*$/,
+        'must be user:password[,user:password…] (users without ":" or ",", passwords without "," or spaces)',
+      ),
+  ),
   READPAST_ALLOW_SQL: optional(flag),
   READPAST_HANDLERS: optional(z.string().trim()),
 });
@@ -82,12 +92,24 @@ export function loadServerConfig(env: Env = process.env): ServerConfig {
     const i = e.READPAST_AUTH.indexOf(':');
     auth = { user: e.READPAST_AUTH.slice(0, i), password: e.READPAST_AUTH.slice(i + 1) };
   }
+  const viewers: Credentials[] = (e.READPAST_VIEWERS ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => {
+      const i = pair.indexOf(':');
+      return { user: pair.slice(0, i), password: pair.slice(i + 1) };
+    });
+  if (viewers.length && !auth) throw new ConfigError('READPAST_VIEWERS: needs READPAST_AUTH (the operator) to be set as well');
+  if (auth && viewers.some((v) => v.user === auth.user || v.password === auth.password)) {
+    throw new ConfigError("READPAST_VIEWERS: a viewer must have a user name and a password of its own, not the operator's");
+  }
   return {
     databaseUrl: e.READPAST_DATABASE_URL ?? DEFAULT_DATABASE_URL,
     workers: e.READPAST_WORKERS ?? 4,
     host: e.READPAST_HOST ?? '127.0.0.1',
     port: e.PORT ?? 3000,
     auth,
+    viewers,
     allowSql: e.READPAST_ALLOW_SQL ?? false,
     handlersModule: e.READPAST_HANDLERS ?? null,
   };

@@ -1,5 +1,8 @@
 // Route-handler plumbing: bounded JSON bodies, zod-checked query strings, and one mapping of
 // errors to statuses (ValidationError 400 naming the field, NotFoundError 404, ConflictError 409).
+import { asActor } from '../api/audit';
+import { serverConfig } from './config';
+import { identify } from './identity';
 import { z } from 'zod';
 import { parseWith } from '@/lib/engine/validation';
 import { ValidationError } from '@/lib/engine/errors';
@@ -64,11 +67,22 @@ export function errorResponse(err: unknown): Response {
 export function handle<A extends unknown[]>(fn: (...args: A) => Promise<Response>): (...args: A) => Promise<Response> {
   return async (...args: A) => {
     try {
-      return await fn(...args);
+      // the proxy has let this request in (proxy.ts); who it is becomes the actor of what it changes
+      const req = args[0];
+      const user = req instanceof Request ? requestUser(req) : 'unknown';
+      return await asActor({ name: user, source: 'api' }, () => fn(...args));
     } catch (err) {
       return errorResponse(err);
     }
   };
+}
+
+function requestUser(req: Request): string {
+  try {
+    return identify(req.headers.get('authorization'), serverConfig(), ['basic', 'bearer'])?.user ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 const tooLarge = () => new HttpError(413, `request body larger than ${MAX_BODY_BYTES} bytes`, 'body');
