@@ -2,6 +2,13 @@
 // interface; each test gets a fresh, migrated, empty store from the factory.
 import { describe } from 'vitest';
 import { aggregateTests } from './aggregates';
+import { alertsTests } from './alerts';
+import { attemptLogsTests } from './attempt-logs';
+import { auditTests } from './audit';
+import { browserTests } from './browser';
+import { bulkTests } from './bulk';
+import { historyTests } from './history';
+import { whyTests } from './why';
 import { claimTests } from './claim';
 import { claimModelTests } from './claim-model';
 import { countsTests } from './counts';
@@ -41,5 +48,12 @@ export function storeContract(name: string, factory: StoreFactory): void {
     transactionTests(factory);
     doctorTests(factory);
     claimModelTests(factory);
+    alertsTests(factory);
+    attemptLogsTests(factory);
+    auditTests(factory);
+    browserTests(factory);
+    bulkTests(factory);
+    historyTests(factory);
+    whyTests(factory);
   });
 }

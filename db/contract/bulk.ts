@@ -1,0 +1,4 @@
+// Contract tests: bulk (to be written).
+import type { StoreFactory } from './harness';
+
+export function bulkTests(_factory: StoreFactory): void {}
