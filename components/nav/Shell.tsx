@@ -27,6 +27,7 @@ const ITEMS: Item[] = [
     icon: 'M8 5v14l11-7z',
     badge: (s) => (s.totals.running ? { n: s.totals.running, tone: 'amber' } : null),
   },
+  { href: '/tasks', label: 'Tasks', icon: 'M9 6h11M9 12h11M9 18h11M4 6h.01M4 12h.01M4 18h.01' },
   { href: '/queues', label: 'Queues', icon: 'M4 21v-7M4 10V3M12 21v-9M12 8V3M20 21v-5M20 12V3M1 14h6M9 8h6M17 16h6' },
   { href: '/batches', label: 'Batches', icon: 'M12 2 2 7l10 5 10-5-10-5zM2 17l10 5 10-5M2 12l10 5 10-5' },
   { href: '/schedules', label: 'Schedules', icon: 'M12 22a10 10 0 1 0 0-20 10 10 0 0 0 0 20zM12 6v6l4 2' },
@@ -43,6 +44,8 @@ const ITEMS: Item[] = [
     icon: 'M4 4h16v6H4zM4 14h16v6H4zM8 7h.01M8 17h.01',
     badge: (s) => ({ n: s.workers.filter((w) => w.state === 'running').length, tone: 'green' }),
   },
+  { href: '/alerts', label: 'Alerts', icon: 'M18 8a6 6 0 0 0-12 0c0 7-3 9-3 9h18s-3-2-3-9M13.7 21a2 2 0 0 1-3.4 0' },
+  { href: '/audit', label: 'Audit', icon: 'M9 11l3 3 8-8M20 12v7a2 2 0 0 1-2 2H6a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h9' },
   { href: '/enqueue', label: 'Enqueue', icon: 'M12 5v14M5 12h14' },
 ];
 

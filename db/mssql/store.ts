@@ -130,6 +130,7 @@ export class MssqlStore implements Store {
       listSchedules: (recent) => schedules.listSchedules(shared, recent),
       getSchedule: (name, recent) => schedules.getSchedule(shared, name, recent),
       listAudit: (filter) => audit.listAudit(shared, filter),
+      pendingBreakdown: async () => [], // TODO(tasks browser): db/mssql/reads.ts
     };
 
     this.sqlServer = {

@@ -127,6 +127,7 @@ export class SqliteStore implements Store {
       listSchedules: (recent) => schedules.listSchedules(shared, recent),
       getSchedule: (name, recent) => schedules.getSchedule(shared, name, recent),
       listAudit: (filter) => audit.listAudit(shared, filter),
+      pendingBreakdown: async () => [], // TODO(tasks browser): db/sqlite/reads.ts
     };
   }
 

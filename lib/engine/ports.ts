@@ -27,6 +27,7 @@ import type {
   LiveStatus,
   MetricPoint,
   Page,
+  PendingBreakdown,
   ProcedureParameter,
   PruneResult,
   QueueChange,
@@ -205,6 +206,8 @@ export interface ReadModel {
   /** every schedule by name, each with its `recent` newest fires */
   listSchedules(recent: number): Promise<ScheduleView[]>;
   getSchedule(name: string, recent: number): Promise<ScheduleView | null>;
+  /** per queue with pending tasks: ready / scheduled / retrying counts, oldest ready, next run-at (bounded reads) */
+  pendingBreakdown(): Promise<PendingBreakdown[]>;
   /** the audit trail, newest first, keyset-paged on id */
   listAudit(filter: AuditFilter): Promise<Page<AuditRecord>>;
 }

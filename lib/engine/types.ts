@@ -581,3 +581,19 @@ export interface AuditFilter {
   cursor?: number;
   limit: number;
 }
+
+/**
+ * A queue's pending tasks split by why they wait: `ready` (due now), `scheduled` (a run-at in the future,
+ * never tried), `retrying` (waiting out a backoff after a failed attempt); with the oldest ready task's
+ * enqueue time and the next future run-at.
+ */
+export interface PendingBreakdown {
+  queue: string;
+  ready: number;
+  scheduled: number;
+  retrying: number;
+  /** created_at of the oldest ready task (its wait), null when none is ready */
+  oldestReadyAt: Date | null;
+  /** the earliest run-at among scheduled and retrying tasks */
+  nextRunAt: Date | null;
+}

@@ -51,7 +51,9 @@ describe('checkRequest', () => {
 
   it('with credentials: 401 with a challenge until they are given; bearer only for the API', () => {
     expect(checkRequest(req({}), { auth: creds })).toMatchObject({ ok: false, status: 401, challenge: true });
-    expect(checkRequest(req({ authorization: basic('admin', 's3cret'), host: 'dash.example' }), { auth: creds })).toMatchObject({ ok: true });
+    expect(checkRequest(req({ authorization: basic('admin', 's3cret'), host: 'dash.example' }), { auth: creds })).toMatchObject({
+      ok: true,
+    });
     expect(checkRequest(req({ authorization: 'Bearer s3cret' }), { auth: creds })).toMatchObject({ ok: true });
     expect(checkRequest(req({ api: false, authorization: 'Bearer s3cret' }), { auth: creds })).toMatchObject({ ok: false, status: 401 });
   });
