@@ -85,7 +85,8 @@ describe('names compare case-sensitively on SQL Server (binary collation)', () =
       for (const t of b.matchAll(/CREATE TABLE readpast\.(\w+) \(([\s\S]*?)\n\);/g)) {
         for (const line of t[2]!.split('\n')) {
           const col = /^\s*(queue|dedup_key)\s+nvarchar/.exec(line)?.[1];
-          if (col) created.add(`${t[1]}.${col}`);
+          // a table made after migration 5 declares the binary collation itself
+          if (col && !line.includes(`COLLATE ${NAME_COLLATION}`)) created.add(`${t[1]}.${col}`);
         }
       }
     }

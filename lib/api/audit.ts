@@ -6,7 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { userInfo } from 'node:os';
 import type { Logger } from '../engine/logger';
 import type { Store } from '../engine/ports';
-import { AUDIT_SOURCES, type AuditFilter, type AuditRecord, type AuditSource, type Page } from '../engine/types';
+import { AUDIT_SOURCES, type AuditFilter, type AuditRecord, type AuditSource, type Page, type QueueChange } from '../engine/types';
 
 export interface Actor {
   /** a user name, `bearer` (API token), `loopback` (no credentials configured), an OS user, `code` */
@@ -14,7 +14,12 @@ export interface Actor {
   source: AuditSource;
 }
 
-const current = new AsyncLocalStorage<Actor>();
+// one store for the whole process: a bundler may load this module more than once (Next.js builds the
+// instrumentation hook, route handlers and server actions as separate graphs), and the actor set by one
+// copy must be seen by the Readpast made from another
+const ACTOR_KEY = Symbol.for('readpast.actor');
+const holder = globalThis as unknown as Record<symbol, AsyncLocalStorage<Actor> | undefined>;
+const current: AsyncLocalStorage<Actor> = (holder[ACTOR_KEY] ??= new AsyncLocalStorage<Actor>());
 
 let processUser: string | null = null;
 function osUser(): string {
@@ -43,6 +48,8 @@ export function isAuditSource(v: string): v is AuditSource {
 }
 
 export interface AuditDetail {
+  /** a library call's own name for who acts (e.g. `changedBy` of setQueue); ignored inside asActor */
+  by?: string;
   before?: unknown;
   after?: unknown;
   count?: number | null;
@@ -84,7 +91,7 @@ export class Audit {
    * logged, never thrown: the mutation is done and the caller must learn that it was.
    */
   async record(action: string, target: string, detail: AuditDetail = {}): Promise<void> {
-    const actor = currentActor();
+    const actor = current.getStore() ?? { name: detail.by || currentActor().name, source: 'library' as const };
     try {
       await this.store.commands.recordAudit([
         {
@@ -102,8 +109,54 @@ export class Audit {
     }
   }
 
+  /** recorded limit / pause changes of one queue (or of all), newest first: a view of the audit trail */
+  async queueChanges(queue: string | null, limit: number): Promise<QueueChange[]> {
+    const page = await this.store.reads.listAudit({ action: 'queue.update', target: queue ?? undefined, limit });
+    return queueChangesOf(page.items).slice(0, limit);
+  }
+
   async list(filter: AuditFilter): Promise<{ items: AuditJson[]; next: number | null }> {
     const page: Page<AuditRecord> = await this.store.reads.listAudit(filter);
     return { items: page.items.map(auditJson), next: page.nextCursor };
   }
+}
+
+/** who changed a queue, as the queue history has always shown it: the signed-in user, or where from */
+function changedByOf(r: AuditRecord): string {
+  if (r.source === 'cli') return r.actor === 'cli' ? 'cli' : `cli:${r.actor}`;
+  if (r.source === 'tsql') return r.source;
+  if (r.source === 'library') return r.actor;
+  if (r.actor === 'loopback' || r.actor === 'unknown' || r.actor === 'bearer') return r.source === 'ui' ? 'dashboard' : r.source;
+  return r.actor;
+}
+
+const showValue = (field: string, v: unknown) =>
+  field === 'concurrencyLimit' ? (v === null || v === undefined ? 'unlimited' : String(v)) : String(v === true);
+
+/**
+ * The queue change history, read from the audit trail (`queue.update` rows): one change per field that
+ * changed, newest first, in the shape the Queues page has always shown.
+ */
+export function queueChangesOf(records: AuditRecord[]): QueueChange[] {
+  const out: QueueChange[] = [];
+  for (const r of records) {
+    if (r.action !== 'queue.update') continue;
+    const before = (r.before ?? {}) as Record<string, unknown>;
+    const after = (r.after ?? {}) as Record<string, unknown>;
+    // newest first within a row too: the store records the limit before the pause
+    (['paused', 'concurrencyLimit'] as const).forEach((field, j) => {
+      const i = 1 - j;
+      if (!(field in after)) return;
+      out.push({
+        id: r.id * 2 + i,
+        queue: r.target,
+        at: r.at,
+        changedBy: changedByOf(r),
+        field,
+        oldValue: showValue(field, before[field]),
+        newValue: showValue(field, after[field]),
+      });
+    });
+  }
+  return out;
 }
