@@ -1,9 +1,12 @@
 'use client';
-// Live charts over the per-second metrics aggregate: throughput, enqueue-to-start latency, queue depth.
-import { Area, AreaChart, CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { ReactElement } from 'react';
+// The Overview's activity: a range selector (15 min … 30 days) over the history (per-second series at
+// 15 min, per-minute rollups beyond), with throughput, latency, duration and depth charts bucketed to the
+// range (ActivityCharts); bucketPoints merges per-second points for callers that hold their own.
+import { useMemo, useState } from 'react';
 import type { MetricPointJson } from '../api';
-import { formatDuration } from '../format';
+import { DepthLine, DurationLines, LatencyLines, RangePicker, ThroughputBars, toPoints } from '../history/HistoryCharts';
+import { useHistory, type HistoryRange } from '../history/useHistory';
+import { ErrorState, LoadingState } from '../ui/States';
 
 export interface ChartPoint {
   t: number;
@@ -50,156 +53,55 @@ export function bucketPoints(points: MetricPointJson[], size: number): ChartPoin
   return out;
 }
 
-const clock = (t: number) => {
-  const d = new Date(t);
-  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
-};
-const clockSec = (t: unknown) => {
-  const d = new Date(Number(t));
-  return `${clock(Number(t))}:${String(d.getSeconds()).padStart(2, '0')}`;
-};
+/** What happened in the last minute (the 15-minute history, per-second grain): the Overview's cards read it. */
+export function useRecentActivity(): { enqueued: number; succeeded: number; failed: number; dead: number } {
+  const h = useHistory('15m');
+  return useMemo(() => {
+    const out = { enqueued: 0, succeeded: 0, failed: 0, dead: 0 };
+    const since = Date.now() - 60_000;
+    for (const b of h.data?.buckets ?? []) {
+      if (Date.parse(b.at) < since) continue;
+      out.enqueued += b.enqueued ?? 0;
+      out.succeeded += b.succeeded ?? 0;
+      out.failed += b.failed ?? 0;
+      out.dead += b.dead ?? 0;
+    }
+    return out;
+  }, [h.data]);
+}
 
-const axis = { stroke: '#94a3b8', fontSize: 11, tickLine: false, axisLine: false } as const;
-const tooltipStyle = { fontSize: 12, borderRadius: 6, border: '1px solid #e2e8f0' };
-
-function ChartFrame({
-  title,
-  legend,
-  children,
-  testId,
-}: {
-  title: string;
-  legend: { label: string; color: string }[];
-  children: ReactElement;
-  testId: string;
-}) {
+/**
+ * The Overview's Activity section: range selector and charts bucketed to the range — 5 s at 15 min,
+ * 1 min at 1 h, 15 min at 24 h, 1 h at 7 d, 6 h at 30 d. Buckets without data are gaps, not zeros.
+ */
+export function ActivityCharts({ initial = '15m' }: { initial?: HistoryRange }) {
+  const [range, setRange] = useState<HistoryRange>(initial);
+  const h = useHistory(range);
+  const data = useMemo(() => toPoints(h.data), [h.data]);
+  const bucketMs = h.data?.bucketMs ?? 5000;
+  const perSecond = bucketMs < 60_000;
   return (
-    <div data-testid={testId} className="min-w-0 rounded-lg border border-slate-200 bg-white p-4 shadow-xs">
-      <div className="mb-2 flex flex-wrap items-center justify-between gap-2">
-        <h3 className="text-sm font-semibold text-slate-900">{title}</h3>
-        <div className="flex gap-3 text-xs text-slate-500">
-          {legend.map((l) => (
-            <span key={l.label} className="flex items-center gap-1">
-              <span className="size-2 rounded-sm" style={{ background: l.color }} />
-              {l.label}
-            </span>
-          ))}
+    <section data-testid="activity" data-range={h.data?.range ?? range}>
+      <div className="mb-3 flex items-center justify-between gap-2">
+        <h2 className="text-sm font-semibold text-slate-900">Activity</h2>
+        <RangePicker value={range} onChange={setRange} />
+      </div>
+      {h.isPending ? (
+        <div className="rounded-lg border border-slate-200 bg-white">
+          <LoadingState rows={5} />
         </div>
-      </div>
-      <div className="h-44">
-        <ResponsiveContainer width="100%" height="100%">
-          {children}
-        </ResponsiveContainer>
-      </div>
-    </div>
-  );
-}
-
-export function ThroughputChart({ data }: { data: ChartPoint[] }) {
-  return (
-    <ChartFrame
-      testId="chart-throughput"
-      title="Throughput (per second)"
-      legend={[
-        { label: 'succeeded', color: '#10b981' },
-        { label: 'failed', color: '#f43f5e' },
-      ]}
-    >
-      <AreaChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: -16 }}>
-        <CartesianGrid stroke="#f1f5f9" vertical={false} />
-        <XAxis dataKey="t" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={clock} minTickGap={40} {...axis} />
-        <YAxis allowDecimals={false} width={44} {...axis} />
-        <Tooltip labelFormatter={clockSec} contentStyle={tooltipStyle} />
-        <Area
-          type="monotone"
-          dataKey="succeeded"
-          stroke="#10b981"
-          fill="#10b981"
-          fillOpacity={0.2}
-          strokeWidth={1.5}
-          isAnimationActive={false}
-        />
-        <Area
-          type="monotone"
-          dataKey="failed"
-          stroke="#f43f5e"
-          fill="#f43f5e"
-          fillOpacity={0.25}
-          strokeWidth={1.5}
-          isAnimationActive={false}
-        />
-      </AreaChart>
-    </ChartFrame>
-  );
-}
-
-export function LatencyChart({ data }: { data: ChartPoint[] }) {
-  return (
-    <ChartFrame
-      testId="chart-latency"
-      title="Enqueue → start latency"
-      legend={[
-        { label: 'avg', color: '#2f7bf6' },
-        { label: 'max', color: '#f59e0b' },
-      ]}
-    >
-      <LineChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: -16 }}>
-        <CartesianGrid stroke="#f1f5f9" vertical={false} />
-        <XAxis dataKey="t" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={clock} minTickGap={40} {...axis} />
-        <YAxis
-          width={44}
-          tickFormatter={(v: number) => (v === 0 ? '0' : v >= 1000 ? `${Number((v / 1000).toFixed(1))}s` : `${v}ms`)}
-          {...axis}
-        />
-        <Tooltip
-          labelFormatter={clockSec}
-          formatter={(v) => (typeof v === 'number' ? formatDuration(v) : String(v))}
-          contentStyle={tooltipStyle}
-        />
-        <Line
-          type="monotone"
-          dataKey="latencyMaxMs"
-          name="max"
-          stroke="#f59e0b"
-          dot={false}
-          strokeWidth={1.5}
-          connectNulls
-          isAnimationActive={false}
-        />
-        <Line
-          type="monotone"
-          dataKey="latencyAvgMs"
-          name="avg"
-          stroke="#2f7bf6"
-          dot={false}
-          strokeWidth={2}
-          connectNulls
-          isAnimationActive={false}
-        />
-      </LineChart>
-    </ChartFrame>
-  );
-}
-
-export function DepthChart({ data }: { data: ChartPoint[] }) {
-  return (
-    <ChartFrame testId="chart-depth" title="Queue depth (pending)" legend={[{ label: 'pending', color: '#0ea5e9' }]}>
-      <AreaChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: -16 }}>
-        <CartesianGrid stroke="#f1f5f9" vertical={false} />
-        <XAxis dataKey="t" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={clock} minTickGap={40} {...axis} />
-        <YAxis allowDecimals={false} width={44} {...axis} />
-        <Tooltip labelFormatter={clockSec} contentStyle={tooltipStyle} />
-        <Area
-          type="monotone"
-          dataKey="depth"
-          name="pending"
-          stroke="#0ea5e9"
-          fill="#0ea5e9"
-          fillOpacity={0.2}
-          connectNulls
-          isAnimationActive={false}
-        />
-      </AreaChart>
-    </ChartFrame>
+      ) : h.isError && !h.data ? (
+        <div className="rounded-lg border border-slate-200 bg-white">
+          <ErrorState error={h.error} onRetry={() => void h.refetch()} title="Could not load the history" />
+        </div>
+      ) : (
+        <div className="grid gap-4 lg:grid-cols-2 xl:grid-cols-4">
+          <ThroughputBars data={data} bucketMs={bucketMs} />
+          <LatencyLines data={data} bucketMs={bucketMs} perSecond={perSecond} />
+          <DurationLines data={data} bucketMs={bucketMs} note={perSecond ? 'Durations are kept per minute: choose 1 h or longer.' : null} />
+          <DepthLine data={data} bucketMs={bucketMs} note={range === '7d' || range === '30d' ? 'Depth samples are kept 24 h.' : null} />
+        </div>
+      )}
+    </section>
   );
 }

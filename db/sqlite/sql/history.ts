@@ -1,0 +1,67 @@
+// SQL of the history rollups (migration 6): the per-minute upsert of the tally, the quarter-hour roll,
+// the reads, pruning. Column lists are built once from SUM_COLS (lib/engine/history.ts); values are bound.
+import { ALL, SUM_COLS } from '../../../lib/engine/history';
+
+const MAXED = new Set(['dur_max', 'lat_max']);
+const cols = SUM_COLS.join(', ');
+const marks = SUM_COLS.map(() => '?').join(', ');
+const addExcluded = SUM_COLS.map((c) => (MAXED.has(c) ? `${c} = MAX(${c}, excluded.${c})` : `${c} = ${c} + excluded.${c}`)).join(', ');
+/** SUM(x) AS x for each counter (MAX for the maxima) */
+const sums = (p = '') => SUM_COLS.map((c) => (MAXED.has(c) ? `MAX(${p}${c}) AS ${c}` : `SUM(${p}${c}) AS ${c}`)).join(', ');
+
+/** Add one transaction's counts to a minute of a (queue, command): (t, queue, command, …SUM_COLS). */
+export const ADD_HISTORY = `INSERT INTO HistoryMinutes (t, queue, command, ${cols}) VALUES (?, ?, ?, ${marks})
+  ON CONFLICT (t, queue, command) DO UPDATE SET ${addExcluded}`;
+
+export const ROLLED_UNTIL = 'SELECT rolled_until FROM HistoryState WHERE id = 1';
+export const SET_ROLLED_UNTIL = 'UPDATE HistoryState SET rolled_until = ? WHERE id = 1';
+/** The first minute kept (where a first roll starts). */
+export const FIRST_MINUTE = 'SELECT MIN(t) AS t FROM HistoryMinutes';
+
+const rollLevel = (queue: string, command: string, group: string) => `INSERT INTO HistoryRollup (queue, command, t, ${cols})
+  SELECT ${queue}, ${command}, t - (t % ?), ${sums()} FROM HistoryMinutes WHERE t >= ? AND t < ? GROUP BY ${group}
+  ON CONFLICT (queue, command, t) DO UPDATE SET ${addExcluded}`;
+
+/** Roll [from, to) into quarter hours, one statement per level: (roll_ms, from, to). */
+export const ROLL_QUEUE_COMMAND = rollLevel('queue', 'command', '1, 2, 3');
+export const ROLL_QUEUE = rollLevel('queue', `'${ALL}'`, '1, 3');
+export const ROLL_COMMAND = rollLevel(`'${ALL}'`, 'command', '2, 3');
+export const ROLL_ALL = rollLevel(`'${ALL}'`, `'${ALL}'`, '3');
+
+/** Add [from, to) to the cumulative totals (from, to). */
+export const ADD_TOTALS = `INSERT INTO HistoryTotals (queue, command, ${cols})
+  SELECT queue, command, ${sums()} FROM HistoryMinutes WHERE t >= ? AND t < ? GROUP BY queue, command
+  ON CONFLICT (queue, command) DO UPDATE SET ${addExcluded}`;
+
+/** One level of the rolled rows per bucket (bucket_ms, queue, command, from, to). */
+export const READ_ROLLUP = `SELECT t - (t % ?) AS b, ${sums()} FROM HistoryRollup
+  WHERE queue = ? AND command = ? AND t >= ? AND t < ? GROUP BY b`;
+
+/** Minutes per bucket, optionally of one queue and/or command (bucket_ms, from, to, queue, queue, command, command). */
+export const READ_MINUTES = `SELECT t - (t % ?) AS b, ${sums()} FROM HistoryMinutes
+  WHERE t >= ? AND t < ? AND (? IS NULL OR queue = ?) AND (? IS NULL OR command = ?) GROUP BY b`;
+
+/** The per-second series per bucket (bucket_s, from_sec, to_sec). */
+export const READ_SECONDS = `SELECT sec - (sec % ?) AS b, COUNT(*) AS n, SUM(enqueued) AS enqueued, SUM(started) AS started,
+  SUM(succeeded) AS succeeded, SUM(failed) AS failed, SUM(dead) AS dead, SUM(latency_sum) AS lat_sum,
+  MAX(latency_max) AS lat_max, MAX(depth) AS depth FROM Metrics WHERE sec >= ? AND sec < ? GROUP BY b`;
+
+/** Depth per bucket from one sample a minute (bucket_s, from_sec, to_sec). */
+export const READ_DEPTH = `SELECT sec - (sec % ?) AS b, MAX(depth) AS depth FROM Metrics
+  WHERE sec >= ? AND sec < ? AND sec % 60 = 0 AND depth IS NOT NULL GROUP BY b`;
+
+/** Succeeded per queue and bucket (bucket_ms, from, to). */
+export const QUEUE_THROUGHPUT = `SELECT queue, t - (t % ?) AS b, SUM(succeeded) AS n FROM HistoryMinutes
+  WHERE t >= ? AND t < ? GROUP BY queue, b`;
+
+/** The names seen: every (queue, command) rolled so far, and those of the minutes not rolled yet (from). */
+export const NAMES = `SELECT queue, command FROM HistoryTotals
+  UNION SELECT DISTINCT queue, command FROM HistoryMinutes WHERE t >= ?`;
+
+/** Every (queue, command) rolled so far. */
+export const TOTALS = `SELECT queue, command, ${cols} FROM HistoryTotals`;
+/** Minutes not rolled yet per (queue, command) (from). */
+export const UNROLLED = `SELECT queue, command, ${sums()} FROM HistoryMinutes WHERE t >= ? GROUP BY queue, command`;
+
+export const PRUNE_MINUTES = 'DELETE FROM HistoryMinutes WHERE t < ?';
+export const PRUNE_ROLLUP = 'DELETE FROM HistoryRollup WHERE t < ?';

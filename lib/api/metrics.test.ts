@@ -1,0 +1,102 @@
+// GET /metrics's text on a real SQLite file, parsed by a Prometheus text parser: families and types,
+// bounded labels, histogram buckets cumulative and ending in +Inf = _count, counters that never go down.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+// @ts-expect-error: the parser ships no types (its result is typed as Family below)
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sleep } from '../engine/handlers';
+import { openReadpast } from './open';
+import type { Readpast } from './readpast';
+
+interface Family {
+  name: string;
+  type: string;
+  metrics: { labels?: Record<string, string>; value?: string; buckets?: Record<string, string>; count?: string; sum?: string }[];
+}
+
+let dir: string;
+let rp: Readpast;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'readpast-metrics-'));
+  rp = await openReadpast({ url: `sqlite:${join(dir, 'm.db')}` });
+});
+
+afterEach(async () => {
+  await rp.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function until(fn: () => Promise<boolean>, ms = 10_000) {
+  const end = Date.now() + ms;
+  while (!(await fn())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await sleep(25);
+  }
+}
+
+const scrape = async () => parsePrometheusTextFormat(await rp.prometheus()) as Family[];
+const family = (fs: Family[], name: string) => fs.find((f) => f.name === name);
+const value = (fs: Family[], name: string, labels: Record<string, string>) =>
+  Number(family(fs, name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))?.value ?? NaN);
+
+describe('GET /metrics', () => {
+  it('exposes gauges, monotonic counters and per-queue histograms', async () => {
+    await rp.setQueue('mq', { concurrencyLimit: 3 }, 'test');
+    for (let i = 0; i < 4; i++) await rp.enqueue({ command: 'demo.echo', queue: 'mq', payload: { i } });
+    await rp.enqueue({ command: 'demo.fail', queue: 'mq', maxAttempts: 1 });
+    await rp.enqueue({ command: 'demo.echo', queue: 'idle', runAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const pool = rp.createPool({ concurrency: 2, pollMs: 20, heartbeatMs: 50, queues: ['mq'] });
+    await pool.start();
+    try {
+      await until(async () => {
+        const c = (await rp.reads.countsByQueue()).find((q) => q.queue === 'mq');
+        return c !== undefined && c.succeeded === 4 && c.dead === 1;
+      });
+      const first = await scrape();
+      expect(family(first, 'readpast_tasks')?.type).toBe('GAUGE');
+      expect(value(first, 'readpast_tasks', { queue: 'mq', state: 'succeeded' })).toBe(4);
+      expect(value(first, 'readpast_tasks', { queue: 'idle', state: 'pending' })).toBe(1);
+      expect(family(first, 'readpast_workers_alive')?.metrics[0]?.value).toBe('2');
+      expect(family(first, 'readpast_succeeded_total')?.type).toBe('COUNTER');
+      expect(value(first, 'readpast_succeeded_total', { queue: 'mq', command: 'demo.echo' })).toBe(4);
+      expect(value(first, 'readpast_dead_total', { queue: 'mq', command: 'demo.fail' })).toBe(1);
+      expect(value(first, 'readpast_enqueued_total', { queue: 'idle', command: 'demo.echo' })).toBe(1);
+      expect(family(first, 'readpast_oldest_ready_age_seconds')).toBeDefined();
+      expect(value(first, 'readpast_tokens_limit', { queue: 'mq' })).toBe(3);
+      expect(value(first, 'readpast_tokens_granted', { queue: 'mq' })).toBe(0);
+
+      // histograms: the parser flattens labelled histograms, so their samples are read from the text itself
+      expect(family(first, 'readpast_attempt_duration_seconds')?.type).toBe('HISTOGRAM');
+      expect(family(first, 'readpast_start_latency_seconds')?.type).toBe('HISTOGRAM');
+      const text = await rp.prometheus();
+      const samples = (name: string, queue: string) =>
+        [...text.matchAll(new RegExp(`^${name}_bucket\\{queue="${queue}",le="([^"]+)"\\} (\\S+)$`, 'gm'))].map(
+          (m) => [m[1], Number(m[2])] as const,
+        );
+      const one = (name: string) => Number(new RegExp(`^${name}\\{queue="mq"\\} (\\S+)$`, 'm').exec(text)?.[1]);
+      const buckets = samples('readpast_attempt_duration_seconds', 'mq');
+      expect(buckets.at(-1)).toEqual(['+Inf', 5]);
+      const counts = buckets.map(([, n]) => n);
+      expect(counts).toEqual([...counts].sort((x, y) => x - y));
+      expect(one('readpast_attempt_duration_seconds_count')).toBe(5);
+      expect(one('readpast_attempt_duration_seconds_sum')).toBeGreaterThanOrEqual(0);
+      expect(samples('readpast_start_latency_seconds', 'mq').at(-1)).toEqual(['+Inf', 5]);
+      expect(one('readpast_start_latency_seconds_count')).toBe(5);
+
+      // labels are bounded: queue, command, state, le only
+      for (const f of first)
+        for (const m of f.metrics) for (const k of Object.keys(m.labels ?? {})) expect(['queue', 'command', 'state']).toContain(k);
+
+      // counters only grow, also across the roll of the minutes into the totals
+      await rp.enqueue({ command: 'demo.echo', queue: 'mq' });
+      await until(async () => (await rp.reads.countsByQueue()).find((q) => q.queue === 'mq')?.succeeded === 5);
+      const second = await scrape();
+      expect(value(second, 'readpast_succeeded_total', { queue: 'mq', command: 'demo.echo' })).toBe(5);
+    } finally {
+      await pool.stop(0);
+    }
+  });
+});
