@@ -1,4 +1,5 @@
 'use client';
+import { useCanOperate } from '../role';
 import type { TaskJson } from '../api';
 import { Button } from '../ui/Button';
 import { DataTable, type Column } from '../ui/DataTable';
@@ -20,6 +21,7 @@ export function DeadTasks({
   onRetry: (token: string) => void;
   busy: boolean;
 }) {
+  const operator = useCanOperate();
   const allSelected = tasks.length > 0 && tasks.every((t) => selected.has(t.token));
   const columns: Column<TaskJson>[] = [
     {
@@ -90,7 +92,7 @@ export function DeadTasks({
       header: <span className="sr-only">Actions</span>,
       align: 'right',
       cell: (t) => (
-        <Button size="sm" disabled={busy} onClick={() => onRetry(t.token)} data-testid="dead-retry">
+        <Button size="sm" disabled={busy} onClick={() => onRetry(t.token)} data-testid="dead-retry" hidden={!operator}>
           Retry
         </Button>
       ),
@@ -117,7 +119,7 @@ export function DeadTasks({
           <div className="min-w-0 flex-1 space-y-1">
             <div className="flex items-center gap-2">
               <span className="min-w-0 flex-1 truncate font-mono text-sm text-slate-900">{t.command}</span>
-              <Button size="sm" disabled={busy} onClick={() => onRetry(t.token)} data-testid="dead-retry">
+              <Button size="sm" disabled={busy} onClick={() => onRetry(t.token)} data-testid="dead-retry" hidden={!operator}>
                 Retry
               </Button>
             </div>

@@ -1,9 +1,12 @@
 'use client';
-// Failed & poison: dead tasks grouped by error message, with retry (one, selected, all matching) and delete.
+// Failed & poison: dead tasks grouped by failure fingerprint (error number + normalised message), command and
+// queue, paged; retry and delete one task, a selection, a whole group or all matching — each counted first.
+import { useCanOperate } from '../role';
 import { useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useReplaceQuery } from '../useReplaceQuery';
 import { deleteFailures, deleteTask, retryFailures, retryTask, retryTasks } from '@/app/actions';
+import { actOnFailures } from '@/app/tasks/actions';
 import type { FailuresJson, FailureGroupJson, StatsJson } from '../api';
 import { withQuery } from '../api';
 import { formatNumber } from '../format';
@@ -22,23 +25,33 @@ interface Pending {
   title: string;
   body: ReactNode;
   label: string;
+  tone?: 'danger' | 'primary';
   run: () => Promise<unknown>;
 }
+
+const retryGroup = (f: object) => actOnFailures('retry', f);
+const deleteGroup = (f: object) => actOnFailures('delete', f);
 
 const plural = (n: number, word: string) => `${formatNumber(n)} ${word}${n === 1 ? '' : 's'}`;
 
 export function Failed() {
+  const operator = useCanOperate();
   const sp = useSearchParams();
   const queue = sp.get('queue') ?? '';
   const q = sp.get('q') ?? '';
-  const message = sp.get('message') ?? '';
+  const fp = sp.get('fp') ?? '';
+  const command = sp.get('command') ?? '';
   const [text, setText] = useState(q);
   useEffect(() => setText(q), [q]);
+  // offsets of the group pages (server-side paging): the current one is the last
+  const [pages, setPages] = useState<number[]>([0]);
+  const cursor = pages[pages.length - 1] ?? 0;
+  useEffect(() => setPages([0]), [queue, q]);
 
   const replaceQuery = useReplaceQuery();
   const setParams = useCallback(
-    (change: Record<string, string>) => replaceQuery({ queue, q, message, ...change }),
-    [replaceQuery, queue, q, message],
+    (change: Record<string, string>) => replaceQuery({ queue, q, fp, command, ...change }),
+    [replaceQuery, queue, q, fp, command],
   );
   useEffect(() => {
     if (text === q) return;
@@ -46,17 +59,23 @@ export function Failed() {
     return () => clearTimeout(t);
   }, [text, q, setParams]);
 
-  const url = withQuery('/api/failures', { queue, q });
+  const url = withQuery('/api/failures', { queue, q, cursor: cursor ? String(cursor) : '' });
   const data = useLive<FailuresJson>(['failures', url], url, { keepPrevious: true });
+  // the tasks of the group picked (by fingerprint and command), newest first
+  const groupUrl = withQuery('/api/failures', { queue, q, fingerprint: fp, command, limit: '1' });
+  const groupData = useLive<FailuresJson>(['failures', groupUrl], groupUrl, { enabled: Boolean(fp), keepPrevious: true });
   const stats = useLive<StatsJson>(['stats'], '/api/stats');
   const queues = stats.data?.queues.map((x) => x.queue) ?? [];
 
   const groups = data.data?.groups ?? [];
-  const selectedGroup = message ? (groups.find((g) => g.message === message && (!queue || g.queue === queue)) ?? null) : null;
-  const dead = useMemo(() => {
-    const all = data.data?.dead ?? [];
-    return message ? all.filter((t) => t.lastError?.message === message) : all;
-  }, [data.data, message]);
+  const more = data.data?.nextCursor ?? null;
+  const selectedKey = fp ? groupKey({ fingerprint: fp, command, queue }) : null;
+  const selectedGroup = fp
+    ? (groups.find((g) => g.fingerprint === fp && g.command === command && (!queue || g.queue === queue)) ?? null)
+    : null;
+  const dead = useMemo(() => (fp ? (groupData.data?.dead ?? []) : (data.data?.dead ?? [])), [data.data, groupData.data, fp]);
+  const known = pages.length === 1 && more === null;
+  const totalDead = groups.reduce((n, g) => n + g.count, 0);
 
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const selected = useMemo(() => new Set(dead.filter((t) => picked.has(t.token)).map((t) => t.token)), [dead, picked]);
@@ -67,12 +86,15 @@ export function Failed() {
   const retryOne = useAction(retryTask, { success: () => 'Task queued for another attempt' });
   const retryMany = useAction(retryTasks, { success: (r) => `${plural(r.count, 'task')} queued for retry` });
   const retryAll = useAction(retryFailures, { success: (r) => `${plural(r.count, 'task')} queued for retry` });
+  const groupRetry = useAction(retryGroup, { success: (r) => `${plural(r.count, 'task')} queued for retry` });
+  const groupDelete = useAction(deleteGroup, { success: (r) => `${plural(r.count, 'task')} deleted` });
   const deleteAll = useAction(deleteFailures, { success: (r) => `${plural(r.count, 'task')} deleted` });
   const deleteOne = useAction(deleteTask, { toastErrors: false });
-  const busy = retryOne.busy || retryMany.busy || retryAll.busy || deleteAll.busy || deleteOne.busy;
+  const busy = retryOne.busy || retryMany.busy || retryAll.busy || deleteAll.busy || deleteOne.busy || groupRetry.busy || groupDelete.busy;
 
-  const filter = { queue: queue || undefined, q: q || undefined, message: message || undefined };
-  const filtered = Boolean(queue || q || message);
+  const filter = { queue: queue || undefined, q: q || undefined };
+  const filtered = Boolean(queue || q);
+  const matchingCount = known ? plural(totalDead, 'dead task') : `more than ${plural(totalDead, 'dead task')}`;
 
   const deleteSelected = async () => {
     let n = 0;
@@ -87,16 +109,35 @@ export function Failed() {
     else toast('success', `${plural(n, 'task')} deleted`);
   };
 
+  const groupFilter = (g: FailureGroupJson) => ({ queue: g.queue, fingerprint: g.fingerprint, command: g.command });
+  const groupText = (g: FailureGroupJson) => (
+    <>
+      the dead tasks of queue <b className="font-mono">{g.queue}</b> and command <b className="font-mono">{g.command}</b> failing like “
+      {g.message}” (fingerprint <span className="font-mono">{g.fingerprint}</span>)
+    </>
+  );
   const askGroupDelete = (g: FailureGroupJson) =>
     setConfirm({
-      title: 'Delete this failure group?',
+      title: `Delete ${plural(g.count, 'task')}?`,
       label: `Delete ${plural(g.count, 'task')}`,
       body: (
         <>
-          Every dead task of queue <b className="font-mono">{g.queue}</b> whose last error is “{g.message}” is deleted with its log.
+          All {formatNumber(g.count)} of {groupText(g)} are deleted with their log. This cannot be undone.
         </>
       ),
-      run: () => deleteAll.run({ queue: g.queue, message: g.message }),
+      run: () => groupDelete.run(groupFilter(g)),
+    });
+  const askGroupRetry = (g: FailureGroupJson) =>
+    setConfirm({
+      title: `Retry ${plural(g.count, 'task')}?`,
+      label: `Retry ${plural(g.count, 'task')}`,
+      tone: 'primary',
+      body: (
+        <>
+          All {formatNumber(g.count)} of {groupText(g)} go back to pending with one more attempt, and leave this list.
+        </>
+      ),
+      run: () => groupRetry.run(groupFilter(g)),
     });
 
   return (
@@ -104,7 +145,8 @@ export function Failed() {
       <PageHeader
         title="Failed & poison"
         description={
-          'Dead tasks — attempts used up or a non-retryable error — grouped by error message. A poison task ' + 'never blocks its queue.'
+          'Dead tasks — attempts used up or a non-retryable error — grouped by failure fingerprint: the same error with other ' +
+          'ids, numbers or quoted values is one group. A poison task never blocks its queue.'
         }
       />
       {data.data && <StaleBanner error={data.error} updatedAt={data.dataUpdatedAt} />}
@@ -157,7 +199,18 @@ export function Failed() {
               disabled={busy || dead.length === 0}
               busy={retryAll.busy}
               data-testid="retry-all-matching"
-              onClick={() => void retryAll.run(filter)}
+              hidden={!operator}
+              onClick={() =>
+                setConfirm({
+                  title: `Retry ${matchingCount}?`,
+                  label: 'Retry all',
+                  tone: 'primary',
+                  body:
+                    `Every dead task${filtered ? ' matching this filter' : ''} — ${matchingCount} — goes back to pending with one ` +
+                    'more attempt.',
+                  run: () => retryAll.run(filter),
+                })
+              }
               title="Retry every dead task matching the filter, including those beyond this page"
             >
               Retry all {filtered ? 'matching' : ''}
@@ -166,11 +219,14 @@ export function Failed() {
               variant="ghost"
               disabled={busy || dead.length === 0}
               data-testid="delete-all-matching"
+              hidden={!operator}
               onClick={() =>
                 setConfirm({
-                  title: filtered ? 'Delete every dead task matching this filter?' : 'Delete every dead task?',
+                  title: `Delete ${matchingCount}?`,
                   label: 'Delete all',
-                  body: 'The tasks and their execution log rows are removed for good. This cannot be undone.',
+                  body:
+                    `Every dead task${filtered ? ' matching this filter' : ''} — ${matchingCount} — and its execution log rows are ` +
+                    'removed for good. This cannot be undone.',
                   run: () => deleteAll.run(filter),
                 })
               }
@@ -193,8 +249,34 @@ export function Failed() {
         <div className="space-y-5">
           <Card testId="groups-card">
             <CardHeader
-              title="Failures by error message"
-              subtitle={`${plural(groups.length, 'group')}${filtered ? ' matching the filter' : ''} · click a message to list its tasks`}
+              title="Failures by fingerprint"
+              subtitle={`${plural(groups.length, 'group')}${more !== null || pages.length > 1 ? ' on this page' : ''}${
+                filtered ? ' matching the filter' : ''
+              } · the same error with other ids, numbers or quoted values is one group · click a message to list its tasks`}
+              actions={
+                more !== null || pages.length > 1 ? (
+                  <div className="flex gap-1.5">
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      disabled={pages.length === 1}
+                      data-testid="groups-prev"
+                      onClick={() => setPages((p) => p.slice(0, -1))}
+                    >
+                      Previous
+                    </Button>
+                    <Button
+                      size="sm"
+                      variant="secondary"
+                      disabled={more === null}
+                      data-testid="groups-next"
+                      onClick={() => more !== null && setPages((p) => [...p, more])}
+                    >
+                      Next
+                    </Button>
+                  </div>
+                ) : undefined
+              }
             />
             {groups.length === 0 ? (
               <EmptyState title={filtered ? 'No failures match this filter' : 'No failures'} icon="✓">
@@ -203,10 +285,10 @@ export function Failed() {
             ) : (
               <FailureGroups
                 groups={groups}
-                selected={selectedGroup ? groupKey(selectedGroup) : null}
+                selected={selectedKey}
                 busy={busy}
-                onSelect={(g) => setParams({ message: g?.message ?? '', queue: g ? g.queue : queue })}
-                onRetry={(g) => void retryAll.run({ queue: g.queue, message: g.message })}
+                onSelect={(g) => setParams({ fp: g?.fingerprint ?? '', command: g?.command ?? '', queue: g ? g.queue : queue })}
+                onRetry={askGroupRetry}
                 onDelete={askGroupDelete}
               />
             )}
@@ -216,10 +298,10 @@ export function Failed() {
             <CardHeader
               title={`Dead tasks (${formatNumber(dead.length)}${data.data && data.data.dead.length >= 200 ? '+' : ''})`}
               subtitle={
-                message ? (
+                fp ? (
                   <>
-                    Only “{message}” ·{' '}
-                    <button type="button" className="text-brand-600 hover:underline" onClick={() => setParams({ message: '' })}>
+                    Only the group “{selectedGroup?.message ?? fp}” ·{' '}
+                    <button type="button" className="text-brand-600 hover:underline" onClick={() => setParams({ fp: '', command: '' })}>
                       show all
                     </button>
                   </>
@@ -247,10 +329,19 @@ export function Failed() {
                     disabled={busy || selected.size === 0}
                     busy={retryMany.busy}
                     data-testid="retry-selected"
-                    onClick={async () => {
-                      const r = await retryMany.run([...selected]);
-                      if (r.ok) setPicked(new Set());
-                    }}
+                    hidden={!operator}
+                    onClick={() =>
+                      setConfirm({
+                        title: `Retry ${plural(selected.size, 'task')}?`,
+                        label: `Retry ${plural(selected.size, 'task')}`,
+                        tone: 'primary',
+                        body: 'The selected dead tasks go back to pending with one more attempt, and leave this list.',
+                        run: async () => {
+                          const r = await retryMany.run([...selected]);
+                          if (r.ok) setPicked(new Set());
+                        },
+                      })
+                    }
                   >
                     Retry selected{selected.size ? ` (${selected.size})` : ''}
                   </Button>
@@ -259,6 +350,7 @@ export function Failed() {
                     variant="secondary"
                     disabled={busy || selected.size === 0}
                     data-testid="delete-selected"
+                    hidden={!operator}
                     onClick={() =>
                       setConfirm({
                         title: `Delete ${plural(selected.size, 'task')}?`,
@@ -302,6 +394,7 @@ export function Failed() {
         open={confirm !== null}
         title={confirm?.title ?? ''}
         confirmLabel={confirm?.label}
+        tone={confirm?.tone}
         busy={confirmBusy}
         onClose={() => setConfirm(null)}
         onConfirm={async () => {

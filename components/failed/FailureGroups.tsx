@@ -1,4 +1,7 @@
 'use client';
+// Failure groups: dead tasks of one fingerprint (error number + message with ids, numbers, quoted values and
+// hex taken out), command and queue — with count, first and last seen, a 24-hour trend and the newest message.
+import { useCanOperate } from '../role';
 import Link from 'next/link';
 import type { FailureGroupJson } from '../api';
 import { formatNumber } from '../format';
@@ -6,8 +9,50 @@ import { Button } from '../ui/Button';
 import { DataTable, type Column } from '../ui/DataTable';
 import { RelativeTime } from '../ui/Time';
 
-export function groupKey(g: { queue: string; message: string }) {
-  return `${g.queue}\u0000${g.message}`;
+export function groupKey(g: { fingerprint: string; command: string; queue: string }) {
+  return `${g.fingerprint}\u0000${g.command}\u0000${g.queue}`;
+}
+
+/** Dead tasks per hour over the last 24 hours as small bars (oldest left). */
+export function Trend({ counts }: { counts: number[] }) {
+  const max = Math.max(1, ...counts);
+  const w = 3;
+  const gap = 1;
+  const h = 18;
+  const total = counts.reduce((a, b) => a + b, 0);
+  return (
+    <svg
+      width={counts.length * (w + gap)}
+      height={h}
+      role="img"
+      aria-label={`${total} in the last 24 hours`}
+      data-testid="group-trend"
+      data-total={total}
+      className="shrink-0"
+    >
+      <title>{`${formatNumber(total)} in the last 24 hours (per hour, oldest left)`}</title>
+      {counts.map((n, i) => {
+        const bh = n === 0 ? 1 : Math.max(2, Math.round((n / max) * h));
+        return <rect key={i} x={i * (w + gap)} y={h - bh} width={w} height={bh} className={n === 0 ? 'fill-slate-200' : 'fill-rose-500'} />;
+      })}
+    </svg>
+  );
+}
+
+function Message({ g, selected, onSelect }: { g: FailureGroupJson; selected: boolean; onSelect: () => void }) {
+  return (
+    <button
+      type="button"
+      onClick={onSelect}
+      className="max-w-md break-words text-left text-sm text-rose-800 hover:underline"
+      title={`Fingerprint ${g.fingerprint} · show only these tasks below`}
+      data-testid="group-message"
+    >
+      {g.errorNumber !== null && <span className="mr-1.5 font-mono text-xs text-rose-600">#{g.errorNumber}</span>}
+      {g.message}
+      {selected && <span className="sr-only"> (selected)</span>}
+    </button>
+  );
 }
 
 export function FailureGroups({
@@ -25,25 +70,39 @@ export function FailureGroups({
   onDelete: (g: FailureGroupJson) => void;
   busy: boolean;
 }) {
+  const operator = useCanOperate();
+  const toggle = (g: FailureGroupJson) => onSelect(selected === groupKey(g) ? null : g);
+  const actions = (g: FailureGroupJson, stacked = false) => (
+    <div className={stacked ? 'flex flex-col items-stretch gap-1' : 'flex justify-end gap-1.5'}>
+      <Button size="sm" disabled={busy} onClick={() => onRetry(g)} data-testid="group-retry" hidden={!operator}>
+        Retry all
+      </Button>
+      <Button size="sm" variant="ghost" disabled={busy} onClick={() => onDelete(g)} data-testid="group-delete" hidden={!operator}>
+        Delete
+      </Button>
+    </div>
+  );
   const columns: Column<FailureGroupJson>[] = [
     {
       key: 'message',
-      header: 'Error message',
+      header: 'Error (newest message of the group)',
       mobile: 'primary',
+      cell: (g) => <Message g={g} selected={selected === groupKey(g)} onSelect={() => toggle(g)} />,
+    },
+    {
+      key: 'where',
+      header: 'Queue · command',
       cell: (g) => (
-        <button
-          type="button"
-          onClick={() => onSelect(selected === groupKey(g) ? null : g)}
-          className="max-w-xl break-words text-left text-sm text-rose-800 hover:underline"
-          title="Show only these tasks below"
-          data-testid="group-message"
-        >
-          {g.message}
-        </button>
+        <div className="max-w-48 font-mono text-xs">
+          <div className="truncate" title={g.queue}>
+            {g.queue}
+          </div>
+          <div className="truncate text-slate-500" title={g.command}>
+            {g.command}
+          </div>
+        </div>
       ),
     },
-    { key: 'queue', header: 'Queue', cell: (g) => <span className="font-mono text-xs">{g.queue}</span> },
-    { key: 'command', header: 'Command', cell: (g) => <span className="font-mono text-xs">{g.command}</span> },
     {
       key: 'count',
       header: 'Count',
@@ -54,33 +113,22 @@ export function FailureGroups({
         </span>
       ),
     },
+    { key: 'trend', header: '24 h', cell: (g) => <Trend counts={g.trend} /> },
     {
-      key: 'last',
-      header: 'Last seen',
+      key: 'seen',
+      header: 'First · last seen',
       cell: (g) => (
-        <span className="whitespace-nowrap text-xs">
-          <RelativeTime iso={g.lastAt} /> ·{' '}
+        <div className="whitespace-nowrap text-xs">
+          <div>
+            <RelativeTime iso={g.firstAt} /> · <RelativeTime iso={g.lastAt} />
+          </div>
           <Link href={`/tasks/${g.sampleToken}`} className="text-brand-600 hover:underline">
-            sample
+            newest task
           </Link>
-        </span>
-      ),
-    },
-    {
-      key: 'actions',
-      header: <span className="sr-only">Actions</span>,
-      align: 'right',
-      cell: (g) => (
-        <div className="flex justify-end gap-1.5">
-          <Button size="sm" disabled={busy} onClick={() => onRetry(g)} data-testid="group-retry">
-            Retry all
-          </Button>
-          <Button size="sm" variant="ghost" disabled={busy} onClick={() => onDelete(g)} data-testid="group-delete">
-            Delete
-          </Button>
         </div>
       ),
     },
+    { key: 'actions', header: <span className="sr-only">Actions</span>, align: 'right', cell: (g) => actions(g, true) },
   ];
   return (
     <DataTable
@@ -88,39 +136,26 @@ export function FailureGroups({
       rows={groups}
       columns={columns}
       rowKey={groupKey}
-      rowAttrs={(g) => ({ 'data-testid': 'failure-group', 'data-queue': g.queue })}
+      rowAttrs={(g) => ({ 'data-testid': 'failure-group', 'data-queue': g.queue, 'data-fingerprint': g.fingerprint })}
       rowClassName={(g) => (selected === groupKey(g) ? 'bg-rose-50/60' : undefined)}
       phoneRow={(g) => (
         <div className="space-y-1.5">
-          <button
-            type="button"
-            onClick={() => onSelect(selected === groupKey(g) ? null : g)}
-            className="break-words text-left text-sm text-rose-800"
-            data-testid="group-message"
-          >
-            {g.message}
-          </button>
+          <Message g={g} selected={selected === groupKey(g)} onSelect={() => toggle(g)} />
           <div className="flex flex-wrap items-center gap-x-3 text-xs text-slate-500">
             <span className="font-semibold text-slate-900">
               <span data-testid="group-count">{formatNumber(g.count)}</span>×
             </span>
             <span className="font-mono">{g.queue}</span>
             <span className="font-mono">{g.command}</span>
+            <Trend counts={g.trend} />
             <span>
-              last <RelativeTime iso={g.lastAt} />
+              first <RelativeTime iso={g.firstAt} /> · last <RelativeTime iso={g.lastAt} />
             </span>
             <Link href={`/tasks/${g.sampleToken}`} className="text-brand-600 hover:underline">
               sample
             </Link>
           </div>
-          <div className="flex gap-1.5">
-            <Button size="sm" disabled={busy} onClick={() => onRetry(g)} data-testid="group-retry">
-              Retry all
-            </Button>
-            <Button size="sm" variant="ghost" disabled={busy} onClick={() => onDelete(g)} data-testid="group-delete">
-              Delete
-            </Button>
-          </div>
+          {actions(g)}
         </div>
       )}
     />

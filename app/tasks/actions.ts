@@ -1,0 +1,51 @@
+'use server';
+// Server actions of the Tasks page and a task's detail: bulk actions (preview the exact count, then act),
+// editing a task before a retry, and retrying or deleting a whole failure group. Each runs as the signed-in
+// user (runAction: access checked, actor recorded in the audit trail, failures as a result value).
+import { parseWith } from '@/lib/engine/validation';
+import { failureFilter } from '@/lib/api/requests';
+import { getEngine } from '@/lib/server/engine';
+import { runAction, type ActionResult } from '@/lib/server/actions';
+
+/** What a bulk action would change: `count` tasks (of `matched` the selection names in any state). */
+export async function previewBulk(request: unknown): Promise<ActionResult<{ action: string; count: number; matched: number }>> {
+  return runAction(async () => {
+    const { readpast } = await getEngine();
+    return readpast.bulkPreview(request);
+  });
+}
+
+export interface BulkDone {
+  action: string;
+  done: number;
+  skipped: number;
+  missing: number;
+  expected: number | null;
+  count: number;
+}
+
+/** Apply a bulk action; `expected` (from previewBulk) is the count the operator confirmed. */
+export async function runBulk(request: unknown): Promise<ActionResult<BulkDone>> {
+  return runAction(async () => {
+    const { readpast } = await getEngine();
+    return readpast.bulk(request);
+  });
+}
+
+/** Edit a task that is not running; `retry: true` saves and retries a dead or cancelled task in one step. */
+export async function editTask(token: string, patch: unknown): Promise<ActionResult<{ result: string }>> {
+  return runAction(async () => {
+    const { readpast } = await getEngine();
+    const r = await readpast.editTask(token, patch);
+    return { result: r.result };
+  });
+}
+
+/** Retry or delete every dead task of a failure group (or any failure filter); how many. */
+export async function actOnFailures(action: 'retry' | 'delete', filter: unknown): Promise<ActionResult<{ count: number }>> {
+  return runAction(async () => {
+    const f = parseWith(failureFilter, filter ?? {});
+    const { readpast } = await getEngine();
+    return { count: action === 'retry' ? await readpast.retryFailed(f) : await readpast.deleteFailed(f) };
+  });
+}

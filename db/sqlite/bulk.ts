@@ -1,0 +1,109 @@
+// Bulk commands on tasks — retry, cancel, delete, run now, priority — over a chunk of tokens in one
+// transaction, and editing a task that is not running (optionally retrying it in the same step). Every
+// status change goes through the tally; a queue change moves the task's count to its new queue.
+import type { BulkAction, BulkOutcome, EditTaskResult, TaskPatch } from '../../lib/engine/types';
+import type { Db, Shared } from './connection';
+import { ensureQueue } from './queues';
+import { taskView, toJson, type TaskRow } from './rows';
+import { BATCH_STATUS } from './sql/batches';
+import * as B from './sql/bulk';
+import * as O from './sql/operators';
+import { GET_TASK } from './sql/reads';
+import { stmt, type Tally, type TaskKey } from './tally';
+
+type Row = TaskKey & { id: number; status: string; run_after: number };
+
+/** Whether a dead or cancelled task may come back: not of a finished batch, not past an aborted stage, its dedup key free. */
+function mayRetry(db: Db, t: TaskKey & { id: number }): boolean {
+  if (t.batch_id !== null) {
+    const b = stmt(db, BATCH_STATUS).get(t.batch_id) as { status: string } | undefined;
+    if (b && (b.status === 'completed' || b.status === 'cancelled')) return false;
+    if (stmt(db, O.PAST_ABORT).get(t.batch_id, t.stage)) return false;
+  }
+  return stmt(db, O.RETRY_ONE_CANDIDATE).get(t.id) !== undefined;
+}
+
+/** Apply one action to one task; true when it was done. */
+function apply(db: Db, action: BulkAction, t: Row, priority: number, tally: Tally, now: number): boolean {
+  switch (action) {
+    case 'retry':
+      if (t.status !== 'dead' && t.status !== 'cancelled') return false;
+      if (!mayRetry(db, t)) return false;
+      stmt(db, O.RETRY_TASK).run(now, t.id);
+      tally.task(t, t.status, 'pending');
+      return true;
+    case 'cancel':
+      if (t.status === 'pending') {
+        stmt(db, O.CANCEL_PENDING).run(now, t.id);
+        tally.task(t, 'pending', 'cancelled');
+        return true;
+      }
+      if (t.status === 'running') {
+        stmt(db, O.REQUEST_CANCEL).run(t.id);
+        return true;
+      }
+      return false;
+    case 'delete':
+      if (t.status === 'pending' || t.status === 'running') return false;
+      stmt(db, O.DELETE_TASK_LOG).run(t.id);
+      stmt(db, O.DELETE_TASK).run(t.id);
+      tally.task(t, t.status, null);
+      return true;
+    case 'run_now':
+      if (t.status !== 'pending' || t.run_after <= now) return false;
+      stmt(db, B.RUN_NOW).run(now, t.id);
+      return true;
+    case 'priority':
+      if (t.status === 'running' || t.status === 'succeeded') return false;
+      stmt(db, B.SET_PRIORITY).run(priority, t.id);
+      return true;
+  }
+}
+
+export async function bulk(shared: Shared, action: BulkAction, tokens: string[], opts: { priority?: number }): Promise<BulkOutcome> {
+  const out = await shared.tx((tally, now) => {
+    const o: BulkOutcome = { done: 0, skipped: 0, missing: 0 };
+    const db = shared.db;
+    for (const token of new Set(tokens.map((x) => x.toLowerCase()))) {
+      const t = stmt(db, B.BULK_TASK).get(token) as Row | undefined;
+      if (!t) o.missing++;
+      else if (apply(db, action, t, opts.priority ?? 0, tally, now)) o.done++;
+      else o.skipped++;
+    }
+    return o;
+  });
+  if (out.done && (action === 'retry' || action === 'run_now' || action === 'priority')) shared.wake();
+  return out;
+}
+
+export async function editTask(shared: Shared, token: string, patch: TaskPatch, retry: boolean): Promise<EditTaskResult> {
+  const r = await shared.tx((tally, now): EditTaskResult => {
+    const db = shared.db;
+    const row = stmt(db, GET_TASK).get(token) as TaskRow | undefined;
+    if (!row) return { result: 'not_found' };
+    if (row.status === 'running') return { result: 'running' };
+    if (row.status === 'succeeded') return { result: 'conflict' };
+    const from = row.status;
+    const back = retry && (from === 'dead' || from === 'cancelled');
+    if (back && !mayRetry(db, row)) return { result: 'conflict' };
+    const to = back ? 'pending' : from;
+    const queue = patch.queue ?? row.queue;
+    if (queue !== row.queue) ensureQueue(db, queue, now);
+    const payload = patch.payload === undefined ? row.payload : toJson(patch.payload);
+    const runAfter = patch.runAt ? patch.runAt.getTime() : back ? now : row.run_after;
+    let maxAttempts = patch.maxAttempts ?? row.max_attempts;
+    if (to === 'pending') maxAttempts = Math.max(maxAttempts, row.attempts + 1);
+    const finishedAt = to === 'pending' ? null : row.finished_at;
+    const priority = patch.priority ?? row.priority;
+    stmt(db, B.EDIT_TASK).run(queue, payload, priority, runAfter, maxAttempts, to, finishedAt, row.id, from);
+    if (from !== to) tally.task(row, from, to);
+    if (queue !== row.queue) {
+      tally.count(row.queue, to, -1);
+      tally.count(queue, to, 1);
+    }
+    const after = stmt(db, GET_TASK).get(token) as TaskRow;
+    return { result: back ? 'retried' : 'edited', before: taskView(row), after: taskView(after) };
+  });
+  if (r.result === 'retried' || (r.result === 'edited' && r.after.status === 'pending')) shared.wake();
+  return r;
+}

@@ -1,0 +1,91 @@
+// Bulk actions and edit-before-retry through the front door, against a real SQLite file: a filter walked
+// and applied in chunks, the confirmed count checked, one audit row per action, edits validated as enqueue.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConflictError, ValidationError } from '../engine/errors';
+import { openStore } from './open';
+import { Readpast } from './readpast';
+
+let dir: string;
+let rp: Readpast;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'readpast-bulk-'));
+  rp = new Readpast(await openStore(`sqlite:${join(dir, 'db.sqlite')}`));
+});
+
+afterEach(async () => {
+  await rp.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const rejects = async (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('accepted');
+    },
+    (e: unknown) => e,
+  );
+
+const cancelled = async (queue: string, n: number) => {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const { token } = await rp.enqueue({ command: 'demo.echo', queue, runAt: new Date(Date.now() + 3_600_000).toISOString() });
+    await rp.cancel(token);
+    out.push(token);
+  }
+  return out;
+};
+
+describe('bulk actions through lib/api', () => {
+  it('previews and retries everything a filter matches, with one audit row; refuses more than confirmed', async () => {
+    const tokens = await cancelled('bq', 3);
+    await rp.enqueue({ command: 'demo.echo', queue: 'bq', runAt: new Date(Date.now() + 3_600_000).toISOString() });
+    expect(await rp.bulkPreview({ action: 'retry', filter: 'queue=bq' })).toEqual({ action: 'retry', count: 3, matched: 4 });
+    expect(await rejects(rp.bulk({ action: 'retry', filter: 'queue=bq', expected: 2 }))).toBeInstanceOf(ConflictError);
+    const r = await rp.bulk({ action: 'retry', filter: 'queue=bq', expected: 3 });
+    expect(r).toMatchObject({ action: 'retry', done: 3, skipped: 0, missing: 0, expected: 3, count: 3 });
+    for (const t of tokens) expect((await rp.status(t)).status).toBe('pending');
+    const audit = await rp.reads.listAudit({ action: 'tasks.bulk_retry', limit: 10 });
+    expect(audit.items).toHaveLength(1);
+    expect(audit.items[0]).toMatchObject({ target: 'filter:queue=bq', count: 3, before: { filter: 'queue=bq', expected: 3 } });
+
+    // run now on a selection: the scheduled ones become due, the retried ones (due already) are left
+    const later = (await rp.enqueue({ command: 'demo.echo', queue: 'bq', runAt: new Date(Date.now() + 3_600_000).toISOString() })).token;
+    const now = await rp.bulk({ action: 'run_now', tokens: [later, ...tokens] });
+    expect(now).toMatchObject({ done: 1, count: 1 });
+    expect(Date.parse((await rp.status(later)).runAfter!)).toBeLessThanOrEqual(Date.now());
+    expect((await rp.reads.listAudit({ action: 'tasks.bulk_run_now', limit: 10 })).items[0]).toMatchObject({
+      target: 'tokens:4',
+      count: 1,
+    });
+  });
+
+  it('names the bad field', async () => {
+    const e1 = await rejects(rp.bulk({ action: 'explode', tokens: ['x'] }));
+    expect(e1).toBeInstanceOf(ValidationError);
+    const e2 = await rejects(rp.bulk({ action: 'priority', filter: 'queue=a' }));
+    expect((e2 as ValidationError).field).toBe('priority');
+    const e3 = await rejects(rp.bulkPreview({ action: 'retry', filter: 'status=bogus' }));
+    expect((e3 as ValidationError).field).toBe('status');
+  });
+});
+
+describe('edit before retry through lib/api', () => {
+  it('saves and retries a cancelled task, recording before and after; validates as enqueue', async () => {
+    const [token] = await cancelled('eq', 1);
+    expect(((await rejects(rp.editTask(token!, { priority: 5000 }))) as ValidationError).field).toBe('priority');
+    expect(((await rejects(rp.editTask(token!, { queue: 'bad name!' }))) as ValidationError).field).toBe('queue');
+    const r = await rp.editTask(token!, { payload: { fixed: 1 }, queue: 'eq2', priority: 4, retry: true });
+    expect(r.result).toBe('retried');
+    expect(r.task).toMatchObject({ status: 'pending', queue: 'eq2', priority: 4, payload: { fixed: 1 } });
+    const audit = (await rp.reads.listAudit({ action: 'task.edit', limit: 10 })).items[0];
+    expect(audit).toMatchObject({
+      target: token,
+      before: { queue: 'eq', priority: 0, status: 'cancelled', payload: null },
+      after: { queue: 'eq2', priority: 4, status: 'pending', payload: { fixed: 1 } },
+    });
+  });
+});
