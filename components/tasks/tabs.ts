@@ -1,0 +1,93 @@
+// The Tasks page's tabs and filters as URL parameters (the same ones GET /api/tasks reads).
+import type { TaskCountsJson, TaskJson } from '../api';
+
+export const TABS = ['all', 'ready', 'scheduled', 'retrying', 'running', 'succeeded', 'dead', 'cancelled'] as const;
+export type Tab = (typeof TABS)[number];
+
+/** The filter parameters besides the tab (status, sub), in the order they show. */
+export const FILTER_KEYS = ['queue', 'command', 'batch', 'priorityMin', 'priorityMax', 'from', 'to', 'q', 'payload'] as const;
+export type FilterKey = (typeof FILTER_KEYS)[number];
+export type Filters = Record<FilterKey, string>;
+
+export const TAB_LABEL: Record<Tab, string> = {
+  all: 'All',
+  ready: 'Ready',
+  scheduled: 'Scheduled',
+  retrying: 'Retrying',
+  running: 'Running',
+  succeeded: 'Succeeded',
+  dead: 'Dead',
+  cancelled: 'Cancelled',
+};
+
+export const TAB_HINT: Record<Tab, string> = {
+  all: 'Every task in every state',
+  ready: 'Pending and due now: waiting for a free worker',
+  scheduled: 'Pending with a run-at in the future, never tried yet',
+  retrying: 'Pending after a failed attempt, waiting out the backoff',
+  running: 'Claimed by a worker, running now',
+  succeeded: 'Finished successfully',
+  dead: 'Failed with no attempts left',
+  cancelled: 'Cancelled before or while running',
+};
+
+const SUBS = new Set<Tab>(['ready', 'scheduled', 'retrying']);
+
+/** The tab of `status` / `sub` URL parameters (status=pending without sub shows as all pending: null). */
+export function tabOf(status: string | null, sub: string | null): Tab | null {
+  if (sub && SUBS.has(sub as Tab)) return sub as Tab;
+  if (!status) return 'all';
+  if (status === 'pending') return null;
+  return (TABS as readonly string[]).includes(status) ? (status as Tab) : null;
+}
+
+/** The `status` / `sub` parameters of a tab. */
+export function tabParams(tab: Tab): { status: string; sub: string } {
+  if (tab === 'all') return { status: '', sub: '' };
+  if (SUBS.has(tab)) return { status: 'pending', sub: tab };
+  return { status: tab, sub: '' };
+}
+
+/** A tab's count from the kept aggregates. */
+export function tabCount(tab: Tab, c: TaskCountsJson | undefined): number | null {
+  if (!c) return null;
+  return c[tab];
+}
+
+/** Whether the tab count is exactly what the filter matches (only the tab and the queue are set). */
+export function countIsExact(filters: Filters): boolean {
+  return FILTER_KEYS.every((k) => k === 'queue' || !filters[k]);
+}
+
+/** Which kind of pending a task is now (as the store splits them), or its status. */
+export function taskState(t: Pick<TaskJson, 'status' | 'runAfter' | 'attempts'>, now: number): string {
+  if (t.status !== 'pending') return t.status;
+  const due = t.runAfter ? new Date(t.runAfter).getTime() : 0;
+  if (due <= now) return 'ready';
+  return t.attempts > 0 ? 'retrying' : 'scheduled';
+}
+
+/** `customer.id=42` → its parts; `customer.id~acme` contains. */
+export function splitPayload(p: string): { path: string; op: 'eq' | 'contains'; value: string } {
+  const at = p.search(/[=~]/);
+  if (at < 0) return { path: p, op: 'eq', value: '' };
+  return { path: p.slice(0, at), op: p[at] === '~' ? 'contains' : 'eq', value: p.slice(at + 1) };
+}
+
+export function joinPayload(path: string, op: 'eq' | 'contains', value: string): string {
+  const p = path.trim();
+  if (!p) return '';
+  return `${p}${op === 'eq' ? '=' : '~'}${value}`;
+}
+
+/** A short one-line preview of a payload. */
+export function payloadPreview(payload: unknown, max = 80): string {
+  if (payload === null || payload === undefined) return '';
+  let s: string;
+  try {
+    s = JSON.stringify(payload) ?? '';
+  } catch {
+    s = String(payload);
+  }
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}

@@ -1,0 +1,56 @@
+// The Tasks page's tab counts: per state from the kept counts (QueueCounts), pending split into ready,
+// scheduled and retrying (ReadModel.pendingBreakdown) — never a count over Tasks.
+import type { ReadModel } from '../engine/ports';
+
+export interface TaskCountsJson {
+  /** the queue the counts are of; null: every queue */
+  queue: string | null;
+  all: number;
+  pending: number;
+  ready: number;
+  scheduled: number;
+  retrying: number;
+  running: number;
+  succeeded: number;
+  dead: number;
+  cancelled: number;
+  /** every queue with tasks (for the queue filter) */
+  queues: string[];
+}
+
+export async function taskCounts(reads: Pick<ReadModel, 'countsByQueue' | 'pendingBreakdown'>, queue?: string): Promise<TaskCountsJson> {
+  // one after the other: a fresh SQL Server pool logs in once
+  const counts = await reads.countsByQueue();
+  const breakdown = await reads.pendingBreakdown();
+  const out: TaskCountsJson = {
+    queue: queue ?? null,
+    all: 0,
+    pending: 0,
+    ready: 0,
+    scheduled: 0,
+    retrying: 0,
+    running: 0,
+    succeeded: 0,
+    dead: 0,
+    cancelled: 0,
+    queues: [],
+  };
+  for (const c of counts) {
+    if (c.pending + c.running + c.succeeded + c.dead + c.cancelled > 0) out.queues.push(c.queue);
+    if (queue !== undefined && c.queue !== queue) continue;
+    out.pending += c.pending;
+    out.running += c.running;
+    out.succeeded += c.succeeded;
+    out.dead += c.dead;
+    out.cancelled += c.cancelled;
+  }
+  for (const b of breakdown) {
+    if (queue !== undefined && b.queue !== queue) continue;
+    out.ready += b.ready;
+    out.scheduled += b.scheduled;
+    out.retrying += b.retrying;
+  }
+  out.all = out.pending + out.running + out.succeeded + out.dead + out.cancelled;
+  out.queues.sort();
+  return out;
+}
