@@ -11,12 +11,15 @@ import { Card, PageHeader } from '../ui/Card';
 import { EmptyState, ErrorState, LoadingState, StaleBanner } from '../ui/States';
 import { LogFilters, type LogFilter } from './LogFilters';
 import { LogTable } from './LogTable';
+import { TimeModeToggle } from './TimeModeToggle';
+import { useTimeMode } from './time';
 
 const PAGE_SIZE = 50;
 const KEYS = ['outcome', 'queue', 'batch', 'q', 'from', 'to'] as const;
 
 export function ExecutionLog() {
   const sp = useSearchParams();
+  const [timeMode, setTimeMode] = useTimeMode();
   const filter: LogFilter = {
     outcome: sp.get('outcome') ?? '',
     queue: sp.get('queue') ?? '',
@@ -65,10 +68,14 @@ export function ExecutionLog() {
 
   return (
     <>
-      <PageHeader title="Execution log" description="Every attempt with its worker, session, times, outcome and error — newest first." />
+      <PageHeader
+        title="Execution log"
+        description="Every attempt with its worker, session, times, outcome and error — newest first."
+        actions={<TimeModeToggle mode={timeMode} onMode={setTimeMode} />}
+      />
       {log.data && <StaleBanner error={log.error} updatedAt={log.dataUpdatedAt} />}
       <Card testId="log-card">
-        <LogFilters value={filter} queues={queues} onChange={onFilter} />
+        <LogFilters value={filter} queues={queues} onChange={onFilter} timeMode={timeMode} />
         {log.isPending ? (
           <LoadingState rows={8} />
         ) : log.isError && !log.data ? (
@@ -78,7 +85,7 @@ export function ExecutionLog() {
             {filtered ? 'Widen the time range or clear a filter.' : 'Attempts appear here as soon as a worker starts a task.'}
           </EmptyState>
         ) : (
-          <LogTable items={items} />
+          <LogTable items={items} timeMode={timeMode} />
         )}
         <div className="flex flex-wrap items-center justify-between gap-2 border-t border-slate-100 px-4 py-3">
           <p className="text-xs text-slate-500" data-testid="log-page-info">

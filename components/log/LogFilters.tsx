@@ -1,6 +1,6 @@
 'use client';
 import { useEffect, useState } from 'react';
-import { isoToLocalInput, localInputToIso } from '../format';
+import { inputToIso, isoToInput, zoneLabel, type TimeMode } from './time';
 import { useIsDesktop } from '../live';
 import { Button } from '../ui/Button';
 
@@ -24,11 +24,15 @@ export function LogFilters({
   value,
   queues,
   onChange,
+  timeMode = 'local',
 }: {
   value: LogFilter;
   queues: string[];
   onChange: (next: Partial<LogFilter>) => void;
+  /** the zone the range pickers are read and shown in */
+  timeMode?: TimeMode;
 }) {
+  const zone = zoneLabel(timeMode);
   const [text, setText] = useState(value.q);
   // keep the box in step when the URL changes (back/forward, "clear")
   useEffect(() => setText(value.q), [value.q]);
@@ -136,7 +140,10 @@ export function LogFilters({
       </div>
       <div className="col-span-2 sm:col-span-1 lg:col-span-3">
         <label htmlFor="f-from" className={labelCls}>
-          From
+          From{' '}
+          <span className="font-normal text-slate-400" data-testid="filter-from-zone" suppressHydrationWarning>
+            ({zone})
+          </span>
         </label>
         <input
           id="f-from"
@@ -144,13 +151,16 @@ export function LogFilters({
           type="datetime-local"
           step={1}
           className={inputCls}
-          value={isoToLocalInput(value.from)}
-          onChange={(e) => onChange({ from: localInputToIso(e.target.value) ?? '' })}
+          value={isoToInput(value.from, timeMode)}
+          onChange={(e) => onChange({ from: inputToIso(e.target.value, timeMode) ?? '' })}
         />
       </div>
       <div className="col-span-2 sm:col-span-1 lg:col-span-3">
         <label htmlFor="f-to" className={labelCls}>
-          To
+          To{' '}
+          <span className="font-normal text-slate-400" data-testid="filter-to-zone" suppressHydrationWarning>
+            ({zone})
+          </span>
         </label>
         <input
           id="f-to"
@@ -158,8 +168,8 @@ export function LogFilters({
           type="datetime-local"
           step={1}
           className={inputCls}
-          value={isoToLocalInput(value.to)}
-          onChange={(e) => onChange({ to: localInputToIso(e.target.value) ?? '' })}
+          value={isoToInput(value.to, timeMode)}
+          onChange={(e) => onChange({ to: inputToIso(e.target.value, timeMode) ?? '' })}
         />
       </div>
       {(active || !desktop) && (

@@ -1,11 +1,44 @@
 'use client';
 import Link from 'next/link';
 import type { AttemptJson } from '../api';
-import { formatLocal } from '../format';
-import { OutcomeBadge } from '../ui/Badge';
+import { Badge, OutcomeBadge } from '../ui/Badge';
 import { DataTable, type Column } from '../ui/DataTable';
 import { Elapsed, RelativeTime } from '../ui/Time';
 import { TokenLink } from '../ui/TokenLink';
+import { formatAbsolute, type TimeMode } from './time';
+
+/** the attempt that made its task dead (its last, with the task dead now) */
+function FinalMark({ a }: { a: AttemptJson }) {
+  if (!a.final) return null;
+  return (
+    <Badge tone="red" testId="log-final" className="ml-1">
+      <span title="This attempt made its task dead: no attempts were left (or the error was not retryable)">☠ final</span>
+    </Badge>
+  );
+}
+
+/** `2 of 3`: the attempt and the task's max attempts */
+function AttemptOf({ a }: { a: AttemptJson }) {
+  return (
+    <span className="tabular whitespace-nowrap text-xs" data-testid="log-attempt">
+      {a.attempt}
+      {a.maxAttempts !== null && <span className="text-slate-400"> of {a.maxAttempts}</span>}
+    </span>
+  );
+}
+
+/** relative, with the absolute time (local or UTC) under it */
+function Started({ a, mode }: { a: AttemptJson; mode: TimeMode }) {
+  return (
+    <span className="whitespace-nowrap text-xs">
+      <RelativeTime iso={a.startedAt} className="text-slate-700" />
+      <span className="tabular block font-mono text-[11px] text-slate-400" data-testid="log-abs-time" suppressHydrationWarning>
+        {formatAbsolute(a.startedAt, mode)}
+        {mode === 'utc' ? 'Z' : ''}
+      </span>
+    </span>
+  );
+}
 
 function ErrorCell({ a }: { a: AttemptJson }) {
   if (!a.errorMessage) return <span className="text-xs text-slate-300">—</span>;
@@ -70,11 +103,12 @@ function BatchRef({ a }: { a: AttemptJson }) {
 }
 
 /** Phones: one dense block per attempt. */
-function PhoneRow({ a }: { a: AttemptJson }) {
+function PhoneRow({ a, mode }: { a: AttemptJson; mode: TimeMode }) {
   return (
     <div className="space-y-1">
       <div className="flex items-center gap-2">
         <OutcomeBadge outcome={a.outcome} testId="log-outcome" />
+        <FinalMark a={a} />
         <div className="min-w-0 flex-1">
           <Command a={a} />
         </div>
@@ -84,7 +118,13 @@ function PhoneRow({ a }: { a: AttemptJson }) {
         <TokenLink token={a.token} testId="log-token" />
         <span className="font-mono">{a.queue}</span>
         <BatchRef a={a} />
-        <span>#{a.attempt}</span>
+        <span>
+          attempt <AttemptOf a={a} />
+        </span>
+        <span className="font-mono" suppressHydrationWarning>
+          {formatAbsolute(a.startedAt, mode)}
+          {mode === 'utc' ? 'Z' : ''}
+        </span>
         <span className="font-mono" data-testid="log-session">
           spid {a.session ?? '—'}
         </span>
@@ -95,17 +135,22 @@ function PhoneRow({ a }: { a: AttemptJson }) {
   );
 }
 
-const columns: Column<AttemptJson>[] = [
+const columnsIn = (mode: TimeMode): Column<AttemptJson>[] => [
   {
     key: 'started',
-    header: 'Started',
+    header: mode === 'utc' ? 'Started (UTC)' : 'Started (local)',
+    cell: (a) => <Started a={a} mode={mode} />,
+  },
+  {
+    key: 'outcome',
+    header: 'Outcome',
     cell: (a) => (
-      <span className="whitespace-nowrap text-xs" title={formatLocal(a.startedAt)}>
-        <RelativeTime iso={a.startedAt} className="text-slate-700" />
+      <span className="inline-flex items-center whitespace-nowrap">
+        <OutcomeBadge outcome={a.outcome} testId="log-outcome" />
+        <FinalMark a={a} />
       </span>
     ),
   },
-  { key: 'outcome', header: 'Outcome', cell: (a) => <OutcomeBadge outcome={a.outcome} testId="log-outcome" /> },
   {
     key: 'task',
     header: 'Task',
@@ -120,7 +165,7 @@ const columns: Column<AttemptJson>[] = [
       </div>
     ),
   },
-  { key: 'attempt', header: '#', align: 'right', cell: (a) => <span className="tabular text-xs">{a.attempt}</span> },
+  { key: 'attempt', header: 'Attempt', align: 'right', cell: (a) => <AttemptOf a={a} /> },
   {
     key: 'session',
     header: 'Worker · session',
@@ -144,15 +189,27 @@ const columns: Column<AttemptJson>[] = [
   { key: 'error', header: 'Error', cell: (a) => <ErrorCell a={a} /> },
 ];
 
-export function LogTable({ items }: { items: AttemptJson[] }) {
+/** the table scrolls inside the page with its header row kept in view */
+const STICKY =
+  '[&>div]:max-h-[calc(100vh-15rem)] [&>div]:overflow-auto [&_thead_th]:sticky [&_thead_th]:top-0 [&_thead_th]:z-10 ' +
+  '[&_thead_th]:bg-slate-50 [&_thead_th]:shadow-[inset_0_-1px_0_var(--color-slate-200)]';
+
+export function LogTable({ items, timeMode = 'local' }: { items: AttemptJson[]; timeMode?: TimeMode }) {
   return (
-    <DataTable
-      testId="log-table"
-      rows={items}
-      columns={columns}
-      rowKey={(a) => a.id}
-      rowAttrs={(a) => ({ 'data-testid': 'log-row', 'data-token': a.token, 'data-outcome': a.outcome })}
-      phoneRow={(a) => <PhoneRow a={a} />}
-    />
+    <div className={STICKY} data-testid="log-scroll">
+      <DataTable
+        testId="log-table"
+        rows={items}
+        columns={columnsIn(timeMode)}
+        rowKey={(a) => a.id}
+        rowAttrs={(a) => ({
+          'data-testid': 'log-row',
+          'data-token': a.token,
+          'data-outcome': a.outcome,
+          'data-final': a.final ? 'true' : undefined,
+        })}
+        phoneRow={(a) => <PhoneRow a={a} mode={timeMode} />}
+      />
+    </div>
   );
 }

@@ -1,5 +1,6 @@
 'use client';
 // KILL the SQL Server session running a sql or procedure task: an operator option behind a confirmation.
+import { useCanOperate } from '../role';
 import { useState } from 'react';
 import { createPortal } from 'react-dom';
 import { killTask } from '@/app/actions';
@@ -12,12 +13,18 @@ import { ConfirmDialog } from '../ui/ConfirmDialog';
 /** Only sql and procedure tasks run on their worker's session; a handler task's session is idle. */
 export const killable = (r: Pick<RunningJson, 'kind' | 'session'>) => (r.kind === 'sql' || r.kind === 'procedure') && r.session !== null;
 
-export function KillButton({ row }: { row: RunningJson }) {
+function KillButtonControl({ row, disabled }: { row: RunningJson; disabled?: boolean }) {
   const [open, setOpen] = useState(false);
   const kill = useAction(killTask, { success: () => `Session ${row.session} killed; the attempt is recorded as cancelled` });
   return (
     <>
-      <Button size="sm" onClick={() => setOpen(true)} data-testid="kill-session" title={`KILL ${row.session} (asks first)`}>
+      <Button
+        size="sm"
+        disabled={disabled}
+        onClick={() => setOpen(true)}
+        data-testid="kill-session"
+        title={`KILL ${row.session} (asks first)`}
+      >
         <span className="text-rose-700">Kill session</span>
       </Button>
       {/* mounted only while asked (one dialog, not one per row), outside the table so it inherits no cell alignment */}
@@ -55,4 +62,9 @@ export function KillButton({ row }: { row: RunningJson }) {
         )}
     </>
   );
+}
+
+/** the operator's control; a viewer sees nothing */
+export function KillButton(props: { row: RunningJson; disabled?: boolean }) {
+  return useCanOperate() ? <KillButtonControl {...props} /> : null;
 }

@@ -1,13 +1,17 @@
 'use client';
-// ExecutionStatus: the attempts running right now, with their worker's session and a ticking elapsed time.
+// ExecutionStatus: the attempts running right now, with their worker's session, a payload preview and a
+// ticking elapsed time; filtered by queue / command, sorted by elapsed, cancelled one by one or as a
+// selection. When the server stops answering, the rows are marked stale and every action is disabled.
+import { useCanOperate } from '../role';
 import Link from 'next/link';
 import { useMemo, useState } from 'react';
 import { cancelTask } from '@/app/actions';
 import type { RunningJson, RunningListJson } from '../api';
-import { useLive } from '../live';
+import { useLive, useNow } from '../live';
 import { useAction } from '../useAction';
 import { Badge, KindBadge } from '../ui/Badge';
 import { Button } from '../ui/Button';
+import { ConfirmButton } from '../ui/ConfirmButton';
 import { Card, CardHeader, PageHeader } from '../ui/Card';
 import { DataTable, type Column } from '../ui/DataTable';
 import { EmptyState, ErrorState, LoadingState, Notice, StaleBanner } from '../ui/States';
@@ -19,35 +23,78 @@ import { useIsMssql } from '../enqueue/storeInfo';
 import { blockingChains } from './chains';
 import { KillButton, killable } from './KillButton';
 import { ChainMarks, chainTitle, LiveState } from './LiveState';
+import { ProgressCell } from './ProgressCell';
+import { RunningToolbar, SelectionBar, applyView, isStale, type RunningViewState } from './RunningToolbar';
 
 const sentence = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}${/[.!?]$/.test(s) ? '' : '.'}`;
 
-function CancelButton({ row }: { row: RunningJson }) {
+function CancelButton(props: { row: RunningJson; disabled?: boolean }) {
+  return useCanOperate() ? <CancelControl {...props} /> : null;
+}
+
+function CancelControl({ row, disabled }: { row: RunningJson; disabled?: boolean }) {
   const [asked, setAsked] = useState(false);
   const cancel = useAction(cancelTask, {
     success: (r) => (r.status === 'cancelled' ? 'Task cancelled' : 'Cancel requested; the handler stops at its next check'),
   });
   const pending = row.cancelRequested || asked;
   return (
-    <Button
+    <ConfirmButton
       size="sm"
       variant="secondary"
       busy={cancel.busy}
-      disabled={pending}
+      disabled={pending || disabled}
       data-testid="cancel-running"
-      onClick={async () => {
+      confirm={{
+        title: 'Cancel 1 running task?',
+        label: 'Cancel 1 task',
+        body: (
+          <>
+            <span className="font-mono">{row.command}</span> on {row.queue}: its handler is asked to stop (its AbortSignal fires) and the
+            attempt is recorded as cancelled.
+          </>
+        ),
+      }}
+      onConfirm={async () => {
         const r = await cancel.run(row.token);
         if (r.ok) setAsked(true);
       }}
     >
       {pending ? 'Cancelling…' : 'Cancel'}
-    </Button>
+    </ConfirmButton>
+  );
+}
+
+/** the first characters of the payload (JSON text), the whole preview in the tooltip */
+function PayloadPreview({ r }: { r: RunningJson }) {
+  const text = r.payloadPreview ?? null;
+  if (text === null) return <span className="text-xs text-slate-300">—</span>;
+  return (
+    <span className="block max-w-48 truncate font-mono text-[11px] text-slate-600" title={text} data-testid="running-payload">
+      {text}
+    </span>
   );
 }
 
 export function Running() {
   const q = useLive<RunningListJson>(['running'], '/api/running');
-  const items = q.data?.items ?? [];
+  const now = useNow();
+  const [view, setView] = useState<RunningViewState>({ queue: '', command: '', sort: 'chain' });
+  const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
+  const all = q.data?.items ?? [];
+  const items = useMemo(() => applyView(all, view), [all, view]);
+  // no answer for over two polls (or the last one failed): what is shown may have ended already
+  const stale = q.data !== undefined && isStale(q.isError, q.dataUpdatedAt, now);
+  const frozenAt = stale ? new Date(q.dataUpdatedAt).toISOString() : null;
+  const selected = items.filter((r) => picked.has(r.token)).map((r) => r.token);
+  const toggle = (token: string) =>
+    setPicked((s) => {
+      const n = new Set(s);
+      if (n.has(token)) n.delete(token);
+      else n.add(token);
+      return n;
+    });
+  const allPicked = items.length > 0 && items.every((r) => picked.has(r.token));
   // SQL Server: the server's request state could not be read (permission, timeout, a missing DMV)
   const liveOff = q.data?.liveStatus && !q.data.liveStatus.available ? q.data.liveStatus : null;
   const anyLive = items.some((r) => r.live);
@@ -59,6 +106,29 @@ export function Running() {
   const compact = anyLive || mssql;
 
   const allColumns: Column<RunningJson>[] = [
+    {
+      key: 'select',
+      header: (
+        <input
+          type="checkbox"
+          aria-label="Select every running task shown"
+          data-testid="running-select-all"
+          checked={allPicked}
+          disabled={stale}
+          onChange={() => setPicked(allPicked ? new Set() : new Set(items.map((r) => r.token)))}
+        />
+      ),
+      cell: (r) => (
+        <input
+          type="checkbox"
+          aria-label={`Select ${r.token}`}
+          data-testid="running-select"
+          checked={picked.has(r.token)}
+          disabled={stale}
+          onChange={() => toggle(r.token)}
+        />
+      ),
+    },
     {
       key: 'task',
       header: 'Task',
@@ -104,6 +174,11 @@ export function Running() {
         </div>
       ),
     },
+    { key: 'payload', header: 'Payload', cell: (r) => <PayloadPreview r={r} /> },
+    // progress a handler reported (ctx.progress): the percent, a bar and its last message
+    ...(items.some((r) => r.progress)
+      ? [{ key: 'progress', header: 'Progress', cell: (r: RunningJson) => <ProgressCell progress={r.progress} /> }]
+      : []),
     {
       key: 'queue',
       header: 'Queue',
@@ -169,11 +244,24 @@ export function Running() {
     { key: 'started', header: 'Started', cell: (r) => <RelativeTime iso={r.startedAt} className="text-xs text-slate-600" /> },
     {
       key: 'elapsed',
-      header: 'Elapsed',
+      header: (
+        <button
+          type="button"
+          className="inline-flex items-center gap-1 font-semibold uppercase tracking-wide hover:text-slate-900"
+          data-testid="sort-elapsed"
+          aria-label="Sort by elapsed time"
+          onClick={() => setView((v) => ({ ...v, sort: v.sort === 'elapsed_desc' ? 'elapsed_asc' : 'elapsed_desc' }))}
+        >
+          Elapsed
+          <span aria-hidden className="text-slate-400">
+            {view.sort === 'elapsed_desc' ? '↓' : view.sort === 'elapsed_asc' ? '↑' : '↕'}
+          </span>
+        </button>
+      ),
       align: 'right',
       cell: (r) => (
         <span className="whitespace-nowrap" title={`started ${formatLocal(r.startedAt)}`}>
-          <Elapsed from={r.startedAt} testId="running-elapsed" />
+          <Elapsed from={r.startedAt} to={frozenAt} testId="running-elapsed" />
         </span>
       ),
     },
@@ -192,18 +280,27 @@ export function Running() {
       align: 'right',
       cell: (r) => (
         <div className={cx('flex justify-end gap-1.5', compact && 'flex-col items-end')}>
-          <CancelButton row={r} />
-          {mssql && killable(r) && <KillButton row={r} />}
+          <CancelButton row={r} disabled={stale} />
+          {mssql && killable(r) && <KillButton row={r} disabled={stale} />}
         </div>
       ),
     },
   ];
-  const columns = allColumns.filter((c) => !(compact && ['worker', 'attempt', 'started'].includes(c.key)));
+  // the start time is in the elapsed cell's tooltip: its own column only where there is room
+  const columns = allColumns.filter((c) => !(compact && ['worker', 'attempt'].includes(c.key)) && c.key !== 'started');
 
   return (
     <>
       <PageHeader title="Running" description="ExecutionStatus: every attempt running right now, on which worker and database session." />
-      {q.data && <StaleBanner error={q.error} updatedAt={q.dataUpdatedAt} />}
+      {q.data && !stale && <StaleBanner error={q.error} updatedAt={q.dataUpdatedAt} />}
+      {stale && (
+        <div className="mb-4" data-testid="running-stale">
+          <Notice tone="error">
+            <b>The server cannot be reached.</b> The rows below are as of <RelativeTime iso={frozenAt} /> and may have ended since; actions
+            are disabled until it answers again.
+          </Notice>
+        </div>
+      )}
       {liveOff && (
         <div className="mb-4" data-testid="running-live-off">
           <Notice tone="info">
@@ -215,7 +312,14 @@ export function Running() {
       )}
       <Card testId="running-card">
         <CardHeader
-          title={q.data ? `${items.length} running` : 'Running attempts'}
+          title={
+            q.data
+              ? items.length === all.length
+                ? `${all.length} running`
+                : `${items.length} of ${all.length} running`
+              : 'Running attempts'
+          }
+          actions={q.data && all.length > 0 ? <RunningToolbar items={all} view={view} onView={setView} /> : undefined}
           subtitle={
             anyLive
               ? 'Elapsed time and the server state (sys.dm_exec_requests) refresh every second; a blocked task is listed ' +
@@ -227,69 +331,90 @@ export function Running() {
           <LoadingState />
         ) : q.isError && !q.data ? (
           <ErrorState error={q.error} onRetry={() => void q.refetch()} />
-        ) : items.length === 0 ? (
+        ) : all.length === 0 ? (
           <EmptyState title="Nothing is running" icon="⏸">
             Idle workers pick up due tasks within a second of their enqueue.
           </EmptyState>
+        ) : items.length === 0 ? (
+          <EmptyState title="No running task matches this filter" />
         ) : (
-          <DataTable
-            testId="running-table"
-            rows={chain.rows}
-            columns={columns}
-            rowKey={(r) => r.attemptId}
-            rowAttrs={(r) => ({
-              'data-testid': 'running-row',
-              'data-token': r.token,
-              'data-depth': String(chain.info.get(r.attemptId)?.depth ?? 0),
-              'data-blocked-by': chain.info.get(r.attemptId)?.blocker ? String(chain.info.get(r.attemptId)!.blocker!.session) : undefined,
-            })}
-            rowClassName={(r) => (chain.info.get(r.attemptId)?.blocker ? 'bg-rose-50/40' : undefined)}
-            phoneRow={(r) => (
-              <div className="space-y-1.5" style={indent(r)}>
-                <div className="flex items-center gap-2">
-                  <span
-                    className="min-w-0 flex-1 truncate font-mono text-sm text-slate-900"
-                    title={r.command}
-                    data-testid="running-command"
-                  >
-                    {r.command}
-                  </span>
-                  <Elapsed from={r.startedAt} testId="running-elapsed" className="tabular font-mono text-sm font-semibold text-amber-700" />
-                </div>
-                <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-500">
-                  <TokenLink token={r.token} testId="running-token" />
-                  <span className="font-mono">{r.queue}</span>
-                  {r.tokenNo !== null && <span>token {r.tokenNo}</span>}
-                  {r.batchId !== null && (
-                    <Link href={`/batches/${r.batchId}`} className="text-violet-700">
-                      batch {r.batchId}
-                      {r.stage !== null && ` · stage ${r.stage}`}
-                    </Link>
-                  )}
-                  <span>
-                    attempt {r.attempt}/{r.maxAttempts}
-                  </span>
-                  <span className="font-mono">
-                    spid <span data-testid="running-session">{r.session ?? '—'}</span>
-                  </span>
-                  <span>
-                    started <RelativeTime iso={r.startedAt} />
-                  </span>
-                </div>
-                <div className="flex items-center justify-between gap-2">
-                  <span className="min-w-0 truncate font-mono text-xs text-slate-400" title={r.workerId}>
-                    {r.workerId}
-                  </span>
-                  <div className="flex gap-1.5">
-                    <CancelButton row={r} />
-                    {mssql && killable(r) && <KillButton row={r} />}
+          <>
+            <SelectionBar selected={selected} disabled={stale} onDone={() => setPicked(new Set())} />
+            <DataTable
+              testId="running-table"
+              rows={view.sort === 'chain' ? chain.rows : items}
+              columns={columns}
+              rowKey={(r) => r.attemptId}
+              rowAttrs={(r) => ({
+                'data-testid': 'running-row',
+                'data-token': r.token,
+                'data-depth': String(chain.info.get(r.attemptId)?.depth ?? 0),
+                'data-blocked-by': chain.info.get(r.attemptId)?.blocker ? String(chain.info.get(r.attemptId)!.blocker!.session) : undefined,
+                'data-stale': stale ? 'true' : undefined,
+              })}
+              rowClassName={(r) => cx(chain.info.get(r.attemptId)?.blocker && 'bg-rose-50/40', stale && 'opacity-50')}
+              phoneRow={(r) => (
+                <div className="space-y-1.5" style={indent(r)}>
+                  <div className="flex items-center gap-2">
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${r.token}`}
+                      data-testid="running-select"
+                      checked={picked.has(r.token)}
+                      disabled={stale}
+                      onChange={() => toggle(r.token)}
+                    />
+                    <span
+                      className="min-w-0 flex-1 truncate font-mono text-sm text-slate-900"
+                      title={r.command}
+                      data-testid="running-command"
+                    >
+                      {r.command}
+                    </span>
+                    <Elapsed
+                      from={r.startedAt}
+                      to={frozenAt}
+                      testId="running-elapsed"
+                      className="tabular font-mono text-sm font-semibold text-amber-700"
+                    />
                   </div>
+                  <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-500">
+                    <TokenLink token={r.token} testId="running-token" />
+                    <span className="font-mono">{r.queue}</span>
+                    {r.tokenNo !== null && <span>token {r.tokenNo}</span>}
+                    {r.batchId !== null && (
+                      <Link href={`/batches/${r.batchId}`} className="text-violet-700">
+                        batch {r.batchId}
+                        {r.stage !== null && ` · stage ${r.stage}`}
+                      </Link>
+                    )}
+                    <span>
+                      attempt {r.attempt}/{r.maxAttempts}
+                    </span>
+                    <span className="font-mono">
+                      spid <span data-testid="running-session">{r.session ?? '—'}</span>
+                    </span>
+                    <span>
+                      started <RelativeTime iso={r.startedAt} />
+                    </span>
+                  </div>
+                  <div className="flex items-center justify-between gap-2">
+                    <span className="min-w-0 truncate font-mono text-xs text-slate-400" title={r.workerId}>
+                      {r.workerId}
+                    </span>
+                    <div className="flex gap-1.5">
+                      <CancelButton row={r} disabled={stale} />
+                      {mssql && killable(r) && <KillButton row={r} disabled={stale} />}
+                    </div>
+                  </div>
+                  <PayloadPreview r={r} />
+                  <ChainMarks chain={chain.info.get(r.attemptId)} />
+                  {r.live && <LiveState live={r.live} />}
+                  {r.progress && <ProgressCell progress={r.progress} />}
                 </div>
-                <ChainMarks chain={chain.info.get(r.attemptId)} />
-                {r.live && <LiveState live={r.live} />}
-              </div>
-            )}
-          />
+              )}
+            />
+          </>
         )}
       </Card>
     </>

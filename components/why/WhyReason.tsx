@@ -1,0 +1,49 @@
+'use client';
+// The "why isn't it running?" reason as a small badge plus its sentence (task detail, Queues, Overview).
+import type { WhyJson } from '@/lib/api/why';
+import { Badge, type Tone } from '../ui/Badge';
+
+export type { WhyJson };
+export type { QueueHealthJson } from '@/lib/api/why';
+
+export const WHY_LABEL: Record<WhyJson['reason'], string> = {
+  ready: 'ready',
+  workers_busy: 'workers busy',
+  scheduled: 'scheduled',
+  retrying: 'retrying',
+  paused: 'paused',
+  limit_full: 'limit full',
+  stage_wait: 'stage wait',
+  no_worker: 'no worker',
+  not_pending: 'not waiting',
+};
+
+export const WHY_TONE: Record<WhyJson['reason'], Tone> = {
+  ready: 'green',
+  workers_busy: 'amber',
+  scheduled: 'blue',
+  retrying: 'amber',
+  paused: 'gray',
+  limit_full: 'amber',
+  stage_wait: 'violet',
+  no_worker: 'red',
+  not_pending: 'gray',
+};
+
+export function WhyBadge({ why, testId }: { why: WhyJson; testId?: string }) {
+  return (
+    <Badge tone={WHY_TONE[why.reason]} testId={testId}>
+      {WHY_LABEL[why.reason]}
+    </Badge>
+  );
+}
+
+/** badge and sentence on one line, the sentence cut with an ellipsis (whole in the tooltip) */
+export function WhyLine({ why, testId }: { why: WhyJson; testId?: string }) {
+  return (
+    <span className="flex min-w-0 items-center gap-1.5" data-testid={testId} data-reason={why.reason} title={why.text}>
+      <WhyBadge why={why} />
+      <span className="truncate text-xs text-slate-600">{why.text}</span>
+    </span>
+  );
+}

@@ -1,0 +1,79 @@
+// "Why isn't it running?" through the front door on a real SQLite file: the facts gathered by lib/api/why.ts
+// from the reads, judged by lib/engine/why.ts, with a real pool as the live workers.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NotFoundError } from '../engine/errors';
+import { sleep } from '../engine/handlers';
+import type { Pool } from '../engine/pool';
+import { openReadpast } from './open';
+import type { Readpast } from './readpast';
+
+let dir: string;
+let rp: Readpast;
+let pool: Pool | null;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'readpast-why-'));
+  rp = await openReadpast({ url: `sqlite:${join(dir, 'why.db')}` });
+  pool = null;
+});
+
+afterEach(async () => {
+  await pool?.stop(0);
+  await rp.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function startPool(concurrency = 2) {
+  pool = rp.createPool({ concurrency, pollMs: 20, heartbeatMs: 50 });
+  await pool.start();
+}
+
+async function until(fn: () => Promise<boolean>, ms = 5000) {
+  const end = Date.now() + ms;
+  while (!(await fn())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await sleep(20);
+  }
+}
+
+describe('why (front door, SQLite)', () => {
+  it('no live worker, then paused with who and when, then ready once resumed', async () => {
+    await rp.setQueue('wq', { paused: true }, 'alice');
+    const { token } = await rp.enqueue({ command: 'demo.echo', queue: 'wq' });
+    expect((await rp.why(token)).reason).toBe('no_worker');
+    const [health] = await rp.queueHealth();
+    expect(health).toMatchObject({ queue: 'wq', paused: true, noWorker: true, why: { reason: 'no_worker' } });
+
+    await startPool();
+    const w = await rp.why(token);
+    expect(w.reason).toBe('paused');
+    expect(w.text).toMatch(/^Queue paused by alice at \d\d:\d\d:\d\d UTC$/);
+    expect((await rp.queueWhy('wq')).why?.reason).toBe('paused');
+
+    await rp.setQueue('wq', { paused: false }, 'bob');
+    await until(async () => (await rp.status(token)).status === 'succeeded');
+    expect(await rp.why(token)).toMatchObject({ reason: 'not_pending', detail: { status: 'succeeded' } });
+  });
+
+  it('a full limit names the holder; a future run-at is scheduled', async () => {
+    await startPool();
+    await rp.setQueue('lq', { concurrencyLimit: 1 }, 'alice');
+    const holder = (await rp.enqueue({ command: 'demo.sleep', queue: 'lq', payload: { ms: 10_000 } })).token;
+    await until(async () => (await rp.status(holder)).status === 'running');
+    const waiting = (await rp.enqueue({ command: 'demo.echo', queue: 'lq' })).token;
+    const w = await rp.why(waiting);
+    expect(w).toMatchObject({ reason: 'limit_full', detail: { held: 1, limit: 1 } });
+    expect(w.text).toContain(`held by ${holder.slice(0, 8)}`);
+    await rp.cancel(holder);
+
+    const later = (await rp.enqueue({ command: 'demo.echo', queue: 'sq', runAt: new Date(Date.now() + 600_000).toISOString() })).token;
+    expect((await rp.why(later)).reason).toBe('scheduled');
+  });
+
+  it('an unknown token is not found', async () => {
+    await expect(rp.why('00000000-0000-4000-8000-000000000000')).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
