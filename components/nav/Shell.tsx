@@ -6,6 +6,8 @@ import { useEffect, useState, type ReactNode } from 'react';
 import type { StatsJson } from '../api';
 import { useLive } from '../live';
 import { cx } from '../ui/cx';
+import { Shortcuts } from './Shortcuts';
+import { ThemeToggle } from './ThemeToggle';
 
 interface Item {
   href: string;
@@ -149,6 +151,7 @@ export function Shell({ children }: { children: ReactNode }) {
         <div className="border-t border-white/10 px-5 py-3">
           <LiveDot ok={ok} loading={stats.isPending} />
           <p className="mt-1 text-[11px] text-slate-500">refreshes every second while visible</p>
+          <ThemeToggle />
         </div>
       </aside>
 
@@ -157,6 +160,7 @@ export function Shell({ children }: { children: ReactNode }) {
         <div className="flex h-12 items-center justify-between px-4">
           <Brand />
           <div className="flex items-center gap-3">
+            <ThemeToggle compact />
             <LiveDot ok={ok} loading={stats.isPending} />
             <button
               type="button"
@@ -188,6 +192,7 @@ export function Shell({ children }: { children: ReactNode }) {
         )}
       </header>
 
+      <Shortcuts />
       <main className="min-w-0 flex-1 md:pl-60">
         <div className="mx-auto max-w-7xl px-4 py-5 sm:px-6 md:py-7 lg:px-8">{children}</div>
       </main>

@@ -39,7 +39,7 @@ export function ConfirmDialog({
         e.preventDefault();
         if (!busy) onClose();
       }}
-      className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg p-0 shadow-xl"
+      className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg p-0 text-left shadow-xl"
     >
       {open && (
         <div className="p-5">

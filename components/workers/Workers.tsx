@@ -188,8 +188,11 @@ export function Workers() {
         <div className="space-y-5">
           {procs.map((p) => {
             const shown = showStopped ? p.workers : p.workers.filter((w) => w.state !== 'stopped');
-            const live = p.workers.filter((w) => w.state === 'running').length;
+            const running = p.workers.filter((w) => w.state === 'running').length;
             const busy = p.workers.filter((w) => w.state === 'running' && w.currentTask).length;
+            // this process's retiring workers still run (their task) but are no longer part of the pool
+            const retiring = p.self && d?.pool ? (d.pool.retiring ?? 0) : 0;
+            const live = p.self && d?.pool ? Math.min(running, d.pool.size) : running;
             return (
               <Card key={p.key} testId={p.self ? 'process-self' : 'process'}>
                 <CardHeader
@@ -203,7 +206,14 @@ export function Workers() {
                   }
                   subtitle={
                     <span data-testid="process-summary">
-                      {live} running worker{live === 1 ? '' : 's'} · {busy} busy
+                      {live} running worker{live === 1 ? '' : 's'}
+                      {retiring > 0 && (
+                        <span className="text-amber-700" data-testid="pool-retiring">
+                          {' '}
+                          · {retiring} retiring
+                        </span>
+                      )}{' '}
+                      · {busy} busy
                       {p.startedAt && (
                         <>
                           {' '}
@@ -212,7 +222,7 @@ export function Workers() {
                       )}
                     </span>
                   }
-                  actions={p.self && d?.pool ? <PoolSize size={d.pool.size} /> : undefined}
+                  actions={p.self && d?.pool ? <PoolSize size={d.pool.size} busy={busy} source={d.pool.source} /> : undefined}
                 />
                 {shown.length === 0 ? (
                   <EmptyState title={p.self && d?.pool?.size === 0 ? 'Pool size is 0' : 'No running workers'} icon="○">
