@@ -1,22 +1,26 @@
 // Producers: enqueue one task or many in one transaction. Each task is checked against its queue (created
 // with the defaults if new) and its batch; a dedup key held by an unfinished task returns that task.
-import { v7 as uuidv7 } from 'uuid';
+// A bulk enqueue pays per chunk what it can: multi-row INSERTs, the random bytes of its tokens, and its kept
+// aggregates (one delta per queue and command, applied once per transaction).
+import { randomFillSync } from 'node:crypto';
 import { ValidationError } from '../../lib/engine/errors';
 import type { EnqueueInput, EnqueueResult } from '../../lib/engine/types';
 import { checkOpen } from './batches';
 import type { Db, Shared } from './connection';
 import { ensureQueue } from './queues';
 import { toJson, type QueueRow } from './rows';
-import { FIND_DEDUP, INSERT_CHUNK, INSERT_TASK, INSERT_TASKS } from './sql/enqueue';
+import { FIND_DEDUP, INSERT_CHUNKS, insertTasks, TASK_COLUMNS } from './sql/enqueue';
 import { stmt, type Tally } from './tally';
 
 export const DEFAULT_QUEUE = 'default';
 
 export async function enqueue(shared: Shared, input: EnqueueInput): Promise<EnqueueResult> {
   const r = await shared.tx((tally, now) => {
-    const row = taskRow(shared.db, input, tally, now, new Map());
-    if (!('params' in row)) return row;
-    insertRows(shared.db, [row.params]);
+    const counts = new Enqueued();
+    const row = taskRow(shared.db, input, tally, now, new Map(), counts);
+    if (!('token' in row && 'params' in row)) return row;
+    insertRows(shared.db, row.params);
+    counts.apply(tally, now);
     return { token: row.token, created: true };
   });
   shared.wake();
@@ -34,25 +38,98 @@ export async function enqueueMany(shared: Shared, inputs: EnqueueInput[]): Promi
 /** The tasks written on `db`, inside a write transaction of the caller's (the store's own, or withTransaction's). */
 export function enqueueIn(db: Db, inputs: EnqueueInput[], tally: Tally, now: number): EnqueueResult[] {
   const cache = new Map<string, QueueRow>();
-  let pending: unknown[][] = [];
+  const counts = new Enqueued();
+  /** INSERT parameters of rows not written yet, one row after the other */
+  let pending: unknown[] = [];
   const results = inputs.map((input): EnqueueResult => {
     // a dedup key must see every task before it, so rows still buffered are written first
     if (input.dedupKey && pending.length) {
       insertRows(db, pending);
       pending = [];
     }
-    const row = taskRow(db, input, tally, now, cache);
+    const row = taskRow(db, input, tally, now, cache, counts);
     if (!('params' in row)) return row;
-    if (input.dedupKey) insertRows(db, [row.params]);
-    else pending.push(row.params);
-    if (pending.length >= INSERT_CHUNK * 20) {
+    if (input.dedupKey) insertRows(db, row.params);
+    else for (const v of row.params) pending.push(v);
+    if (pending.length >= INSERT_CHUNKS[0]! * TASK_COLUMNS * 10) {
       insertRows(db, pending);
       pending = [];
     }
     return { token: row.token, created: true };
   });
   insertRows(db, pending);
+  counts.apply(tally, now);
   return results;
+}
+
+/** The kept-aggregate deltas of the tasks an enqueue created, applied to the transaction's tally once. */
+class Enqueued {
+  /** unbatched tasks per queue (a batch's task moves its stage counts too: tallied one by one) */
+  private readonly pending = new Map<string, number>();
+  /** per queue \0 command, for the history */
+  private readonly byCommand = new Map<string, number>();
+  private total = 0;
+
+  add(tally: Tally, queue: string, batchId: number | null, stage: number | null, command: string): void {
+    if (batchId === null) this.pending.set(queue, (this.pending.get(queue) ?? 0) + 1);
+    else tally.task({ queue, batch_id: batchId, stage }, null, 'pending');
+    const key = queue + '\u0000' + command;
+    this.byCommand.set(key, (this.byCommand.get(key) ?? 0) + 1);
+    this.total++;
+  }
+
+  apply(tally: Tally, now: number): void {
+    if (this.total === 0) return;
+    // what tally.task(t, null, 'pending') does for a task outside a batch
+    for (const [queue, n] of this.pending) tally.count(queue, 'pending', n);
+    tally.metric(now, 'enqueued', this.total);
+    for (const [key, n] of this.byCommand) {
+      const i = key.indexOf('\u0000');
+      tally.historyEnqueued(now, key.slice(0, i), key.slice(i + 1), n);
+    }
+  }
+}
+
+// ---- tokens: uuid v7 (time-ordered: new tokens append to the token index), random bytes drawn in blocks ----
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const RANDOM_BLOCK = 10 * 512;
+const random = Buffer.alloc(RANDOM_BLOCK);
+let randomAt = RANDOM_BLOCK;
+
+/** A uuid v7: 48 bits of ms time, version 7, 74 random bits (RFC 9562), lowercase. */
+export function newToken(now: number): string {
+  if (randomAt + 10 > RANDOM_BLOCK) {
+    randomFillSync(random);
+    randomAt = 0;
+  }
+  const r = random;
+  const o = randomAt;
+  randomAt += 10;
+  const hi = Math.floor(now / 0x1000000);
+  const lo = now % 0x1000000;
+  return (
+    HEX[(hi >>> 16) & 0xff]! +
+    HEX[(hi >>> 8) & 0xff]! +
+    HEX[hi & 0xff]! +
+    HEX[(lo >>> 16) & 0xff]! +
+    '-' +
+    HEX[(lo >>> 8) & 0xff]! +
+    HEX[lo & 0xff]! +
+    '-' +
+    HEX[0x70 | (r[o]! & 0x0f)]! +
+    HEX[r[o + 1]!]! +
+    '-' +
+    HEX[0x80 | (r[o + 2]! & 0x3f)]! +
+    HEX[r[o + 3]!]! +
+    '-' +
+    HEX[r[o + 4]!]! +
+    HEX[r[o + 5]!]! +
+    HEX[r[o + 6]!]! +
+    HEX[r[o + 7]!]! +
+    HEX[r[o + 8]!]! +
+    HEX[r[o + 9]!]!
+  );
 }
 
 /**
@@ -65,6 +142,7 @@ function taskRow(
   tally: Tally,
   now: number,
   cache: Map<string, QueueRow>,
+  counts: Enqueued,
 ): { token: string; params: unknown[] } | EnqueueResult {
   const queue = input.queue ?? DEFAULT_QUEUE;
   let q = cache.get(queue);
@@ -78,9 +156,8 @@ function taskRow(
     if (existing) return { token: existing.token, created: false };
   }
   // time-ordered (v7): new tokens append to the token index instead of landing on random pages
-  const token = uuidv7();
-  tally.task({ queue, batch_id: batchId, stage }, null, 'pending');
-  tally.metric(now, 'enqueued');
+  const token = newToken(now);
+  counts.add(tally, queue, batchId, stage, input.command);
   return {
     token,
     params: [
@@ -102,11 +179,18 @@ function taskRow(
   };
 }
 
-/** INSERT the rows, INSERT_CHUNK at once while there are that many (multi-row VALUES), then one by one. */
-function insertRows(db: Db, params: unknown[][]): void {
-  for (let i = 0; i < params.length; ) {
-    const n = params.length - i >= INSERT_CHUNK ? INSERT_CHUNK : 1;
-    stmt(db, n === 1 ? INSERT_TASK : INSERT_TASKS).run(...params.slice(i, i + n).flat());
-    i += n;
+/** INSERT the rows (their parameters one row after the other): the largest chunks first (multi-row VALUES). */
+function insertRows(db: Db, params: unknown[]): void {
+  let rows = params.length / TASK_COLUMNS;
+  let at = 0;
+  for (const size of INSERT_CHUNKS) {
+    if (rows < size) continue;
+    const st = stmt(db, insertTasks(size));
+    const width = size * TASK_COLUMNS;
+    while (rows >= size) {
+      st.run(at === 0 && params.length === width ? params : params.slice(at, at + width));
+      at += width;
+      rows -= size;
+    }
   }
 }

@@ -1,6 +1,8 @@
 // The worker pool: N workers (the seeds' queue readers), each with its own session. One dispatcher
 // claims for all idle workers in one store call and settles finished attempts in batches, so a busy
-// pool pays one transaction per batch rather than two per task.
+// pool pays one transaction per batch rather than two per task. While attempts are short it also claims
+// ahead (`prefetch`): a few tasks more per idle worker, each started by its worker once the one before ends,
+// so a small pool still fills a claim; those not started are given back when the pool stops.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { HandlerRegistry } from './handlers';
@@ -8,7 +10,7 @@ import { MAX_POOL_SIZE } from './limits';
 import { silentLogger, type Logger } from './logger';
 import { Maintenance } from './maintenance';
 import { errorInfo } from './retry';
-import type { MaintenancePort, WorkerPort } from './ports';
+import type { Dialect, MaintenancePort, WorkerPort } from './ports';
 import type { AttemptResult, ClaimedTask, Settlement, WorkerSlot } from './types';
 import { runTask, StopReason } from './run';
 
@@ -22,6 +24,14 @@ export interface PoolOptions {
   shutdownGraceMs: number;
   maintenance: boolean;
   retentionMs: number;
+  /**
+   * Tasks a pool may claim ahead of its idle workers, spread over them, while its attempts are short (see
+   * PREFETCH_BELOW_MS): a pool of 4 then pays one claim transaction per several tasks. A prefetched task is
+   * running with a lease in the store; its worker starts it as soon as the task before it ends. 0: never.
+   * Default: PREFETCH_SQLITE on SQLite (one claim transaction serves every slot); 0 on SQL Server, whose claim
+   * takes one round trip per slot anyway.
+   */
+  prefetch: number;
   logger: Logger;
 }
 
@@ -34,7 +44,20 @@ export const POOL_DEFAULTS: Omit<PoolOptions, 'logger'> = {
   shutdownGraceMs: 10_000,
   maintenance: true,
   retentionMs: 7 * 24 * 3600 * 1000,
+  prefetch: 0,
 };
+
+/** The default `prefetch` of a pool on the embedded SQLite store. */
+export const PREFETCH_SQLITE = 60;
+
+/**
+ * Claim ahead only while attempts take less than this on average (ms): a prefetched task waits for the one
+ * before it, so longer ones would sit claimed while another process could run them.
+ */
+export const PREFETCH_BELOW_MS = 2;
+
+/** How a prefetched task not yet started is given back at shutdown (pending, run at once). */
+const NOT_STARTED = 'worker shut down before the prefetched task started';
 
 /** What a pool needs of a store: a Store satisfies it. */
 export interface PoolPorts {
@@ -42,12 +65,16 @@ export interface PoolPorts {
   maintenance: MaintenancePort;
   /** printed in the pool's start line */
   description: string;
+  /** the store's dialect (a Store has it): sets the default `prefetch` */
+  dialect?: Dialect;
 }
 
 interface Worker {
   slot: WorkerSlot;
   task: ClaimedTask | null;
   controller: AbortController | null;
+  /** claimed ahead for this worker (running in the store, with a lease), started one after the other */
+  queue: ClaimedTask[];
   /** set when the pool shrinks: the worker leaves once its task is done */
   retiring: boolean;
 }
@@ -78,6 +105,8 @@ export class Pool {
   private resizing: Promise<void> = Promise.resolve();
   /** the last claim found nothing due (used by runUntilIdle) */
   private lastClaimEmpty = false;
+  /** average run time of recent attempts (ms; null until one ended): prefetch only while it is short */
+  private avgRunMs: number | null = null;
 
   private readonly worker: WorkerPort;
   private readonly housekeeping: MaintenancePort;
@@ -92,7 +121,8 @@ export class Pool {
     this.worker = ports.worker;
     this.housekeeping = ports.maintenance;
     this.label = ports.description;
-    this.opts = { ...POOL_DEFAULTS, logger: silentLogger, ...opts };
+    const prefetch = ports.dialect === 'sqlite' ? PREFETCH_SQLITE : POOL_DEFAULTS.prefetch;
+    this.opts = { ...POOL_DEFAULTS, prefetch, logger: silentLogger, ...opts };
     this.log = this.opts.logger;
     if (!Number.isInteger(this.opts.concurrency) || this.opts.concurrency < 0 || this.opts.concurrency > MAX_POOL_SIZE) {
       throw new RangeError(`concurrency must be an integer from 0 to ${MAX_POOL_SIZE}`);
@@ -101,6 +131,11 @@ export class Pool {
 
   get size(): number {
     return this.workers.filter((w) => !w.retiring).length;
+  }
+
+  /** workers asked to leave by a shrink, still finishing their task */
+  get retiring(): number {
+    return this.workers.filter((w) => w.retiring).length;
   }
 
   get busy(): number {
@@ -150,7 +185,13 @@ export class Pool {
     let failure: unknown = null;
     results.forEach((r, i) => {
       if (r.status === 'fulfilled') {
-        this.workers.push({ slot: { workerId: ids[i]!, session: r.value.session }, task: null, controller: null, retiring: false });
+        this.workers.push({
+          slot: { workerId: ids[i]!, session: r.value.session },
+          task: null,
+          controller: null,
+          queue: [],
+          retiring: false,
+        });
       } else failure ??= r.reason;
     });
     if (failure) throw failure;
@@ -218,14 +259,14 @@ export class Pool {
         if (this.workers.some((w) => w.retiring && !w.task)) await this.removeRetired();
         const idle = this.workers.filter((w) => !w.task && !w.retiring);
         if (idle.length === 0) break;
-        const claimed = await this.worker.claim(
-          idle.map((w) => w.slot),
-          { leaseMs: this.opts.leaseMs, queues: this.opts.queues },
-        );
+        const claimed = await this.worker.claim(this.claimSlots(idle), { leaseMs: this.opts.leaseMs, queues: this.opts.queues });
         this.lastClaimEmpty = claimed.length === 0;
+        const byId = new Map(idle.map((w) => [w.slot.workerId, w]));
         for (const task of claimed) {
-          const w = idle.find((x) => x.slot.workerId === task.workerId)!;
-          this.startTask(w, task);
+          const w = byId.get(task.workerId)!;
+          if (this.stopping) this.giveBack(task);
+          else if (w.task) w.queue.push(task);
+          else this.startTask(w, task);
         }
         if (claimed.length === 0) this.notifyIdle();
       } while (this.again);
@@ -236,11 +277,26 @@ export class Pool {
     }
   }
 
+  /**
+   * The slots of one claim: each idle worker once, then — while attempts are short — round after round of
+   * them again, up to `prefetch` more (the store fills slots in order, so a short claim spreads evenly).
+   */
+  private claimSlots(idle: Worker[]): WorkerSlot[] {
+    const slots = idle.map((w) => w.slot);
+    if (this.avgRunMs === null || this.avgRunMs >= PREFETCH_BELOW_MS) return slots;
+    const rounds = Math.floor(this.opts.prefetch / idle.length);
+    for (let r = 0; r < rounds; r++) for (const w of idle) slots.push(w.slot);
+    return slots;
+  }
+
   private startTask(w: Worker, task: ClaimedTask): void {
     const controller = new AbortController();
     w.task = task;
     w.controller = controller;
+    const began = performance.now();
     void runTask(this.worker, this.registry, task, controller).then((settlement) => {
+      const ms = performance.now() - began;
+      this.avgRunMs = this.avgRunMs === null ? ms : this.avgRunMs * 0.8 + ms * 0.2;
       this.settle(w, task, settlement);
     });
   }
@@ -250,7 +306,20 @@ export class Pool {
     w.controller = null;
     this.processed++;
     this.settled.push({ taskId: task.id, workerId: task.workerId, attempt: task.attempt, settlement });
+    // the next prefetched task of this worker starts at once (a stopping pool gave them back already)
+    const next = w.queue.shift();
+    if (next) this.startTask(w, next);
     this.wake();
+  }
+
+  /** A prefetched task that never started goes back to pending, to run at once (recorded by the next flush). */
+  private giveBack(task: ClaimedTask, error = NOT_STARTED): void {
+    this.settled.push({
+      taskId: task.id,
+      workerId: task.workerId,
+      attempt: task.attempt,
+      settlement: { kind: 'retry', outcome: 'abandoned', error: { number: null, message: error, detail: null }, runAfter: new Date() },
+    });
   }
 
   private async flush(): Promise<void> {
@@ -307,8 +376,8 @@ export class Pool {
 
   private async renew(): Promise<void> {
     const running = this.workers
-      .filter((w) => w.task)
-      .map((w) => ({ taskId: w.task!.id, workerId: w.slot.workerId, attempt: w.task!.attempt }));
+      .flatMap((w) => (w.task ? [w.task, ...w.queue] : w.queue))
+      .map((t) => ({ taskId: t.id, workerId: t.workerId, attempt: t.attempt }));
     // an attempt settled but not yet recorded keeps its lease too: the store refuses a finish whose lease
     // lapsed (and never renews one that did), so a result reached in time must not expire while it waits
     for (const r of [...this.flushing, ...this.settled]) running.push({ taskId: r.taskId, workerId: r.workerId, attempt: r.attempt });
@@ -316,7 +385,23 @@ export class Pool {
       const r = await this.worker.heartbeat({ workerIds: this.workerIds(), running, leaseMs: this.opts.leaseMs });
       const owned = new Set(r.owned);
       const cancel = new Set(r.cancelRequested);
+      const asked = new Set(running.map((x) => x.taskId));
       for (const w of this.workers) {
+        // prefetched tasks not started: a cancelled one is settled as cancelled, one whose lease was lost is dropped
+        w.queue = w.queue.filter((t) => {
+          if (cancel.has(t.id)) {
+            this.settled.push({
+              taskId: t.id,
+              workerId: t.workerId,
+              attempt: t.attempt,
+              settlement: { kind: 'cancelled', error: { number: null, message: 'cancelled by an operator', detail: null } },
+            });
+            this.wake();
+            return false;
+          }
+          // a task claimed after this heartbeat was sent is not in `running`: kept
+          return owned.has(t.id) || !asked.has(t.id);
+        });
         if (!w.task || !w.controller) continue;
         const id = w.task.id;
         if (cancel.has(id)) w.controller.abort(new StopReason('cancelled', 'cancelled by an operator'));
@@ -371,6 +456,8 @@ export class Pool {
     if (this.pollTimer) clearInterval(this.pollTimer);
     this.unsubscribe?.();
     this.maintenance?.stop();
+    // prefetched tasks not started yet go back to pending at once (their leases are renewed until recorded)
+    for (const w of this.workers) for (const t of w.queue.splice(0)) this.giveBack(t);
     const deadline = Date.now() + graceMs;
     while (this.busy > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     for (const w of this.workers) w.controller?.abort(new StopReason('shutdown', 'worker shut down before the task finished'));

@@ -6,17 +6,24 @@ export const FIND_DEDUP = `SELECT token FROM Tasks WHERE dedup_key = ? AND dedup
 
 const TASK_VALUES = "(?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
-/** Rows per multi-row INSERT: far fewer statement executions for a bulk enqueue. */
-export const INSERT_CHUNK = 50;
-
-const insertTasks = (values: string) => `INSERT INTO Tasks (token, queue, kind, command, payload, status, priority, run_after,
-          max_attempts, timeout_ms, dedup_key, caller, batch_id, stage, created_at) VALUES ${values}`;
-
 /**
- * One task (token, queue, kind, command, payload, priority, run_after, max_attempts, timeout_ms, dedup_key,
- * caller, batch_id, stage, created_at).
+ * Bound values per task row: token, queue, kind, command, payload, priority, run_after, max_attempts, timeout_ms,
+ * dedup_key, caller, batch_id, stage, created_at.
  */
-export const INSERT_TASK = insertTasks(TASK_VALUES);
+export const TASK_COLUMNS = 14;
 
-/** INSERT_CHUNK tasks, their values one after the other. */
-export const INSERT_TASKS = insertTasks(Array(INSERT_CHUNK).fill(TASK_VALUES).join(', '));
+/** Rows per multi-row INSERT, largest first: a bulk enqueue of 1,000 is five statements. */
+export const INSERT_CHUNKS = [200, 50, 10, 1] as const;
+
+const texts = new Map<number, string>();
+
+/** The INSERT of `rows` tasks (one of INSERT_CHUNKS), their TASK_COLUMNS values one row after the other. */
+export function insertTasks(rows: number): string {
+  let t = texts.get(rows);
+  if (!t) {
+    t = `INSERT INTO Tasks (token, queue, kind, command, payload, status, priority, run_after,
+          max_attempts, timeout_ms, dedup_key, caller, batch_id, stage, created_at) VALUES ${Array(rows).fill(TASK_VALUES).join(', ')}`;
+    texts.set(rows, t);
+  }
+  return t;
+}
