@@ -16,7 +16,8 @@ export function proxy(req: NextRequest) {
   const verdict = checkRequest(
     {
       method: req.method,
-      api,
+      // the Prometheus scrape (/metrics) authenticates like the API: Basic or Bearer
+      api: api || req.nextUrl.pathname === '/metrics',
       authorization: req.headers.get('authorization'),
       host: req.headers.get('host'),
       origin: req.headers.get('origin'),

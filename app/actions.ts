@@ -3,9 +3,8 @@
 // calls lib/ and reports failures as a result value — nothing is thrown to the client.
 import { z } from 'zod';
 import { createDemoBatch as createDemo, loadDemoWorkload as enqueueDemo } from '@/lib/demo';
-import { ConflictError } from '@/lib/engine/errors';
 import { parseWith, queueName, token as tokenSchema } from '@/lib/engine/validation';
-import { getEngine } from '@/lib/server/engine';
+import { getEngine, resizePool } from '@/lib/server/engine';
 import { runAction, type ActionResult } from '@/lib/server/actions';
 import type { QueueJson } from '@/lib/api/readpast';
 import type { ScheduleDetailJson } from '@/lib/api/present';
@@ -84,13 +83,11 @@ export async function deleteFailures(filter: { queue?: string; message?: string;
   });
 }
 
-export async function setPoolSize(workers: number): Promise<ActionResult<{ size: number }>> {
+export async function setPoolSize(workers: number): Promise<ActionResult<{ size: number; retiring: number }>> {
   return run(async () => {
     const n = parseWith(poolSize, workers, 'workers');
-    const { pool } = await getEngine();
-    if (!pool) throw new ConflictError('this server has no worker pool');
-    await pool.resize(n);
-    return { size: pool.size };
+    const info = await resizePool(await getEngine(), n);
+    return { size: info.size, retiring: info.retiring };
   });
 }
 

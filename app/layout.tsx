@@ -1,6 +1,9 @@
 import type { Metadata, Viewport } from 'next';
 import type { ReactNode } from 'react';
 import { Shell } from '@/components/nav/Shell';
+import { THEME_SCRIPT } from '@/components/nav/theme';
+import { RoleProvider } from '@/components/role';
+import { currentIdentity } from '@/lib/server/who';
 import { Providers } from './providers';
 import './globals.css';
 
@@ -15,12 +18,21 @@ export const viewport: Viewport = {
   themeColor: '#0f172a',
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const me = await currentIdentity();
   return (
-    <html lang="en">
+    // data-theme is set by THEME_SCRIPT before the first paint (the stored choice, else the OS's), so it
+    // differs from the server's markup by design
+    <html lang="en" suppressHydrationWarning>
+      <head>
+        {/* biome-ignore lint/security/noDangerouslySetInnerHtml: a constant script, no user input */}
+        <script dangerouslySetInnerHTML={{ __html: THEME_SCRIPT }} />
+      </head>
       <body className="min-h-dvh">
         <Providers>
-          <Shell>{children}</Shell>
+          <RoleProvider role={me.role} user={me.user}>
+            <Shell>{children}</Shell>
+          </RoleProvider>
         </Providers>
       </body>
     </html>

@@ -2,7 +2,9 @@
 // `npm start`: check the configuration, build the dashboard if there is no build yet, create or
 // upgrade the database, then serve it with `next start` on READPAST_HOST:PORT (127.0.0.1:3000).
 // SIGINT / SIGTERM are passed on so the worker pool stops gracefully; a second one kills.
+// The dashboard prints one start-up line (lib/server/boot.ts); Next.js's own banner is left out.
 import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -83,7 +85,6 @@ if (!existsSync(buildId) || stale) {
 try {
   const { openReadpast } = await tsImport('../lib/api/open.ts', import.meta.url);
   const readpast = await openReadpast({ url: config.databaseUrl });
-  console.log(`readpast: database ready (${readpast.description})`);
   await readpast.close();
 } catch (err) {
   fail(`cannot open the database: ${err.message}`);
@@ -93,7 +94,12 @@ const child = spawn(process.execPath, [nextBin, 'start', '-H', config.host, '-p'
   cwd: root,
   // the dashboard process stops its pool itself, then exits (instrumentation.ts)
   env: { ...env, NEXT_MANUAL_SIG_HANDLE: '1' },
-  stdio: 'inherit',
+  stdio: ['inherit', 'pipe', 'inherit'],
+});
+/** Next.js's start banner (`▲ Next.js 16…`, `- Local: …`, `✓ Starting…`, `✓ Ready in …`) and its blank lines */
+const NEXT_BANNER = /^\s*(?:▲ Next\.js|- (?:Local|Network|Environments|Experiments):|✓ (?:Starting|Ready in|Running next\.config)|$)/;
+createInterface({ input: child.stdout }).on('line', (line) => {
+  if (!NEXT_BANNER.test(line)) process.stdout.write(`${line}\n`);
 });
 let signals = 0;
 for (const sig of ['SIGINT', 'SIGTERM']) {
@@ -102,4 +108,5 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
     child.kill(signals > 1 ? 'SIGKILL' : sig);
   });
 }
-child.on('exit', (code, signal) => process.exit(code ?? (signal === 'SIGINT' ? 130 : 143)));
+// 'close': after the child's output has been passed on
+child.on('close', (code, signal) => process.exit(code ?? (signal === 'SIGINT' ? 130 : 143)));

@@ -37,6 +37,8 @@ Commands:
   schedule add NAME --cron … a recurring task (cron + time zone); fired once per tick by any worker process
   schedule list | show NAME  every schedule / one with its next 5 fire times and last 50 fires
   schedule pause|resume|run|remove NAME   stop or restart its fires, fire it once now, delete it
+  alert add NAME --kind … --url …   an alert rule: a webhook POST when tasks die, queues back up, …
+  alert list | show|test|remove NAME   every rule / one with its recent firings, send a test, delete
   help [COMMAND]             this text, or a command's options
 
 Database: READPAST_DATABASE_URL (default sqlite:data/readpast.db), e.g.
@@ -248,6 +250,39 @@ Schedules declared in code (a handlers module's \`schedules\` export, loaded by
 'readpast worker --handlers MODULE') cannot be edited or removed here: exit 4 says so.
 Exit 3 when there is no schedule NAME.`;
 
+COMMANDS.alert = `Usage: readpast alert add NAME --kind KIND --url URL [--queue Q] [--command C] [--schedule S]
+                         [--threshold-s N] [--count N] [--secret S | --secret-env VAR]
+                         [--format json|slack] [--dedup-s N] [--disabled] [--json]
+       readpast alert list [--json]
+       readpast alert show|test|remove NAME|ID [--json]
+
+An alert rule sends a webhook POST when what it watches happens. Any process with a pool (a worker,
+the dashboard) judges the rules every 5 s; a rule fires once per key within its dedup window (default
+10 min) however many processes judge it. Each delivery is a task of queue readpast.alerts (handler
+readpast.alert.deliver): a failed POST (non-2xx, refused, 10 s timeout) is retried with backoff, 5
+attempts; see it with 'readpast status TOKEN'. A worker started with --queues must list
+readpast.alerts to deliver them (the dashboard's pool serves every queue).
+
+Kinds:
+  task_dead        a task went dead            [--queue Q] [--command C]
+  ready_age        oldest ready task too old   --threshold-s N [--queue Q]
+  no_worker        ready tasks, no live worker [--queue Q]
+  schedule_missed  a tick late by more than    [--threshold-s N, default 60] [--schedule S]
+  failure_streak   N failed attempts in a row  --command C --count N
+Without --queue a rule watches every queue but readpast.alerts.
+
+--secret      key of the X-Readpast-Signature header: sha256=<hex HMAC-SHA256 of the raw body>
+              (--secret-env VAR reads it from the environment, out of the shell history). Shown as
+              ••••last4 afterwards. Without one no signature is sent.
+--format      json (default: {source, rule, ruleId, kind, key, message, firedAt, test, details}) or
+              slack ({text}: Slack and Teams incoming webhooks)
+
+add      Prints one line (--json: the rule). Exit 4 when the name is taken.
+list     Every rule. show: one rule with its 20 newest firings and their delivery status.
+test     Sends a test delivery now (also while disabled); prints the delivery task's token alone.
+remove   Deletes the rule; its firings stay in the history.
+Exit 3 when there is no such rule.`;
+
 COMMANDS.help = `Usage: readpast help [COMMAND]\n\nCommands: ${Object.keys(COMMANDS).join(', ')}`;
 
 export function helpText(command?: string): string | null {
@@ -267,6 +302,7 @@ export const COMMAND_NAMES = [
   'queue',
   'batch',
   'schedule',
+  'alert',
   'help',
 ] as const;
 
@@ -275,6 +311,7 @@ export const SUBCOMMANDS = {
   queue: ['set', 'list', 'tokens'],
   batch: ['create', 'status', 'wait', 'release', 'cancel'],
   schedule: ['add', 'list', 'show', 'pause', 'resume', 'run', 'remove'],
+  alert: ['add', 'list', 'show', 'test', 'remove'],
 } as const;
 
 export function isSubcommand(command: string, sub: string): boolean {

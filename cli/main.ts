@@ -1,4 +1,5 @@
 // Entry of the `readpast` command line: picks the command, runs it, maps errors to exit codes.
+import { asActor } from '../lib/api/audit';
 import { errorLine, EXIT, exitCodeFor, UsageError } from './errors';
 import { helpText, isSubcommand } from './help';
 
@@ -16,8 +17,14 @@ const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
   queue: () => import('./commands/queue'),
   batch: () => import('./commands/batch'),
   schedule: () => import('./commands/schedule'),
+  alert: () => import('./commands/alert'),
   doctor: () => import('./commands/doctor'),
 };
+
+/** the OS user ($USER), as the queue history has always named CLI changes (`cli:$USER`); `cli` without one */
+function cliUser(): string {
+  return process.env.USER?.trim() || 'cli';
+}
 
 const isHelpFlag = (a: string) => a === '--help' || a === '-h';
 
@@ -53,7 +60,8 @@ export async function main(argv: string[]): Promise<number> {
   if (beforeTerminator.some(isHelpFlag)) return help(name);
   try {
     const { run } = await load();
-    return await run(rest);
+    // what the command changes is recorded in the audit log as done by this OS user from the CLI
+    return await asActor({ name: cliUser(), source: 'cli' }, () => run(rest));
   } catch (err) {
     const code = exitCodeFor(err);
     const label = rest[0] !== undefined && isSubcommand(name, rest[0]) ? `${name} ${rest[0]}` : name;

@@ -25,11 +25,19 @@ export interface FailureGroupJson {
   count: number;
   lastAt: string;
   sampleToken: string;
+  /** failure fingerprint: error number + normalised message (lib/engine/fingerprint.ts) */
+  fingerprint: string;
+  errorNumber: number | null;
+  firstAt: string;
+  /** dead tasks per hour over the last 24 hours, oldest first */
+  trend: number[];
 }
 
 export interface FailuresJson {
   groups: FailureGroupJson[];
-  dead: TaskJson[];
+  /** offset of the next page of groups (`cursor`), null at the end */
+  nextCursor: number | null;
+  dead: (TaskJson & { fingerprint: string | null })[];
 }
 
 /** Whether the server's request state (SQL Server DMVs) can be read, and why not; null on SQLite. */
@@ -37,7 +45,16 @@ export type LiveStatusJson = { available: boolean; reason: string | null } | nul
 
 export interface WorkersJson {
   workers: WorkerJson[];
-  pool: { size: number; role: string; host: string; pid: number } | null;
+  pool: {
+    size: number;
+    /** workers a shrink asked to leave, still finishing their task */
+    retiring?: number;
+    role: string;
+    host: string;
+    pid: number;
+    /** where the start size comes from: READPAST_WORKERS, or the size stored by the last resize */
+    source?: { from: 'env'; size: number } | { from: 'stored'; size: number; by: string; at: string };
+  } | null;
   liveStatus: LiveStatusJson;
 }
 
@@ -96,3 +113,10 @@ export function withQuery(path: string, params: Record<string, string | number |
   const s = sp.toString();
   return s ? `${path}?${s}` : path;
 }
+
+/** GET /api/tasks: a page of tasks; `partial` when a filter no index answers stopped after `scanned` rows. */
+export interface TaskPageJson extends PageJson<TaskJson> {
+  partial?: boolean;
+  scanned?: number | null;
+}
+export type { TaskCountsJson } from '@/lib/api/task-counts';

@@ -16,12 +16,13 @@ const isClientError = (e: unknown) => e instanceof ApiError && e.status >= 400 &
 export function useLive<T>(
   key: readonly unknown[],
   url: string,
-  opts: { enabled?: boolean; keepPrevious?: boolean } = {},
+  /** intervalMs: how often to poll (default POLL_MS) */
+  opts: { enabled?: boolean; keepPrevious?: boolean; intervalMs?: number } = {},
 ): UseQueryResult<T, Error> {
   const q = useQuery<T, Error>({
     queryKey: key,
     queryFn: ({ signal }) => fetchJson<T>(url, signal),
-    refetchInterval: (query) => (query.state.data === undefined && isClientError(query.state.error) ? false : POLL_MS),
+    refetchInterval: (query) => (query.state.data === undefined && isClientError(query.state.error) ? false : (opts.intervalMs ?? POLL_MS)),
     refetchIntervalInBackground: false,
     retry: (count, err) => !isClientError(err) && count < 1,
     enabled: opts.enabled ?? true,

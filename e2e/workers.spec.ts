@@ -16,6 +16,9 @@ test('changing the pool size changes the number of workers shown', async ({ page
 
   await self.getByTestId('pool-size-input').fill('2');
   await self.getByTestId('pool-size-apply').click();
+  // a shrink is confirmed with how many workers leave
+  await expect(page.getByTestId('confirm-dialog')).toContainText('2 workers of 4 leave');
+  await page.getByTestId('confirm-ok').click();
   await expect(page.getByTestId('toast-success')).toContainText('Pool resized to 2 workers');
   await expect(running).toHaveCount(2);
   await expect(self.getByTestId('process-summary')).toContainText('2 running workers');

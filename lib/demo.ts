@@ -52,6 +52,9 @@ export function demoWorkload(opts: DemoOptions = {}): EnqueueRequest[] {
   // etl: medium-length steps
   for (let i = 0; i < 12; i++) sleep('etl', between(800, 6000), { priority: pick([0, 0, 5]) });
 
+  // progress and log lines: a bar on Running, a live tail on the task page
+  for (let i = 0; i < 3; i++) out.push({ command: 'demo.progress', queue: 'etl', payload: { steps: 20 + i * 10, ms: between(300, 700) } });
+
   // results worth looking at in the task detail
   for (const [i, region] of ['emea', 'amer', 'apac'].entries()) {
     out.push({ command: 'demo.echo', queue: 'reports', payload: { report: 'daily-sales', region, rows: 1200 + i * 317 } });
@@ -111,11 +114,24 @@ export async function createDemoBatch(readpast: Readpast, opts: DemoOptions = {}
 }
 
 /**
- * Enqueue the demo workload, create a staged demo batch, and limit one demo queue (the change is
- * recorded as made by `demo`); returns how many tasks were created.
+ * Limit the demo's limited queue, unless its limit was ever set (by the demo loaded before, or by someone
+ * who changed it since — raised, lowered or removed): a limit the user chose is never reset.
+ */
+export async function limitDemoQueue(readpast: Readpast): Promise<boolean> {
+  const queue = (await readpast.reads.listQueues()).find((q) => q.name === DEMO_LIMIT.queue);
+  if (queue && queue.concurrencyLimit !== null) return false;
+  const changes = await readpast.queueChanges(DEMO_LIMIT.queue, 50);
+  if (changes.some((c) => c.field === 'concurrencyLimit')) return false;
+  await readpast.setQueue(DEMO_LIMIT.queue, { concurrencyLimit: DEMO_LIMIT.concurrencyLimit }, 'demo');
+  return true;
+}
+
+/**
+ * Enqueue the demo workload, create a staged demo batch, and limit one demo queue unless its limit was
+ * set before (limitDemoQueue); returns how many tasks were created.
  */
 export async function loadDemoWorkload(readpast: Readpast, opts: DemoOptions = {}): Promise<number> {
-  await readpast.setQueue(DEMO_LIMIT.queue, { concurrencyLimit: DEMO_LIMIT.concurrencyLimit }, 'demo');
+  await limitDemoQueue(readpast);
   const results = await readpast.enqueueMany(demoWorkload(opts), { caller: opts.caller ?? 'demo' });
   const batch = await createDemoBatch(readpast, opts);
   return results.filter((r) => r.created).length + batch.count;

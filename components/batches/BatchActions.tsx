@@ -1,5 +1,6 @@
 'use client';
 // Release (no more tasks: the batch completes once all are terminal) and cancel (with a confirmation).
+import { useCanOperate } from '../role';
 import { useState } from 'react';
 import { cancelBatch, releaseBatch } from '@/app/actions';
 import { formatNumber } from '../format';
@@ -8,7 +9,7 @@ import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import type { BatchJson } from './types';
 
-export function BatchActions({ batch }: { batch: BatchJson }) {
+function BatchActionsControl({ batch }: { batch: BatchJson }) {
   const [confirm, setConfirm] = useState(false);
   const release = useAction(releaseBatch, { success: () => `Batch ${batch.id} released: it completes once its tasks are done` });
   const cancel = useAction(cancelBatch, {
@@ -65,4 +66,9 @@ export function BatchActions({ batch }: { batch: BatchJson }) {
       </ConfirmDialog>
     </>
   );
+}
+
+/** the operator's control; a viewer sees nothing */
+export function BatchActions(props: { batch: BatchJson }) {
+  return useCanOperate() ? <BatchActionsControl {...props} /> : null;
 }

@@ -1,5 +1,6 @@
 'use client';
 // Enqueue a handler task (payload JSON checked as you type), a sql task, or (SQL Server) a procedure task.
+import { useCanOperate } from '../role';
 import Link from 'next/link';
 import { useMemo, useState } from 'react';
 import { enqueueTask } from '@/app/actions';
@@ -39,7 +40,7 @@ function FieldError({ id, children }: { id: string; children?: string | null }) 
   );
 }
 
-export function EnqueueForm() {
+function EnqueueFormControl() {
   const [kind, setKind] = useState<Kind>('handler');
   const [command, setCommand] = useState('');
   const [payload, setPayload] = useState('');
@@ -391,4 +392,15 @@ export function EnqueueForm() {
 /** a command as the success notice shows it: at most 40 characters */
 function shortened(command: string): string {
   return command.length > 40 ? `${command.slice(0, 40)}…` : command;
+}
+
+/** the operator's control; a viewer sees the value */
+export function EnqueueForm(props: {}) {
+  return useCanOperate() ? (
+    <EnqueueFormControl {...props} />
+  ) : (
+    <p className="rounded-md bg-slate-50 p-4 text-sm text-slate-600" data-testid="viewer-notice">
+      You are signed in as a viewer: enqueueing needs the operator.
+    </p>
+  );
 }

@@ -1,7 +1,7 @@
 'use client';
-import { useMemo, useState } from 'react';
+import { useCanOperate } from '../role';
 import { loadDemoWorkload } from '@/app/actions';
-import type { MetricsJson, StatsJson } from '../api';
+import type { StatsJson } from '../api';
 import { formatNumber } from '../format';
 import { useLive } from '../live';
 import { useAction } from '../useAction';
@@ -10,10 +10,10 @@ import { Card, CardHeader, PageHeader } from '../ui/Card';
 import { EmptyState, ErrorState, LoadingState, StaleBanner } from '../ui/States';
 import { cx } from '../ui/cx';
 import { NextFires } from '../schedules/NextFires';
-import { bucketPoints, DepthChart, LatencyChart, ThroughputChart } from './Charts';
+import { ActivityCharts, useRecentActivity } from './Charts';
 import { QueueTable } from './QueueTable';
+import type { QueueHealthJson } from '../why/WhyReason';
 
-const RANGES = [5, 15, 60] as const;
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 function Stat({ label, value, tone, sub, testId }: { label: string; value: number | string; tone: string; sub?: string; testId: string }) {
@@ -26,29 +26,37 @@ function Stat({ label, value, tone, sub, testId }: { label: string; value: numbe
       <div className="tabular mt-1 text-2xl font-semibold text-slate-900" data-testid={`${testId}-value`}>
         {typeof value === 'number' ? formatNumber(value) : value}
       </div>
-      {sub && <div className="mt-0.5 truncate text-xs text-slate-500">{sub}</div>}
+      {sub && (
+        <div className="mt-0.5 truncate text-xs text-slate-500" title={sub}>
+          {sub}
+        </div>
+      )}
     </div>
   );
 }
 
 export function Overview() {
-  const [minutes, setMinutes] = useState<(typeof RANGES)[number]>(15);
+  const operator = useCanOperate();
   const stats = useLive<StatsJson>(['stats'], '/api/stats');
-  const metrics = useLive<MetricsJson>(['metrics', minutes], `/api/metrics?minutes=${minutes}`, { keepPrevious: true });
+  const health = useLive<{ queues: QueueHealthJson[] }>(['queue-health'], '/api/why');
   const demo = useAction(loadDemoWorkload, { success: (r) => `Enqueued ${r.count} demo tasks across several queues` });
 
-  const series = useMemo(() => bucketPoints(metrics.data?.points ?? [], minutes > 15 ? 4 : 1), [metrics.data, minutes]);
-  const lastMinute = useMemo(() => {
-    const pts = (metrics.data?.points ?? []).slice(-60);
-    return pts.reduce(
-      (a, p) => ({ succeeded: a.succeeded + p.succeeded, failed: a.failed + p.failed, enqueued: a.enqueued + p.enqueued }),
-      { succeeded: 0, failed: 0, enqueued: 0 },
-    );
-  }, [metrics.data]);
+  // the last minute of the history (per-second grain), shared with the Activity charts' 15-minute range
+  const lastMinute = useRecentActivity();
 
   const s = stats.data;
   const liveWorkers = s?.workers.filter((w) => w.state === 'running').length ?? 0;
   const busyWorkers = s?.workers.filter((w) => w.state === 'running' && w.currentTask).length ?? 0;
+  const queueHealth = health.data?.queues;
+  const split = queueHealth?.reduce(
+    (a, h) => ({ ready: a.ready + h.ready, scheduled: a.scheduled + h.scheduled, retrying: a.retrying + h.retrying }),
+    {
+      ready: 0,
+      scheduled: 0,
+      retrying: 0,
+    },
+  );
+  const unserved = queueHealth?.filter((h) => h.noWorker) ?? [];
 
   return (
     <>
@@ -56,12 +64,23 @@ export function Overview() {
         title="Overview"
         description="Tasks by status and queue, and what the workers did over the last minutes."
         actions={
-          <Button variant="primary" busy={demo.busy} onClick={() => void demo.run()} data-testid="load-demo">
+          <Button variant="primary" busy={demo.busy} onClick={() => void demo.run()} data-testid="load-demo" hidden={!operator}>
             Load demo workload
           </Button>
         }
       />
       {s && <StaleBanner error={stats.error} updatedAt={stats.dataUpdatedAt} />}
+      {unserved.length > 0 && (
+        <div
+          role="alert"
+          data-testid="no-worker-warning"
+          className="mb-3 rounded-md border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-800"
+        >
+          No live worker serves {unserved.length === 1 ? 'queue' : 'queues'} {unserved.map((h) => h.queue).join(', ')}, which{' '}
+          {unserved.length === 1 ? 'has' : 'have'} ready tasks: start a worker (<code>readpast worker</code>) or raise the pool size on the
+          Workers page.
+        </div>
+      )}
 
       <div className="mb-5 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6">
         <Stat
@@ -69,7 +88,18 @@ export function Overview() {
           label="Pending"
           value={s ? s.totals.pending : '–'}
           tone="bg-sky-500"
-          sub={`+${formatNumber(lastMinute.enqueued)} last min`}
+          sub={
+            split && split.ready + split.scheduled + split.retrying > 0
+              ? [
+                  [split.ready, 'ready'],
+                  [split.scheduled, 'sched'],
+                  [split.retrying, 'retry'],
+                ]
+                  .filter(([n]) => Number(n) > 0)
+                  .map(([n, l]) => `${formatNumber(Number(n))} ${l}`)
+                  .join(' · ')
+              : `+${formatNumber(lastMinute.enqueued)} last min`
+          }
         />
         <Stat
           testId="stat-running"
@@ -90,7 +120,7 @@ export function Overview() {
           label="Dead"
           value={s ? s.totals.dead : '–'}
           tone="bg-rose-500"
-          sub={`${formatNumber(lastMinute.failed)} failed last min`}
+          sub={`+${formatNumber(lastMinute.dead)} last min`}
         />
         <Stat testId="stat-cancelled" label="Cancelled" value={s ? s.totals.cancelled : '–'} tone="bg-slate-400" />
         <Stat
@@ -121,46 +151,13 @@ export function Overview() {
             Enqueue a task, or press <strong>Load demo workload</strong> to see the engine at work.
           </EmptyState>
         ) : s ? (
-          <QueueTable stats={s} />
+          <QueueTable stats={s} health={queueHealth} />
         ) : null}
       </Card>
 
       <NextFires />
 
-      <div className="mb-3 flex items-center justify-between gap-2">
-        <h2 className="text-sm font-semibold text-slate-900">Activity</h2>
-        <div role="group" aria-label="Time range" className="inline-flex rounded-md bg-white p-0.5 shadow-xs ring-1 ring-slate-200">
-          {RANGES.map((m) => (
-            <button
-              key={m}
-              type="button"
-              aria-pressed={m === minutes}
-              onClick={() => setMinutes(m)}
-              className={cx(
-                'rounded px-2.5 py-1 text-xs font-medium',
-                m === minutes ? 'bg-slate-900 text-white' : 'text-slate-600 hover:bg-slate-100',
-              )}
-            >
-              {m} min
-            </button>
-          ))}
-        </div>
-      </div>
-      {metrics.isPending ? (
-        <Card>
-          <LoadingState rows={5} />
-        </Card>
-      ) : metrics.isError && !metrics.data ? (
-        <Card>
-          <ErrorState error={metrics.error} onRetry={() => void metrics.refetch()} title="Could not load metrics" />
-        </Card>
-      ) : (
-        <div className="grid gap-4 lg:grid-cols-3">
-          <ThroughputChart data={series} />
-          <LatencyChart data={series} />
-          <DepthChart data={series} />
-        </div>
-      )}
+      <ActivityCharts />
     </>
   );
 }

@@ -1,8 +1,11 @@
 'use client';
 import Link from 'next/link';
 import type { QueueCountsJson, StatsJson } from '../api';
-import { formatNumber } from '../format';
+import { formatAge, formatNumber } from '../format';
+import { useNow } from '../live';
+import { Badge } from '../ui/Badge';
 import { DataTable, type Column } from '../ui/DataTable';
+import { WhyLine, type QueueHealthJson } from '../why/WhyReason';
 
 const STATUSES = ['pending', 'running', 'succeeded', 'dead', 'cancelled'] as const;
 const SHORT: Record<(typeof STATUSES)[number], string> = {
@@ -21,16 +24,55 @@ const COLORS: Record<(typeof STATUSES)[number], string> = {
   cancelled: 'text-slate-600',
 };
 
-type Row = QueueCountsJson & { total: number; isTotal?: boolean };
+type Row = QueueCountsJson & { total: number; isTotal?: boolean; health?: QueueHealthJson };
 
 function count(n: number, status: (typeof STATUSES)[number]) {
   return <span className={n ? `tabular font-medium ${COLORS[status]}` : 'tabular text-slate-300'}>{formatNumber(n)}</span>;
 }
 
-export function QueueTable({ stats }: { stats: StatsJson }) {
-  const rows: Row[] = stats.queues.map((q) => ({ ...q, total: STATUSES.reduce((s, k) => s + q[k], 0) }));
+/** `2 ready · 1 scheduled · 0 retrying` under a queue's pending count */
+function Split({ h }: { h: QueueHealthJson }) {
+  const parts = [
+    [h.ready, 'ready'],
+    [h.scheduled, 'sched'],
+    [h.retrying, 'retry'],
+  ] as const;
+  return (
+    <div className="whitespace-nowrap text-[11px] font-normal text-slate-400" data-testid="pending-split">
+      {parts
+        .filter(([n]) => n > 0)
+        .map(([n, label]) => `${formatNumber(n)} ${label}`)
+        .join(' · ')}
+    </div>
+  );
+}
+
+/** age of the oldest ready task, ticking from the time the read gave */
+function OldestReady({ h }: { h: QueueHealthJson | undefined }) {
+  const now = useNow();
+  if (!h?.oldestReadyAt) return <span className="text-slate-300">—</span>;
+  const age = Math.max(0, now - Date.parse(h.oldestReadyAt));
+  const tone = age > 300_000 ? 'text-rose-700' : age > 60_000 ? 'text-amber-700' : 'text-slate-700';
+  return (
+    <span className={`tabular ${tone}`} data-testid="oldest-ready" title={`oldest ready task enqueued ${h.oldestReadyAt}`}>
+      {formatAge(age)}
+    </span>
+  );
+}
+
+export function QueueTable({ stats, health }: { stats: StatsJson; health?: QueueHealthJson[] }) {
+  const byQueue = new Map((health ?? []).map((h) => [h.queue, h]));
+  const rows: Row[] = stats.queues.map((q) => ({
+    ...q,
+    total: STATUSES.reduce((s, k) => s + q[k], 0),
+    health: byQueue.get(q.queue),
+  }));
   const t = stats.totals;
   const totalRow: Row = { queue: 'All queues', ...t, total: STATUSES.reduce((s, k) => s + t[k], 0), isTotal: true };
+  if (health?.length) {
+    const sum = (k: 'ready' | 'scheduled' | 'retrying') => health.reduce((n, h) => n + h[k], 0);
+    totalRow.health = { ...health[0]!, ready: sum('ready'), scheduled: sum('scheduled'), retrying: sum('retrying'), why: null };
+  }
 
   const columns: Column<Row>[] = [
     {
@@ -43,12 +85,41 @@ export function QueueTable({ stats }: { stats: StatsJson }) {
             All<span className="hidden sm:inline"> queues</span>
           </span>
         ) : (
-          <Link
-            href={`/log?queue=${encodeURIComponent(r.queue)}`}
-            className="font-mono text-sm font-medium text-slate-900 hover:text-brand-600 hover:underline"
-          >
-            {r.queue}
-          </Link>
+          <div className="min-w-0">
+            <span className="inline-flex items-center gap-1.5 whitespace-nowrap">
+              <Link
+                href={`/log?queue=${encodeURIComponent(r.queue)}`}
+                title={r.queue}
+                className="max-w-56 truncate font-mono text-sm font-medium text-slate-900 hover:text-brand-600 hover:underline"
+              >
+                {r.queue}
+              </Link>
+              <Link
+                href={`/history/queues/${encodeURIComponent(r.queue)}`}
+                className="text-xs text-slate-400 hover:text-brand-600 hover:underline"
+                title={`History of ${r.queue} (30 days)`}
+                data-testid="queue-history-link"
+              >
+                history
+              </Link>
+              {r.health?.paused && (
+                <Badge tone="gray" testId="queue-paused">
+                  paused
+                </Badge>
+              )}
+              {r.health?.noWorker && (
+                <Badge tone="red" testId="queue-no-worker">
+                  no worker
+                </Badge>
+              )}
+            </span>
+            {/* why its work waits (the same reason as GET /api/queues/{name}/why) */}
+            {r.health?.why && (
+              <div className="mt-0.5 max-w-[18rem]">
+                <WhyLine why={r.health.why} testId="queue-why" />
+              </div>
+            )}
+          </div>
         ),
     },
     ...STATUSES.map<Column<Row>>((s) => ({
@@ -63,7 +134,12 @@ export function QueueTable({ stats }: { stats: StatsJson }) {
       ),
       align: 'right',
       cell: (r) =>
-        s === 'dead' && r[s] > 0 && !r.isTotal ? (
+        s === 'pending' && r.health && r[s] > 0 ? (
+          <>
+            {count(r[s], s)}
+            <Split h={r.health} />
+          </>
+        ) : s === 'dead' && r[s] > 0 && !r.isTotal ? (
           <Link href={`/failed?queue=${encodeURIComponent(r.queue)}`} className="hover:underline">
             {count(r[s], s)}
           </Link>
@@ -76,6 +152,12 @@ export function QueueTable({ stats }: { stats: StatsJson }) {
       header: 'total',
       align: 'right',
       cell: (r) => <span className="tabular font-semibold text-slate-900">{formatNumber(r.total)}</span>,
+    },
+    {
+      key: 'oldest',
+      header: <span title="age of the oldest ready task">oldest</span>,
+      align: 'right',
+      cell: (r) => (r.isTotal ? null : <OldestReady h={r.health} />),
     },
   ];
 

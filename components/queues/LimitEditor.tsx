@@ -1,5 +1,6 @@
 'use client';
 // A queue's concurrency limit, edited in place: a number, or unlimited; saved with setQueueLimit.
+import { useCanOperate } from '../role';
 import { useEffect, useId, useState } from 'react';
 import { setQueueLimit } from '@/app/actions';
 import { MAX_CONCURRENCY_LIMIT, MIN_CONCURRENCY_LIMIT } from '@/lib/engine/limits';
@@ -20,7 +21,7 @@ export function parseLimit(value: string, unlimited: boolean): { ok: true; limit
   return { ok: true, limit: n };
 }
 
-export function LimitEditor({ queue, limit }: { queue: string; limit: number | null }) {
+function LimitEditorControl({ queue, limit }: { queue: string; limit: number | null }) {
   const id = useId();
   const [value, setValue] = useState(limit === null ? '' : String(limit));
   const [unlimited, setUnlimited] = useState(limit === null);
@@ -136,5 +137,14 @@ export function LimitEditor({ queue, limit }: { queue: string; limit: number | n
         </p>
       )}
     </form>
+  );
+}
+
+/** the operator's control; a viewer sees the value */
+export function LimitEditor(props: { queue: string; limit: number | null }) {
+  return useCanOperate() ? (
+    <LimitEditorControl {...props} />
+  ) : (
+    <span className="font-mono text-xs text-slate-700">{props.limit === null ? 'unlimited' : props.limit}</span>
   );
 }

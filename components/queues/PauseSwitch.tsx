@@ -1,10 +1,11 @@
 'use client';
 // Pause (no new claims for the queue; running tasks finish) or resume it, with setQueuePaused.
+import { useCanOperate } from '../role';
 import { setQueuePaused } from '@/app/actions';
 import { useAction } from '../useAction';
 import { cx } from '../ui/cx';
 
-export function PauseSwitch({ queue, paused }: { queue: string; paused: boolean }) {
+function PauseSwitchControl({ queue, paused }: { queue: string; paused: boolean }) {
   const toggle = useAction(setQueuePaused, {
     success: (r) => (r.queue.paused ? `${queue} paused: running tasks finish, nothing new starts` : `${queue} resumed`),
   });
@@ -35,5 +36,16 @@ export function PauseSwitch({ queue, paused }: { queue: string; paused: boolean 
       </span>
       <span className={cx('w-12 text-left', paused ? 'text-amber-700' : 'text-slate-500')}>{paused ? 'paused' : 'active'}</span>
     </button>
+  );
+}
+
+/** the operator's control; a viewer sees the value */
+export function PauseSwitch(props: { queue: string; paused: boolean }) {
+  return useCanOperate() ? (
+    <PauseSwitchControl {...props} />
+  ) : (
+    <span data-testid="pause-state" className={props.paused ? 'text-xs font-medium text-amber-700' : 'text-xs text-slate-500'}>
+      {props.paused ? 'paused' : 'active'}
+    </span>
   );
 }

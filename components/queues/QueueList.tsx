@@ -8,7 +8,10 @@ import { cx } from '../ui/cx';
 import { Gauge } from './Gauge';
 import { LimitEditor } from './LimitEditor';
 import { PauseSwitch } from './PauseSwitch';
+import { Sparkline } from '../history/Sparkline';
 import type { QueueJson } from './types';
+import { QueueWhy } from './QueueWhy';
+import type { QueueHealthJson } from '../why/WhyReason';
 
 function Count({ n, tone, testId }: { n: number; tone: string; testId: string }) {
   return (
@@ -43,15 +46,50 @@ function QueueName({ q, selected, onSelect }: { q: QueueJson; selected: boolean;
       >
         log
       </Link>
+      <Link
+        href={`/history/queues/${encodeURIComponent(q.name)}`}
+        className="shrink-0 text-xs text-slate-400 hover:text-brand-600 hover:underline"
+        title={`History of ${q.name} (30 days)`}
+        data-testid="queue-history-link"
+      >
+        history
+      </Link>
     </div>
   );
 }
 
-export function QueueList({ queues, selected, onSelect }: { queues: QueueJson[]; selected: string; onSelect: (name: string) => void }) {
+export function QueueList({
+  queues,
+  selected,
+  onSelect,
+  health,
+}: {
+  queues: QueueJson[];
+  selected: string;
+  onSelect: (name: string) => void;
+  /** per queue: pending split, oldest ready age, why its work waits (GET /api/why) */
+  health?: QueueHealthJson[];
+}) {
+  const healthOf = new Map((health ?? []).map((h) => [h.queue, h]));
   const columns: Column<QueueJson>[] = [
-    { key: 'queue', header: 'Queue', cell: (q) => <QueueName q={q} selected={q.name === selected} onSelect={onSelect} /> },
+    {
+      key: 'queue',
+      header: 'Queue',
+      cell: (q) => (
+        <>
+          <QueueName q={q} selected={q.name === selected} onSelect={onSelect} />
+          {/* why its ready work waits, the pending split and the oldest ready age (GET /api/why) */}
+          <QueueWhy health={healthOf.get(q.name)} />
+        </>
+      ),
+    },
     { key: 'gauge', header: 'Running / limit', cell: (q) => <Gauge running={q.running} limit={q.concurrencyLimit} paused={q.paused} /> },
     { key: 'pending', header: 'Pending', align: 'right', cell: (q) => <Count n={q.pending} tone="text-sky-700" testId="queue-pending" /> },
+    {
+      key: 'spark',
+      header: <span title="succeeded per minute over the last hour">Last hour</span>,
+      cell: (q) => <Sparkline queue={q.name} />,
+    },
     {
       key: 'granted',
       header: <span title="concurrency tokens granted right now">Granted</span>,
@@ -105,6 +143,7 @@ export function QueueList({ queues, selected, onSelect }: { queues: QueueJson[];
             <span className="text-xs text-slate-500">Limit</span>
             <LimitEditor queue={q.name} limit={q.concurrencyLimit} />
           </div>
+          <QueueWhy health={healthOf.get(q.name)} />
         </div>
       )}
     />

@@ -11,6 +11,7 @@ import { ChangeHistory } from './ChangeHistory';
 import { QueueList } from './QueueList';
 import { TokenGrants, type TokenMode } from './TokenGrants';
 import type { QueuesJson } from './types';
+import type { QueueHealthJson } from '../why/WhyReason';
 
 const FILTER_FROM = 8;
 
@@ -27,6 +28,7 @@ export function Queues() {
   );
 
   const q = useLive<QueuesJson>(['queues'], '/api/queues');
+  const health = useLive<{ queues: QueueHealthJson[] }>(['queue-health'], '/api/why');
   const queues = useMemo(() => q.data?.queues ?? [], [q.data]);
   const shown = useMemo(() => {
     const f = filter.trim().toLowerCase();
@@ -78,7 +80,7 @@ export function Queues() {
         ) : shown.length === 0 ? (
           <EmptyState title="No queue matches this filter" />
         ) : (
-          <QueueList queues={shown} selected={selected} onSelect={(name) => setParams({ queue: name })} />
+          <QueueList queues={shown} selected={selected} onSelect={(name) => setParams({ queue: name })} health={health.data?.queues} />
         )}
       </Card>
 

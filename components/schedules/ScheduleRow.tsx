@@ -1,6 +1,7 @@
 'use client';
 // One schedule: enabled switch, name and source, the expression in words, zone, next run (local time
 // and a countdown), last run with its outcome, the last 20 outcomes, and its actions.
+import { useCanOperate } from '../role';
 import { useState } from 'react';
 import { deleteSchedule, runScheduleNow } from '@/app/actions';
 import { useNow } from '../live';
@@ -61,6 +62,7 @@ export function ScheduleRow({
   onEdit: () => void;
   onHistory: () => void;
 }) {
+  const operator = useCanOperate();
   const [confirming, setConfirming] = useState(false);
   const code = s.source === 'code' && s.declared;
   const run = useAction(runScheduleNow, { success: () => `${s.name}: fired once now` });
@@ -102,12 +104,15 @@ export function ScheduleRow({
           </div>
         </div>
         <div className="flex flex-wrap items-center gap-1.5">
-          <Button size="sm" onClick={() => void run.run(s.name)} busy={run.busy} data-testid="schedule-run">
-            Run now
-          </Button>
+          {operator && (
+            <Button size="sm" onClick={() => void run.run(s.name)} busy={run.busy} data-testid="schedule-run">
+              Run now
+            </Button>
+          )}
           <Button
             size="sm"
             variant="ghost"
+            hidden={!operator}
             onClick={onEdit}
             disabled={code}
             title={code ? CODE_TITLE : undefined}
@@ -122,6 +127,7 @@ export function ScheduleRow({
             size="sm"
             variant="ghost"
             onClick={() => setConfirming(true)}
+            hidden={!operator}
             disabled={code}
             title={code ? CODE_TITLE : undefined}
             data-testid="schedule-delete"

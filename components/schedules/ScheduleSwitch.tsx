@@ -1,10 +1,11 @@
 'use client';
 // Enabled switch of a schedule: pause (no fires until resumed) or resume (fires from the next tick).
+import { useCanOperate } from '../role';
 import { setScheduleEnabled } from '@/app/actions';
 import { useAction } from '../useAction';
 import { cx } from '../ui/cx';
 
-export function ScheduleSwitch({ name, enabled }: { name: string; enabled: boolean }) {
+function ScheduleSwitchControl({ name, enabled }: { name: string; enabled: boolean }) {
   const toggle = useAction(setScheduleEnabled, {
     success: (r) => (r.schedule.enabled ? `${name} resumed: it fires from the next tick` : `${name} paused: no fires until resumed`),
   });
@@ -39,5 +40,14 @@ export function ScheduleSwitch({ name, enabled }: { name: string; enabled: boole
         {enabled ? 'enabled' : 'paused'}
       </span>
     </button>
+  );
+}
+
+/** the operator's control; a viewer sees the value */
+export function ScheduleSwitch(props: { name: string; enabled: boolean }) {
+  return useCanOperate() ? (
+    <ScheduleSwitchControl {...props} />
+  ) : (
+    <span className="text-xs text-slate-500">{props.enabled ? 'on' : 'paused'}</span>
   );
 }

@@ -1,6 +1,7 @@
 'use client';
 // Schedules: every recurring task with its expression in words, zone, next and last run, the last
 // 20 outcomes, enabled switch, run now, edit, delete and history (?schedule=NAME).
+import { useCanOperate } from '../role';
 import { useSearchParams } from 'next/navigation';
 import { useCallback, useState } from 'react';
 import { useLive } from '../live';
@@ -16,6 +17,7 @@ import type { ScheduleJson, SchedulesJson } from './types';
 type Editing = { mode: 'new' } | { mode: 'edit'; schedule: ScheduleJson } | null;
 
 export function Schedules() {
+  const operator = useCanOperate();
   const sp = useSearchParams();
   const selected = sp.get('schedule') ?? '';
   const replaceQuery = useReplaceQuery();
@@ -39,6 +41,7 @@ export function Schedules() {
           <Button
             variant="primary"
             onClick={() => setEditing({ mode: 'new' })}
+            hidden={!operator}
             disabled={editing?.mode === 'new'}
             data-testid="schedule-new"
           >

@@ -1,17 +1,20 @@
 'use client';
+import { useCanOperate } from '../role';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { cancelTask, deleteTask, retryTask } from '@/app/actions';
 import type { StatusJson } from '../api';
 import { useAction } from '../useAction';
 import { Button } from '../ui/Button';
+import { ConfirmButton } from '../ui/ConfirmButton';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
+import { EditTaskButton } from './EditTask';
 
 const RETRYABLE = ['dead', 'cancelled'];
 const CANCELLABLE = ['pending', 'running'];
 const DELETABLE = ['succeeded', 'dead', 'cancelled'];
 
-export function TaskActions({ task }: { task: StatusJson }) {
+function TaskActionsControl({ task }: { task: StatusJson }) {
   const router = useRouter();
   const [confirm, setConfirm] = useState(false);
   const retry = useAction(retryTask, { success: () => 'Task queued for another attempt' });
@@ -34,10 +37,19 @@ export function TaskActions({ task }: { task: StatusJson }) {
       >
         Retry
       </Button>
-      <Button
+      <EditTaskButton task={task} />
+      <ConfirmButton
         disabled={!canCancel}
         busy={cancel.busy}
-        onClick={() => void cancel.run(task.token)}
+        confirm={{
+          title: 'Cancel this task?',
+          label: 'Cancel 1 task',
+          body:
+            task.status === 'running'
+              ? 'Its handler is asked to stop (its AbortSignal fires) and the attempt is recorded as cancelled. Retry runs it again.'
+              : 'It will not run. Retry runs it again.',
+        }}
+        onConfirm={() => cancel.run(task.token)}
         data-testid="task-cancel"
         title={
           canCancel
@@ -48,7 +60,7 @@ export function TaskActions({ task }: { task: StatusJson }) {
         }
       >
         {task.cancelRequested && task.status === 'running' ? 'Cancelling…' : 'Cancel'}
-      </Button>
+      </ConfirmButton>
       <Button
         variant="ghost"
         disabled={!canDelete}
@@ -75,4 +87,9 @@ export function TaskActions({ task }: { task: StatusJson }) {
       </ConfirmDialog>
     </>
   );
+}
+
+/** the operator's control; a viewer sees nothing */
+export function TaskActions(props: { task: StatusJson }) {
+  return useCanOperate() ? <TaskActionsControl {...props} /> : null;
 }

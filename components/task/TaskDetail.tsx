@@ -14,7 +14,9 @@ import { Elapsed, RelativeTime } from '../ui/Time';
 import { cx } from '../ui/cx';
 import { AttemptsTimeline } from './AttemptsTimeline';
 import { lastErrorContext } from './lastError';
+import { LogTail } from './LogTail';
 import { TaskActions } from './TaskActions';
+import { WhyPanel } from './WhyPanel';
 
 function When({ iso }: { iso: string | null }) {
   if (!iso) return <span className="text-slate-400">—</span>;
@@ -100,6 +102,7 @@ export function TaskDetail({ token }: { token: string }) {
         actions={<TaskActions task={t} />}
       />
       <StaleBanner error={q.error} updatedAt={q.dataUpdatedAt} />
+      {t.status === 'pending' && <WhyPanel token={t.token} queue={t.queue} />}
 
       <div className="grid gap-5 lg:grid-cols-3">
         <div className="space-y-5 lg:col-span-2">
@@ -171,13 +174,15 @@ export function TaskDetail({ token }: { token: string }) {
             )}
           </Card>
 
+          <LogTail task={t} />
+
           <Card testId="attempts-card">
             <CardHeader title="Attempts" subtitle={`${t.history.length} logged in ExecutionLog`} />
             {t.history.length === 0 ? (
               <EmptyState title="Not started yet" icon="⏳">
                 {t.status === 'pending' ? (
                   <>
-                    Waiting for a free worker; due <RelativeTime iso={t.runAfter} />.
+                    Not claimed yet (the reason is above); due <RelativeTime iso={t.runAfter} />.
                   </>
                 ) : (
                   'This task never ran.'

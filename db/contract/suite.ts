@@ -26,6 +26,7 @@ import { scheduleTests } from './schedules';
 import { stageTests } from './stages';
 import { transactionTests } from './transactions';
 import { workerTests } from './workers';
+import { poolSettingsTests } from './pool-settings';
 
 export type { StoreFactory, StoreUnderTest } from './harness';
 
@@ -55,5 +56,6 @@ export function storeContract(name: string, factory: StoreFactory): void {
     bulkTests(factory);
     historyTests(factory);
     whyTests(factory);
+    poolSettingsTests(factory);
   });
 }

@@ -14,6 +14,7 @@ import {
   RESCUE_EXPIRED,
   SAMPLE_DEPTH,
 } from './sql/maintenance';
+import { pruneHistory, rollHistoryIfDue } from './history';
 
 const first = <T>(r: IResult<unknown>): T | undefined => (r.recordsets as unknown as T[][])[0]?.[0];
 
@@ -47,9 +48,11 @@ export async function prune(shared: Shared, olderThan: Date): Promise<PruneResul
     if ((row?.tasks ?? 0) < PRUNE_BATCH) break;
   }
   await shared.write(PRUNE_REST, [['cutoff', sql.DateTime2(3), olderThan]]);
+  await pruneHistory(shared);
   return total;
 }
 
 export async function sampleDepth(shared: Shared): Promise<void> {
   await shared.write(SAMPLE_DEPTH);
+  await rollHistoryIfDue(shared);
 }

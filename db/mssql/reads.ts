@@ -8,6 +8,7 @@ import type {
   FailureGroup,
   MetricPoint,
   Page,
+  PendingBreakdown,
   QueueCounts,
   RunningView,
   TaskDetail,
@@ -15,6 +16,8 @@ import type {
   TaskView,
   WorkerView,
 } from '../../lib/engine/types';
+import { JSON_PATH, TASK_SCAN_LIMIT } from '../../lib/engine/types';
+import { ValidationError } from '../../lib/engine/errors';
 import { query, sql, type Param, type Shared } from './connection';
 import {
   attemptView,
@@ -75,27 +78,102 @@ function page<T extends { id: number }>(items: T[], limit: number): Page<T> {
   return { items: kept, nextCursor: more ? kept[kept.length - 1]!.id : null };
 }
 
+/** SQL Server 2016 takes only a literal JSON path (error 13610); a bound one needs 2017 or later. */
+function payloadRefused(err: unknown): never {
+  if ((err as { number?: unknown } | null)?.number === 13610) {
+    throw new ValidationError('payload', 'filtering by a payload path needs SQL Server 2017 or later');
+  }
+  throw err;
+}
+
+/**
+ * A keyset page of tasks, newest first. With a filter no index answers alone (anything but status other than
+ * succeeded, batch and stage), the page examines at most TASK_SCAN_LIMIT rows of the driving index below the
+ * cursor (IX_Tasks_open / IX_Tasks_ended / IX_Tasks_batch, or the clustered key); one that ran out of them
+ * before it filled says `partial`, with a cursor that goes on below what it examined.
+ */
 export async function listTasks(shared: Shared, f: TaskFilter): Promise<Page<TaskView>> {
   const limit = pageSize(f.limit);
+  const scan = Math.max(1, Math.floor(f.scanLimit ?? TASK_SCAN_LIMIT));
+  if (f.payload && !JSON_PATH.test(f.payload.path)) throw new ValidationError('payload', 'not a JSON path ($.a.b[0])');
   const params: Param[] = [['limit', sql.Int, limit + 1]];
   if (f.queue) params.push(['queue', sql.NVarChar(64), f.queue]);
+  if (f.command) params.push(['command', sql.NVarChar(sql.MAX), f.command]);
   if (f.batchId !== undefined) params.push(['batch_id', sql.BigInt, f.batchId]);
   if (f.stage !== undefined) params.push(['stage', sql.Int, f.stage]);
-  if (f.q) {
+  if (f.priorityMin !== undefined) params.push(['priority_min', sql.Int, f.priorityMin]);
+  if (f.priorityMax !== undefined) params.push(['priority_max', sql.Int, f.priorityMax]);
+  if (f.from) params.push(['from', sql.DateTime2(3), f.from]);
+  if (f.to) params.push(['to', sql.DateTime2(3), f.to]);
+  // a token is looked up (one task), never searched for in the newest rows only
+  const token = f.q !== undefined && UUID.test(f.q.trim());
+  if (token) params.push(['q_token', sql.UniqueIdentifier, f.q!.trim()]);
+  else if (f.q) {
     params.push(['q', sql.NVarChar(4000), likePattern(f.q)]);
-    params.push(['q_token', sql.UniqueIdentifier, UUID.test(f.q.trim()) ? f.q.trim() : null]);
+    params.push(['q_token', sql.UniqueIdentifier, null]);
+  }
+  if (f.payload) {
+    params.push(['payload_path', sql.NVarChar(400), f.payload.path]);
+    params.push(['payload_value', sql.NVarChar(4000), f.payload.op === 'eq' ? f.payload.value : likePattern(f.payload.value)]);
   }
   if (f.cursor !== undefined) params.push(['cursor', sql.BigInt, f.cursor]);
-  const text = S.listTasksSql({
+  const shape: S.TaskListShape = {
     status: f.status ?? null,
+    sub: f.status === 'pending' ? (f.sub ?? null) : null,
     queue: Boolean(f.queue),
+    command: Boolean(f.command),
     batch: f.batchId !== undefined,
     stage: f.stage !== undefined,
-    q: Boolean(f.q),
+    priorityMin: f.priorityMin !== undefined,
+    priorityMax: f.priorityMax !== undefined,
+    from: Boolean(f.from),
+    to: Boolean(f.to),
+    q: Boolean(f.q) && !token,
+    token,
+    payload: f.payload?.op ?? null,
     cursor: f.cursor !== undefined,
-  });
-  const rows = (await shared.query<TaskRow>(text, params)).recordset;
-  return page(rows.map(taskView), limit);
+    floor: false,
+  };
+  // the driving index; succeeded tasks (most of the table) are read on the clustered key
+  const drive: S.TaskWindowShape = {
+    status: shape.status === 'succeeded' ? null : shape.status,
+    batch: shape.batch,
+    stage: shape.batch && shape.stage,
+    cursor: shape.cursor,
+    offset: true,
+  };
+  const capped =
+    !shape.token &&
+    (shape.status === 'succeeded' ||
+      Boolean(shape.sub || shape.queue || shape.command || shape.priorityMin || shape.priorityMax || shape.from || shape.to) ||
+      Boolean(shape.q || shape.payload) ||
+      (shape.stage && !shape.batch));
+  const driveParams = (offset: number | null, below: number | undefined): Param[] => {
+    const p: Param[] = [];
+    if (drive.batch) p.push(['batch_id', sql.BigInt, f.batchId!]);
+    if (drive.stage) p.push(['stage', sql.Int, f.stage!]);
+    if (below !== undefined) p.push(['cursor', sql.BigInt, below]);
+    if (offset !== null) p.push(['offset', sql.Int, offset]);
+    return p;
+  };
+  let floor: number | null = null;
+  if (capped) {
+    if (drive.status || drive.batch) {
+      const w = await shared.query<{ id: string | number }>(S.taskWindowSql(drive), driveParams(scan - 1, f.cursor));
+      floor = w.recordset[0] ? Number(w.recordset[0].id) : null;
+    } else {
+      const top = f.cursor ?? Number((await shared.query<{ id: string | number | null }>(S.MAX_TASK_ID)).recordset[0]?.id ?? 0) + 1;
+      floor = top - scan > 1 ? top - scan : null;
+    }
+  }
+  if (floor !== null) params.push(['floor', sql.BigInt, floor]);
+  const rows = (await shared.query<TaskRow>(S.listTasksSql({ ...shape, floor: floor !== null }), params).catch(payloadRefused)).recordset;
+  const items = rows.slice(0, limit).map(taskView);
+  if (rows.length > limit) return { items, nextCursor: items[items.length - 1]!.id };
+  if (floor === null) return { items, nextCursor: null };
+  // the window ran out before the page filled: partial when the driving index goes on below it
+  const more = await shared.query(S.taskWindowSql({ ...drive, cursor: true, offset: false }), driveParams(null, floor));
+  return more.recordset.length ? { items, nextCursor: floor, partial: true, scanned: scan } : { items, nextCursor: null };
 }
 
 export async function listAttempts(shared: Shared, f: AttemptFilter): Promise<Page<AttemptView>> {
@@ -139,7 +217,10 @@ export function failureParams(f: FailureFilter): { shape: FailureShape; params: 
   if (f.queue) params.push(['f_queue', sql.NVarChar(64), f.queue]);
   if (f.message !== undefined) params.push(['f_message', sql.NVarChar(4000), f.message]);
   if (f.q) params.push(['f_q', sql.NVarChar(4000), likePattern(f.q)]);
-  return { shape: { queue: Boolean(f.queue), message: f.message !== undefined, q: Boolean(f.q) }, params };
+  if (f.fingerprint) params.push(['f_fingerprint', sql.Char(16), f.fingerprint]);
+  if (f.command !== undefined) params.push(['f_command', sql.NVarChar(sql.MAX), f.command]);
+  const shape = { queue: Boolean(f.queue), message: f.message !== undefined, q: Boolean(f.q) };
+  return { shape: { ...shape, fingerprint: Boolean(f.fingerprint), command: f.command !== undefined }, params };
 }
 
 export async function failureGroups(shared: Shared, f: FailureFilter): Promise<FailureGroup[]> {
@@ -178,4 +259,24 @@ export const LIVE_TIMEOUT_MS = 5_000;
 export async function listRunningLive(shared: Shared): Promise<RunningView[]> {
   const rows = (await query<LiveRow>(await shared.pool(), S.LIST_RUNNING_LIVE, [], LIVE_TIMEOUT_MS)).recordset;
   return rows.map((r) => ({ ...runningView(r), live: liveState(r) }));
+}
+
+/** Per queue with pending tasks: ready (kept pending count less the future ones), scheduled, retrying, oldest ready, next run-at. */
+export async function pendingBreakdown(shared: Shared): Promise<PendingBreakdown[]> {
+  const rows = (
+    await shared.query<{
+      queue: string;
+      pending: number | string;
+      scheduled: number | string;
+      retrying: number | string;
+      next_run: Date | null;
+      oldest_ready: Date | null;
+    }>(S.PENDING_BREAKDOWN)
+  ).recordset;
+  return rows.map((r) => {
+    const scheduled = Number(r.scheduled);
+    const retrying = Number(r.retrying);
+    const ready = Math.max(0, Number(r.pending) - scheduled - retrying);
+    return { queue: r.queue, ready, scheduled, retrying, oldestReadyAt: ready > 0 ? r.oldest_ready : null, nextRunAt: r.next_run };
+  });
 }

@@ -4,7 +4,8 @@
 // replaced since the claim, the attempt's ExecutionLog row is moved to the new session.
 import { NonRetryableError, ValidationError } from '../../lib/engine/errors';
 import type { RunningAttempt } from '../../lib/engine/ports';
-import type { SqlRunResult } from '../../lib/engine/types';
+import type { OutputStream, SqlRunResult } from '../../lib/engine/types';
+import { captureMessages, recordFailure } from './attempt-logs';
 import { requestWithTimeout, sql, type ConnectionPool, type ISqlType, type Shared } from './connection';
 import { batchError, connectionLost, isConnectionError, requestError, serverMessage, type ServerMessage } from './errors';
 import { jsonValue } from './params';
@@ -15,6 +16,9 @@ import { UPDATE_ATTEMPT_SESSION } from './sql/session';
 import type { Workers } from './workers';
 
 export const MAX_ROWS = 100;
+
+/** Where a running attempt's server messages go (RunningAttempt.output). */
+type OutputSink = (stream: OutputStream, line: string) => void;
 
 /**
  * Run work for an attempt on its worker's session, tagged with the attempt. An attempt with task
@@ -56,7 +60,7 @@ export function runSql(
   text: string,
   signal: AbortSignal,
 ): Promise<SqlRunResult> {
-  return onSession(shared, workers, attempt, (pool) => runScript(pool, text, signal), leavesSessionState(text));
+  return onSession(shared, workers, attempt, (pool) => runScript(pool, text, signal, attempt.output), leavesSessionState(text));
 }
 
 /** A `procedure` task, its parameters checked against the catalog again (the procedure may have changed). */
@@ -77,7 +81,7 @@ export async function runProcedure(
     if (err instanceof ValidationError) throw new NonRetryableError(err.message, { cause: err });
     throw err;
   }
-  return onSession(shared, workers, attempt, (pool) => runRpc(pool, checked.info.quotedName, checked.call, signal));
+  return onSession(shared, workers, attempt, (pool) => runRpc(pool, checked.info.quotedName, checked.call, signal, attempt.output));
 }
 
 /** A row as JSON-friendly values (binary as base64). */
@@ -96,7 +100,7 @@ export function leavesSessionState(script: string): boolean {
 }
 
 /** Run a `sql` task's script (split on GO) on the worker's session, streaming, capturing every message. */
-export async function runScript(pool: ConnectionPool, script: string, signal: AbortSignal): Promise<SqlRunResult> {
+export async function runScript(pool: ConnectionPool, script: string, signal: AbortSignal, output?: OutputSink): Promise<SqlRunResult> {
   let batches: string[];
   try {
     batches = splitBatches(script);
@@ -107,7 +111,7 @@ export async function runScript(pool: ConnectionPool, script: string, signal: Ab
   let rows: Record<string, unknown>[] = [];
   for (const text of batches) {
     signal.throwIfAborted();
-    const r = await runBatch(pool, text, signal);
+    const r = await runBatch(pool, text, signal, output);
     if (signal.aborted) throw signal.reason;
     const lost = r.errors.find(isConnectionError);
     if (lost && !r.errors.some((e) => serverMessage(e).number !== null)) throw connectionLost(lost);
@@ -126,9 +130,11 @@ interface BatchOutcome {
   infos: ServerMessage[];
 }
 
-function runBatch(pool: ConnectionPool, text: string, signal: AbortSignal): Promise<BatchOutcome> {
+function runBatch(pool: ConnectionPool, text: string, signal: AbortSignal, output?: OutputSink): Promise<BatchOutcome> {
   const req = requestWithTimeout(pool, 0);
   req.stream = true;
+  // PRINT / RAISERROR … WITH NOWAIT and each error, into the attempt's output as they arrive
+  const detach = captureMessages(req, output);
   const out: BatchOutcome = { rowsAffected: 0, rows: [], sawRecordset: false, errors: [], infos: [] };
   let countBelongsToRecordset = false;
   req.on('recordset', () => {
@@ -166,7 +172,10 @@ function runBatch(pool: ConnectionPool, text: string, signal: AbortSignal): Prom
         return out;
       },
     )
-    .finally(() => signal.removeEventListener('abort', onAbort));
+    .finally(() => {
+      signal.removeEventListener('abort', onAbort);
+      detach();
+    });
 }
 
 export interface ProcedureOutcome {
@@ -182,9 +191,12 @@ export async function runRpc(
   quotedName: string,
   call: { inputs: { name: string; type: ISqlType; value: unknown }[]; outputs: { name: string; type: ISqlType; value: unknown }[] },
   signal: AbortSignal,
+  output?: OutputSink,
 ): Promise<ProcedureOutcome> {
   signal.throwIfAborted();
   const req = requestWithTimeout(pool, 0);
+  // PRINT / RAISERROR … WITH NOWAIT as they arrive; a procedure's errors come with its end (recordFailure)
+  const detach = captureMessages(req, output);
   for (const i of call.inputs) req.input(i.name, i.type, i.value);
   for (const o of call.outputs) req.output(o.name, o.type, o.value);
   const infos: ServerMessage[] = [];
@@ -212,10 +224,12 @@ export async function runRpc(
       rows: last.slice(0, MAX_ROWS).map(plainRow),
     };
   } catch (err) {
+    if (!signal.aborted) recordFailure(err, output);
     if (signal.aborted) throw signal.reason;
     if (isConnectionError(err) && serverMessage(err).number === null) throw connectionLost(err);
     throw requestError(err, infos);
   } finally {
     signal.removeEventListener('abort', onAbort);
+    detach();
   }
 }

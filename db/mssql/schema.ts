@@ -15,6 +15,7 @@ import { migration as v12 } from './versions/v12-fingerprints';
 import { migration as v13 } from './versions/v13-pool-settings';
 import { index, table } from './ddl';
 import { ASYNC_EXEC_RESULTS_VIEW, ALLOW_SQL_SETTING, CALLER_PROCEDURES, createProcedure, roleBatches } from './sql/callers';
+import { METRICS_DEAD_COLUMN } from './sql/history';
 
 export interface Migration {
   version: number;
@@ -583,6 +584,9 @@ END;`,
       `IF NOT EXISTS (SELECT 1 FROM readpast.Settings AS s WHERE s.name = '${ALLOW_SQL_SETTING}')
   INSERT INTO readpast.Settings (name, value, changed_at, changed_by)
     VALUES ('${ALLOW_SQL_SETTING}', N'off', SYSUTCDATETIME(), N'migration 6');`,
+      // the procedures are created from today's statements, whose tally bumps Metrics.dead (migration 8 adds it
+      // to databases already past this one): an existing table's missing column would fail CREATE PROCEDURE
+      METRICS_DEAD_COLUMN,
       ...CALLER_PROCEDURES.map(createProcedure),
       ASYNC_EXEC_RESULTS_VIEW,
       ...roleBatches(),

@@ -1,6 +1,7 @@
 // Ending attempts on SQL Server: a worker's settlements (FINISH, fenced on task, worker and attempt;
 // the attempt's token released), then the batches whose tasks moved are settled — completed once all
 // their tasks are finished, or aborted — in a transaction of their own (SETTLE_BATCHES).
+import { fingerprint } from '../../lib/engine/fingerprint';
 import type { AttemptResult } from '../../lib/engine/types';
 import { query, sql, type ConnectionPool, type Shared } from './connection';
 import { retrying } from './errors';
@@ -36,6 +37,7 @@ export function finishRow(r: AttemptResult, ord: number) {
         errorNumber: s.error.number,
         errorMessage: cap(s.error.message, 4000),
         errorDetail: cap(s.error.detail, 64_000),
+        fingerprint: fingerprint(s.error.number, s.error.message),
       };
     case 'cancelled':
       return {

@@ -5,12 +5,19 @@
 // which counts logins and round trips (driverCounts). All T-SQL is in sql/.
 import type { CommandPort, MaintenancePort, ReadModel, SqlServerExtras, Store, WorkerPort } from '../../lib/engine/ports';
 import type { AttemptResult, DoctorCheck, TaskKind } from '../../lib/engine/types';
+import * as alerts from './alerts';
+import { evaluateAlerts } from '../../lib/engine/alerts';
+import * as attemptLogs from './attempt-logs';
 import * as audit from './audit';
+import * as poolSettings from './pool-settings';
 import * as batches from './batches';
+import * as bulk from './bulk';
 import { Claims } from './claim';
 import { Shared, type DriverCounts, type Logger, type PoolFactory } from './connection';
 import { diagnoseMssql } from './doctor';
 import * as enqueue from './enqueue';
+import * as failures from './failures';
+import * as history from './history';
 import { Live } from './live';
 import * as maintenance from './maintenance';
 import { migrate } from './migrations';
@@ -21,6 +28,7 @@ import * as reads from './reads';
 import * as run from './run';
 import * as schedules from './schedules';
 import { finish } from './settle';
+import { withPayloadPreview } from './running-preview';
 import { enqueueOn, externalTransaction, transaction } from './transaction';
 import { describeTarget, parseMssqlUrl, toConfig, type MssqlTarget } from './url';
 import { setAllowSql } from './settings';
@@ -72,6 +80,7 @@ export class MssqlStore implements Store {
       heartbeat: (input) => workers.heartbeat(input),
       claim: (slots, opts) => claims.claim(slots, opts),
       finish: settle,
+      appendAttemptOutput: (batch) => attemptLogs.appendAttemptOutput(shared, batch),
       runSql: (attempt, text, signal) => run.runSql(shared, workers, attempt, text, signal),
       runProcedure: (attempt, name, params, signal) => run.runProcedure(shared, workers, procs, attempt, name, params, signal),
       // in-process wake-ups, and the long poll that sees other processes' tasks (wake.ts)
@@ -84,6 +93,7 @@ export class MssqlStore implements Store {
       prune: (olderThan) => maintenance.prune(shared, olderThan),
       sampleDepth: () => maintenance.sampleDepth(shared),
       fireDue: (now) => schedules.fireDue(shared, now),
+      evaluateAlerts: (now) => evaluateAlerts(this, now),
     };
 
     this.commands = {
@@ -110,17 +120,27 @@ export class MssqlStore implements Store {
       deleteSchedule: (name) => schedules.deleteSchedule(shared, name),
       runSchedule: (name, by) => schedules.runSchedule(shared, name, by),
       recordAudit: (entries) => audit.recordAudit(shared, entries),
+      createAlertRule: (input, by) => alerts.createAlertRule(shared, input, by),
+      updateAlertRule: (id, input, by) => alerts.updateAlertRule(shared, id, input, by),
+      deleteAlertRule: (id) => alerts.deleteAlertRule(shared, id),
+      writeAlerts: (w) => alerts.writeAlerts(shared, w),
+      editTask: (token, patch, retry) => bulk.editTask(shared, token, patch, retry),
+      bulk: (action, tokens, opts) => bulk.bulk(shared, action, tokens, opts),
+      setPoolSetting: (s) => poolSettings.setPoolSetting(shared, s),
     };
 
     this.reads = {
       getTask: (token) => reads.getTask(shared, token),
       listTasks: (filter) => reads.listTasks(shared, filter),
       listAttempts: (filter) => reads.listAttempts(shared, filter),
-      listRunning: () => live.running(),
+      listRunning: () => attemptLogs.withProgress(shared, withPayloadPreview(shared, live.running())),
       listWorkers: () => reads.listWorkers(shared),
       knownHandlers: () => reads.knownHandlers(shared),
       failureGroups: (filter) => reads.failureGroups(shared, filter),
       metrics: (since) => reads.metrics(shared, since),
+      history: (q) => history.history(shared, q),
+      queueThroughput: (from, to, bucketMs) => history.queueThroughput(shared, from, to, bucketMs),
+      historyTotals: () => history.historyTotals(shared),
       countsByQueue: () => reads.countsByQueue(shared),
       listQueues: () => queues.listQueues(shared),
       queueChanges: (queue, limit) => queues.queueChanges(shared, queue, limit),
@@ -130,7 +150,15 @@ export class MssqlStore implements Store {
       listSchedules: (recent) => schedules.listSchedules(shared, recent),
       getSchedule: (name, recent) => schedules.getSchedule(shared, name, recent),
       listAudit: (filter) => audit.listAudit(shared, filter),
-      pendingBreakdown: async () => [], // TODO(tasks browser): db/mssql/reads.ts
+      attemptOutput: (token, attempt, afterSeq) => attemptLogs.attemptOutput(shared, token, attempt, afterSeq),
+      listAlertRules: () => alerts.listAlertRules(shared),
+      getAlertRule: (id) => alerts.getAlertRule(shared, id),
+      listAlertFirings: (filter) => alerts.listAlertFirings(shared, filter),
+      deadTasksSince: (q) => alerts.deadTasksSince(shared, q),
+      recentAttempts: (command, limit) => alerts.recentAttempts(shared, command, limit),
+      failureGroupPage: (filter) => failures.failureGroupPage(shared, filter),
+      getPoolSetting: (host, role) => poolSettings.getPoolSetting(shared, host, role),
+      pendingBreakdown: () => reads.pendingBreakdown(shared),
     };
 
     this.sqlServer = {

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { alterToBinary, MIGRATIONS, NAME_TABLES } from './schema';
 import { BATCH_LIST_SHAPES } from './sql/batches';
 import { FAILURE_SHAPES } from './sql/operators';
-import { allListShapes } from './sql/reads';
+import { allListShapes, taskWindowShapes } from './sql/reads';
 
 interface NamedStatement {
   name: string;
@@ -33,11 +33,14 @@ const FRAGMENTS = new Set([
   'reads.STATUS_COLUMNS',
   'queues.QUEUE_VIEW_COLUMNS',
   'operators.DELETE_ATTEMPT_LOGS',
+  'attempt-logs.DELETE_TASKS_OUTPUT',
   'tally.BEGIN',
   'tally.DECLARE_MOVES',
   'tally.MOVES_TO_DELTAS',
   'tally.TALLY',
   'tally.TOUCHED',
+  'history.HISTORY_TALLY',
+  'history.DECLARE_HIST',
   'enqueue.ENQUEUE_WRITE',
   'settle.SETTLE_BATCHES_WRITE',
   'operators.CANCEL_WRITE',
@@ -54,7 +57,9 @@ const VARIANTS: Record<string, (fn: (arg: never) => string) => NamedStatement[]>
   'operators.retryFailedSql': (fn) => FAILURE_SHAPES.map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
   'operators.deleteFailedSql': (fn) => FAILURE_SHAPES.map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
   'reads.failureGroupsSql': (fn) => FAILURE_SHAPES.map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
+  'failures.groupPageSql': (fn) => FAILURE_SHAPES.map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
   'reads.listTasksSql': (fn) => allListShapes().tasks.map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
+  'reads.taskWindowSql': (fn) => taskWindowShapes().map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
   'reads.listAttemptsSql': (fn) => allListShapes().attempts.map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
   'batches.listBatchesSql': (fn) => BATCH_LIST_SHAPES.map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
   'live.killSql': (fn) => [1, 32767].map((n) => ({ name: `(${n})`, text: fn(n as never) })),
@@ -64,10 +69,13 @@ const VARIANTS: Record<string, (fn: (arg: never) => string) => NamedStatement[]>
 const HELPERS = new Set([
   'operators.failureWhere',
   'reads.allListShapes',
+  'reads.taskWindowShapes',
   // build migration 6's batches (checked there)
   'callers.nameCheck',
   'callers.createProcedure',
   'callers.roleBatches',
+  // builds a piece of the history's statements
+  'history.historyCommandOf',
 ]);
 
 /** All statements: each constant, every variant of the assembled ones, every migration batch. */
@@ -217,6 +225,30 @@ function declared(ast: Node): Set<string> {
 
 /** The parameters the store passes to its statements (by name, without @). */
 const PARAMETERS = new Set([
+  // history.ts
+  'roll_ms',
+  'delay_ms',
+  'max_ms',
+  'bucket_ms',
+  'from_ms',
+  'to_ms',
+  'bucket_s',
+  'from_sec',
+  'to_sec',
+  'before_ms',
+  'command',
+  // alerts.ts
+  'dedup_ms',
+  'format',
+  'params',
+  'secret',
+  'url',
+  'cursors',
+  'rule_id',
+  'after_at',
+  'after_id',
+  'lag_ms',
+  'scan',
   // audit.ts
   'actor',
   'source',
@@ -240,6 +272,16 @@ const PARAMETERS = new Set([
   'f_queue',
   'f_message',
   'f_q',
+  // bulk.ts, failures.ts
+  'f_fingerprint',
+  'f_command',
+  'offset',
+  'trend_since',
+  'from_status',
+  'retry',
+  'set_payload',
+  'run_after',
+  'prints',
   'cutoff',
   'stale_ms',
   'host',
@@ -248,6 +290,12 @@ const PARAMETERS = new Set([
   'session',
   'login_time',
   'names',
+  // running-preview.ts
+  'tokens',
+  // attempt-logs.ts
+  'batch',
+  'lines',
+  'after_seq',
   'tag',
   'task_id',
   'attempt',
@@ -270,6 +318,13 @@ const PARAMETERS = new Set([
   'stage',
   'q',
   'q_token',
+  // the task browser (sql/reads.ts listTasksSql, taskWindowSql)
+  'priority_min',
+  'priority_max',
+  'payload_path',
+  'payload_value',
+  'floor',
+  'offset',
   'from',
   'to',
   'since',
@@ -375,7 +430,8 @@ describe('T-SQL parse check', () => {
     ]) {
       expect(names).toContain(must);
     }
-    expect(names.filter((n) => n.startsWith('reads.listTasksSql')).length).toBe(6 * 32);
+    // per status: none, 12 flags alone, payload eq / contains, all; pending: 3 sub-states alone and with all
+    expect(names.filter((n) => n.startsWith('reads.listTasksSql')).length).toBe(6 * 16 + 6);
     expect(names.filter((n) => n.startsWith('reads.listAttemptsSql')).length).toBe(7 * 64);
     // every module of sql/ sends something (tally.ts only lends its pieces to the others)
     const modules = MODULES.map(([m]) => m);

@@ -49,14 +49,15 @@ export function listAudit(shared: Shared, f: AuditFilter): Promise<Page<AuditRec
   return read(() => {
     const prefix = f.action?.endsWith('.') ? f.action.replace(/[\\%_]/g, (c) => '\\' + c) + '%' : null;
     const exact = f.action && !prefix ? f.action : null;
-    const rows = stmt(shared.db, S.LIST_AUDIT).all(
-      f.cursor ?? Number.MAX_SAFE_INTEGER,
-      exact,
-      prefix,
-      f.target ?? null,
-      f.actor ?? null,
-      f.limit + 1,
-    ) as Row[];
+    // numbered parameters (?1 … ?6) bind from an object keyed by number
+    const rows = stmt(shared.db, S.LIST_AUDIT).all({
+      1: f.cursor ?? Number.MAX_SAFE_INTEGER,
+      2: exact,
+      3: prefix,
+      4: f.target ?? null,
+      5: f.actor ?? null,
+      6: f.limit + 1,
+    }) as Row[];
     const more = rows.length > f.limit;
     const items = rows.slice(0, f.limit).map(
       (r): AuditRecord => ({

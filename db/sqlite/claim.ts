@@ -231,6 +231,7 @@ function start(
   stmt(db, S.LOG_ATTEMPT).run(c.id, attempt, c.queue, c.kind, c.command, slot.workerId, slot.session, tokenNo, c.batch_id, c.stage, now);
   tally.task(c, 'pending', 'running');
   tally.started(now, now - c.run_after);
+  tally.historyStarted(now, c.queue, c.command, now - c.run_after);
   if (c.batch_id !== null && c.stage !== null) stageTimes(db, c.batch_id, c.stage, now, null);
   return {
     id: c.id,

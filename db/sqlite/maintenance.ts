@@ -2,8 +2,10 @@
 // and pruning (in chunks, each a short transaction of its own).
 import { AUDIT_KEEP_MS } from '../../lib/engine/limits';
 import type { PruneResult, RescueResult } from '../../lib/engine/types';
+import { deleteTaskOutput } from './attempt-logs';
 import type { Db, Shared } from './connection';
 import { endAttempt, type Ended } from './settle';
+import { pruneHistory, rollHistory } from './history';
 import { PRUNE_AUDIT } from './sql/audit';
 import * as S from './sql/maintenance';
 import { DELETE_TASK, DELETE_TASK_LOG } from './sql/operators';
@@ -64,6 +66,7 @@ function pruneChunk(db: Db, cutoff: number, chunk: number, tally: Tally): PruneR
   let attempts = 0;
   for (const t of rows) {
     attempts += stmt(db, DELETE_TASK_LOG).run(t.id).changes;
+    deleteTaskOutput(db, t.id);
     stmt(db, DELETE_TASK).run(t.id);
     tally.task(t, t.status, null);
   }
@@ -78,6 +81,7 @@ function pruneRest(db: Db, cutoff: number, now: number): void {
   stmt(db, S.PRUNE_BATCHES).run(cutoff);
   stmt(db, S.PRUNE_QUEUE_CHANGES).run(cutoff);
   stmt(db, PRUNE_AUDIT).run(now - AUDIT_KEEP_MS);
+  pruneHistory(db, now);
 }
 
 /** record the pending depth for the current second of the metrics series */
@@ -85,5 +89,6 @@ export async function sampleDepth(shared: Shared): Promise<void> {
   await shared.tx((_t, now) => {
     const depth = (stmt(shared.db, S.PENDING_DEPTH).get() as { n: number }).n;
     stmt(shared.db, S.SAMPLE_DEPTH).run(Math.floor(now / 1000), depth);
+    rollHistory(shared.db, now);
   });
 }

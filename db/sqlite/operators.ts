@@ -2,6 +2,7 @@
 // a failure filter. Every status change goes through the tally. (Pruning is in maintenance.ts.)
 import type { CancelResult, DeleteResult, RetryResult } from '../../lib/engine/ports';
 import type { FailureFilter } from '../../lib/engine/types';
+import { deleteTaskOutput } from './attempt-logs';
 import type { Db, Shared } from './connection';
 import { failureWhere } from './reads';
 import { BATCH_STATUS } from './sql/batches';
@@ -73,6 +74,7 @@ export async function retryFailed(shared: Shared, filter: FailureFilter): Promis
 
 function remove(db: Db, t: Row, tally: Tally): void {
   stmt(db, S.DELETE_TASK_LOG).run(t.id);
+  deleteTaskOutput(db, t.id);
   stmt(db, S.DELETE_TASK).run(t.id);
   tally.task(t, t.status, null);
 }

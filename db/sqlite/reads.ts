@@ -7,6 +7,7 @@ import type {
   FailureGroup,
   MetricPoint,
   Page,
+  PendingBreakdown,
   QueueCounts,
   RunningView,
   TaskDetail,
@@ -14,6 +15,8 @@ import type {
   TaskView,
   WorkerView,
 } from '../../lib/engine/types';
+import { JSON_PATH, TASK_SCAN_LIMIT, TERMINAL_STATUSES } from '../../lib/engine/types';
+import { ValidationError } from '../../lib/engine/errors';
 import { read, type Db, type Shared } from './connection';
 import {
   attemptView,
@@ -62,40 +65,83 @@ export function countsByQueue(shared: Shared): Promise<QueueCounts[]> {
   });
 }
 
+const TOKEN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The task list's WHERE: the driving fragments (an index walked newest first) and the ones checked on its rows. */
+export function taskWhere(f: TaskFilter, now: number) {
+  const drive: string[] = [];
+  const driveParams: unknown[] = [];
+  const rest: string[] = [];
+  const restParams: unknown[] = [];
+  const add = (to: 'drive' | 'rest', sql: string, ...values: unknown[]) => {
+    (to === 'drive' ? drive : rest).push(sql);
+    (to === 'drive' ? driveParams : restParams).push(...values);
+  };
+  // succeeded has no index of its own (most tasks are): checked on the newest rows of the primary key
+  if (f.status === 'succeeded') add('rest', S.TASK_FILTER.status, f.status);
+  else if (f.status) {
+    add('drive', S.TASK_FILTER.status, f.status);
+    add('drive', f.status === 'pending' || f.status === 'running' ? S.TASK_FILTER.open : S.TASK_FILTER.ended);
+  }
+  if (f.batchId !== undefined) {
+    add('drive', S.TASK_FILTER.batch, f.batchId);
+    if (f.stage !== undefined) add('drive', S.TASK_FILTER.stage, f.stage);
+  } else if (f.stage !== undefined) add('rest', S.TASK_FILTER.stage, f.stage);
+  if (f.status === 'pending' && f.sub) add('rest', S.TASK_FILTER[f.sub], now);
+  if (f.queue) add('rest', S.TASK_FILTER.queue, f.queue);
+  if (f.command) add('rest', S.TASK_FILTER.command, f.command);
+  if (f.priorityMin !== undefined) add('rest', S.TASK_FILTER.priorityMin, f.priorityMin);
+  if (f.priorityMax !== undefined) add('rest', S.TASK_FILTER.priorityMax, f.priorityMax);
+  const finished = f.status !== undefined && TERMINAL_STATUSES.includes(f.status);
+  if (f.from) add('rest', finished ? S.TASK_FILTER.finishedFrom : S.TASK_FILTER.createdFrom, f.from.getTime());
+  if (f.to) add('rest', finished ? S.TASK_FILTER.finishedTo : S.TASK_FILTER.createdTo, f.to.getTime());
+  const token = f.q?.trim().toLowerCase();
+  // a token is looked up (one task), never searched for in the newest rows only
+  if (token && TOKEN.test(token)) add('drive', S.TASK_FILTER.token, token);
+  else if (f.q) add('rest', S.TASK_FILTER.q, likePattern(f.q), likePattern(f.q), likePattern(f.q), f.q.trim());
+  if (f.payload) {
+    if (!JSON_PATH.test(f.payload.path)) throw new ValidationError('payload', 'not a JSON path ($.a.b[0])');
+    if (f.payload.op === 'eq') add('rest', S.TASK_FILTER.payloadEq, f.payload.path, f.payload.path, f.payload.value);
+    else add('rest', S.TASK_FILTER.payloadContains, f.payload.path, likePattern(f.payload.value));
+  }
+  return { drive, driveParams, rest, restParams };
+}
+
+/**
+ * A keyset page of tasks, newest first. Filters no index answers (queue, command, text, payload, times…) are
+ * checked on at most TASK_SCAN_LIMIT rows of the driving index (status, batch, or the primary key) below
+ * the cursor: a page that ran out of them before it filled says `partial`, with a cursor that goes on
+ * below what it examined.
+ */
 export function listTasks(shared: Shared, f: TaskFilter): Promise<Page<TaskView>> {
   return read(() => {
     const limit = pageSize(f.limit);
-    const filters: string[] = [];
-    const params: unknown[] = [];
-    if (f.status) {
-      filters.push(S.TASK_FILTER.status);
-      params.push(f.status);
+    const { drive, driveParams, rest, restParams } = taskWhere(f, Date.now());
+    const scan = Math.max(1, Math.floor(f.scanLimit ?? TASK_SCAN_LIMIT));
+    const below = f.cursor !== undefined ? [S.TASK_FILTER.cursor] : [];
+    const belowParams = f.cursor !== undefined ? [f.cursor] : [];
+    // the lowest id the scan may reach; null: the scan is not capped (no filter to check, or few enough rows)
+    let floor: number | null = null;
+    if (rest.length) {
+      if (drive.length) {
+        const w = stmt(shared.db, S.taskWindowSql([...drive, ...below])).get(...driveParams, ...belowParams, scan - 1) as
+          | { id: number }
+          | undefined;
+        floor = w?.id ?? null;
+      } else {
+        const top = f.cursor ?? ((stmt(shared.db, S.MAX_TASK_ID).get() as { id: number | null }).id ?? 0) + 1;
+        floor = top - scan > 1 ? top - scan : null;
+      }
     }
-    if (f.status === 'dead' || f.status === 'cancelled') filters.push(S.TASK_FILTER.ended);
-    if (f.queue) {
-      filters.push(S.TASK_FILTER.queue);
-      params.push(f.queue);
-    }
-    if (f.batchId !== undefined) {
-      filters.push(S.TASK_FILTER.batch);
-      params.push(f.batchId);
-    }
-    if (f.stage !== undefined) {
-      filters.push(S.TASK_FILTER.stage);
-      params.push(f.stage);
-    }
-    if (f.q) {
-      filters.push(S.TASK_FILTER.q);
-      params.push(likePattern(f.q), likePattern(f.q), likePattern(f.q), f.q);
-    }
-    if (f.cursor !== undefined) {
-      filters.push(S.TASK_FILTER.cursor);
-      params.push(f.cursor);
-    }
+    const filters = [...drive, ...rest, ...below, ...(floor !== null ? [S.TASK_FILTER.floor] : [])];
+    const params = [...driveParams, ...restParams, ...belowParams, ...(floor !== null ? [floor] : [])];
     const rows = stmt(shared.db, S.listTasksSql(filters)).all(...params, limit + 1) as TaskRow[];
-    const more = rows.length > limit;
     const items = rows.slice(0, limit).map(taskView);
-    return { items, nextCursor: more ? items[items.length - 1]!.id : null };
+    if (rows.length > limit) return { items, nextCursor: items[items.length - 1]!.id };
+    if (floor === null) return { items, nextCursor: null };
+    // the window ran out before the page filled: partial when the driving index goes on below it
+    const more = stmt(shared.db, S.taskExistsSql([...drive, S.TASK_FILTER.cursor])).get(...driveParams, floor);
+    return more ? { items, nextCursor: floor, partial: true, scanned: scan } : { items, nextCursor: null };
   });
 }
 
@@ -176,6 +222,14 @@ export function failureWhere(f: FailureFilter): { filters: string[]; params: unk
     filters.push(FAILURE_FILTER.q);
     params.push(likePattern(f.q), likePattern(f.q));
   }
+  if (f.fingerprint) {
+    filters.push(FAILURE_FILTER.fingerprint);
+    params.push(f.fingerprint);
+  }
+  if (f.command !== undefined) {
+    filters.push(FAILURE_FILTER.command);
+    params.push(f.command);
+  }
   return { filters, params };
 }
 
@@ -203,4 +257,31 @@ export function failureGroups(shared: Shared, f: FailureFilter): Promise<Failure
 
 export function metrics(shared: Shared, since: Date): Promise<MetricPoint[]> {
   return read(() => (stmt(shared.db, S.METRICS_SINCE).all(Math.floor(since.getTime() / 1000)) as MetricRow[]).map(metricPoint));
+}
+
+/**
+ * Per queue with pending tasks: ready / scheduled / retrying, the longest-due ready task's created_at and the
+ * next run-at. Scheduled and retrying are a range of Tasks_pending_run (run-at in the future), ready the kept
+ * pending count (QueueCounts) less those; one snapshot.
+ */
+export function pendingBreakdown(shared: Shared): Promise<PendingBreakdown[]> {
+  return read(() =>
+    shared.db.transaction(() => {
+      const now = Date.now();
+      const queues = stmt(shared.db, S.PENDING_QUEUES).all() as { queue: string; n: number }[];
+      return queues.map(({ queue, n }) => {
+        const f = stmt(shared.db, S.PENDING_FUTURE).get(queue, now) as { scheduled: number; retrying: number; next_run: number | null };
+        const ready = Math.max(0, n - f.scheduled - f.retrying);
+        const oldest = ready > 0 ? (stmt(shared.db, S.OLDEST_READY).get(queue, now) as { created_at: number } | undefined) : undefined;
+        return {
+          queue,
+          ready,
+          scheduled: f.scheduled,
+          retrying: f.retrying,
+          oldestReadyAt: oldest ? new Date(oldest.created_at) : null,
+          nextRunAt: f.next_run === null ? null : new Date(f.next_run),
+        };
+      });
+    })(),
+  );
 }

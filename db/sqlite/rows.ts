@@ -63,6 +63,10 @@ export interface LogRow {
   error_number: number | null;
   error_message: string | null;
   error_detail: string | null;
+  /** the task's max attempts, status and attempts made (the attempt list joins them) */
+  task_max_attempts?: number | null;
+  task_status?: string | null;
+  task_attempts?: number | null;
 }
 
 export interface QueueRow {
@@ -128,7 +132,15 @@ export function attemptView(r: LogRow): AttemptView {
     errorNumber: r.error_number,
     errorMessage: r.error_message,
     errorDetail: r.error_detail,
+    ...finalOf(r),
   };
+}
+
+/** the task's max attempts, and whether this attempt made it dead (its last attempt, the task dead) */
+function finalOf(r: LogRow): Pick<AttemptView, 'maxAttempts' | 'final'> {
+  if (r.task_max_attempts === undefined || r.task_max_attempts === null) return {};
+  const ended = r.outcome !== 'running' && r.outcome !== 'succeeded';
+  return { maxAttempts: r.task_max_attempts, final: ended && r.task_status === 'dead' && r.task_attempts === r.attempt };
 }
 
 export function queueSettings(r: QueueRow): QueueSettings {

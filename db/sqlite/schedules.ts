@@ -202,6 +202,7 @@ function insertFire(db: Db, r: ScheduleRow, fireAt: number | null, caller: strin
   if (done.changes !== 1) return null;
   tally.task({ queue: r.queue, batch_id: null, stage: null }, null, 'pending');
   tally.metric(now, 'enqueued');
+  tally.historyEnqueued(now, r.queue, r.command);
   return token;
 }
 

@@ -1,6 +1,7 @@
 // Ending attempts: a worker's settlements (fenced on task, worker and attempt), each releasing the
 // attempt's concurrency token; then, before the transaction commits, the batches whose tasks moved are
 // settled — aborted on a failure where their policy says so, completed once all their tasks are terminal.
+import { fingerprint } from '../../lib/engine/fingerprint';
 import type { AttemptResult, ErrorInfo } from '../../lib/engine/types';
 import { stageTimes } from './batches';
 import type { Db, Shared } from './connection';
@@ -33,11 +34,14 @@ export function endAttempt(
   tally: Tally,
   now: number,
 ): void {
-  stmt(db, S.END_ATTEMPT).run(now, outcome, err?.number ?? null, err?.message ?? null, err?.detail ?? null, taskId, attempt);
+  const end = [now, outcome, err?.number ?? null, err?.message ?? null, err?.detail ?? null, taskId, attempt];
+  const logged = stmt(db, S.END_ATTEMPT).get(...end) as { command: string; started_at: number } | undefined;
   if (t.token_no !== null) releaseToken(db, t.queue, t.token_no, taskId, attempt);
   if (t.batch_id !== null && t.stage !== null) stageTimes(db, t.batch_id, t.stage, null, now);
   tally.task(t, 'running', to);
   tally.metric(now, outcome === 'succeeded' ? 'succeeded' : 'failed');
+  const ended = outcome === 'succeeded' || outcome === 'cancelled' ? outcome : to === 'dead' ? 'dead' : 'failed';
+  tally.historyEnded(now, t.queue, logged?.command ?? '?', ended, logged ? now - logged.started_at : null);
 }
 
 /** Apply settlements; false where the attempt no longer owns its task or its lease expired (nothing is written for it). */
@@ -58,14 +62,23 @@ function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: num
         break;
       case 'retry':
         err = s.error;
-        row = stmt(db, S.FINISH_RETRY).get(s.runAfter.getTime(), err.number, err.message, err.detail, ...fence) as Ended | undefined;
+        row = stmt(db, S.FINISH_RETRY).get(
+          s.runAfter.getTime(),
+          err.number,
+          err.message,
+          err.detail,
+          fingerprint(err.number, err.message),
+          ...fence,
+        ) as Ended | undefined;
         to = 'pending';
         outcome = s.outcome;
         if (s.runAfter.getTime() <= now) wake = true;
         break;
       case 'dead':
         err = s.error;
-        row = stmt(db, S.FINISH_DEAD).get(now, err.number, err.message, err.detail, ...fence) as Ended | undefined;
+        row = stmt(db, S.FINISH_DEAD).get(now, err.number, err.message, err.detail, fingerprint(err.number, err.message), ...fence) as
+          | Ended
+          | undefined;
         to = 'dead';
         outcome = s.outcome;
         break;

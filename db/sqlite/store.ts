@@ -3,12 +3,19 @@
 // write transaction the single writer across processes sharing the file. All SQL is in sql/.
 import type { CommandPort, MaintenancePort, ReadModel, Store, WorkerPort } from '../../lib/engine/ports';
 import type { DoctorCheck, TaskKind } from '../../lib/engine/types';
+import * as attemptLogs from './attempt-logs';
+import * as alerts from './alerts';
+import { evaluateAlerts } from '../../lib/engine/alerts';
 import * as audit from './audit';
+import * as poolSettings from './pool-settings';
 import * as batches from './batches';
+import * as bulk from './bulk';
 import { claim } from './claim';
 import { openDatabase, writeTx, WriteGate, type Db, type Shared } from './connection';
 import { diagnoseSqlite } from './doctor';
 import * as enqueue from './enqueue';
+import * as failures from './failures';
+import * as history from './history';
 import * as maintenance from './maintenance';
 import { migrate } from './migrations';
 import * as operators from './operators';
@@ -17,6 +24,7 @@ import * as reads from './reads';
 import * as run from './run';
 import * as schedules from './schedules';
 import { finish } from './settle';
+import { withPayloadPreview } from './running-preview';
 import { refuseExternal, tallied, Transactions } from './transaction';
 import * as workers from './workers';
 
@@ -63,6 +71,7 @@ export class SqliteStore implements Store {
       heartbeat: (input) => workers.heartbeat(shared, input),
       claim: (slots, opts) => claim(shared, slots, opts),
       finish: (results) => finish(shared, results),
+      appendAttemptOutput: (batch) => attemptLogs.appendAttemptOutput(shared, batch),
       // one connection: every attempt runs on this process's session (after a caller's transaction ends)
       runSql: async (_attempt, text, signal) => {
         await gate.free();
@@ -81,6 +90,7 @@ export class SqliteStore implements Store {
       prune: (olderThan) => maintenance.prune(shared, olderThan),
       sampleDepth: () => maintenance.sampleDepth(shared),
       fireDue: (now) => schedules.fireDue(shared, now),
+      evaluateAlerts: (now) => evaluateAlerts(this, now),
     };
 
     this.commands = {
@@ -107,17 +117,27 @@ export class SqliteStore implements Store {
       deleteSchedule: (name) => schedules.deleteSchedule(shared, name),
       runSchedule: (name, by) => schedules.runSchedule(shared, name, by),
       recordAudit: (entries) => audit.recordAudit(shared, entries),
+      createAlertRule: (input, by) => alerts.createAlertRule(shared, input, by),
+      updateAlertRule: (id, input, by) => alerts.updateAlertRule(shared, id, input, by),
+      deleteAlertRule: (id) => alerts.deleteAlertRule(shared, id),
+      writeAlerts: (w) => alerts.writeAlerts(shared, w),
+      editTask: (token, patch, retry) => bulk.editTask(shared, token, patch, retry),
+      bulk: (action, tokens, opts) => bulk.bulk(shared, action, tokens, opts),
+      setPoolSetting: (s) => poolSettings.setPoolSetting(shared, s),
     };
 
     this.reads = {
       getTask: (token) => reads.getTask(shared, token),
       listTasks: (filter) => reads.listTasks(shared, filter),
       listAttempts: (filter) => reads.listAttempts(shared, filter),
-      listRunning: () => reads.listRunning(shared),
+      listRunning: () => attemptLogs.withProgress(shared, withPayloadPreview(shared, reads.listRunning(shared))),
       listWorkers: () => reads.listWorkers(shared),
       knownHandlers: () => reads.knownHandlers(shared),
       failureGroups: (filter) => reads.failureGroups(shared, filter),
       metrics: (since) => reads.metrics(shared, since),
+      history: (q) => history.history(shared, q),
+      queueThroughput: (from, to, bucketMs) => history.queueThroughput(shared, from, to, bucketMs),
+      historyTotals: () => history.historyTotals(shared),
       countsByQueue: () => reads.countsByQueue(shared),
       listQueues: () => queues.listQueues(shared),
       queueChanges: (queue, limit) => queues.queueChanges(shared, queue, limit),
@@ -127,7 +147,15 @@ export class SqliteStore implements Store {
       listSchedules: (recent) => schedules.listSchedules(shared, recent),
       getSchedule: (name, recent) => schedules.getSchedule(shared, name, recent),
       listAudit: (filter) => audit.listAudit(shared, filter),
-      pendingBreakdown: async () => [], // TODO(tasks browser): db/sqlite/reads.ts
+      listAlertRules: () => alerts.listAlertRules(shared),
+      getAlertRule: (id) => alerts.getAlertRule(shared, id),
+      listAlertFirings: (filter) => alerts.listAlertFirings(shared, filter),
+      deadTasksSince: (q) => alerts.deadTasksSince(shared, q),
+      recentAttempts: (command, limit) => alerts.recentAttempts(shared, command, limit),
+      attemptOutput: (token, attempt, afterSeq) => attemptLogs.attemptOutput(shared, token, attempt, afterSeq),
+      failureGroupPage: (filter) => failures.failureGroupPage(shared, filter),
+      getPoolSetting: (host, role) => poolSettings.getPoolSetting(shared, host, role),
+      pendingBreakdown: () => reads.pendingBreakdown(shared),
     };
   }
 

@@ -3,8 +3,12 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './connection';
 import { ADD_METRICS, ADD_QUEUE_COUNT, ADD_STAGE_COUNTS } from './sql/tally';
+import { emptySums, histBucket, historyCommand, rowOfSums, type HistorySums } from '../../lib/engine/history';
+import { ADD_HISTORY } from './sql/history';
 
-type MetricField = 'enqueued' | 'started' | 'succeeded' | 'failed';
+type MetricField = 'enqueued' | 'started' | 'succeeded' | 'failed' | 'dead';
+/** How an attempt ended, as the history counts it. */
+export type HistoryOutcome = 'succeeded' | 'failed' | 'dead' | 'cancelled';
 
 /** The columns of a task that its kept aggregates are keyed by. */
 export interface TaskKey {
@@ -19,6 +23,7 @@ interface MetricDelta {
   started: number;
   succeeded: number;
   failed: number;
+  dead: number;
   latencySum: number;
   latencyMax: number;
 }
@@ -27,6 +32,8 @@ export class Tally {
   private counts = new Map<string, number>();
   private metrics = new Map<number, MetricDelta>();
   private stages = new Map<string, Record<string, number>>();
+  /** per-minute history rollups, keyed minute \0 queue \0 command */
+  private history = new Map<string, HistorySums>();
   /** batches whose counts changed in this transaction (checked for completion after the flush) */
   readonly batches = new Set<number>();
 
@@ -62,7 +69,7 @@ export class Tally {
   private bucket(atMs: number): MetricDelta {
     const sec = Math.floor(atMs / 1000);
     let m = this.metrics.get(sec);
-    if (!m) this.metrics.set(sec, (m = { enqueued: 0, started: 0, succeeded: 0, failed: 0, latencySum: 0, latencyMax: 0 }));
+    if (!m) this.metrics.set(sec, (m = { enqueued: 0, started: 0, succeeded: 0, failed: 0, dead: 0, latencySum: 0, latencyMax: 0 }));
     return m;
   }
 
@@ -76,6 +83,48 @@ export class Tally {
     const l = Math.max(0, Math.round(latencyMs));
     m.latencySum += l;
     if (l > m.latencyMax) m.latencyMax = l;
+  }
+
+  private minute(atMs: number, queue: string, command: string): HistorySums {
+    const key = Math.floor(atMs / 60_000) * 60_000 + '\u0000' + queue + '\u0000' + historyCommand(command);
+    let h = this.history.get(key);
+    if (!h) this.history.set(key, (h = emptySums()));
+    return h;
+  }
+
+  /** History: a task of (queue, command) was created. */
+  historyEnqueued(atMs: number, queue: string, command: string, n = 1): void {
+    this.minute(atMs, queue, command).enqueued += n;
+  }
+
+  /** History: an attempt started, `latencyMs` after its task became due. */
+  historyStarted(atMs: number, queue: string, command: string, latencyMs: number): void {
+    const h = this.minute(atMs, queue, command);
+    const l = Math.max(0, Math.round(latencyMs));
+    h.started++;
+    h.latSum += l;
+    if (l > h.latMax) h.latMax = l;
+    h.lat[histBucket(l)]!++;
+  }
+
+  /**
+   * History: an attempt ended after `durationMs` (null: unknown). `dead` counts as a failed attempt too, and
+   * as a dead task in the per-second series.
+   */
+  historyEnded(atMs: number, queue: string, command: string, outcome: HistoryOutcome, durationMs: number | null): void {
+    const h = this.minute(atMs, queue, command);
+    if (outcome === 'succeeded') h.succeeded++;
+    else if (outcome !== 'cancelled') h.failed++;
+    if (outcome === 'dead') {
+      h.dead++;
+      this.bucket(atMs).dead++;
+    }
+    if (durationMs === null || outcome === 'cancelled') return;
+    const d = Math.max(0, Math.round(durationMs));
+    h.durN++;
+    h.durSum += d;
+    if (d > h.durMax) h.durMax = d;
+    h.dur[histBucket(d)]!++;
   }
 
   flush(db: Db): void {
@@ -98,8 +147,16 @@ export class Tally {
     }
     if (this.metrics.size) {
       const up = stmt(db, ADD_METRICS);
-      for (const [sec, m] of this.metrics) up.run(sec, m.enqueued, m.started, m.succeeded, m.failed, m.latencySum, m.latencyMax);
+      for (const [sec, m] of this.metrics) up.run(sec, m.enqueued, m.started, m.succeeded, m.failed, m.latencySum, m.latencyMax, m.dead);
       this.metrics.clear();
+    }
+    if (this.history.size) {
+      const up = stmt(db, ADD_HISTORY);
+      for (const [key, h] of this.history) {
+        const [t, queue, command] = key.split('\u0000') as [string, string, string];
+        up.run(Number(t), queue, command, ...rowOfSums(h));
+      }
+      this.history.clear();
     }
   }
 }

@@ -43,6 +43,10 @@ export function attemptJson(a: AttemptView) {
     errorNumber: a.errorNumber,
     errorMessage: a.errorMessage,
     errorDetail: a.errorDetail,
+    /** the task's max attempts (null where the read did not join it) */
+    maxAttempts: a.maxAttempts ?? null,
+    /** this attempt made its task dead */
+    final: a.final ?? false,
   };
 }
 
@@ -112,7 +116,13 @@ export function statsJson(queues: QueueCounts[], workers: WorkerView[], now = Da
 }
 
 export function runningJson(r: RunningView) {
-  return { ...r, startedAt: iso(r.startedAt), leaseUntil: iso(r.leaseUntil), live: r.live ?? null };
+  return {
+    ...r,
+    startedAt: iso(r.startedAt),
+    leaseUntil: iso(r.leaseUntil),
+    live: r.live ?? null,
+    progress: r.progress ? { percent: r.progress.percent, message: r.progress.message, at: r.progress.at.toISOString() } : null,
+  };
 }
 
 /** Per-second series from `since` to `until`, seconds without activity filled with zeros. */

@@ -2,12 +2,21 @@
 // HTTP API, server actions, the CLI (`--json` included) and library users all go through here; nothing
 // outside lib/engine and lib/api touches a store.
 import { ConflictError, NotFoundError, ValidationError } from '../engine/errors';
-import { HandlerRegistry, defaultRegistry } from '../engine/handlers';
+import { HandlerRegistry, defaultRegistry, registerBuiltinHandlers } from '../engine/handlers';
 import { MAX_BULK } from '../engine/limits';
 import { silentLogger, type Logger } from '../engine/logger';
 import { Pool, type PoolOptions } from '../engine/pool';
 import type { CancelResult, Dialect, ReadModel, Store } from '../engine/ports';
-import type { AttemptFilter, BatchStatus, EnqueueResult, FailureFilter, LiveStatus, TaskFilter, TaskKind } from '../engine/types';
+import type {
+  AttemptFilter,
+  BatchStatus,
+  EnqueueResult,
+  FailureFilter,
+  FailureGroupQuery,
+  LiveStatus,
+  TaskFilter,
+  TaskKind,
+} from '../engine/types';
 import {
   batchId as batchIdSchema,
   batchRequest,
@@ -18,11 +27,11 @@ import {
   validateEnqueue,
   type EnqueueRequest,
 } from '../engine/validation';
+import { validateEnqueueMany } from '../engine/validation-bulk';
 import {
   attemptJson,
   batchJson,
   doctorJson,
-  failureGroupJson,
   metricsJson,
   queueChangeJson,
   queueJson,
@@ -37,11 +46,18 @@ import {
   type HandlersJson,
   type StatusJson,
 } from './present';
-import { Audit } from './audit';
+import { Alerts } from './alerts';
+import { attemptOutput, type AttemptOutputJson } from './attempt-output';
+import { Audit, currentActor } from './audit';
+import { bulkPreview, bulkTasks, editTask, failureGroupPage, taskFingerprint } from './bulk';
+import { historyJson, sparklinesJson, type HistoryRequest } from './history';
+import { prometheusText } from './metrics';
 import { killTaskSession, procedureParameters } from './procedures';
 import { Schedules } from './schedules';
 import { withTransaction, type ReadpastTransaction, type TransactionOptions } from './transaction';
+import { getPoolSetting, savePoolSize } from './pool-settings';
 import { waitBatch, type WaitOptions, type WaitResult } from './wait';
+import { queueHealth, queueHealthOf, whyTask } from './why';
 
 export interface ReadpastOptions {
   registry?: HandlerRegistry;
@@ -72,6 +88,8 @@ export class Readpast {
   private readonly scheduling: Schedules;
   /** records every mutation of the front door in the AuditLog (who and from where: audit.ts asActor) */
   readonly audit: Audit;
+  /** alert rules and fired alerts (lib/api/alerts.ts) */
+  readonly alerts: Alerts;
 
   constructor(
     private readonly store: Store,
@@ -81,6 +99,7 @@ export class Readpast {
     this.logger = opts.logger ?? silentLogger;
     this.reads = store.reads;
     this.audit = new Audit(store, this.logger);
+    this.alerts = new Alerts(store, this.audit);
     this.scheduling = new Schedules(store, (opts) => this.context(opts));
   }
 
@@ -107,6 +126,7 @@ export class Readpast {
   async setAllowSql(allow: boolean, changedBy: string): Promise<void> {
     if (!this.store.sqlServer) throw new ValidationError('allowSql', 'a setting of SQL Server databases (readpast.Settings)');
     await this.store.sqlServer.setAllowSql(allow, changedBy);
+    await this.audit.record('settings.allow_sql', 'allow_sql', { after: allow ? 'on' : 'off' });
   }
 
   /** `readpast doctor`: what will work on this database, each check with its remedy; changes nothing */
@@ -132,16 +152,31 @@ export class Readpast {
 
   async enqueue(raw: EnqueueRequest | unknown, opts: EnqueueOptions = {}): Promise<EnqueueResult> {
     const input = await validateEnqueue(raw, await this.context(opts));
-    return this.store.commands.enqueue(input, { transaction: opts.transaction });
+    const r = await this.store.commands.enqueue(input, { transaction: opts.transaction });
+    // a library's own producing is its business (and its hot path); what people do is recorded
+    if (r.created && currentActor().source !== 'library') {
+      await this.audit.record('task.enqueue', r.token, {
+        after: { queue: input.queue, kind: input.kind, command: input.command },
+        count: 1,
+      });
+    }
+    return r;
   }
 
   async enqueueMany(raws: unknown[], opts: EnqueueOptions = {}): Promise<EnqueueResult[]> {
     if (!Array.isArray(raws)) throw new ValidationError('tasks', 'must be an array');
     if (raws.length > MAX_BULK) throw new ValidationError('tasks', `at most ${MAX_BULK} per call`);
     const ctx = await this.context(opts);
-    const inputs = [];
-    for (let i = 0; i < raws.length; i++) inputs.push(await validateEnqueue(raws[i], ctx, `tasks.${i}`));
-    return this.store.commands.enqueueMany(inputs, { transaction: opts.transaction });
+    const inputs = await validateEnqueueMany(raws, ctx, 'tasks');
+    const rs = await this.store.commands.enqueueMany(inputs, { transaction: opts.transaction });
+    const created = rs.filter((r) => r.created);
+    if (created.length && currentActor().source !== 'library') {
+      await this.audit.record('tasks.enqueue', `tokens:${created.length}`, {
+        after: { tokens: created.slice(0, 20).map((r) => r.token) },
+        count: created.length,
+      });
+    }
+    return rs;
   }
 
   /** The callback's statements and tasks commit together, or roll back when it throws (rethrown). lib/api/transaction.ts */
@@ -159,6 +194,7 @@ export class Readpast {
     const r = await this.store.commands.cancel(this.checkToken(token));
     if (r === 'not_found') throw new NotFoundError(`no task with token ${token}`);
     if (r === 'conflict') throw new ConflictError('task is already finished; only pending or running tasks can be cancelled');
+    await this.audit.record('task.cancel', token.toLowerCase(), { after: { result: r }, count: 1 });
     return r;
   }
 
@@ -169,6 +205,7 @@ export class Readpast {
     if (r === 'batch_aborted') {
       throw new ConflictError('the batch was aborted: a task of an earlier stage failed, so this stage will not run');
     }
+    await this.audit.record('task.retry', token.toLowerCase(), { count: 1 });
     return r;
   }
 
@@ -176,22 +213,29 @@ export class Readpast {
     const r = await this.store.commands.deleteTask(this.checkToken(token));
     if (r === 'not_found') throw new NotFoundError(`no task with token ${token}`);
     if (r === 'conflict') throw new ConflictError('only finished tasks can be deleted');
+    await this.audit.record('task.delete', token.toLowerCase(), { count: 1 });
     return r;
   }
 
   /** retry every dead task matching the (validated) filter; how many */
-  retryFailed(filter: FailureFilter): Promise<number> {
-    return this.store.commands.retryFailed(filter);
+  async retryFailed(filter: FailureFilter): Promise<number> {
+    const n = await this.store.commands.retryFailed(filter);
+    await this.audit.record('failures.retry', `filter:${JSON.stringify(filter)}`, { before: filter, count: n });
+    return n;
   }
 
   /** delete every dead task matching the (validated) filter; how many */
-  deleteFailed(filter: FailureFilter): Promise<number> {
-    return this.store.commands.deleteFailed(filter);
+  async deleteFailed(filter: FailureFilter): Promise<number> {
+    const n = await this.store.commands.deleteFailed(filter);
+    await this.audit.record('failures.delete', `filter:${JSON.stringify(filter)}`, { before: filter, count: n });
+    return n;
   }
 
   /** KILL the SQL Server session running a sql or procedure task (needs ALTER ANY CONNECTION) */
-  killSession(token: unknown): Promise<{ status: 'killed' }> {
-    return killTaskSession(this.store, token);
+  async killSession(token: unknown): Promise<{ status: 'killed' }> {
+    const r = await killTaskSession(this.store, token);
+    await this.audit.record('session.kill', String(token).toLowerCase(), { count: 1 });
+    return r;
   }
 
   // ---- reads: tasks, attempts, workers --------------------------------------------------------
@@ -212,7 +256,8 @@ export class Readpast {
   /** tasks newest first, keyset-paginated */
   async tasks(filter: TaskFilter) {
     const page = await this.store.reads.listTasks(filter);
-    return { items: page.items.map(taskJson), nextCursor: page.nextCursor };
+    const scan = page.partial ? { partial: true, scanned: page.scanned ?? null } : {};
+    return { items: page.items.map(taskJson), nextCursor: page.nextCursor, ...scan };
   }
 
   /** ExecutionLog: every attempt, newest first, keyset-paginated */
@@ -231,18 +276,63 @@ export class Readpast {
     return { items, liveStatus: await this.liveStatus() };
   }
 
+  /** `GET /api/tasks/{token}/logs`: an attempt's log lines after `after` and its progress (attempt-output.ts) */
+  attemptOutput(token: string, query: { attempt?: unknown; after?: unknown } = {}): Promise<AttemptOutputJson> {
+    return attemptOutput(this.store.reads, token, query);
+  }
+
   /** one point per second over [since, until] from the kept aggregate */
   async metrics(since: Date, until = new Date()) {
     return { points: metricsJson(await this.store.reads.metrics(since), since, until) };
   }
 
+  /** History of a range (15m … 30d), bucketed to it, optionally of one queue or command (lib/api/history.ts). */
+  history(input: HistoryRequest) {
+    return historyJson(this.store.reads, input);
+  }
+
+  /** The Prometheus text exposition of one scrape (GET /metrics; lib/api/metrics.ts). */
+  prometheus() {
+    return prometheusText(this.store.reads);
+  }
+
+  /** Succeeded per queue over the last hour or day: the Queues page's sparklines. */
+  queueSparklines(input: { range?: string } = {}) {
+    return sparklinesJson(this.store.reads, input);
+  }
+
   /** Failed & poison: recent failures grouped by message, and the newest dead tasks. */
-  async failures(filter: FailureFilter) {
-    const [groups, dead] = await Promise.all([
-      this.store.reads.failureGroups(filter),
-      this.store.reads.listTasks({ status: 'dead', queue: filter.queue, q: filter.q ?? filter.message, limit: MAX_DEAD_LISTED }),
-    ]);
-    return { groups: groups.map(failureGroupJson), dead: dead.items.map(taskJson) };
+  async failures(filter: FailureGroupQuery) {
+    // the groups first: they fingerprint dead tasks that have none yet (lib/api/bulk.ts)
+    const groups = await failureGroupPage(this.store, filter);
+    const dead = await this.store.reads.listTasks({
+      status: 'dead',
+      queue: filter.queue,
+      q: filter.q ?? filter.message,
+      command: filter.command,
+      limit: MAX_DEAD_LISTED,
+    });
+    const items = dead.items.map((t) => ({ ...taskJson(t), fingerprint: taskFingerprint(taskJson(t)) }));
+    return {
+      groups: groups.items,
+      nextCursor: groups.nextCursor,
+      dead: filter.fingerprint ? items.filter((t) => t.fingerprint === filter.fingerprint) : items,
+    };
+  }
+
+  /** how many tasks a bulk action would change (lib/api/bulk.ts) */
+  bulkPreview(request: unknown) {
+    return bulkPreview(this.store, request);
+  }
+
+  /** a bulk action on tokens or on a filter of the Tasks page, in chunks, audited (lib/api/bulk.ts) */
+  bulk(request: unknown) {
+    return bulkTasks(this.store, this.audit, request);
+  }
+
+  /** edit a task that is not running, optionally retrying it in the same step (lib/api/bulk.ts) */
+  editTask(token: string, patch: unknown) {
+    return editTask(this.store, this.audit, this.checkToken(token), patch);
   }
 
   /** every registered worker, and whether live session state (SQL Server DMVs) is visible */
@@ -275,14 +365,41 @@ export class Readpast {
   async setQueue(name: string, patch: unknown, changedBy: string) {
     const n = parseWith(queueName, name, 'name');
     const p = parseWith(queuePatch, patch);
+    const old = (await this.store.reads.listQueues()).find((v) => v.name === n);
     const settings = await this.store.commands.setQueue(n, p, changedBy.slice(0, 200) || 'unknown');
+    const before = { concurrencyLimit: old?.concurrencyLimit ?? null, paused: old?.paused ?? false };
+    const after = { concurrencyLimit: settings.concurrencyLimit, paused: settings.paused };
+    const changed = (Object.keys(after) as (keyof typeof after)[]).filter((k) => before[k] !== after[k]);
+    if (changed.length) {
+      await this.audit.record('queue.update', n, {
+        by: changedBy.slice(0, 200),
+        before: Object.fromEntries(changed.map((k) => [k, before[k]])),
+        after: Object.fromEntries(changed.map((k) => [k, after[k]])),
+        count: 1,
+      });
+    }
     return this.queue(settings.name);
   }
 
   /** every queue, and the recent limit / pause changes, newest first */
   async queues(changes = DEFAULT_CHANGES_LISTED) {
-    const [queues, recent] = await Promise.all([this.store.reads.listQueues(), this.store.reads.queueChanges(null, changes)]);
+    const [queues, recent] = await Promise.all([this.store.reads.listQueues(), this.audit.queueChanges(null, changes)]);
     return { queues: queues.map(queueJson), changes: recent.map(queueChangeJson) };
+  }
+
+  /** why a task is not running (`{reason, detail, text}`; for a task not pending, its state): lib/api/why.ts */
+  why(token: string) {
+    return whyTask(this.store.reads, token);
+  }
+
+  /** every queue's pending split, oldest ready age, no-live-worker warning and why its work waits */
+  queueHealth() {
+    return queueHealth(this.store.reads);
+  }
+
+  /** one queue's health (`queueHealth()`) */
+  queueWhy(name: string) {
+    return queueHealthOf(this.store.reads, name);
   }
 
   /** one queue as `queues()` lists it */
@@ -296,7 +413,7 @@ export class Readpast {
   /** recorded changes of one queue (or of all), newest first, at most `limit` (1…MAX_CHANGES_LISTED) */
   async queueChanges(name: string | null, limit = DEFAULT_CHANGES_LISTED) {
     const n = name === null ? null : parseWith(queueName, name, 'name');
-    const changes = await this.store.reads.queueChanges(n, Math.min(Math.max(1, limit), MAX_CHANGES_LISTED));
+    const changes = await this.audit.queueChanges(n, Math.min(Math.max(1, limit), MAX_CHANGES_LISTED));
     return changes.map(queueChangeJson);
   }
 
@@ -314,7 +431,11 @@ export class Readpast {
   /** the seeds' GetScheduler: `{ maxParallel?, onFailure? }` */
   async createBatch(raw: unknown = {}, caller: string | null = null): Promise<BatchJson> {
     const r = parseWith(batchRequest, raw ?? {});
-    return batchJson(await this.store.commands.createBatch({ caller, maxParallel: r.maxParallel ?? null, onFailure: r.onFailure }));
+    const b = await this.store.commands.createBatch({ caller, maxParallel: r.maxParallel ?? null, onFailure: r.onFailure });
+    if (currentActor().source !== 'library') {
+      await this.audit.record('batch.create', String(b.id), { after: { maxParallel: r.maxParallel ?? null, onFailure: r.onFailure } });
+    }
+    return batchJson(b);
   }
 
   async batch(id: unknown): Promise<BatchJson> {
@@ -335,6 +456,7 @@ export class Readpast {
     const r = await this.store.commands.releaseBatch(n);
     if (r === 'not_found') throw new NotFoundError(`no batch ${n}`);
     if (r === 'conflict') throw new ConflictError(`batch ${n} is not open`);
+    if (currentActor().source !== 'library') await this.audit.record('batch.release', String(n));
     return this.batch(n);
   }
 
@@ -343,6 +465,7 @@ export class Readpast {
     const r = await this.store.commands.cancelBatch(n);
     if (r.result === 'not_found') throw new NotFoundError(`no batch ${n}`);
     if (r.result === 'conflict') throw new ConflictError(`batch ${n} is already finished`);
+    await this.audit.record('batch.cancel', String(n), { count: r.cancelled });
     return { cancelled: r.cancelled, batch: await this.batch(n) };
   }
 
@@ -364,30 +487,42 @@ export class Readpast {
   }
 
   /** `{name, cron, timezone?, kind?, command, payload?, queue?, priority?, maxAttempts?, timeoutMs?, misfire?, overlap?, enabled?}` */
-  createSchedule(raw: unknown, by: string, opts: EnqueueOptions = {}) {
-    return this.scheduling.create(raw, by, opts);
+  async createSchedule(raw: unknown, by: string, opts: EnqueueOptions = {}) {
+    const s = await this.scheduling.create(raw, by, opts);
+    await this.audit.record('schedule.create', s.name, { after: { cron: s.cron, command: s.command, queue: s.queue } });
+    return s;
   }
 
   /** change some fields; a code-declared schedule only takes `enabled` (409 otherwise) */
-  updateSchedule(name: string, patch: unknown, by: string, opts: EnqueueOptions = {}) {
-    return this.scheduling.update(name, patch, by, opts);
+  async updateSchedule(name: string, patch: unknown, by: string, opts: EnqueueOptions = {}) {
+    const s = await this.scheduling.update(name, patch, by, opts);
+    await this.audit.record('schedule.update', s.name, { after: patch });
+    return s;
   }
 
-  pauseSchedule(name: string, by: string) {
-    return this.scheduling.setEnabled(name, false, by);
+  async pauseSchedule(name: string, by: string) {
+    const s = await this.scheduling.setEnabled(name, false, by);
+    await this.audit.record('schedule.pause', s.name);
+    return s;
   }
 
-  resumeSchedule(name: string, by: string) {
-    return this.scheduling.setEnabled(name, true, by);
+  async resumeSchedule(name: string, by: string) {
+    const s = await this.scheduling.setEnabled(name, true, by);
+    await this.audit.record('schedule.resume', s.name);
+    return s;
   }
 
-  deleteSchedule(name: string) {
-    return this.scheduling.remove(name);
+  async deleteSchedule(name: string) {
+    const r = await this.scheduling.remove(name);
+    await this.audit.record('schedule.delete', name);
+    return r;
   }
 
   /** fire once now, outside the cron: one task marked manual */
-  runSchedule(name: string, by: string) {
-    return this.scheduling.run(name, by);
+  async runSchedule(name: string, by: string) {
+    const r = await this.scheduling.run(name, by);
+    await this.audit.record('schedule.run', name, { after: r });
+    return r;
   }
 
   /** bring the code-declared schedules (a handlers module's `schedules` export) up to date; done at worker start */
@@ -397,9 +532,20 @@ export class Readpast {
 
   // ---- workers -------------------------------------------------------------------------------
 
+  /** the pool size stored for a host and role (PoolSettings), or null: applied when that pool starts */
+  poolSetting(host: string, role: string) {
+    return getPoolSetting(this.store, host, role);
+  }
+
+  /** store the size of the pool of `role` on `host` (it starts with it again), recorded as `pool.resize` */
+  savePoolSize(s: { host: string; role: string; size: number; before: number | null }) {
+    return savePoolSize(this.store, this.audit, s);
+  }
+
   /** a worker pool over this store's worker (and maintenance) ports */
   createPool(opts: Partial<PoolOptions> = {}): Pool {
-    return new Pool(this.store, this.registry, { logger: this.logger, ...opts });
+    // alert deliveries (queue readpast.alerts) run in every pool, whatever registry it was given
+    return new Pool(this.store, registerBuiltinHandlers(this.registry), { logger: this.logger, ...opts });
   }
 
   async close(): Promise<void> {

@@ -10,6 +10,13 @@ export const failureFilter = z.strictObject({
   message: z.string().min(1).max(4000).optional(),
   /** substring of command or error message */
   q: z.string().min(1).max(200).optional(),
+  /** failure fingerprint (lib/engine/fingerprint.ts) */
+  fingerprint: z
+    .string()
+    .regex(/^[0-9a-f]{16}$/, 'not a failure fingerprint (16 hex digits)')
+    .optional(),
+  /** exact command */
+  command: z.string().min(1).max(4000).optional(),
 });
 
 export const poolSize = z.number().int('must be an integer').min(0).max(MAX_DASHBOARD_WORKERS);

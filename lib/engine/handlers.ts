@@ -1,5 +1,7 @@
 // Handler registry: the seeds' message type → processor. Handlers receive the payload, an AbortSignal
 // (cancel, timeout, shutdown) and a context; what they return (small JSON) becomes the task's result.
+import { ALERT_HANDLER } from './alert-types';
+import { deliverAlert } from './alert-delivery';
 import { NonRetryableError, TaskError } from './errors';
 import { HANDLER_NAME, MAX_HANDLER_NAME_LENGTH } from './limits';
 
@@ -12,6 +14,13 @@ export interface HandlerContext {
   workerId: string;
   session: number;
   signal: AbortSignal;
+  /**
+   * Report progress: percent 0–100 (clamped) and an optional message, shown on Running and the task
+   * page. Buffered in memory, written at most every few hundred ms: call it as often as you like.
+   */
+  progress(percent: number, message?: string): void;
+  /** A log line of this attempt (a non-string is written as JSON), shown live on the task page; the last 1,000 are kept. */
+  log(line: unknown): void;
 }
 
 export type Handler = (payload: any, ctx: HandlerContext) => unknown | Promise<unknown>;
@@ -96,9 +105,30 @@ export function registerDemoHandlers(registry: HandlerRegistry): HandlerRegistry
     return { succeededOnAttempt: ctx.attempt };
   });
   registry.register('demo.echo', (payload) => payload ?? null);
+  // reports progress and writes a log line per step (Running shows the bar, the task page the live tail)
+  registry.register('demo.progress', async (payload, ctx) => {
+    const p = objectPayload(payload, 'demo.progress');
+    const steps = intField(p, 'steps', 'demo.progress', 20, 10_000);
+    const ms = intField(p, 'ms', 'demo.progress', 500, 3600 * 1000);
+    ctx.log(`processing ${steps} steps of ${ms} ms`);
+    ctx.progress(0, 'starting');
+    for (let i = 1; i <= steps; i++) {
+      await sleep(ms, ctx.signal);
+      ctx.log(`step ${i}/${steps}: ${i * 37} rows copied`);
+      ctx.progress((i / steps) * 100, `step ${i} of ${steps}`);
+    }
+    ctx.log('done');
+    return { steps };
+  });
+  return registry;
+}
+
+/** The built-in handlers readpast itself enqueues (alert deliveries, queue readpast.alerts): every pool needs them. */
+export function registerBuiltinHandlers(registry: HandlerRegistry): HandlerRegistry {
+  if (!registry.has(ALERT_HANDLER)) registry.register(ALERT_HANDLER, (payload, ctx) => deliverAlert(payload, ctx));
   return registry;
 }
 
 export function defaultRegistry(): HandlerRegistry {
-  return registerDemoHandlers(new HandlerRegistry());
+  return registerBuiltinHandlers(registerDemoHandlers(new HandlerRegistry()));
 }

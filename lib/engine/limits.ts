@@ -71,6 +71,11 @@ export const MAX_STAGE = 10_000;
 /** The most tasks one bulk call may add (`enqueueMany`, `POST /api/batches/{id}/tasks`). */
 export const MAX_BULK = 10_000;
 
+/** Bulk actions on tasks (lib/api/bulk.ts): tokens per store transaction, tokens one selection may list, tasks one filter may touch. */
+export const BULK_CHUNK = 500;
+export const MAX_BULK_TOKENS = 1000;
+export const MAX_BULK_FILTER = 100_000;
+
 // ---- worker pools --------------------------------------------------------------------------------
 
 /** The most tasks one worker pool runs at once (its concurrency, and the most it may be resized to). */

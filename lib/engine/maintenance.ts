@@ -16,6 +16,8 @@ export interface MaintenanceOptions {
   pruneEveryMs?: number;
   /** check due schedules (default true) */
   schedules?: boolean;
+  /** how often the alert rules are judged (default 5 s; 0: never) */
+  alertsEveryMs?: number;
 }
 
 export class Maintenance {
@@ -24,6 +26,7 @@ export class Maintenance {
   private fireTimer: NodeJS.Timeout | null = null;
   private firing = false;
   private nextPrune: number;
+  private nextAlerts = 0;
 
   constructor(
     private readonly port: MaintenancePort,
@@ -80,6 +83,21 @@ export class Maintenance {
     }
   }
 
+  /** judge the alert rules when due (lib/engine/alerts.ts); a failure is logged and does not stop the round */
+  private async alerts(): Promise<void> {
+    const every = this.opts.alertsEveryMs ?? 5_000;
+    if (every <= 0 || Date.now() < this.nextAlerts) return;
+    this.nextAlerts = Date.now() + every;
+    try {
+      const fired = await this.port.evaluateAlerts();
+      if (fired.length) {
+        this.opts.logger.info({ alerts: fired.map((f) => ({ rule: f.ruleName, key: f.dedupKey, token: f.token })) }, 'alerts fired');
+      }
+    } catch (err) {
+      this.opts.logger.warn({ err: errorInfo(err) }, 'alert evaluation failed');
+    }
+  }
+
   /** one round; exposed for tests and the drain route */
   async tick(): Promise<void> {
     if (this.running) return;
@@ -90,6 +108,7 @@ export class Maintenance {
       const lost = await this.port.markLostWorkers(this.opts.staleWorkerMs);
       if (lost) this.opts.logger.warn({ lost }, 'workers stopped heartbeating');
       await this.port.sampleDepth();
+      await this.alerts();
       if (Date.now() >= this.nextPrune) {
         this.nextPrune = Date.now() + (this.opts.pruneEveryMs ?? 3600_000);
         const pruned = await this.port.prune(new Date(Date.now() - this.opts.retentionMs));

@@ -36,6 +36,7 @@ describe('pool leases', () => {
       registerWorker: async () => ({ session: 51, loginTime: new Date() }),
       deregisterWorker: async () => {},
       registerHandlers: async () => {},
+      appendAttemptOutput: async (batch) => batch.map(() => true),
       heartbeat: async (input) => {
         beats.push(input);
         return { owned: input.running.map((r) => r.taskId), cancelRequested: [] };

@@ -8,24 +8,32 @@ import type {
   AuditInput,
   AuditRecord,
   AttemptResult,
+  AttemptOutputBatch,
+  AttemptOutputView,
   AttemptView,
   BatchInput,
   BatchStatus,
   BatchView,
+  BulkAction,
+  BulkOutcome,
   ClaimedTask,
   ClaimOptions,
   DoctorCheck,
   EnqueueInput,
+  EditTaskResult,
   EnqueueResult,
   ExecuteParams,
   ExecuteResult,
   FailureFilter,
   FailureGroup,
+  FailureGroupQuery,
+  FingerprintGroup,
   FireReport,
   HeartbeatInput,
   HeartbeatResult,
   LiveStatus,
   MetricPoint,
+  OutputStream,
   Page,
   PendingBreakdown,
   ProcedureParameter,
@@ -43,6 +51,7 @@ import type {
   TaskDetail,
   TaskFilter,
   TaskKind,
+  TaskPatch,
   TaskView,
   TokenView,
   TransactionOptions,
@@ -51,6 +60,19 @@ import type {
   WorkerSlot,
   WorkerView,
 } from './types';
+import type { HistoryQuery, HistoryTotals, HistoryView, QueueThroughput } from './history';
+import type {
+  AlertFiring,
+  AlertFiringFilter,
+  AlertRule,
+  AlertRuleInput,
+  AlertWrite,
+  AttemptFact,
+  DeadTaskFact,
+  DeadTaskQuery,
+  FiredAlert,
+} from './alert-types';
+import type { PoolSetting, PoolSettingInput } from './pool-settings';
 
 export type Dialect = 'sqlite' | 'mssql';
 
@@ -71,6 +93,8 @@ export interface RunningAttempt {
   workerId: string;
   /** the session the attempt was claimed on */
   session: number;
+  /** where the attempt's output goes (SQL Server: PRINT and error messages as they arrive); absent: not recorded */
+  output?: (stream: OutputStream, line: string) => void;
 }
 
 /** What a worker process needs: its workers' lives, claims, settlements, and running sql/procedure tasks. */
@@ -86,6 +110,12 @@ export interface WorkerPort {
   claim(slots: WorkerSlot[], opts: ClaimOptions): Promise<ClaimedTask[]>;
   /** settle attempts; fenced on (task, worker, attempt) and an unexpired lease: false where the attempt no longer owns the task */
   finish(results: AttemptResult[]): Promise<boolean[]>;
+  /**
+   * append attempts' buffered log lines and latest progress, kept bounded per attempt (the last
+   * MAX_ATTEMPT_LINES lines / MAX_ATTEMPT_BYTES, the rest counted as dropped); fenced like finish:
+   * false where the attempt no longer owns its task (nothing is written for it)
+   */
+  appendAttemptOutput(batch: AttemptOutputBatch[]): Promise<boolean[]>;
   /** run a `sql` task's text on the worker's own session */
   runSql(attempt: RunningAttempt, text: string, signal: AbortSignal): Promise<SqlRunResult>;
   /** run a `procedure` task on the worker's own session; result = outputs + return code. Stores without procedures refuse. */
@@ -113,6 +143,8 @@ export interface MaintenancePort {
    * calling at once create exactly one task per tick. `now` defaults to the store's clock (tests pass one).
    */
   fireDue(now?: Date): Promise<FireReport[]>;
+  /** judge the enabled alert rules now and record what fires (lib/engine/alerts.ts evaluateAlerts; de-duplicated) */
+  evaluateAlerts(now?: Date): Promise<FiredAlert[]>;
 }
 
 /**
@@ -180,6 +212,31 @@ export interface CommandPort {
   runSchedule(name: string, by: string): Promise<EnqueueResult | null>;
   /** append to the audit trail (AuditLog), in one transaction; the store's clock stamps `at` */
   recordAudit(entries: AuditInput[]): Promise<void>;
+  /** a new alert rule; `exists` when the name is taken */
+  createAlertRule(input: AlertRuleInput, by: string): Promise<AlertRule | 'exists'>;
+  /** replace a rule's definition (its cursor kept) */
+  updateAlertRule(id: number, input: AlertRuleInput, by: string): Promise<AlertRule | 'not_found' | 'exists'>;
+  /** the rule goes; its firings stay (history) */
+  deleteAlertRule(id: number): Promise<'deleted' | 'not_found'>;
+  /**
+   * In one transaction: move the rules' cursors (each only if still where it was read), then record each firing
+   * with its delivery task unless the same (rule, key) fired within its window, or it needs a cursor that moved
+   * elsewhere. Any number of processes writing the same firings at once record it once. Returns what was recorded.
+   */
+  writeAlerts(w: AlertWrite): Promise<FiredAlert[]>;
+  /**
+   * Change a task that is not running (pending, dead, cancelled); `retry` also puts a dead or cancelled one
+   * back to pending (one more attempt if used up). Kept counts follow a queue change. `running` while it runs.
+   */
+  editTask(token: string, patch: TaskPatch, retry: boolean): Promise<EditTaskResult>;
+  /**
+   * One bulk command over up to BULK_CHUNK tokens (lib/engine/limits.ts), in one transaction: retry
+   * (dead/cancelled), cancel (pending; running ones asked to stop count as done), delete (finished),
+   * run_now (pending, due now), priority (pending, dead or cancelled get `priority`).
+   */
+  bulk(action: BulkAction, tokens: string[], opts: { priority?: number }): Promise<BulkOutcome>;
+  /** store the pool size of a host and role (PoolSettings); returns the setting it replaced */
+  setPoolSetting(s: PoolSettingInput): Promise<PoolSetting | null>;
 }
 
 /** Everything the dashboard, the API and the CLI show. Each read is an indexed read or a kept aggregate. */
@@ -194,6 +251,12 @@ export interface ReadModel {
   knownHandlers(): Promise<string[]>;
   failureGroups(filter: FailureFilter): Promise<FailureGroup[]>;
   metrics(since: Date): Promise<MetricPoint[]>;
+  /** history buckets over [from, to) from the per-minute rollups (per-second series below a minute), with the names seen */
+  history(q: HistoryQuery): Promise<HistoryView>;
+  /** succeeded per queue and bucket over [from, to) (per-minute rollups) */
+  queueThroughput(from: Date, to: Date, bucketMs: number): Promise<QueueThroughput[]>;
+  /** cumulative counts and histograms per (queue, command), monotonic (the Prometheus counters) */
+  historyTotals(): Promise<HistoryTotals[]>;
   countsByQueue(): Promise<QueueCounts[]>;
   /** every queue with its limit, paused, pending, running and granted tokens */
   listQueues(): Promise<QueueView[]>;
@@ -210,6 +273,21 @@ export interface ReadModel {
   pendingBreakdown(): Promise<PendingBreakdown[]>;
   /** the audit trail, newest first, keyset-paged on id */
   listAudit(filter: AuditFilter): Promise<Page<AuditRecord>>;
+  /** every alert rule by name (with its secret: the front door masks it) */
+  listAlertRules(): Promise<AlertRule[]>;
+  getAlertRule(id: number): Promise<AlertRule | null>;
+  /** fired alerts newest first, with their delivery task's status; keyset-paged on id */
+  listAlertFirings(filter: AlertFiringFilter): Promise<Page<AlertFiring>>;
+  /** dead tasks finished after (afterAt, afterId) and at least lagMs ago, oldest first, at most `limit` */
+  deadTasksSince(q: DeadTaskQuery): Promise<DeadTaskFact[]>;
+  /** a command's newest ended attempts, newest first (at most `limit`) */
+  recentAttempts(command: string, limit: number): Promise<AttemptFact[]>;
+  /** dead tasks grouped by failure fingerprint, command and queue, largest first, offset-paged (`nextCursor`) */
+  failureGroupPage(filter: FailureGroupQuery): Promise<Page<FingerprintGroup>>;
+  /** an attempt's kept log lines after `afterSeq` and its progress (default: the task's latest attempt); null: no such task */
+  attemptOutput(token: string, attempt?: number, afterSeq?: number): Promise<AttemptOutputView | null>;
+  /** the pool size stored for a host and role, applied when that pool starts */
+  getPoolSetting(host: string, role: string): Promise<PoolSetting | null>;
 }
 
 /** What only SQL Server has: stored procedures, live session state from the DMVs, KILL. */

@@ -1,5 +1,6 @@
 // Running one attempt: dispatch on the task kind, enforce the timeout, and turn whatever happened
 // into a Settlement. Never throws.
+import { AttemptOutputBuffer, flusherFor } from './attempt-output';
 import { TaskError } from './errors';
 import type { HandlerRegistry } from './handlers';
 import { errorInfo, failureSettlement } from './retry';
@@ -34,8 +35,20 @@ export function capResult(value: unknown): unknown {
   return JSON.parse(text);
 }
 
-async function execute(worker: WorkerPort, registry: HandlerRegistry, task: ClaimedTask, signal: AbortSignal): Promise<unknown> {
-  const attempt: RunningAttempt = { taskId: task.id, attempt: task.attempt, workerId: task.workerId, session: task.session };
+async function execute(
+  worker: WorkerPort,
+  registry: HandlerRegistry,
+  task: ClaimedTask,
+  signal: AbortSignal,
+  output: AttemptOutputBuffer,
+): Promise<unknown> {
+  const attempt: RunningAttempt = {
+    taskId: task.id,
+    attempt: task.attempt,
+    workerId: task.workerId,
+    session: task.session,
+    output: (stream, line) => output.log(stream, line),
+  };
   switch (task.kind) {
     case 'handler': {
       const handler = registry.get(task.command);
@@ -49,6 +62,8 @@ async function execute(worker: WorkerPort, registry: HandlerRegistry, task: Clai
         workerId: task.workerId,
         session: task.session,
         signal,
+        progress: (percent, message) => output.report(percent, message),
+        log: (line) => output.log('log', line),
       });
     }
     case 'sql':
@@ -69,12 +84,15 @@ export async function runTask(
   controller: AbortController,
 ): Promise<Settlement> {
   const signal = controller.signal;
+  const flusher = flusherFor(worker);
+  const output =
+    flusher?.openAttempt(task.id, task.attempt, task.workerId) ?? new AttemptOutputBuffer(task.id, task.attempt, task.workerId);
   let timer: NodeJS.Timeout | null = null;
   if (task.timeoutMs !== null && task.timeoutMs > 0) {
     timer = setTimeout(() => controller.abort(new StopReason('timeout', `timed out after ${task.timeoutMs} ms`)), task.timeoutMs);
   }
   try {
-    const result = await execute(worker, registry, task, signal);
+    const result = await execute(worker, registry, task, signal, output);
     return { kind: 'succeeded', result: capResult(result) };
   } catch (err) {
     const reason: unknown = signal.aborted ? signal.reason : null;
@@ -100,5 +118,7 @@ export async function runTask(
     return failureSettlement('failed', errorInfo(err), task.attempt, task.maxAttempts, task.backoffMs, retryable);
   } finally {
     if (timer) clearTimeout(timer);
+    // what the attempt logged is written before its settlement (the write is fenced on the attempt owning its task)
+    await flusher?.close(output).catch(() => {});
   }
 }

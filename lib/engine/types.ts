@@ -67,6 +67,10 @@ export interface AttemptView {
   errorNumber: number | null;
   errorMessage: string | null;
   errorDetail: string | null;
+  /** the task's max attempts now (in the attempt list; absent in a task's own history) */
+  maxAttempts?: number;
+  /** this attempt made its task dead: the task is dead and this was its last attempt (attempt list) */
+  final?: boolean;
 }
 
 export interface TaskView {
@@ -249,6 +253,10 @@ export interface RunningView {
   cancelRequested: boolean;
   /** SQL Server only, and only where the login can see the DMVs */
   live?: LiveRequestState | null;
+  /** the first characters of the task's payload as JSON text (`…` when cut); null without a payload */
+  payloadPreview?: string | null;
+  /** the latest progress the attempt reported (ctx.progress), null when none */
+  progress?: ProgressReport | null;
 }
 
 export interface TaskFilter {
@@ -261,7 +269,41 @@ export interface TaskFilter {
   /** tasks with an id below this (keyset; newest first) */
   cursor?: number;
   limit?: number;
+  /** pending tasks only: due now, a future run-at never tried, or waiting out a backoff (PendingBreakdown) */
+  sub?: PendingSub;
+  /** exact command (handler name, procedure name, SQL text) */
+  command?: string;
+  /** priority within [priorityMin, priorityMax] */
+  priorityMin?: number;
+  priorityMax?: number;
+  /** time range: finished_at for succeeded, dead and cancelled tasks, created_at otherwise (no status: created_at) */
+  from?: Date;
+  to?: Date;
+  /** a value inside the JSON payload */
+  payload?: PayloadFilter;
+  /** rows examined at most for filters no index answers (default TASK_SCAN_LIMIT; not taken from a query string) */
+  scanLimit?: number;
 }
+
+export const PENDING_SUBS = ['ready', 'scheduled', 'retrying'] as const;
+export type PendingSub = (typeof PENDING_SUBS)[number];
+
+/**
+ * `path` is a JSON path `$.a.b[0]` (letters, digits, `_`, dots and `[n]` only: checked by the parser in
+ * lib/api/task-query.ts and again by the stores). `eq`: the scalar at the path, as text (`true`, `42`,
+ * `abc`), equals `value`; `contains`: it contains `value` (case as the database compares text).
+ */
+export interface PayloadFilter {
+  path: string;
+  op: 'eq' | 'contains';
+  value: string;
+}
+
+/** A JSON path the stores accept: `$`, then `.name` or `[n]` steps. */
+export const JSON_PATH = /^\$(?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d{1,6}\])+$/;
+
+/** Rows a filtered task page examines at most (newest first) before it answers `partial`. */
+export const TASK_SCAN_LIMIT = 50_000;
 
 export interface AttemptFilter {
   outcome?: Outcome;
@@ -280,6 +322,12 @@ export interface Page<T> {
   items: T[];
   /** pass as `cursor` for the next page; null at the end */
   nextCursor: number | null;
+  /**
+   * Task pages with filters no index answers: true when the page stopped after examining `scanned` rows
+   * (TASK_SCAN_LIMIT) with fewer matches than asked; `nextCursor` then continues the scan further back.
+   */
+  partial?: boolean;
+  scanned?: number;
 }
 
 /** One second of activity, kept as an aggregate while work is done (never recomputed from the log). */
@@ -311,6 +359,48 @@ export interface FailureFilter {
   message?: string;
   /** substring of command or error message */
   q?: string;
+  /** failure fingerprint (lib/engine/fingerprint.ts) */
+  fingerprint?: string;
+  /** exact command */
+  command?: string;
+}
+
+/** Dead tasks of one failure fingerprint, command and queue (Failed & poison). `message` is the newest one's. */
+export interface FingerprintGroup extends FailureGroup {
+  fingerprint: string;
+  errorNumber: number | null;
+  firstAt: Date;
+  /** dead tasks per hour over the last 24 hours (by finish time), oldest first: 24 numbers */
+  trend: number[];
+}
+
+/** A page of fingerprint groups, largest first; `cursor` is the `nextCursor` of the page before. */
+export interface FailureGroupQuery extends FailureFilter {
+  cursor?: number;
+  limit?: number;
+}
+
+/** What an edit may change on a task that is not running (validated like enqueue). */
+export interface TaskPatch {
+  payload?: unknown;
+  queue?: string;
+  priority?: number;
+  runAt?: Date;
+  maxAttempts?: number;
+}
+
+export type EditTaskResult =
+  | { result: 'edited' | 'retried'; before: TaskView; after: TaskView }
+  | { result: 'not_found' | 'conflict' | 'running' };
+
+/** What a bulk command does to each task it is given. */
+export type BulkAction = 'retry' | 'cancel' | 'delete' | 'run_now' | 'priority';
+
+/** How a bulk command ended, per task: done, skipped (its state does not allow it), or not found. */
+export interface BulkOutcome {
+  done: number;
+  skipped: number;
+  missing: number;
 }
 
 /** A stored procedure's parameter, as the catalog describes it (SQL Server). */
@@ -596,4 +686,54 @@ export interface PendingBreakdown {
   oldestReadyAt: Date | null;
   /** the earliest run-at among scheduled and retrying tasks */
   nextRunAt: Date | null;
+}
+
+// ---- attempt output: progress and log lines -------------------------------------------------------
+
+/** `log`: a handler's ctx.log; `print`: SQL Server PRINT / RAISERROR of severity ≤ 10; `error`: an error message (severity ≥ 11). */
+export type OutputStream = 'log' | 'error' | 'print';
+
+export interface OutputLine {
+  stream: OutputStream;
+  line: string;
+  at: Date;
+}
+
+/** The latest progress an attempt reported: percent 0–100, an optional message, when. */
+export interface ProgressReport {
+  percent: number;
+  message: string | null;
+  at: Date;
+}
+
+/** One attempt's buffered output, written by the worker that owns the attempt (WorkerPort.appendAttemptOutput). */
+export interface AttemptOutputBatch {
+  taskId: number;
+  attempt: number;
+  workerId: string;
+  lines: OutputLine[];
+  /** lines the worker dropped before this write (its buffer is bounded) */
+  dropped: number;
+  /** the latest progress, null when unchanged since the last write */
+  progress: ProgressReport | null;
+}
+
+export interface AttemptLogLine {
+  seq: number;
+  at: Date;
+  stream: OutputStream;
+  line: string;
+}
+
+/** One attempt's kept output (the last lines within the bound), read after `afterSeq`. */
+export interface AttemptOutputView {
+  /** the attempt read (0: the task has not started) */
+  attempt: number;
+  lines: AttemptLogLine[];
+  /** lines were dropped (the bound, lib/engine/attempt-output.ts) */
+  truncated: boolean;
+  dropped: number;
+  progress: ProgressReport | null;
+  /** pass as `afterSeq` to read only newer lines */
+  next: number;
 }

@@ -1,8 +1,11 @@
 // The dashboard server's start-up in the Node.js runtime (called once from instrumentation.ts):
-// refuse an unsafe bind, open (and migrate) the store, start the pool, stop it on SIGTERM / SIGINT.
+// refuse an unsafe bind, open (and migrate) the store, start the pool, print one start-up line
+// (`readpast dashboard on http://127.0.0.1:3000 · sqlite:data/readpast.db · 4 workers`), and stop it
+// on SIGTERM / SIGINT — requests meanwhile are answered 503 with Retry-After (lib/server/http.ts).
 import { bindRefusal, serverConfig, type ServerConfig } from './config';
-import { startEngine, stopEngine } from './engine';
+import { startEngine, stopEngine, type ServerEngine } from './engine';
 import { serverLogger } from './log';
+import { RETRY_AFTER_SECONDS } from './shutdown';
 
 /** The address `next start` was told to bind (`-H` / `--hostname`), if given on its command line. */
 export function hostnameArg(argv: readonly string[]): string | undefined {
@@ -12,6 +15,33 @@ export function hostnameArg(argv: readonly string[]): string | undefined {
     if (a.startsWith('--hostname=')) return a.slice('--hostname='.length);
   }
   return undefined;
+}
+
+/** The port `next start` was told to listen on (`-p` / `--port`), if given on its command line. */
+export function portArg(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '-p' || a === '--port') return argv[i + 1];
+    if (a.startsWith('--port=')) return a.slice('--port='.length);
+  }
+  return undefined;
+}
+
+/** The address this dashboard serves on, as a URL: the command line's -H / -p, else READPAST_HOST and PORT. */
+export function dashboardUrl(config: Pick<ServerConfig, 'host' | 'port'>, argv: readonly string[]): string {
+  const host = hostnameArg(argv) ?? config.host;
+  const port = portArg(argv) ?? String(config.port);
+  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
+}
+
+/** The one line printed when the dashboard is up. */
+export function startupLine(url: string, engine: Pick<ServerEngine, 'readpast' | 'pool' | 'poolSource' | 'config'>): string {
+  const n = engine.pool?.size ?? 0;
+  const src = engine.poolSource;
+  const why =
+    src.from === 'stored' && src.size !== engine.config.workers ? ` (set by ${src.by}; READPAST_WORKERS=${engine.config.workers})` : '';
+  return `readpast dashboard on ${url} · ${engine.readpast.description} · ${n} worker${n === 1 ? '' : 's'}${why}`;
 }
 
 /** Why this process must not serve, or null: READPAST_HOST, and the address actually given to `next start`. */
@@ -32,9 +62,12 @@ function installSignalHandlers(): void {
     const ownsExit = !!process.env.NEXT_MANUAL_SIG_HANDLE;
     const exit = () => process.exit(signal === 'SIGINT' ? 130 : 143);
     if (ownsExit) setTimeout(exit, 30_000).unref();
-    logger.info({ signal }, 'stopping the worker pool');
+    logger.info(
+      { signal, retryAfter: RETRY_AFTER_SECONDS },
+      'stopping: running tasks get 10 s to finish; requests are answered 503 with Retry-After until the process exits',
+    );
     stopEngine()
-      .then(() => logger.info({}, 'worker pool stopped; database closed'))
+      .then(() => logger.info({}, 'stopped; database closed'))
       .catch((err: unknown) => logger.error({ err }, 'error while stopping the worker pool'))
       .finally(() => {
         if (ownsExit) exit();
@@ -60,7 +93,19 @@ export async function boot(): Promise<void> {
   }
   installSignalHandlers();
   try {
-    await startEngine();
+    const engine = await startEngine();
+    const url = dashboardUrl(config, process.argv);
+    logger.info(
+      {
+        startup: true,
+        url,
+        database: engine.readpast.description,
+        workers: engine.pool?.size ?? 0,
+        pool: engine.poolSource,
+        pid: process.pid,
+      },
+      startupLine(url, engine),
+    );
   } catch (err) {
     logger.error({ err }, `readpast: cannot start the engine: ${(err as Error).message}`);
     process.exit(1);

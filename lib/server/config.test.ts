@@ -75,3 +75,18 @@ describe('binding', () => {
     expect(startupRefusal(withAuth, ['node', 'next', 'start'])).toBeNull();
   });
 });
+
+describe('READPAST_VIEWERS', () => {
+  it('parses read-only users, and needs an operator with credentials of its own', () => {
+    expect(loadServerConfig({ READPAST_AUTH: 'admin:pw', READPAST_VIEWERS: 'helpdesk:a1,auditor:b2' }).viewers).toEqual([
+      { user: 'helpdesk', password: 'a1' },
+      { user: 'auditor', password: 'b2' },
+    ]);
+    expect(() => loadServerConfig({ READPAST_VIEWERS: 'helpdesk:a1' })).toThrow(/READPAST_VIEWERS: needs READPAST_AUTH/);
+    expect(() => loadServerConfig({ READPAST_AUTH: 'admin:pw', READPAST_VIEWERS: 'admin:x' })).toThrow(/of its own/);
+    expect(() => loadServerConfig({ READPAST_AUTH: 'admin:pw', READPAST_VIEWERS: 'h:pw' })).toThrow(/of its own/);
+    expect(() => loadServerConfig({ READPAST_AUTH: 'admin:pw', READPAST_VIEWERS: 'nopassword' })).toThrow(/READPAST_VIEWERS/);
+    expect(() => loadServerConfig({ READPAST_AUTH: 'admin:pw', READPAST_VIEWERS: 'a:b,,c:d' })).toThrow(/READPAST_VIEWERS/);
+    expect(loadServerConfig({}).viewers).toEqual([]);
+  });
+});

@@ -1,6 +1,7 @@
 // A bounded run of a short-lived pool: claims and runs due tasks until none is left or time is up.
+// A stop of the server (SIGTERM) stops it too before the store closes (engine.ts trackDrainPool).
 import { ConflictError } from '@/lib/engine/errors';
-import type { ServerEngine } from './engine';
+import { trackDrainPool, type ServerEngine } from './engine';
 
 const KEY = Symbol.for('readpast.server.draining');
 type Holder = { [KEY]?: boolean };
@@ -13,9 +14,11 @@ export async function drain({ readpast, config }: ServerEngine, maxMs: number): 
   g[KEY] = true;
   try {
     const pool = readpast.createPool({ concurrency: config.workers > 0 ? config.workers : 4, role: DRAIN_ROLE });
+    trackDrainPool(pool);
     const { processed } = await pool.runUntilIdle(maxMs);
     return { processed };
   } finally {
+    trackDrainPool(null);
     g[KEY] = false;
   }
 }

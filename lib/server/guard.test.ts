@@ -64,3 +64,48 @@ describe('checkRequest', () => {
     expect(checkRequest(req({ method: 'POST' }), { auth: null })).toMatchObject({ ok: true });
   });
 });
+
+describe('roles', () => {
+  const viewers = [
+    { user: 'helpdesk', password: 'look' },
+    { user: 'auditor', password: 'peek' },
+  ];
+  const config = { auth: creds, viewers };
+
+  it('a viewer may read everything and change nothing; the operator may do both', () => {
+    for (const method of ['GET', 'HEAD', 'OPTIONS']) {
+      expect(checkRequest(req({ method, authorization: basic('helpdesk', 'look') }), config)).toMatchObject({
+        ok: true,
+        identity: { user: 'helpdesk', role: 'viewer' },
+      });
+    }
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'post']) {
+      expect(checkRequest(req({ method, authorization: basic('auditor', 'peek') }), config)).toMatchObject({ ok: false, status: 403 });
+      expect(checkRequest(req({ method, api: false, authorization: basic('helpdesk', 'look') }), config)).toMatchObject({
+        ok: false,
+        status: 403,
+      });
+      expect(checkRequest(req({ method, authorization: basic('admin', 's3cret') }), config)).toMatchObject({
+        ok: true,
+        identity: { user: 'admin', role: 'operator' },
+      });
+    }
+    // a viewer's password as a bearer token is that viewer
+    expect(checkRequest(req({ method: 'POST', authorization: 'Bearer peek' }), config)).toMatchObject({ ok: false, status: 403 });
+    expect(checkRequest(req({ authorization: 'Bearer peek' }), config)).toMatchObject({ ok: true, identity: { user: 'auditor' } });
+    expect(checkRequest(req({ method: 'POST', authorization: 'Bearer s3cret' }), config)).toMatchObject({
+      ok: true,
+      identity: { user: 'bearer', role: 'operator' },
+    });
+    // a viewer's name with another's password, or the operator's password, is nobody
+    expect(checkRequest(req({ authorization: basic('helpdesk', 'peek') }), config)).toMatchObject({ ok: false, status: 401 });
+    expect(checkRequest(req({ authorization: basic('helpdesk', 's3cret') }), config)).toMatchObject({ ok: false, status: 401 });
+  });
+
+  it('without credentials configured the caller is the operator `loopback`', () => {
+    expect(checkRequest(req({ method: 'POST' }), { auth: null, viewers: [] })).toMatchObject({
+      ok: true,
+      identity: { user: 'loopback', role: 'operator' },
+    });
+  });
+});

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { parseWith } from '@/lib/engine/validation';
 import { ValidationError } from '@/lib/engine/errors';
 import { serverLogger } from './log';
+import { isShuttingDown, RETRY_AFTER_SECONDS, SHUTTING_DOWN_MESSAGE } from './shutdown';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -47,7 +48,11 @@ export function describeError(err: unknown): { status: number; body: ErrorBody }
       const field = typeof e.field === 'string' ? e.field : undefined;
       return { status: Number(e.status) || 500, body: field ? { error: message, field } : { error: message } };
     }
+    case 'ShuttingDownError':
+      return { status: 503, body: { error: SHUTTING_DOWN_MESSAGE } };
   }
+  // a request caught by the graceful stop (its store closing under it) is not a failure of the server
+  if (isShuttingDown()) return { status: 503, body: { error: SHUTTING_DOWN_MESSAGE } };
   serverLogger().error({ err }, 'request failed');
   return { status: 500, body: { error: 'internal error (see the server log)' } };
 }
@@ -60,12 +65,14 @@ export function json(data: unknown, status = 200): Response {
 
 export function errorResponse(err: unknown): Response {
   const { status, body } = describeError(err);
-  return json(body, status);
+  if (status !== 503) return json(body, status);
+  return Response.json(body, { status, headers: { ...NO_STORE, 'retry-after': String(RETRY_AFTER_SECONDS) } });
 }
 
 /** Wrap a route handler so every thrown error becomes its JSON error response. */
 export function handle<A extends unknown[]>(fn: (...args: A) => Promise<Response>): (...args: A) => Promise<Response> {
   return async (...args: A) => {
+    if (isShuttingDown()) return errorResponse(new HttpError(503, SHUTTING_DOWN_MESSAGE));
     try {
       // the proxy has let this request in (proxy.ts); who it is becomes the actor of what it changes
       const req = args[0];

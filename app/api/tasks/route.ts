@@ -1,27 +1,17 @@
-// GET /api/tasks?status=&queue=&batch=&stage=&q=&cursor=&limit=: tasks newest first, keyset-paginated.
-// POST /api/tasks: enqueue one task.
-import { z } from 'zod';
-import { TASK_STATUSES } from '@/lib/engine/types';
-import { queueName } from '@/lib/engine/validation';
+// GET /api/tasks?status=&sub=&queue=&command=&batch=&stage=&priorityMin=&priorityMax=&from=&to=&q=&payload=&cursor=&limit=:
+// tasks newest first, keyset-paginated (the filters: lib/api/task-query.ts); a filter no index answers examines
+// a bounded number of rows and then answers `partial: true` with a cursor to go on. A bad filter is a 400
+// naming it. POST /api/tasks: enqueue one task.
+import { parseTaskQuery } from '@/lib/api/task-query';
 import { getEngine } from '@/lib/server/engine';
-import { cursorParam, idParam, handle, intParam, json, limitParam, readJson, readQuery, textParam } from '@/lib/server/http';
+import { handle, json, readJson } from '@/lib/server/http';
 
 export const dynamic = 'force-dynamic';
 
-const query = z.object({
-  status: z.enum(TASK_STATUSES).optional(),
-  queue: queueName.optional(),
-  batch: idParam.optional(),
-  stage: intParam(0, 1_000_000).optional(),
-  q: textParam.optional(),
-  cursor: cursorParam.optional(),
-  limit: limitParam.default(50),
-});
-
 export const GET = handle(async (req: Request) => {
-  const { batch, ...rest } = readQuery(req, query);
+  const filter = parseTaskQuery(new URL(req.url).searchParams);
   const { readpast } = await getEngine();
-  return json(await readpast.tasks({ ...rest, batchId: batch }));
+  return json(await readpast.tasks(filter));
 });
 
 /** 201 for a new task; 200 when `dedupKey` matched a task that is not finished yet (its token). */

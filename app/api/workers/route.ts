@@ -5,6 +5,6 @@ import { handle, json } from '@/lib/server/http';
 export const dynamic = 'force-dynamic';
 
 export const GET = handle(async () => {
-  const { readpast, pool } = await getEngine();
-  return json({ ...(await readpast.workers()), pool: poolInfo(pool) });
+  const engine = await getEngine();
+  return json({ ...(await engine.readpast.workers()), pool: poolInfo(engine) });
 });

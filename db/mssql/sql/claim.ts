@@ -61,6 +61,7 @@
 // installed, so it would need a versioned name and a migration for every change of the claim. Worth it
 // when a server shows tempdb allocation contention under claims (see the note of issue 16).
 import { BEGIN, TALLY, TOUCHED } from './tally';
+import { historyCommandOf } from './history';
 
 export const CLAIM_ROUNDS = 1000;
 
@@ -369,6 +370,8 @@ BEGIN
          @m_lmax = COALESCE(MAX(CASE WHEN DATEDIFF_BIG(MILLISECOND, c.run_after, @now) > 2147483647 THEN 2147483647
            ELSE CAST(DATEDIFF_BIG(MILLISECOND, c.run_after, @now) AS int) END), 0)
     FROM @claimed AS c;
+  INSERT INTO @hist (queue, command, kind, ms)
+    SELECT c.queue, ${historyCommandOf('c.kind', 'c.command')}, 'started', DATEDIFF_BIG(MILLISECOND, c.run_after, @now) FROM @claimed AS c;
 ${TALLY}
   IF @outer = 0
     COMMIT TRANSACTION;

@@ -18,6 +18,7 @@
 // the INSERT of up to 10,000 tasks). LOCK_ESCALATION = DISABLE was the other way: it only moves the
 // problem to lock memory (escalation still happens under memory pressure) and to every table it is set on.
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
+import { historyCommandOf } from './history';
 
 /** Rows per statement of a multi-row write: far below the ~5,000 locks per statement that escalate. */
 export const ESCALATION_CHUNK = 1000;
@@ -109,6 +110,8 @@ BEGIN
     ORDER BY i.ord;
   SET @from = @from + ${ESCALATION_CHUNK};
 END;
+INSERT INTO @hist (queue, command, kind, ms)
+  SELECT i.queue, ${historyCommandOf('i.kind', 'i.command')}, 'enqueued', NULL FROM @in AS i WHERE i.existing = 0;
 ${MOVES_TO_DELTAS}
 SET @m_enqueued = (SELECT COUNT(*) FROM @moves);
 ${TALLY}

@@ -9,6 +9,7 @@ import { ESCALATION_CHUNK } from './enqueue';
 const AUDIT_KEEP_DAYS = Math.round(AUDIT_KEEP_MS / 86_400_000);
 import { DELETE_ATTEMPT_LOGS } from './operators';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
+import { historyCommandOf } from './history';
 
 export const RESCUE_BATCH = 500;
 
@@ -35,6 +36,8 @@ UPDATE c SET status = 'free', task_id = NULL, attempt = NULL, worker_id = NULL, 
   FROM readpast.ConcurrencyTokens AS c
   JOIN @moves AS m ON m.queue = c.queue AND m.token_no = c.token_no AND m.id = c.task_id AND m.attempt = c.attempt;
 UPDATE l SET ended_at = @now, outcome = 'abandoned', error_message = t.error_message
+  OUTPUT inserted.queue, ${historyCommandOf('inserted.kind', 'inserted.command')},
+    CASE WHEN m.to_status = 'dead' THEN 'dead' ELSE 'failed' END, DATEDIFF_BIG(MILLISECOND, inserted.started_at, @now) INTO @hist
   FROM readpast.ExecutionLog AS l
   JOIN @moves AS m ON m.id = l.task_id AND m.attempt = l.attempt
   JOIN readpast.Tasks AS t ON t.id = m.id

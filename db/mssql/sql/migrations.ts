@@ -19,6 +19,8 @@ export const MIGRATE_ROLLBACK = 'IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION;';
 /** Empty every table (the contract suite's fresh store on a shared database). */
 export const RESET_ALL_TABLES = `SET NOCOUNT ON;
 DELETE FROM readpast.ExecutionLog;
+IF OBJECT_ID(N'readpast.AttemptLogs', N'U') IS NOT NULL DELETE FROM readpast.AttemptLogs;
+IF OBJECT_ID(N'readpast.AttemptOutput', N'U') IS NOT NULL DELETE FROM readpast.AttemptOutput;
 DELETE FROM readpast.Tasks;
 DELETE FROM readpast.QueueCounts;
 DELETE FROM readpast.Queues;

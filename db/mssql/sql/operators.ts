@@ -4,14 +4,20 @@
 // (enqueue.ts). Each ends with the batches it touched (TOUCHED), which the store settles next. Lock
 // order (sql/claim.ts): Tasks, then ExecutionLog, then the kept counts; what a retry reads of Batches and
 // BatchStages it reads before taking any lock.
+import { DELETE_TASKS_OUTPUT } from './attempt-logs';
 import { ESCALATION_CHUNK } from './enqueue';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 
-/** Which dead tasks a failure filter selects. Parameters: @f_queue, @f_message, @f_q (a LIKE pattern). */
+/**
+ * Which dead tasks a failure filter selects. Parameters: @f_queue, @f_message, @f_q (a LIKE pattern),
+ * @f_fingerprint, @f_command.
+ */
 export interface FailureShape {
   queue: boolean;
   message: boolean;
   q: boolean;
+  fingerprint?: boolean;
+  command?: boolean;
 }
 
 export function failureWhere(s: FailureShape): string {
@@ -19,18 +25,24 @@ export function failureWhere(s: FailureShape): string {
   if (s.queue) parts.push('t.queue = @f_queue');
   if (s.message) parts.push('t.error_message = @f_message');
   if (s.q) parts.push("(t.command LIKE @f_q ESCAPE N'\\' OR t.error_message LIKE @f_q ESCAPE N'\\')");
+  if (s.fingerprint) parts.push('t.fingerprint = @f_fingerprint');
+  if (s.command) parts.push('t.command = @f_command');
   return parts.join(' AND ');
 }
 
 export const FAILURE_SHAPES: readonly FailureShape[] = [false, true].flatMap((queue) =>
-  [false, true].flatMap((message) => [false, true].map((q) => ({ queue, message, q }))),
+  [false, true].flatMap((message) =>
+    [false, true].flatMap((q) =>
+      [false, true].flatMap((fingerprint) => [false, true].map((command) => ({ queue, message, q, fingerprint, command }))),
+    ),
+  ),
 );
 
 export const BULK_BATCH = 500;
 
 /**
  * Delete the ExecutionLog rows of the tasks in @moves (a task retried many times has many),
- * ESCALATION_CHUNK per statement; @logs counts them.
+ * ESCALATION_CHUNK per statement; @logs counts them. Their attempts' output goes too (sql/attempt-logs.ts).
  */
 export const DELETE_ATTEMPT_LOGS = `DECLARE @logs int = 0, @log_chunk int = ${ESCALATION_CHUNK};
 WHILE @log_chunk = ${ESCALATION_CHUNK}
@@ -42,7 +54,8 @@ BEGIN
   DELETE FROM doomed;
   SET @log_chunk = @@ROWCOUNT;
   SET @logs = @logs + @log_chunk;
-END;`;
+END;
+${DELETE_TASKS_OUTPUT}`;
 
 /** pending → cancelled at once; running → cancel requested. Returns (old_status, found), then the touched batches. */
 export const CANCEL_WRITE = `${BEGIN}

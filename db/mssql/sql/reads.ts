@@ -1,8 +1,8 @@
 // T-SQL behind the dashboard, the API and the CLI: indexed lookups, keyset pages and reads of kept
 // aggregates, never a count over a whole table. Filters are assembled from fixed fragments (every
 // combination is enumerated for the parse check); values always travel as parameters.
-import type { Outcome, TaskStatus } from '../../../lib/engine/types';
-import { OUTCOMES, TASK_STATUSES } from '../../../lib/engine/types';
+import type { Outcome, PendingSub, TaskStatus } from '../../../lib/engine/types';
+import { OUTCOMES, PENDING_SUBS, TASK_STATUSES } from '../../../lib/engine/types';
 import { failureWhere, type FailureShape } from './operators';
 
 export const TASK_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.status, t.priority, t.run_after, t.attempts,
@@ -11,7 +11,8 @@ export const TASK_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payloa
   t.schedule_fire_at`;
 
 export const LOG_COLUMNS = `l.id, l.task_id, t.token, l.attempt, l.queue, l.kind, l.command, l.worker_id, l.session, l.token_no,
-  l.batch_id, l.stage, l.started_at, l.ended_at, l.outcome, l.error_number, l.error_message, l.error_detail`;
+  l.batch_id, l.stage, l.started_at, l.ended_at, l.outcome, l.error_number, l.error_message, l.error_detail,
+  t.max_attempts AS task_max_attempts, t.status AS task_status, t.attempts AS task_attempts`;
 
 /** A task and its attempts (two result sets). */
 export const GET_TASK = `SELECT ${TASK_COLUMNS} FROM readpast.Tasks AS t WHERE t.token = @token;
@@ -37,29 +38,147 @@ const STATUS_FILTER: Record<TaskStatus, string> = {
 
 export interface TaskListShape {
   status: TaskStatus | null;
+  /** pending tasks only: run-at against SYSUTCDATETIME() and attempts */
+  sub: PendingSub | null;
   queue: boolean;
+  /** @command, exact */
+  command: boolean;
   batch: boolean;
   stage: boolean;
+  priorityMin: boolean;
+  priorityMax: boolean;
+  /** @from / @to on finished_at for terminal statuses, created_at otherwise */
+  from: boolean;
+  to: boolean;
   /** @q (a LIKE pattern) over command, dedup key and error message, or @q_token equal to the token */
   q: boolean;
+  /** a text search that is a token: @q_token, the one task (unique index) */
+  token: boolean;
+  /** JSON_VALUE(payload, @payload_path) equals @payload_value, or is LIKE it (a pattern) */
+  payload: 'eq' | 'contains' | null;
   cursor: boolean;
+  /** t.id >= @floor: the lowest id of the scan window */
+  floor: boolean;
 }
 
-/** Newest first; @limit rows (the caller asks one more than a page to know whether there is a next). */
-export function listTasksSql(s: TaskListShape): string {
+const SUB_FILTER: Record<PendingSub, string> = {
+  ready: 't.run_after <= SYSUTCDATETIME()',
+  scheduled: 't.run_after > SYSUTCDATETIME() AND t.attempts = 0',
+  retrying: 't.run_after > SYSUTCDATETIME() AND t.attempts > 0',
+};
+
+// the scalar at a JSON path; a payload that is not a JSON object or array (a bare scalar) has none
+const PAYLOAD_AT = 'CASE WHEN ISJSON(t.payload) = 1 THEN JSON_VALUE(t.payload, @payload_path) END';
+
+/** The filters no index answers alone: with any of them a page examines at most a window of rows. */
+function taskFilters(s: TaskListShape): string[] {
   const parts: string[] = [];
   if (s.status) parts.push(STATUS_FILTER[s.status]);
+  if (s.sub) parts.push(SUB_FILTER[s.sub]);
   if (s.queue) parts.push('t.queue = @queue');
+  if (s.command) parts.push('t.command = @command');
   if (s.batch) parts.push('t.batch_id = @batch_id AND t.batch_id IS NOT NULL');
   if (s.stage) parts.push('t.stage = @stage');
+  if (s.priorityMin) parts.push('t.priority >= @priority_min');
+  if (s.priorityMax) parts.push('t.priority <= @priority_max');
+  const finished = s.status === 'succeeded' || s.status === 'dead' || s.status === 'cancelled';
+  if (s.from) parts.push(finished ? 't.finished_at >= @from' : 't.created_at >= @from');
+  if (s.to) parts.push(finished ? 't.finished_at <= @to' : 't.created_at <= @to');
   if (s.q) {
     // the dedup key has a binary collation (schema.ts NAME_COLLATION); search it as the other columns
     parts.push(`(t.command LIKE @q ESCAPE N'\\' OR t.dedup_key COLLATE DATABASE_DEFAULT LIKE @q ESCAPE N'\\'
     OR t.error_message LIKE @q ESCAPE N'\\' OR t.token = @q_token)`);
   }
+  if (s.token) parts.push('t.token = @q_token');
+  if (s.payload === 'eq') parts.push(`${PAYLOAD_AT} = @payload_value`);
+  if (s.payload === 'contains') parts.push(`${PAYLOAD_AT} LIKE @payload_value ESCAPE N'\\'`);
   if (s.cursor) parts.push('t.id < @cursor');
+  if (s.floor) parts.push('t.id >= @floor');
+  return parts;
+}
+
+/** Newest first; @limit rows (the caller asks one more than a page to know whether there is a next). */
+export function listTasksSql(s: TaskListShape): string {
+  const parts = taskFilters(s);
   const where = parts.length ? `\nWHERE ${parts.join('\n  AND ')}` : '';
   return `SELECT TOP (@limit) ${TASK_COLUMNS}\nFROM readpast.Tasks AS t${where}\nORDER BY t.id DESC;`;
+}
+
+/** What drives a scan: an index walked newest first (status: the filtered ones; batch: IX_Tasks_batch). */
+export interface TaskWindowShape {
+  status: 'pending' | 'running' | 'dead' | 'cancelled' | null;
+  batch: boolean;
+  stage: boolean;
+  cursor: boolean;
+  /** false: the first row below @cursor (or any) — whether the index goes on; true: the (@offset + 1)th */
+  offset: boolean;
+}
+
+/** The lowest id of the scan window: the (@offset + 1)th row of the driving index below @cursor, newest first. */
+export function taskWindowSql(s: TaskWindowShape): string {
+  const parts = taskFilters({ ...NO_TASK_FILTER, status: s.status, batch: s.batch, stage: s.stage, cursor: s.cursor });
+  const where = parts.length ? `\nWHERE ${parts.join('\n  AND ')}` : '';
+  const page = s.offset ? 'OFFSET @offset ROWS FETCH NEXT 1 ROWS ONLY' : 'OFFSET 0 ROWS FETCH NEXT 1 ROWS ONLY';
+  return `SELECT t.id\nFROM readpast.Tasks AS t${where}\nORDER BY t.id DESC ${page};`;
+}
+
+export const MAX_TASK_ID = 'SELECT MAX(t.id) AS id FROM readpast.Tasks AS t;';
+
+export const NO_TASK_FILTER: TaskListShape = {
+  status: null,
+  sub: null,
+  queue: false,
+  command: false,
+  batch: false,
+  stage: false,
+  priorityMin: false,
+  priorityMax: false,
+  from: false,
+  to: false,
+  q: false,
+  token: false,
+  payload: null,
+  cursor: false,
+  floor: false,
+};
+
+/** Per status: no filter, each filter alone, and all of them (for the parse check). */
+function taskListShapes(): TaskListShape[] {
+  const out: TaskListShape[] = [];
+  const flags = [
+    'queue',
+    'command',
+    'batch',
+    'stage',
+    'priorityMin',
+    'priorityMax',
+    'from',
+    'to',
+    'q',
+    'token',
+    'cursor',
+    'floor',
+  ] as const;
+  for (const status of [null, ...TASK_STATUSES]) {
+    const base = { ...NO_TASK_FILTER, status };
+    out.push(base);
+    for (const k of flags) out.push({ ...base, [k]: true });
+    out.push({ ...base, payload: 'eq' }, { ...base, payload: 'contains' });
+    const all = { ...base, ...Object.fromEntries(flags.map((k) => [k, true])), payload: 'contains' as const };
+    out.push(all);
+    if (status === 'pending') for (const sub of PENDING_SUBS) out.push({ ...base, sub }, { ...all, sub });
+  }
+  return out;
+}
+
+/** Every shape of the scan window's statement. */
+export function taskWindowShapes(): TaskWindowShape[] {
+  const out: TaskWindowShape[] = [];
+  for (const status of [null, 'pending', 'running', 'dead', 'cancelled'] as const)
+    for (const batch of [false, true])
+      for (const stage of batch ? [false, true] : [false])
+        for (const cursor of [false, true]) for (const offset of [false, true]) out.push({ status, batch, stage, cursor, offset });
+  return out;
 }
 
 const OUTCOME_FILTER = Object.fromEntries(OUTCOMES.map((o) => [o, `l.outcome = '${o}'`])) as Record<Outcome, string>;
@@ -147,15 +266,7 @@ ORDER BY m.sec;`;
 /** Every shape of the list queries, for the parse check. */
 export function allListShapes(): { tasks: TaskListShape[]; attempts: AttemptListShape[] } {
   const bools = [false, true];
-  const tasks: TaskListShape[] = [];
-  for (const status of [null, ...TASK_STATUSES]) {
-    for (const queue of bools)
-      for (const batch of bools)
-        for (const stage of bools)
-          for (const q of bools) {
-            for (const cursor of bools) tasks.push({ status, queue, batch, stage, q, cursor });
-          }
-  }
+  const tasks = taskListShapes();
   const attempts: AttemptListShape[] = [];
   for (const outcome of [null, ...OUTCOMES]) {
     for (const queue of bools)
@@ -167,3 +278,30 @@ export function allListShapes(): { tasks: TaskListShape[]; attempts: AttemptList
   }
   return { tasks, attempts };
 }
+
+/**
+ * Per queue with pending tasks (kept counts): scheduled and retrying (a range of IX_Tasks_pending_run, run-at in
+ * the future), the next run-at, and the created_at of the ready task due longest ago (one seek).
+ */
+export const PENDING_BREAKDOWN = `DECLARE @now datetime2(3) = SYSUTCDATETIME();
+WITH q AS (
+  SELECT c.queue, SUM(c.n) AS pending FROM readpast.QueueCounts AS c
+  WHERE c.status = 'pending'
+  GROUP BY c.queue
+  HAVING SUM(c.n) > 0
+)
+SELECT q.queue, q.pending, COALESCE(f.scheduled, 0) AS scheduled, COALESCE(f.retrying, 0) AS retrying, f.next_run,
+  o.created_at AS oldest_ready
+FROM q
+OUTER APPLY (
+  SELECT SUM(CASE WHEN t.attempts = 0 THEN 1 ELSE 0 END) AS scheduled, SUM(CASE WHEN t.attempts > 0 THEN 1 ELSE 0 END) AS retrying,
+    MIN(t.run_after) AS next_run
+  FROM readpast.Tasks AS t
+  WHERE t.status = 'pending' AND t.queue = q.queue AND t.run_after > @now
+) AS f
+OUTER APPLY (
+  SELECT TOP (1) t.created_at FROM readpast.Tasks AS t
+  WHERE t.status = 'pending' AND t.queue = q.queue AND t.run_after <= @now
+  ORDER BY t.run_after
+) AS o
+ORDER BY q.queue;`;

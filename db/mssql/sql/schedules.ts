@@ -10,6 +10,7 @@
 //
 // Lock order: Schedules first, then as enqueue.ts: Queues → Tasks → QueueCounts → Metrics.
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY } from './tally';
+import { historyCommandOf } from './history';
 
 const SCHEDULE_COLUMNS = `s.name, s.cron, s.timezone, s.kind, s.command, s.payload, s.queue, s.priority, s.max_attempts,
   s.timeout_ms, s.enabled, s.misfire, s.overlap, s.next_fire_at, s.last_fire_at, s.last_token, s.source, s.declared, s.version,
@@ -83,6 +84,9 @@ BEGIN
     WHERE s.name = @name
       AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS d WHERE d.schedule_name = @name AND d.schedule_fire_at = p.fire_at)
     ORDER BY p.ord;
+  INSERT INTO @hist (queue, command, kind, ms)
+    SELECT t.queue, ${historyCommandOf('t.kind', 't.command')}, 'enqueued', NULL
+    FROM readpast.Tasks AS t JOIN @moves AS m ON m.id = t.id;
   ${MOVES_TO_DELTAS}
   SET @m_enqueued = (SELECT COUNT(*) FROM @moves);
   ${TALLY}
@@ -113,6 +117,9 @@ BEGIN
     FROM readpast.Schedules AS s
     JOIN readpast.Queues AS q ON q.name = s.queue
     WHERE s.name = @name;
+  INSERT INTO @hist (queue, command, kind, ms)
+    SELECT t.queue, ${historyCommandOf('t.kind', 't.command')}, 'enqueued', NULL
+    FROM readpast.Tasks AS t JOIN @moves AS m ON m.id = t.id;
   ${MOVES_TO_DELTAS}
   SET @m_enqueued = (SELECT COUNT(*) FROM @moves);
   ${TALLY}

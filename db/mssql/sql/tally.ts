@@ -3,6 +3,7 @@
 //   @delta  (queue, status, n)          → QueueCounts, this writer's slot
 //   @sdelta (batch_id, stage, status, n) → BatchStages (status may be 'total')
 //   @m_*                                 → this second's Metrics row, this writer's slot
+//   @hist   (queue, command, kind, ms)   → this minute's HistoryMinutes rows, this writer's slot (sql/history.ts)
 //
 // Slots. Every enqueue, claim, settlement and rescue ends here, and the rows it bumps stay locked
 // until it commits. Keyed on (queue, status) and on the second alone, those rows would be touched by
@@ -25,6 +26,7 @@
 // and a scan under HOLDLOCK would lock all of it until commit. MERGE … WITH (HOLDLOCK) would take the
 // same locks in one statement; these two plain statements are the pattern the store already uses for
 // Metrics and Handlers, without MERGE's history of product bugs (and the parse check reads them).
+import { DECLARE_HIST, HISTORY_TALLY } from './history';
 
 /** Start of every writing batch. `@now` is the server's clock. */
 export const BEGIN = `SET NOCOUNT ON;
@@ -34,7 +36,9 @@ DECLARE @delta TABLE (queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NUL
   PRIMARY KEY (queue, status));
 DECLARE @sdelta TABLE (batch_id bigint NOT NULL, stage int NOT NULL, status varchar(10) NOT NULL, n int NOT NULL,
   PRIMARY KEY (batch_id, stage, status));
-DECLARE @m_enqueued int = 0, @m_started int = 0, @m_succeeded int = 0, @m_failed int = 0, @m_lsum bigint = 0, @m_lmax int = 0;`;
+DECLARE @m_enqueued int = 0, @m_started int = 0, @m_succeeded int = 0, @m_failed int = 0, @m_lsum bigint = 0, @m_lmax int = 0;
+DECLARE @m_dead int = 0;
+${DECLARE_HIST}`;
 
 /** Apply @sdelta, @delta (creating a missing row first) and the metrics. Runs inside the transaction. */
 export const TALLY = `DECLARE @slot tinyint = @@SPID % 16;
@@ -61,6 +65,8 @@ INSERT INTO readpast.QueueCounts (queue, status, slot, n)
 UPDATE c SET n = c.n + d.n
   FROM readpast.QueueCounts AS c WITH (FORCESEEK) JOIN @delta AS d ON d.queue = c.queue AND d.status = c.status
   WHERE c.slot = @slot AND d.n <> 0;
+SET @m_dead = (SELECT COUNT(*) FROM @hist AS h WHERE h.kind = 'dead');
+${HISTORY_TALLY}
 IF @m_enqueued + @m_started + @m_succeeded + @m_failed > 0
 BEGIN
   DECLARE @sec bigint = DATEDIFF_BIG(SECOND, '19700101', @now);
@@ -69,7 +75,7 @@ BEGIN
     VALUES (@sec, @slot, 0, 0, 0, 0, 0, 0);
   UPDATE readpast.Metrics
     SET enqueued = enqueued + @m_enqueued, started = started + @m_started, succeeded = succeeded + @m_succeeded,
-        failed = failed + @m_failed, latency_sum = latency_sum + @m_lsum,
+        failed = failed + @m_failed, dead = dead + @m_dead, latency_sum = latency_sum + @m_lsum,
         latency_max = CASE WHEN latency_max > @m_lmax THEN latency_max ELSE @m_lmax END
     WHERE sec = @sec AND slot = @slot;
 END;`;

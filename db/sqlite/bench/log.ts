@@ -6,6 +6,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore as openStore } from '../store';
+import { BROWSER_PAYLOAD, benchTaskBrowser, fillBrowserStates } from './tasks';
+import { benchHistory } from './history';
 const dir = mkdtempSync(join(tmpdir(), 'readpast-bench-log-'));
 const file = join(dir, 'log.db');
 const store = await openStore(file);
@@ -15,14 +17,16 @@ db.pragma('journal_mode = WAL');
 const t0 = Date.now();
 db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
   INSERT INTO Tasks (id, token, queue, kind, command, status, priority, run_after, attempts, max_attempts, created_at, finished_at,
-    error_message)
+    error_message, payload)
   SELECT i, printf('00000000-0000-7000-8000-%012d', i),
     CASE i % 4 WHEN 0 THEN 'default' WHEN 1 THEN 'emails' WHEN 2 THEN 'etl' ELSE 'reports' END,
     'handler', CASE WHEN i % 1000 = 0 THEN 'demo.fail' ELSE 'demo.echo' END, CASE WHEN i % 1000 = 0 THEN 'dead' ELSE 'succeeded' END,
-    0, ${t0} + i, 1, 5, ${t0} + i, ${t0} + i + 5, CASE WHEN i % 1000 = 0 THEN 'boom ' || (i % 7) END FROM n;
+    0, ${t0} + i, 1, 5, ${t0} + i, ${t0} + i + 5, CASE WHEN i % 1000 = 0 THEN 'boom ' || (i % 7) END,
+    ${BROWSER_PAYLOAD} FROM n;
   INSERT INTO ExecutionLog (task_id, attempt, queue, kind, command, worker_id, session, started_at, ended_at, outcome, error_message)
   SELECT id, 1, queue, kind, command, 'w-1', 51, created_at, finished_at,
     CASE status WHEN 'dead' THEN 'failed' ELSE 'succeeded' END, error_message FROM Tasks;`);
+fillBrowserStates(db, t0);
 db.close();
 console.error('filled 1,000,000 tasks and attempts in', Date.now() - t0, 'ms');
 const s = await openStore(file);
@@ -51,7 +55,9 @@ await time('overview poll (counts, running, metrics)', async () => {
   return { items: [], nextCursor: null };
 });
 await time('failure groups', async () => ({ items: await s.reads.failureGroups({}), nextCursor: null }));
+await benchTaskBrowser(s, figures);
 await s.close();
 rmSync(dir, { recursive: true, force: true });
+Object.assign(figures, await benchHistory());
 const slowest = Math.max(...Object.values(figures));
 console.log(JSON.stringify({ rows: 1_000_000, ...figures, slowestMs: slowest }));

@@ -18,6 +18,9 @@ export const FAILURE_FILTER = {
   message: 'error_message = ?',
   /** two LIKE patterns */
   q: "(command LIKE ? ESCAPE '\\' OR error_message LIKE ? ESCAPE '\\')",
+  /** failure fingerprint (migration 10) */
+  fingerprint: 'fingerprint = ?',
+  command: 'command = ?',
 } as const;
 
 /**

@@ -12,20 +12,20 @@ const FENCE = `WHERE id = ? AND worker_id = ? AND attempts = ? AND status = 'run
 /** (finished_at, result, …fence) */
 export const FINISH_SUCCEEDED = `UPDATE Tasks SET status = 'succeeded', finished_at = ?, result = ?, lease_until = NULL ${FENCE}`;
 
-/** (run_after, error_number, error_message, error_detail, …fence) */
+/** (run_after, error_number, error_message, error_detail, fingerprint, …fence) */
 export const FINISH_RETRY = `UPDATE Tasks SET status = 'pending', run_after = ?, lease_until = NULL, error_number = ?,
-            error_message = ?, error_detail = ? ${FENCE}`;
+            error_message = ?, error_detail = ?, fingerprint = ? ${FENCE}`;
 
-/** (finished_at, error_number, error_message, error_detail, …fence) */
+/** (finished_at, error_number, error_message, error_detail, fingerprint, …fence) */
 export const FINISH_DEAD = `UPDATE Tasks SET status = 'dead', finished_at = ?, lease_until = NULL, error_number = ?,
-            error_message = ?, error_detail = ? ${FENCE}`;
+            error_message = ?, error_detail = ?, fingerprint = ? ${FENCE}`;
 
 /** (finished_at, …fence) */
 export const FINISH_CANCELLED = `UPDATE Tasks SET status = 'cancelled', finished_at = ?, lease_until = NULL ${FENCE}`;
 
-/** (ended_at, outcome, error_number, error_message, error_detail, task_id, attempt) */
+/** (ended_at, outcome, error_number, error_message, error_detail, task_id, attempt) → command, started_at (for the history) */
 export const END_ATTEMPT = `UPDATE ExecutionLog SET ended_at = ?, outcome = ?, error_number = ?, error_message = ?, error_detail = ?
-      WHERE task_id = ? AND attempt = ?`;
+      WHERE task_id = ? AND attempt = ? RETURNING command, started_at`;
 
 // ---- settling batches -------------------------------------------------------------------------------
 

@@ -12,9 +12,10 @@ export const ADD_STAGE_COUNTS = `INSERT INTO BatchStages (batch_id, stage, total
 export const ADD_QUEUE_COUNT = `INSERT INTO QueueCounts (queue, status, n) VALUES (?, ?, ?)
         ON CONFLICT (queue, status) DO UPDATE SET n = n + excluded.n`;
 
-/** Add to one second of the activity series (sec, enqueued, started, succeeded, failed, latency_sum, latency_max). */
-export const ADD_METRICS = `INSERT INTO Metrics (sec, enqueued, started, succeeded, failed, latency_sum, latency_max)
-        VALUES (?, ?, ?, ?, ?, ?, ?)
+/** Add to one second of the activity series (sec, enqueued, started, succeeded, failed, latency_sum, latency_max, dead). */
+export const ADD_METRICS = `INSERT INTO Metrics (sec, enqueued, started, succeeded, failed, latency_sum, latency_max, dead)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (sec) DO UPDATE SET enqueued = enqueued + excluded.enqueued, started = started + excluded.started,
           succeeded = succeeded + excluded.succeeded, failed = failed + excluded.failed,
-          latency_sum = latency_sum + excluded.latency_sum, latency_max = MAX(latency_max, excluded.latency_max)`;
+          latency_sum = latency_sum + excluded.latency_sum, latency_max = MAX(latency_max, excluded.latency_max),
+          dead = dead + excluded.dead`;

@@ -21,5 +21,17 @@ CREATE TABLE AuditLog (
 CREATE INDEX AuditLog_action ON AuditLog(action, id);
 CREATE INDEX AuditLog_target ON AuditLog(target, id);
 CREATE INDEX AuditLog_at ON AuditLog(at);
+-- the queue change history so far, as audit rows (the history is read from here from now on)
+INSERT INTO AuditLog (at, actor, source, action, target, before_json, after_json, n)
+  SELECT at,
+         CASE changed_by WHEN 'dashboard' THEN 'loopback' WHEN 'api' THEN 'loopback' ELSE changed_by END,
+         CASE changed_by WHEN 'api' THEN 'api' WHEN 'cli' THEN 'cli' ELSE 'ui' END,
+         'queue.update', queue,
+         json_object(field, CASE WHEN field = 'paused' THEN json(CASE old_value WHEN 'true' THEN 'true' ELSE 'false' END)
+                                 WHEN old_value = 'unlimited' THEN NULL ELSE CAST(old_value AS INTEGER) END),
+         json_object(field, CASE WHEN field = 'paused' THEN json(CASE new_value WHEN 'true' THEN 'true' ELSE 'false' END)
+                                 WHEN new_value = 'unlimited' THEN NULL ELSE CAST(new_value AS INTEGER) END),
+         1
+  FROM QueueChanges ORDER BY id;
 `,
 };

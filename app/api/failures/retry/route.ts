@@ -1,4 +1,4 @@
-// POST /api/failures/retry {queue?, message?, q?}: retry every dead task matching the filter.
+// POST /api/failures/retry {queue?, message?, q?, fingerprint?, command?}: retry every dead task matching the filter.
 import { getEngine } from '@/lib/server/engine';
 import { handle, json, readBody } from '@/lib/server/http';
 import { failureFilter } from '@/lib/api/requests';
