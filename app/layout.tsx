@@ -3,7 +3,6 @@ import type { ReactNode } from 'react';
 import { Shell } from '@/components/nav/Shell';
 import { THEME_SCRIPT } from '@/components/nav/theme';
 import { RoleProvider } from '@/components/role';
-import { currentIdentity } from '@/lib/server/who';
 import { Providers } from './providers';
 import './globals.css';
 
@@ -18,8 +17,7 @@ export const viewport: Viewport = {
   themeColor: '#0f172a',
 };
 
-export default async function RootLayout({ children }: { children: ReactNode }) {
-  const me = await currentIdentity();
+export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     // data-theme is set by THEME_SCRIPT before the first paint (the stored choice, else the OS's), so it
     // differs from the server's markup by design
@@ -30,7 +28,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
       </head>
       <body className="min-h-dvh">
         <Providers>
-          <RoleProvider role={me.role} user={me.user}>
+          <RoleProvider>
             <Shell>{children}</Shell>
           </RoleProvider>
         </Providers>

@@ -1,17 +1,30 @@
 'use client';
 // What the signed-in user may do, known to every component: a viewer (READPAST_VIEWERS) sees the pages
-// without the controls the server would refuse it (every mutation answers 403 to a viewer anyway).
+// without the controls the server would refuse it (every mutation answers 403 to a viewer anyway). The
+// role is asked once (GET /api/me), so pages stay statically rendered; until it is known, controls show.
+import { useQuery } from '@tanstack/react-query';
 import { createContext, useContext, type ReactNode } from 'react';
+import { fetchJson } from './api';
 
 export type Role = 'operator' | 'viewer';
 
-const RoleContext = createContext<{ role: Role; user: string }>({ role: 'operator', user: 'loopback' });
-
-export function RoleProvider({ role, user, children }: { role: Role; user: string; children: ReactNode }) {
-  return <RoleContext.Provider value={{ role, user }}>{children}</RoleContext.Provider>;
+interface Me {
+  role: Role;
+  user: string;
 }
 
-export function useRole(): { role: Role; user: string } {
+const RoleContext = createContext<Me>({ role: 'operator', user: 'loopback' });
+
+export function RoleProvider({ children }: { children: ReactNode }) {
+  const me = useQuery<Me>({
+    queryKey: ['me'],
+    queryFn: ({ signal }) => fetchJson<Me>('/api/me', signal),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  return <RoleContext.Provider value={me.data ?? { role: 'operator', user: '' }}>{children}</RoleContext.Provider>;
+}
+
+export function useRole(): Me {
   return useContext(RoleContext);
 }
 

@@ -99,7 +99,7 @@ test('a viewer reads every page and GET route but gets 403 on every mutating rou
   const routes = routeTable();
   // the table is read from the files: it must find the routes we know of
   expect(routes.map((r) => `${r.method} ${r.url}`)).toEqual(
-    expect.arrayContaining(['POST /api/tasks', 'PUT /api/queues/some-name', 'POST /api/tasks/00000000-0000-4000-8000-00000000abcd/retry']),
+    expect.arrayContaining(['POST /api/tasks', 'PATCH /api/queues/some-name', 'POST /api/tasks/00000000-0000-4000-8000-00000000abcd/retry']),
   );
   expect(routes.length).toBeGreaterThanOrEqual(12);
   const wrong: string[] = [];
@@ -146,7 +146,7 @@ test('the operator acts from the API and the dashboard; each change is in the au
   });
   const queue = unique('audited');
   // API: a limit, an enqueue, a failing task retried
-  expect((await api.put(`/api/queues/${queue}`, { data: { concurrencyLimit: 3 } })).status()).toBe(200);
+  expect((await api.patch(`/api/queues/${queue}`, { data: { concurrencyLimit: 3 } })).status()).toBe(200);
   const token = await enqueue(api, { command: 'demo.fail', queue, maxAttempts: 1, payload: { message: 'boom' } });
   await waitForStatus(api, token, 'dead');
   expect((await api.post(`/api/tasks/${token}/retry`)).status()).toBe(200);

@@ -27,25 +27,28 @@ export function ConfirmButton({
   return (
     <>
       <Button {...button} busy={busy} onClick={() => setOpen(true)} />
-      <ConfirmDialog
-        open={open}
-        title={confirm.title}
-        confirmLabel={confirm.label}
-        tone={confirm.tone ?? 'danger'}
-        busy={running}
-        onClose={() => setOpen(false)}
-        onConfirm={async () => {
-          setRunning(true);
-          try {
-            await onConfirm();
-          } finally {
-            setRunning(false);
-            setOpen(false);
-          }
-        }}
-      >
-        {confirm.body}
-      </ConfirmDialog>
+      {/* mounted only while asked: a table of rows has no closed dialogs to mistake for the open one */}
+      {open && (
+        <ConfirmDialog
+          open={open}
+          title={confirm.title}
+          confirmLabel={confirm.label}
+          tone={confirm.tone ?? 'danger'}
+          busy={running}
+          onClose={() => setOpen(false)}
+          onConfirm={async () => {
+            setRunning(true);
+            try {
+              await onConfirm();
+            } finally {
+              setRunning(false);
+              setOpen(false);
+            }
+          }}
+        >
+          {confirm.body}
+        </ConfirmDialog>
+      )}
     </>
   );
 }
