@@ -99,7 +99,11 @@ test('a viewer reads every page and GET route but gets 403 on every mutating rou
   const routes = routeTable();
   // the table is read from the files: it must find the routes we know of
   expect(routes.map((r) => `${r.method} ${r.url}`)).toEqual(
-    expect.arrayContaining(['POST /api/tasks', 'PATCH /api/queues/some-name', 'POST /api/tasks/00000000-0000-4000-8000-00000000abcd/retry']),
+    expect.arrayContaining([
+      'POST /api/tasks',
+      'PATCH /api/queues/some-name',
+      'POST /api/tasks/00000000-0000-4000-8000-00000000abcd/retry',
+    ]),
   );
   expect(routes.length).toBeGreaterThanOrEqual(12);
   const wrong: string[] = [];

@@ -1,27 +1,9 @@
 // The audit trail: append (one transaction per call) and read newest first, keyset-paged on id.
+import { auditJson, parseAuditJson as parse } from '../../lib/engine/audit';
 import type { AuditFilter, AuditInput, AuditRecord, AuditSource, Page } from '../../lib/engine/types';
 import { read, type Shared } from './connection';
 import * as S from './sql/audit';
 import { stmt } from './tally';
-
-/** before/after are bounded: a bulk action's selection or an edited payload is cut, not refused */
-export const MAX_AUDIT_JSON = 16_384;
-
-export function auditJson(v: unknown): string | null {
-  if (v === undefined || v === null) return null;
-  const text = JSON.stringify(v) ?? null;
-  if (text === null || text.length <= MAX_AUDIT_JSON) return text;
-  return JSON.stringify({ truncated: true, prefix: text.slice(0, MAX_AUDIT_JSON) });
-}
-
-function parse(text: string | null): unknown {
-  if (text === null) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
 
 export function recordAudit(shared: Shared, entries: AuditInput[]): Promise<void> {
   if (entries.length === 0) return Promise.resolve();
