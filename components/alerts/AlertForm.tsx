@@ -2,6 +2,7 @@
 // Create or edit an alert rule: what it watches (the kind's own fields), where it posts (an http(s) URL,
 // JSON or Slack/Teams text, an optional signing secret) and its dedup window. Checked as you type; the
 // server checks again on save and names the field. An edit leaves the secret as it is unless replaced.
+import { errCls, FieldError } from '../ui/FieldError';
 import { useId, useState } from 'react';
 import { saveAlertRule } from '@/app/alerts/actions';
 import { ALERT_KIND_INFO, ALERT_KINDS, DEFAULT_DEDUP_MS, MAX_STREAK, type AlertFormat, type AlertKind } from '@/lib/engine/alert-types';
@@ -14,17 +15,6 @@ import { Card, CardHeader } from '../ui/Card';
 import { Notice } from '../ui/States';
 import { cx } from '../ui/cx';
 import type { AlertRuleJson } from './types';
-
-function FieldError({ id, children }: { id: string; children?: string | null }) {
-  if (!children) return null;
-  return (
-    <p id={id} className="mt-1 text-xs text-rose-700" data-testid={id}>
-      {children}
-    </p>
-  );
-}
-
-const errCls = (e: unknown) => (e ? 'ring-rose-400 focus:ring-rose-500' : '');
 
 function urlProblem(s: string): string | null {
   if (!s.trim()) return 'required';

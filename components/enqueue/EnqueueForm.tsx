@@ -1,5 +1,6 @@
 'use client';
 // Enqueue a handler task (payload JSON checked as you type), a sql task, or (SQL Server) a procedure task.
+import { FieldError } from '../ui/FieldError';
 import { useCanOperate } from '../role';
 import Link from 'next/link';
 import { useMemo, useState } from 'react';
@@ -30,15 +31,6 @@ import { useStoreInfo } from './storeInfo';
 type Kind = 'handler' | 'sql' | 'procedure';
 
 const TAB_LABELS: Record<Kind, string> = { handler: 'Handler task', sql: 'SQL task', procedure: 'Procedure' };
-
-function FieldError({ id, children }: { id: string; children?: string | null }) {
-  if (!children) return null;
-  return (
-    <p id={id} className="mt-1 text-xs text-rose-700" data-testid={id}>
-      {children}
-    </p>
-  );
-}
 
 function EnqueueFormControl() {
   const [kind, setKind] = useState<Kind>('handler');

@@ -2,6 +2,7 @@
 // Create or edit a schedule. The expression and zone are checked as you type with the server's own
 // rules (lib/engine/schedules.ts runs in the browser too), with the expression in words and the next
 // five fire times in the chosen zone; the server checks everything again on save, naming the field.
+import { errCls, FieldError } from '../ui/FieldError';
 import { useId, useMemo, useState } from 'react';
 import { saveSchedule } from '@/app/actions';
 import {
@@ -28,17 +29,6 @@ import type { ScheduleJson } from './types';
 type Kind = 'handler' | 'sql' | 'procedure';
 
 const EXAMPLES = ['*/5 * * * *', '0 2 * * 1-5', '0 */6 * * *', '*/10 * * * * *'];
-
-function FieldError({ id, children }: { id: string; children?: string | null }) {
-  if (!children) return null;
-  return (
-    <p id={id} className="mt-1 text-xs text-rose-700" data-testid={id}>
-      {children}
-    </p>
-  );
-}
-
-const errCls = (e: unknown) => (e ? 'ring-rose-400 focus:ring-rose-500' : '');
 
 export function ScheduleForm({
   initial,
