@@ -1,4 +1,5 @@
 // T-SQL of alert rules (readpast.AlertRules), their firings (readpast.AlertFirings) and the facts the rules read.
+import { historyCommandOf } from './history';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY } from './tally';
 
 const RULE_COLUMNS = `r.id, r.name, r.kind, r.params, r.url, r.secret, r.format, r.dedup_ms, r.enabled, r.cursor_at, r.cursor_id,
@@ -94,6 +95,9 @@ BEGIN
     SELECT p.token, p.queue, 'handler', p.command, p.payload, 'pending', 0, @now, p.max_attempts, q.timeout_ms, N'alerts', @now
     FROM @plan AS p JOIN readpast.Queues AS q ON q.name = p.queue
     ORDER BY p.ord;
+  -- deliveries count as enqueued in the history, as every other insert of a task does
+  INSERT INTO @hist (queue, command, kind, ms)
+    SELECT p.queue, ${historyCommandOf("'handler'", 'p.command')}, 'enqueued', NULL FROM @plan AS p;
   ${MOVES_TO_DELTAS}
   SET @m_enqueued = (SELECT COUNT(*) FROM @moves);
   ${TALLY}
