@@ -78,10 +78,11 @@ module.exports = {
       name: 'store-outside-engine-and-api',
       comment:
         'Nothing outside lib/engine and lib/api touches a store: app/, components/, cli/, bin/, e2e/, lib/server/ and ' +
-        'the rest of lib/ import no db/ module (call lib/api instead). db/ itself and its tests are free to.',
+        'the rest of lib/ import no db/ module (call lib/api instead). db/ itself and its tests are free to. ' +
+        'Exception: bin/bench-peers.ts measures the embedded schema\'s ceilings with db/sqlite/bench/ceiling.ts (bare SQL, no store).',
       severity: 'error',
       from: { pathNot: '^(db|lib/api|lib/engine)/' },
-      to: { path: '^db/' },
+      to: { path: '^db/', pathNot: '^db/sqlite/bench/ceiling[.]ts$' },
     },
     {
       name: 'api-db-wiring-outside-open',

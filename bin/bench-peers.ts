@@ -4,12 +4,17 @@
 // bare better-sqlite3 loop claiming 64 rows per transaction (the batching ceiling). Prints each figure and the
 // medians; the last line printed is one JSON object: each ratio is the median over rounds of the two figures
 // measured back to back in a round, followed by the median of every raw figure.
+// It also measures ceilings (db/sqlite/bench/ceiling.ts): the store's schema with nothing but SQL running —
+// the product's rows inserted bare (insertCeilingVsPlainjob), the store's claim and settle statements per
+// task (perTaskSqlVsBatchedRawLoop), and the least SQL that keeps the Tasks row and one ExecutionLog row per
+// attempt (leastSqlVsBatchedRawLoop). A target above its ceiling cannot be met by code, only by the schema.
 import Database from 'better-sqlite3';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { better, defineQueue, defineWorker } from 'plainjob';
 import { openReadpast } from '../lib/api/open';
+import { drainLeast, drainPerTask, insertCeiling } from '../db/sqlite/bench/ceiling';
 
 const N = Number(process.env.BENCH_TASKS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -177,6 +182,9 @@ async function main() {
         () => readpastDrain(N, p),
       );
     note('raw.batched64', batchedRawLoop(N, RAW_BATCH));
+    note('ceiling.insert', await insertCeiling(fresh('ceiling-insert'), N));
+    note('ceiling.drainPerTask', await drainPerTask(fresh('ceiling-per-task'), N));
+    note('ceiling.drainLeast', await drainLeast(fresh('ceiling-least'), N));
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir);
   }
@@ -190,6 +198,9 @@ async function main() {
     pool64Ratio: ratio('readpast.pool64', 'plainjob.pool64'),
     bulkEnqueueRatio: ratio('readpast.bulk', 'plainjob.bulk'),
     pool64VsBatchedRawLoop: ratio('readpast.pool64', 'raw.batched64'),
+    insertCeilingVsPlainjob: ratio('ceiling.insert', 'plainjob.bulk'),
+    perTaskSqlVsBatchedRawLoop: ratio('ceiling.drainPerTask', 'raw.batched64'),
+    leastSqlVsBatchedRawLoop: ratio('ceiling.drainLeast', 'raw.batched64'),
     tasks: N,
     rounds: ROUNDS,
     ...Object.fromEntries(Object.entries(m).map(([k, v]) => [k, Math.round(v)])),

@@ -1,6 +1,7 @@
 // Claiming ahead: while attempts are short a pool claims more tasks than it has idle workers, each for the
-// worker that will run it; every task runs once, by that worker; a prefetched task not started is given back
-// (pending, run at once) when the pool stops, and one cancelled meanwhile is settled as cancelled, never run.
+// worker that will run it; every task runs once, by that worker; a stopping pool runs what it claimed ahead
+// within its grace and gives back (pending, run at once) what has not started by then; one cancelled
+// meanwhile is settled as cancelled, never run.
 // Against a fake worker port.
 import { describe, expect, it } from 'vitest';
 import { HandlerRegistry } from './handlers';
@@ -113,17 +114,18 @@ describe('pool prefetch', () => {
     expect(Math.max(...store.claims.map((c) => c.length))).toBeLessThanOrEqual(2);
   });
 
-  it('gives prefetched tasks that never started back when it stops, and settles a cancelled one without running it', async () => {
-    let cancel: number[] = [];
-    const store = fakeStore(100, (running) => ({ owned: running, cancelRequested: cancel }));
+  /** A pool of one worker holding task 10 (blocked on `gate`) and a few tasks claimed ahead behind it. */
+  async function blockedPool(cancel: () => number[]) {
+    const store = fakeStore(100, (running) => ({ owned: running, cancelRequested: cancel() }));
     let gate!: () => void;
     const held = new Promise<void>((r) => (gate = r));
     const ran: number[] = [];
-    const registry = new HandlerRegistry().register('test.run', async (payload) => {
+    const registry = new HandlerRegistry().register('test.run', async (payload, ctx) => {
       const id = (payload as { id: number }).id;
       ran.push(id);
       // the first few run at once (the pool learns they are short), then one blocks its worker
-      if (id === 10) await held;
+      if (id === 10)
+        await Promise.race([held, new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))]);
     });
     const pool = new Pool({ worker: store.worker, maintenance: {} as MaintenancePort, description: 'fake' }, registry, {
       ...options,
@@ -135,20 +137,43 @@ describe('pool prefetch', () => {
     // task 10 runs; those claimed after it wait in the worker's buffer
     const waiting = store.claimed.filter((t) => t.id > 10).map((t) => t.id);
     expect(waiting.length).toBeGreaterThan(1);
+    return { store, pool, ran, waiting, gate };
+  }
+
+  it('runs what it claimed ahead when it stops, within the grace; a cancelled one is settled without running', async () => {
+    let cancel: number[] = [];
+    const { store, pool, ran, waiting, gate } = await blockedPool(() => cancel);
     cancel = [waiting[0]!];
     await until(() => store.finished.some((f) => f.taskId === waiting[0]));
     expect(store.finished.find((f) => f.taskId === waiting[0])!.settlement.kind).toBe('cancelled');
-    const stopped = pool.stop(1_000);
+    const stopped = pool.stop(5_000);
     gate();
     await stopped;
+    // nothing given back: the rest ran, once each, and no attempt was spent on a task that never started
     for (const id of waiting.slice(1)) {
+      expect(store.finished.filter((x) => x.taskId === id).map((f) => f.settlement.kind)).toEqual(['succeeded']);
+      expect(ran.filter((x) => x === id)).toHaveLength(1);
+    }
+    expect(ran).not.toContain(waiting[0]);
+    expect(store.finished.find((f) => f.taskId === 10)!.settlement.kind).toBe('succeeded');
+    // every claimed task was settled exactly once
+    expect(store.finished.map((f) => f.taskId).sort((a, b) => a - b)).toEqual(store.claimed.map((t) => t.id).sort((a, b) => a - b));
+  });
+
+  it('gives back what has not started when the grace runs out, and cuts the running one short', async () => {
+    const { store, pool, ran, waiting } = await blockedPool(() => []);
+    const began = Date.now();
+    await pool.stop(150);
+    expect(Date.now() - began).toBeGreaterThanOrEqual(140);
+    expect(store.finished.find((f) => f.taskId === 10)!.settlement).toMatchObject({ kind: 'retry', outcome: 'abandoned' });
+    for (const id of waiting) {
       const f = store.finished.filter((x) => x.taskId === id);
       expect(f).toHaveLength(1);
       expect(f[0]!.settlement).toMatchObject({ kind: 'retry', outcome: 'abandoned' });
+      expect((f[0]!.settlement as { error: { message: string } }).error.message).toMatch(/before the prefetched task started/);
       expect((f[0]!.settlement as { runAfter: Date }).runAfter.getTime()).toBeLessThanOrEqual(Date.now());
+      expect(ran).not.toContain(id);
     }
-    for (const id of waiting) expect(ran).not.toContain(id);
-    // every claimed task was settled exactly once
     expect(store.finished.map((f) => f.taskId).sort((a, b) => a - b)).toEqual(store.claimed.map((t) => t.id).sort((a, b) => a - b));
   });
 });

@@ -2,7 +2,7 @@
 // claims for all idle workers in one store call and settles finished attempts in batches, so a busy
 // pool pays one transaction per batch rather than two per task. While attempts are short it also claims
 // ahead (`prefetch`): a few tasks more per idle worker, each started by its worker once the one before ends,
-// so a small pool still fills a claim; those not started are given back when the pool stops.
+// so a small pool still fills a claim; a stopping pool runs them within its grace and gives back the rest.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { HandlerRegistry } from './handlers';
@@ -56,7 +56,7 @@ export const PREFETCH_SQLITE = 60;
  */
 export const PREFETCH_BELOW_MS = 2;
 
-/** How a prefetched task not yet started is given back at shutdown (pending, run at once). */
+/** How a prefetched task not started by the end of the shutdown grace is given back (pending, run at once). */
 const NOT_STARTED = 'worker shut down before the prefetched task started';
 
 /** What a pool needs of a store: a Store satisfies it. */
@@ -306,7 +306,7 @@ export class Pool {
     w.controller = null;
     this.processed++;
     this.settled.push({ taskId: task.id, workerId: task.workerId, attempt: task.attempt, settlement });
-    // the next prefetched task of this worker starts at once (a stopping pool gave them back already)
+    // the next prefetched task of this worker starts at once (also while the pool stops, within its grace)
     const next = w.queue.shift();
     if (next) this.startTask(w, next);
     this.wake();
@@ -447,8 +447,9 @@ export class Pool {
   }
 
   /**
-   * Graceful shutdown: stop claiming, let running tasks finish within `graceMs`, then abort the rest
-   * and give them back (pending, run at once) so nothing stays stuck as running.
+   * Graceful shutdown: stop claiming, let running tasks — and then those claimed ahead — finish within
+   * `graceMs`, then give back what has not started and abort the rest (pending, run at once) so nothing
+   * stays stuck as running.
    */
   async stop(graceMs = this.opts.shutdownGraceMs): Promise<void> {
     if (!this.started || this.stopping) return;
@@ -456,10 +457,12 @@ export class Pool {
     if (this.pollTimer) clearInterval(this.pollTimer);
     this.unsubscribe?.();
     this.maintenance?.stop();
-    // prefetched tasks not started yet go back to pending at once (their leases are renewed until recorded)
-    for (const w of this.workers) for (const t of w.queue.splice(0)) this.giveBack(t);
+    // each worker finishes its task and then those it claimed ahead (short ones: attempts were short when they
+    // were claimed), within the grace; what has not started by then goes back to pending, to run at once
+    // (their leases are renewed until recorded), before the running ones are cut short
     const deadline = Date.now() + graceMs;
     while (this.busy > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    for (const w of this.workers) for (const t of w.queue.splice(0)) this.giveBack(t);
     for (const w of this.workers) w.controller?.abort(new StopReason('shutdown', 'worker shut down before the task finished'));
     while (this.busy > 0) await new Promise((r) => setTimeout(r, 5));
     while (this.ticking) await new Promise((r) => setTimeout(r, 5));
