@@ -22,6 +22,8 @@ interface Proc {
   host: string;
   pid: number;
   role: string;
+  /** the only queues its workers claim from (`--queues`); null: every queue */
+  queues: string[] | null;
   workers: WorkerJson[];
   startedAt: string | null;
   self: boolean;
@@ -38,6 +40,7 @@ function groupByProcess(workers: WorkerJson[], pool: WorkersJson['pool']): Proc[
         host: w.host,
         pid: w.pid,
         role: w.role,
+        queues: null,
         workers: [],
         startedAt: w.startedAt,
         self: !!pool && pool.host === w.host && pool.pid === w.pid,
@@ -45,6 +48,7 @@ function groupByProcess(workers: WorkerJson[], pool: WorkersJson['pool']): Proc[
       map.set(key, p);
     }
     p.workers.push(w);
+    if (w.queues?.length && w.state !== 'stopped') p.queues = [...w.queues];
     if (w.startedAt && (!p.startedAt || w.startedAt < p.startedAt)) p.startedAt = w.startedAt;
   }
   if (pool && !map.has(`${pool.host}:${pool.pid}`)) {
@@ -53,6 +57,7 @@ function groupByProcess(workers: WorkerJson[], pool: WorkersJson['pool']): Proc[
       host: pool.host,
       pid: pool.pid,
       role: pool.role,
+      queues: null,
       workers: [],
       startedAt: null,
       self: true,
@@ -201,6 +206,15 @@ export function Workers() {
                       <span className="font-mono">{p.host}</span>
                       <span className="font-normal text-slate-500">pid {p.pid}</span>
                       <Badge tone="violet">{p.role}</Badge>
+                      {p.queues && (
+                        <span
+                          className="text-xs font-normal text-slate-500"
+                          data-testid="process-queues"
+                          title="claims only from these queues (--queues)"
+                        >
+                          queues <span className="font-mono text-slate-700">{p.queues.join(', ')}</span>
+                        </span>
+                      )}
                       {p.self && <Badge tone="blue">this dashboard</Badge>}
                     </span>
                   }

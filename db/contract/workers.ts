@@ -26,6 +26,29 @@ export function workerTests(factory: StoreFactory) {
       expect(wc.heartbeatAt.getTime()).toBeGreaterThanOrEqual(before - 1000);
     });
 
+    it('records the queues a worker claims from (null: every queue); a re-registration replaces them', async () => {
+      const { store } = h();
+      await store.worker.registerWorker({
+        workerId: 'wq-some',
+        host: 'h',
+        pid: 1,
+        role: 'cli',
+        queues: ['emails', "o'brien; DROP TABLE Tasks"],
+      });
+      await store.worker.registerWorker({ workerId: 'wq-all', host: 'h', pid: 1, role: 'cli' });
+      await store.worker.registerWorker({ workerId: 'wq-empty', host: 'h', pid: 1, role: 'cli', queues: [] });
+      const byId = async () => new Map((await store.reads.listWorkers()).map((w) => [w.workerId, w]));
+      let ws = await byId();
+      expect(ws.get('wq-some')!.queues).toEqual(['emails', "o'brien; DROP TABLE Tasks"]);
+      expect(ws.get('wq-all')!.queues).toBeNull();
+      expect(ws.get('wq-empty')!.queues).toBeNull();
+      await store.worker.registerWorker({ workerId: 'wq-some', host: 'h', pid: 1, role: 'cli', queues: null });
+      await store.worker.registerWorker({ workerId: 'wq-all', host: 'h', pid: 1, role: 'cli', queues: ['reports'] });
+      ws = await byId();
+      expect(ws.get('wq-some')!.queues).toBeNull();
+      expect(ws.get('wq-all')!.queues).toEqual(['reports']);
+    });
+
     it('shows the current task of a worker while it runs', async () => {
       const { store } = h();
       const slot = await h().worker('busy-worker');

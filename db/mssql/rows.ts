@@ -14,6 +14,7 @@ import type {
   WorkerState,
   WorkerView,
 } from '../../lib/engine/types';
+import { workerQueuesOf } from '../../lib/engine/types';
 
 export type Id = string | number;
 
@@ -298,6 +299,8 @@ export interface WorkerRow {
   started_at: Date;
   heartbeat_at: Date;
   state: string;
+  /** JSON array, or NULL: every queue */
+  queues: string | null;
 }
 
 export function workerView(r: WorkerRow, current: WorkerView['currentTask']): WorkerView {
@@ -312,6 +315,7 @@ export function workerView(r: WorkerRow, current: WorkerView['currentTask']): Wo
     heartbeatAt: r.heartbeat_at,
     state: r.state as WorkerState,
     currentTask: current,
+    queues: workerQueuesOf(r.queues),
   };
 }
 

@@ -13,6 +13,7 @@ import { migration as v10 } from './versions/v10-alerts';
 import { migration as v11 } from './versions/v11-browser';
 import { migration as v12 } from './versions/v12-fingerprints';
 import { migration as v13 } from './versions/v13-pool-settings';
+import { migration as v14 } from './versions/v14-worker-queues';
 import { index, table } from './ddl';
 import { ASYNC_EXEC_RESULTS_VIEW, ALLOW_SQL_SETTING, CALLER_PROCEDURES, createProcedure, roleBatches } from './sql/callers';
 import { METRICS_DEAD_COLUMN } from './sql/history';
@@ -600,6 +601,7 @@ END;`,
   v11,
   v12,
   v13,
+  v14,
 ];
 
 /** The highest schema version this code knows. */

@@ -67,6 +67,7 @@ export class Workers {
         ['host', sql.NVarChar(256), reg.host.slice(0, 256)],
         ['pid', sql.Int, reg.pid],
         ['role', sql.NVarChar(32), reg.role.slice(0, 32)],
+        ['queues', sql.NVarChar(sql.MAX), reg.queues?.length ? JSON.stringify(reg.queues) : null],
         ['session', sql.Int, info.session],
         ['login_time', sql.DateTime, info.loginTime],
       ]),

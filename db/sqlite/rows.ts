@@ -11,6 +11,7 @@ import type {
   WorkerState,
   WorkerView,
 } from '../../lib/engine/types';
+import { workerQueuesOf } from '../../lib/engine/types';
 
 export interface TaskRow {
   id: number;
@@ -203,6 +204,8 @@ export interface WorkerRow {
   started_at: number;
   heartbeat_at: number;
   state: string;
+  /** JSON array, or NULL: every queue */
+  queues: string | null;
 }
 
 export function workerView(r: WorkerRow, currentTask: WorkerView['currentTask']): WorkerView {
@@ -217,6 +220,7 @@ export function workerView(r: WorkerRow, currentTask: WorkerView['currentTask'])
     heartbeatAt: new Date(r.heartbeat_at),
     state: r.state as WorkerState,
     currentTask,
+    queues: workerQueuesOf(r.queues),
   };
 }
 

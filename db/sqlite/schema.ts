@@ -8,6 +8,7 @@ import { migration as v8 } from './versions/v08-alerts';
 import { migration as v9 } from './versions/v09-browser';
 import { migration as v10 } from './versions/v10-fingerprints';
 import { migration as v11 } from './versions/v11-pool-settings';
+import { migration as v12 } from './versions/v12-worker-queues';
 
 export interface SqliteMigration {
   version: number;
@@ -253,4 +254,5 @@ CREATE INDEX Tasks_schedule ON Tasks(schedule_name, id) WHERE schedule_name IS N
   v9,
   v10,
   v11,
+  v12,
 ];

@@ -8,7 +8,8 @@ import { stmt } from './tally';
 
 export function registerWorker(shared: Shared, reg: WorkerRegistration): Promise<WorkerSession> {
   return shared.tx((_t, now) => {
-    const row = stmt(shared.db, S.REGISTER_WORKER).get(reg.workerId, reg.host, reg.pid, reg.role, now, now, now) as {
+    const queues = reg.queues?.length ? JSON.stringify(reg.queues) : null;
+    const row = stmt(shared.db, S.REGISTER_WORKER).get(reg.workerId, reg.host, reg.pid, reg.role, queues, now, now, now) as {
       session: number;
       login_time: number;
     };

@@ -105,6 +105,8 @@ export function workerJson(w: WorkerView, now = Date.now()) {
     heartbeatAt: iso(w.heartbeatAt),
     heartbeatAgeMs: Math.max(0, now - w.heartbeatAt.getTime()),
     state: w.state,
+    /** the only queues it claims from; null: every queue */
+    queues: w.queues,
     currentTask: w.currentTask && { ...w.currentTask, startedAt: iso(w.currentTask.startedAt) },
   };
 }

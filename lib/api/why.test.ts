@@ -73,6 +73,22 @@ describe('why (front door, SQLite)', () => {
     expect((await rp.why(later)).reason).toBe('scheduled');
   });
 
+  it('a pool that claims only from other queues does not serve this one (--queues)', async () => {
+    pool = rp.createPool({ concurrency: 1, pollMs: 20, heartbeatMs: 50, queues: ['emails'] });
+    await pool.start();
+    const { token } = await rp.enqueue({ command: 'demo.echo', queue: 'reports' });
+    const w = await rp.why(token);
+    expect(w).toMatchObject({ reason: 'no_worker', detail: { queue: 'reports', liveWorkers: 0, elsewhere: 1 } });
+    expect(w.text).toBe('No live worker serves queue reports (1 live worker claims only from other queues)');
+    const health = (await rp.queueHealth()).find((q) => q.queue === 'reports');
+    expect(health).toMatchObject({ noWorker: true, why: { reason: 'no_worker' } });
+    expect((await rp.status(token)).status).toBe('pending');
+    // the queue it does serve runs
+    const served = (await rp.enqueue({ command: 'demo.echo', queue: 'emails' })).token;
+    await until(async () => (await rp.status(served)).status === 'succeeded');
+    expect((await rp.queueHealth()).find((q) => q.queue === 'emails')?.noWorker).toBe(false);
+  });
+
   it('an unknown token is not found', async () => {
     await expect(rp.why('00000000-0000-4000-8000-000000000000')).rejects.toBeInstanceOf(NotFoundError);
   });

@@ -4,7 +4,7 @@
 // pages show: pending split, oldest ready age, and the same reason.
 import { NotFoundError, ValidationError } from '../engine/errors';
 import type { ReadModel } from '../engine/ports';
-import type { BatchView, PendingBreakdown, QueueView, WorkerView } from '../engine/types';
+import { servesQueue, type BatchView, type PendingBreakdown, type QueueView, type WorkerView } from '../engine/types';
 import { parseWith, queueName, token as tokenSchema } from '../engine/validation';
 import { whyNotRunning, type Why, type WhyBatchFacts, type WhyQueueFacts, type WhyWorkerFacts } from '../engine/why';
 
@@ -30,9 +30,16 @@ export interface QueueHealthJson {
   why: WhyJson | null;
 }
 
-function workerFacts(workers: WorkerView[], handlers: readonly string[] | null): WhyWorkerFacts {
+/** The live workers that claim from `queue` (every queue, or it among their `--queues`), and those that do not. */
+function workerFacts(workers: WorkerView[], handlers: readonly string[] | null, queue: string): WhyWorkerFacts {
   const live = workers.filter((w) => w.state === 'running');
-  return { live: live.length, busy: live.filter((w) => w.currentTask !== null).length, handlers };
+  const serving = live.filter((w) => servesQueue(w.queues, queue));
+  return {
+    live: serving.length,
+    busy: serving.filter((w) => w.currentTask !== null).length,
+    elsewhere: live.length - serving.length,
+    handlers,
+  };
 }
 
 function batchFacts(b: BatchView | null): WhyBatchFacts | null {
@@ -124,7 +131,7 @@ export async function whyTask(reads: ReadModel, rawToken: string, now = new Date
     task.queue,
     undefined,
   );
-  return whyNotRunning({ ...facts, queue, batch: batchFacts(batch), workers: workerFacts(workers, handlers) });
+  return whyNotRunning({ ...facts, queue, batch: batchFacts(batch), workers: workerFacts(workers, handlers, task.queue) });
 }
 
 /**
@@ -133,7 +140,6 @@ export async function whyTask(reads: ReadModel, rawToken: string, now = new Date
  */
 export async function queueHealth(reads: ReadModel, now = new Date()): Promise<QueueHealthJson[]> {
   const [queues, breakdown, workers] = await Promise.all([reads.listQueues(), reads.pendingBreakdown(), reads.listWorkers()]);
-  const w = workerFacts(workers, null);
   const byQueue = new Map(breakdown.map((b) => [b.queue, b]));
   const names = [...new Set([...queues.map((q) => q.name), ...breakdown.map((b) => b.queue)])].sort();
   return Promise.all(
@@ -141,6 +147,7 @@ export async function queueHealth(reads: ReadModel, now = new Date()): Promise<Q
       const q = queues.find((v) => v.name === name);
       const bd = byQueue.get(name);
       const facts = await queueFacts(reads, q, name, bd);
+      const w = workerFacts(workers, null, name);
       const pending = q?.pending ?? (bd ? bd.ready + bd.scheduled + bd.retrying : 0);
       const why = pending > 0 || facts.ready > 0 ? whyNotRunning({ now, task: null, queue: facts, batch: null, workers: w }) : null;
       const oldest = bd?.oldestReadyAt ?? null;

@@ -20,7 +20,7 @@ import {
   type AlertWrite,
 } from './alert-types';
 import type { CommandPort, ReadModel } from './ports';
-import type { Outcome, PendingBreakdown, ScheduleView, WorkerView } from './types';
+import { servesQueue, type Outcome, type PendingBreakdown, type ScheduleView } from './types';
 
 /** a settlement still committing is not missed: dead tasks are read up to this long ago */
 export const DEAD_LAG_MS = 2_000;
@@ -153,7 +153,7 @@ function planRule(rule: AlertRule, f: AlertFacts, out: AlertPlan): void {
     case 'no_worker': {
       for (const q of f.pending) {
         if (!watches(rule, q.queue) || q.ready < 1) continue;
-        const served = f.workers.some((w) => w.live && (w.queues === null || w.queues.includes(q.queue)));
+        const served = f.workers.some((w) => w.live && servesQueue(w.queues, q.queue));
         if (served) continue;
         fire(`no_worker:${q.queue}`, `queue ${q.queue} has ${q.ready} ready task${q.ready === 1 ? '' : 's'} and no live worker serves it`, {
           queue: q.queue,
@@ -263,12 +263,6 @@ export interface AlertPorts {
   commands: Pick<CommandPort, 'writeAlerts'>;
 }
 
-/** the queues a worker serves, when its registration says (null: all) */
-export function workerQueues(w: WorkerView): readonly string[] | null {
-  const q = (w as WorkerView & { queues?: readonly string[] | null }).queues;
-  return Array.isArray(q) && q.length ? q : null;
-}
-
 /** Read what the enabled rules need, plan, and write the firings (de-duplicated by the store). */
 export async function evaluateAlerts(ports: AlertPorts, now = new Date()): Promise<FiredAlert[]> {
   const rules = (await ports.reads.listAlertRules()).filter((r) => r.enabled);
@@ -294,7 +288,7 @@ export async function evaluateAlerts(ports: AlertPorts, now = new Date()): Promi
   }
   if (kinds.has('ready_age') || kinds.has('no_worker')) facts.pending = await ports.reads.pendingBreakdown();
   if (kinds.has('no_worker')) {
-    facts.workers = (await ports.reads.listWorkers()).map((w) => ({ live: w.state === 'running', queues: workerQueues(w) }));
+    facts.workers = (await ports.reads.listWorkers()).map((w) => ({ live: w.state === 'running', queues: w.queues }));
   }
   if (kinds.has('schedule_missed')) {
     facts.schedules = (await ports.reads.listSchedules(0)).map((s: ScheduleView) => ({

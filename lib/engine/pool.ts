@@ -180,7 +180,15 @@ export class Pool {
     const host = hostname();
     const ids = Array.from({ length: n }, () => `${host}-${process.pid}-${this.instance}-${++this.seq}`);
     const results = await Promise.allSettled(
-      ids.map((workerId) => this.worker.registerWorker({ workerId, host, pid: process.pid, role: this.opts.role })),
+      ids.map((workerId) =>
+        this.worker.registerWorker({
+          workerId,
+          host,
+          pid: process.pid,
+          role: this.opts.role,
+          queues: this.opts.queues?.length ? this.opts.queues : null,
+        }),
+      ),
     );
     let failure: unknown = null;
     results.forEach((r, i) => {

@@ -174,6 +174,8 @@ export interface WorkerRegistration {
   pid: number;
   /** e.g. `web` for the dashboard's in-process pool, `cli` for `readpast worker` */
   role: string;
+  /** the only queues it claims from (`--queues`); null or absent: every queue */
+  queues?: readonly string[] | null;
 }
 
 export interface WorkerSession {
@@ -195,6 +197,8 @@ export interface WorkerView {
   /** as recorded; a 'running' worker whose heartbeat is stale is reported as 'lost' */
   state: WorkerState;
   currentTask: { token: string; command: string; queue: string; startedAt: Date } | null;
+  /** the only queues it claims from; null: every queue */
+  queues: readonly string[] | null;
 }
 
 export interface QueueSettings {
@@ -286,6 +290,20 @@ export interface TaskFilter {
 }
 
 export const PENDING_SUBS = ['ready', 'scheduled', 'retrying'] as const;
+
+/** A worker's recorded queues (the stores keep a JSON array of names), or null: every queue. */
+export function workerQueuesOf(text: string | null | undefined): string[] | null {
+  if (!text) return null;
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) && v.length && v.every((q) => typeof q === 'string') ? (v as string[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a worker that claims from `queues` (null: every queue) serves `queue`. */
+export const servesQueue = (queues: readonly string[] | null, queue: string) => queues === null || queues.includes(queue);
 export type PendingSub = (typeof PENDING_SUBS)[number];
 
 /**

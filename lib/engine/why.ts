@@ -61,10 +61,12 @@ export interface WhyBatchFacts {
 }
 
 export interface WhyWorkerFacts {
-  /** workers heartbeating in state running */
+  /** workers heartbeating in state running that claim from the queue (all queues, or it among theirs) */
   live: number;
-  /** live workers running a task now */
+  /** of those, running a task now */
   busy: number;
+  /** live workers that claim only from other queues (`--queues`); absent: 0 */
+  elsewhere?: number;
   /** handler names some worker process registered; null when unknown (not checked) */
   handlers: readonly string[] | null;
 }
@@ -148,7 +150,11 @@ export function whyNotRunning(f: WhyFacts): Why {
 
   // 3. a claimer: some live worker that serves the queue, and (handler tasks) knows the handler
   if (w.live === 0) {
-    return { reason: 'no_worker', detail: { queue: q.name, liveWorkers: 0 }, text: `No live worker serves queue ${q.name}` };
+    const elsewhere = w.elsewhere ?? 0;
+    const text = elsewhere
+      ? `No live worker serves queue ${q.name} (${plural(elsewhere, 'live worker')} claim${elsewhere === 1 ? 's' : ''} only from other queues)`
+      : `No live worker serves queue ${q.name}`;
+    return { reason: 'no_worker', detail: { queue: q.name, liveWorkers: 0, elsewhere }, text };
   }
   if (t && t.kind === 'handler' && w.handlers && !w.handlers.includes(t.command)) {
     return {

@@ -240,7 +240,7 @@ ORDER BY s.started_at, s.log_id;`;
  */
 export const LIST_WORKERS = `SELECT TOP (1000) w.worker_id, w.host, w.pid, w.role, w.session,
   DATEADD(MINUTE, -DATEPART(TZOFFSET, SYSDATETIMEOFFSET()), w.login_time) AS login_time, w.started_at,
-  w.heartbeat_at, w.state
+  w.heartbeat_at, w.state, w.queues
 FROM readpast.Workers AS w
 ORDER BY CASE w.state WHEN 'running' THEN 0 WHEN 'stopping' THEN 1 WHEN 'lost' THEN 2 ELSE 3 END, w.host, w.pid, w.session;
 SELECT s.worker_id, s.token, s.command, s.queue, s.started_at

@@ -1,18 +1,18 @@
 // T-SQL of workers: their rows and sessions, the handler names they run, heartbeats that renew
 // their leases.
 
-/** Insert or refresh a worker row with the session (SPID + login time) of its own connection. */
+/** Insert or refresh a worker row with the session (SPID + login time) of its own connection; @queues: JSON array or NULL. */
 export const REGISTER_WORKER = `SET NOCOUNT ON;
 SET XACT_ABORT ON;
 DECLARE @now datetime2(3) = SYSUTCDATETIME();
 BEGIN TRANSACTION;
 UPDATE readpast.Workers WITH (UPDLOCK, HOLDLOCK)
-  SET host = @host, pid = @pid, role = @role, session = @session, login_time = @login_time, heartbeat_at = @now,
-      state = 'running', stopped_at = NULL
+  SET host = @host, pid = @pid, role = @role, queues = @queues, session = @session, login_time = @login_time,
+      heartbeat_at = @now, state = 'running', stopped_at = NULL
   WHERE worker_id = @worker_id;
 IF @@ROWCOUNT = 0
-  INSERT INTO readpast.Workers (worker_id, host, pid, role, session, login_time, started_at, heartbeat_at, state)
-  VALUES (@worker_id, @host, @pid, @role, @session, @login_time, @now, @now, 'running');
+  INSERT INTO readpast.Workers (worker_id, host, pid, role, queues, session, login_time, started_at, heartbeat_at, state)
+  VALUES (@worker_id, @host, @pid, @role, @queues, @session, @login_time, @now, @now, 'running');
 COMMIT TRANSACTION;`;
 
 /** A worker's connection was replaced (dropped and reconnected): record its new session. */

@@ -93,7 +93,7 @@ export function listAttemptsSql(filters: readonly string[]): string {
 
 export const LIST_RUNNING = 'SELECT * FROM ExecutionStatus ORDER BY started_at, log_id';
 
-export const LIST_WORKERS = `SELECT worker_id, host, pid, role, session, login_time, started_at, heartbeat_at, state FROM Workers
+export const LIST_WORKERS = `SELECT worker_id, host, pid, role, session, login_time, started_at, heartbeat_at, state, queues FROM Workers
       ORDER BY CASE state WHEN 'running' THEN 0 WHEN 'stopping' THEN 1 WHEN 'lost' THEN 2 ELSE 3 END, host, pid, session
       LIMIT 1000`;
 
