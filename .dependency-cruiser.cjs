@@ -79,7 +79,7 @@ module.exports = {
       comment:
         'Nothing outside lib/engine and lib/api touches a store: app/, components/, cli/, bin/, e2e/, lib/server/ and ' +
         'the rest of lib/ import no db/ module (call lib/api instead). db/ itself and its tests are free to. ' +
-        'Exception: bin/bench-peers.ts measures the embedded schema\'s ceilings with db/sqlite/bench/ceiling.ts (bare SQL, no store).',
+        "Exception: bin/bench-peers.ts measures the embedded schema's ceilings with db/sqlite/bench/ceiling.ts (bare SQL, no store).",
       severity: 'error',
       from: { pathNot: '^(db|lib/api|lib/engine)/' },
       to: { path: '^db/', pathNot: '^db/sqlite/bench/ceiling[.]ts$' },

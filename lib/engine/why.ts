@@ -151,9 +151,8 @@ export function whyNotRunning(f: WhyFacts): Why {
   // 3. a claimer: some live worker that serves the queue, and (handler tasks) knows the handler
   if (w.live === 0) {
     const elsewhere = w.elsewhere ?? 0;
-    const text = elsewhere
-      ? `No live worker serves queue ${q.name} (${plural(elsewhere, 'live worker')} claim${elsewhere === 1 ? 's' : ''} only from other queues)`
-      : `No live worker serves queue ${q.name}`;
+    const others = `${plural(elsewhere, 'live worker')} claim${elsewhere === 1 ? 's' : ''} only from other queues`;
+    const text = elsewhere ? `No live worker serves queue ${q.name} (${others})` : `No live worker serves queue ${q.name}`;
     return { reason: 'no_worker', detail: { queue: q.name, liveWorkers: 0, elsewhere }, text };
   }
   if (t && t.kind === 'handler' && w.handlers && !w.handlers.includes(t.command)) {

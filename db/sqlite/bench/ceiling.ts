@@ -148,7 +148,8 @@ export async function drainLeast(file: string, n: number): Promise<number> {
       WHERE id IN (SELECT value FROM json_each(@ids)) AND worker_id = @worker AND status = 'running' AND lease_until >= @now`);
     const log =
       db.prepare(`INSERT INTO ExecutionLog (task_id, attempt, queue, kind, command, worker_id, session, started_at, ended_at, outcome)
-      SELECT r.value ->> 0, r.value ->> 1, 'default', 'handler', 'bench.noop', @worker, 1, @started, @now, 'succeeded' FROM json_each(@rows) r`);
+      SELECT r.value ->> 0, r.value ->> 1, 'default', 'handler', 'bench.noop', @worker, 1, @started, @now, 'succeeded'
+      FROM json_each(@rows) r`);
     const metrics = db.prepare(ADD_METRICS);
     const claimTx = db.transaction(() => {
       const now = Date.now();

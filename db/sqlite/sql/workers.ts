@@ -5,7 +5,8 @@
  * Register or re-register a worker (worker_id, host, pid, role, queues (JSON array or NULL), login_time, started_at,
  * heartbeat_at): a new worker takes the next session number; returns session, login_time.
  */
-export const REGISTER_WORKER = `INSERT INTO Workers (worker_id, host, pid, role, queues, session, login_time, started_at, heartbeat_at, state)
+export const REGISTER_WORKER = `INSERT INTO Workers (worker_id, host, pid, role, queues, session, login_time, started_at, heartbeat_at,
+            state)
           VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(session), 50) + 1 FROM Workers), ?, ?, ?, 'running')
           ON CONFLICT (worker_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at, queues = excluded.queues, state = 'running',
             stopped_at = NULL
