@@ -49,8 +49,10 @@ test('the alerts API: 400 naming the field, 201, 409, 404, the secret masked', a
     data: { name, kind: 'ready_age', thresholdMs: 60_000, url: hook, secret: 'abcdef123' },
   });
   expect(created.status(), await created.text()).toBe(201);
-  const rule = (await created.json()) as { id: number; secret: string; dedupMs: number; format: string };
+  const rule = (await created.json()) as { id: number; secret: string; dedupMs: number; format: string; url: string };
   expect(rule).toMatchObject({ secret: '••••f123', dedupMs: 600_000, format: 'json' });
+  // the webhook URL is a credential too: shown as scheme, host and its last 4 characters
+  expect(rule.url).toBe(`${new URL(hook).origin}/…hook`);
   expect((await request.post('/api/alerts', { data: { name, kind: 'no_worker', url: hook } })).status()).toBe(409);
 
   const patched = await request.patch(`/api/alerts/${rule.id}`, { data: { enabled: false, format: 'slack' } });
@@ -91,6 +93,14 @@ test('create a rule on the Alerts page, send a test, see it delivered in the his
   await expect(row.getByTestId('alert-watches')).toHaveText('queue orders');
   await expect(row).toContainText('signed (••••1234)');
   await expect(row).not.toContainText('ui-secret-1234');
+  await expect(row).toContainText(`${new URL(hook).origin}/…hook`);
+
+  // an edit shows the URL masked and keeps it when the field is left empty
+  await row.getByTestId('alert-edit').click();
+  await expect(page.getByTestId('alert-url-now')).toContainText(`now ${new URL(hook).origin}/…hook; empty keeps it`);
+  await expect(page.getByTestId('alert-url')).toHaveValue('');
+  await page.getByTestId('alert-save').click();
+  await expect(page.getByTestId('alert-form')).toHaveCount(0);
 
   // the first POST fails: readpast retries the delivery task with backoff, the second one arrives
   received.length = 0;

@@ -1,7 +1,8 @@
 'use client';
 // Create or edit an alert rule: what it watches (the kind's own fields), where it posts (an http(s) URL,
 // JSON or Slack/Teams text, an optional signing secret) and its dedup window. Checked as you type; the
-// server checks again on save and names the field. An edit leaves the secret as it is unless replaced.
+// server checks again on save and names the field. An edit leaves the URL and the secret as they are unless
+// replaced (reads show both masked).
 import { errCls, FieldError } from '../ui/FieldError';
 import { useId, useState } from 'react';
 import { saveAlertRule } from '@/app/alerts/actions';
@@ -43,7 +44,8 @@ export function AlertForm({ initial, onDone }: { initial: AlertRuleJson | null; 
   const [schedule, setSchedule] = useState(initial?.schedule ?? '');
   const [threshold, setThreshold] = useState(initial?.thresholdMs == null ? '' : String(Math.round(initial.thresholdMs / 1000)));
   const [count, setCount] = useState(initial?.count == null ? '' : String(initial.count));
-  const [url, setUrl] = useState(initial?.url ?? '');
+  // reads show a rule's URL masked: an edit keeps it unless a new one is typed
+  const [url, setUrl] = useState('');
   const [secret, setSecret] = useState('');
   const [removeSecret, setRemoveSecret] = useState(false);
   const [format, setFormat] = useState<AlertFormat>(initial?.format ?? 'json');
@@ -62,7 +64,7 @@ export function AlertForm({ initial, onDone }: { initial: AlertRuleJson | null; 
   const thresholdError = th.error ?? (needs('thresholdMs') && th.value === null ? 'required' : null);
   const n = intIn(count, 1, MAX_STREAK);
   const countError = n.error ?? (needs('count') && n.value === null ? 'required' : null);
-  const urlError = urlProblem(url);
+  const urlError = initial && !url.trim() ? null : urlProblem(url);
   const d = intIn(dedup, 0, 7 * 24 * 60);
   const dedupError = d.error ?? (d.value === null ? 'required' : null);
   const invalid = !!(
@@ -91,10 +93,10 @@ export function AlertForm({ initial, onDone }: { initial: AlertRuleJson | null; 
       schedule: uses('schedule') && schedule ? schedule : null,
       thresholdMs: uses('thresholdMs') && th.value !== null ? th.value * 1000 : null,
       count: uses('count') ? n.value : null,
-      url: url.trim(),
       format,
       dedupMs: (d.value ?? 0) * 60_000,
     };
+    if (url.trim() || !initial) body.url = url.trim();
     if (secret) body.secret = secret;
     else if (removeSecret || !initial) body.secret = null;
     const r = await save.run(initial ? initial.id : null, body);
@@ -234,6 +236,12 @@ export function AlertForm({ initial, onDone }: { initial: AlertRuleJson | null; 
         <div className="sm:col-span-2 lg:col-span-3">
           <label className={labelCls} htmlFor={`${id}-url`}>
             Webhook URL
+            {initial && (
+              <span className="font-normal text-slate-500" data-testid="alert-url-now">
+                {' '}
+                — now <span className="font-mono">{initial.url}</span>; empty keeps it
+              </span>
+            )}
           </label>
           <input
             id={`${id}-url`}

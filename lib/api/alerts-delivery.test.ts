@@ -19,6 +19,7 @@ interface Received {
   body: string;
   signature: string | undefined;
   contentType: string | undefined;
+  path: string | undefined;
 }
 
 let dir: string;
@@ -46,6 +47,7 @@ beforeEach(async () => {
         body: Buffer.concat(chunks).toString('utf8'),
         signature: req.headers['x-readpast-signature'] as string | undefined,
         contentType: req.headers['content-type'],
+        path: req.url,
       });
       res.statusCode = answers.shift() ?? 200;
       res.end(res.statusCode === 200 ? 'ok' : 'try later');
@@ -129,6 +131,43 @@ describe('alert delivery', () => {
     expect(body.message).toContain(r.token);
     expect(body.message).toContain('card declined');
     expect(valid(received[0]!, 's')).toBe(true);
+  });
+
+  it('keeps the webhook URL out of reads and of the delivery task: it is read from the rule when the delivery runs', async () => {
+    const secretUrl = `${url}/T000/B000/xoxb-secret-part?token=abcd1234`;
+    const rule = await rp.alerts.create({ name: 'slack', kind: 'no_worker', url: secretUrl, format: 'slack' });
+    const host = new URL(url).host;
+    expect(rule.url).toBe(`http://${host}/…1234`);
+    expect(JSON.stringify(await rp.alerts.list())).not.toContain('xoxb-secret-part');
+    const sent = await rp.alerts.test(rule.id);
+    const queued = await rp.reads.getTask(sent.token);
+    expect(JSON.stringify(queued)).not.toContain('xoxb-secret-part');
+    expect(queued!.payload).toMatchObject({ rule: 'slack', ruleId: rule.id });
+    // an edit that leaves the URL out keeps it; the audit trail has it masked too
+    await rp.alerts.update(rule.id, { dedupMs: 60_000 });
+    expect(JSON.stringify(await rp.audit.list({ limit: 100 }))).not.toContain('xoxb-secret-part');
+    pool = rp.createPool({ concurrency: 1, pollMs: 20, heartbeatMs: 50, maintenance: false });
+    await pool.start();
+    await until(
+      () => rp.reads.getTask(sent.token),
+      (t) => t?.status === 'succeeded',
+    );
+    expect(received).toHaveLength(1);
+    expect(received[0]!.path).toBe('/hook/T000/B000/xoxb-secret-part?token=abcd1234');
+    // a rule deleted before its delivery ran: the delivery dies at once, saying why
+    const gone = await rp.alerts.create({ name: 'gone', kind: 'no_worker', url });
+    const orphan = await rp.alerts.test(gone.id);
+    await pool.stop();
+    pool = null;
+    await rp.alerts.remove(gone.id);
+    pool = rp.createPool({ concurrency: 1, pollMs: 20, heartbeatMs: 50, maintenance: false });
+    await pool.start();
+    const dead = await until(
+      () => rp.reads.getTask(orphan.token),
+      (t) => t?.status === 'dead' || t?.status === 'succeeded',
+    );
+    expect(dead).toMatchObject({ status: 'dead', attempts: 1 });
+    expect(dead!.lastError?.message).toContain(`alert rule ${gone.id} was deleted before the delivery ran`);
   });
 
   it('a refused connection fails the attempt (retryable), with the host in the message', async () => {

@@ -14,6 +14,7 @@ import {
   type AlertRule,
   type AlertRuleInput,
 } from '../engine/alert-types';
+import { maskWebhookUrl } from '../engine/alert-delivery';
 import { testFiring } from '../engine/alerts';
 import { ConflictError, NotFoundError, ValidationError } from '../engine/errors';
 import { MAX_HANDLER_NAME_LENGTH } from '../engine/limits';
@@ -43,6 +44,7 @@ export interface AlertRuleJson {
   schedule: string | null;
   thresholdMs: number | null;
   count: number | null;
+  /** masked (maskWebhookUrl): scheme, host and the last 4 characters — the rest of a webhook URL is a credential */
   url: string;
   /** `••••` and the last 4 characters, or null without a secret */
   secret: string | null;
@@ -91,7 +93,7 @@ export const alertRuleJson = (r: AlertRule): AlertRuleJson => ({
   schedule: r.params.schedule ?? null,
   thresholdMs: r.params.thresholdMs ?? null,
   count: r.params.count ?? null,
-  url: r.url,
+  url: maskWebhookUrl(r.url),
   secret: maskSecret(r.secret),
   format: r.format,
   dedupMs: r.dedupMs,
@@ -255,7 +257,7 @@ export class Alerts {
     return alertRuleJson(r);
   }
 
-  /** change some fields; `secret` left out keeps it, null removes it */
+  /** change some fields; `url` or `secret` left out keeps it, a null secret removes it */
   async update(id: unknown, patch: unknown): Promise<AlertRuleJson> {
     if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) throw new ValidationError('body', 'must be a JSON object');
     const before = await this.rule(id);

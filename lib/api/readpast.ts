@@ -545,7 +545,8 @@ export class Readpast {
   /** a worker pool over this store's worker (and maintenance) ports */
   createPool(opts: Partial<PoolOptions> = {}): Pool {
     // alert deliveries (queue readpast.alerts) run in every pool, whatever registry it was given
-    return new Pool(this.store, registerBuiltinHandlers(this.registry), { logger: this.logger, ...opts });
+    const alertRule = (id: number) => this.store.reads.getAlertRule(id);
+    return new Pool(this.store, registerBuiltinHandlers(this.registry, alertRule), { logger: this.logger, ...opts });
   }
 
   async close(): Promise<void> {

@@ -164,8 +164,9 @@ export interface FiredAlert {
 /** The delivery task's payload: everything the handler needs, the secret left out (only its signature). */
 export interface AlertDeliveryPayload {
   rule: string;
+  /** the rule whose webhook the delivery goes to: its URL is read when the delivery runs, never kept in the task */
+  ruleId: number;
   key: string;
-  url: string;
   contentType: string;
   /** the raw body, sent as is (the signature is over these bytes) */
   body: string;

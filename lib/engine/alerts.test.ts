@@ -149,7 +149,11 @@ describe('delivery', () => {
   it('signs the raw body with HMAC-SHA256 of the secret; the secret stays out of the payload', () => {
     const r = rule({ kind: 'no_worker', secret: 'hush-hush' });
     const w = firingWrite({ rule: r, key: 'no_worker:a', message: 'm', details: { queue: 'a' }, needsCursor: false }, NOW);
-    const p = w.delivery.payload as { body: string; signature: string; url: string };
+    const p = w.delivery.payload as { body: string; signature: string; ruleId: number };
+    // neither the secret nor the webhook URL (a credential too) is kept in the task: the URL is read when it runs
+    expect(p).not.toHaveProperty('url');
+    expect(JSON.stringify(w)).not.toContain(r.url);
+    expect(p.ruleId).toBe(r.id);
     expect(p.signature).toBe('sha256=' + createHmac('sha256', 'hush-hush').update(p.body).digest('hex'));
     expect(p.signature).toBe(signBody('hush-hush', p.body));
     expect(JSON.stringify(w)).not.toContain('hush-hush');

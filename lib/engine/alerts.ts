@@ -213,7 +213,10 @@ export function alertBody(f: Firing, firedAt: Date, test: boolean): string {
   });
 }
 
-/** The firing as the store writes it: its delivery task carries the body and signature, never the secret. */
+/**
+ * The firing as the store writes it: its delivery task carries the body and signature, never the secret nor
+ * the webhook's URL (a Slack or Teams URL is a credential; the task is readable by every dashboard viewer).
+ */
 export function firingWrite(f: Firing, firedAt: Date, test = false): FiringWrite {
   const body = alertBody(f, firedAt, test);
   return {
@@ -231,8 +234,8 @@ export function firingWrite(f: Firing, firedAt: Date, test = false): FiringWrite
       maxAttempts: ALERT_DELIVERY_ATTEMPTS,
       payload: {
         rule: f.rule.name,
+        ruleId: f.rule.id,
         key: f.key,
-        url: f.rule.url,
         contentType: 'application/json',
         body,
         signature: f.rule.secret ? signBody(f.rule.secret, body) : null,

@@ -1,7 +1,7 @@
 // Handler registry: the seeds' message type → processor. Handlers receive the payload, an AbortSignal
 // (cancel, timeout, shutdown) and a context; what they return (small JSON) becomes the task's result.
 import { ALERT_HANDLER } from './alert-types';
-import { deliverAlert } from './alert-delivery';
+import { deliverAlert, type AlertRuleLookup } from './alert-delivery';
 import { NonRetryableError, TaskError } from './errors';
 import { HANDLER_NAME, MAX_HANDLER_NAME_LENGTH } from './limits';
 
@@ -123,9 +123,12 @@ export function registerDemoHandlers(registry: HandlerRegistry): HandlerRegistry
   return registry;
 }
 
-/** The built-in handlers readpast itself enqueues (alert deliveries, queue readpast.alerts): every pool needs them. */
-export function registerBuiltinHandlers(registry: HandlerRegistry): HandlerRegistry {
-  if (!registry.has(ALERT_HANDLER)) registry.register(ALERT_HANDLER, (payload, ctx) => deliverAlert(payload, ctx));
+/**
+ * The built-in handlers readpast itself enqueues (alert deliveries, queue readpast.alerts): every pool needs them.
+ * `alertRule` reads a delivery's rule (its webhook URL) from the store; a pool always registers them with it.
+ */
+export function registerBuiltinHandlers(registry: HandlerRegistry, alertRule: AlertRuleLookup | null = null): HandlerRegistry {
+  if (alertRule || !registry.has(ALERT_HANDLER)) registry.register(ALERT_HANDLER, (payload, ctx) => deliverAlert(payload, ctx, alertRule));
   return registry;
 }
 
