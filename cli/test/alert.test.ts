@@ -30,7 +30,8 @@ describe('readpast alert', () => {
       ],
       { env },
     );
-    expect(line.trim()).toBe('alert rule orders-dead added (id 1): a task went dead → http://127.0.0.1:9/hook');
+    // the webhook URL is shown masked (a credential): scheme, host and its last 4 characters
+    expect(line.trim()).toBe('alert rule orders-dead added (id 1): a task went dead → http://127.0.0.1:9/…hook');
     const slow = JSON.parse(
       await cliOk(
         [
