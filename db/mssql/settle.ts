@@ -13,7 +13,7 @@ const cap = (s: string | null | undefined, n: number) => (s === null || s === un
 /** One element of FINISH's @results. */
 export function finishRow(r: AttemptResult, ord: number) {
   const s = r.settlement;
-  const base = { ord, taskId: r.taskId, workerId: r.workerId, attempt: r.attempt };
+  const base = { ord, taskId: r.taskId, workerId: r.workerId, attempt: r.attempt, startedAt: r.startedAt ? isoUtc(r.startedAt) : null };
   switch (s.kind) {
     case 'succeeded':
       return {

@@ -33,8 +33,9 @@ export function endAttempt(
   to: string,
   tally: Tally,
   now: number,
+  startedAt: number | null = null,
 ): void {
-  const end = [now, outcome, err?.number ?? null, err?.message ?? null, err?.detail ?? null, taskId, attempt];
+  const end = [now, outcome, err?.number ?? null, err?.message ?? null, err?.detail ?? null, startedAt, now, taskId, attempt];
   const logged = stmt(db, S.END_ATTEMPT).get(...end) as { command: string; started_at: number } | undefined;
   if (t.token_no !== null) releaseToken(db, t.queue, t.token_no, taskId, attempt);
   if (t.batch_id !== null && t.stage !== null) stageTimes(db, t.batch_id, t.stage, null, now);
@@ -49,8 +50,10 @@ function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: num
   let wake = false;
   const accepted = results.map((r) => {
     const s = r.settlement;
-    // the fence: this attempt still owns its task, and its lease has not expired
-    const fence = [r.taskId, r.workerId, r.attempt, now];
+    // when it really began (a prefetched task, after its claim), then the fence: this attempt still owns its
+    // task, and its lease has not expired
+    const startedAt = r.startedAt ? r.startedAt.getTime() : null;
+    const fence = [startedAt, now, r.taskId, r.workerId, r.attempt, now];
     let row: Ended | undefined;
     let to: string;
     let outcome: string;
@@ -88,7 +91,7 @@ function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: num
         to = outcome = 'cancelled';
     }
     if (!row) return false;
-    endAttempt(db, row, r.taskId, r.attempt, outcome, err, to, tally, now);
+    endAttempt(db, row, r.taskId, r.attempt, outcome, err, to, tally, now, startedAt);
     // a freed token or a finished stage may let another task start
     if (row.token_no !== null || row.batch_id !== null) wake = true;
     return true;

@@ -147,8 +147,14 @@ describe('pool prefetch', () => {
     await until(() => store.finished.some((f) => f.taskId === waiting[0]));
     expect(store.finished.find((f) => f.taskId === waiting[0])!.settlement.kind).toBe('cancelled');
     const stopped = pool.stop(5_000);
+    const opened = Date.now();
     gate();
     await stopped;
+    // each says when its worker really began it: those claimed ahead, after task 10 let go of their worker
+    for (const id of waiting.slice(1)) {
+      const f = store.finished.find((x) => x.taskId === id)!;
+      expect(f.startedAt!.getTime()).toBeGreaterThanOrEqual(opened);
+    }
     // nothing given back: the rest ran, once each, and no attempt was spent on a task that never started
     for (const id of waiting.slice(1)) {
       expect(store.finished.filter((x) => x.taskId === id).map((f) => f.settlement.kind)).toEqual(['succeeded']);

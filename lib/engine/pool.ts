@@ -311,19 +311,20 @@ export class Pool {
     const controller = new AbortController();
     w.task = task;
     w.controller = controller;
+    const startedAt = new Date();
     const began = performance.now();
     void runTask(this.worker, this.registry, task, controller).then((settlement) => {
       const ms = performance.now() - began;
       this.avgRunMs = this.avgRunMs === null ? ms : this.avgRunMs * 0.8 + ms * 0.2;
-      this.settle(w, task, settlement);
+      this.settle(w, task, settlement, startedAt);
     });
   }
 
-  private settle(w: Worker, task: ClaimedTask, settlement: Settlement): void {
+  private settle(w: Worker, task: ClaimedTask, settlement: Settlement, startedAt: Date): void {
     w.task = null;
     w.controller = null;
     this.processed++;
-    this.settled.push({ taskId: task.id, workerId: task.workerId, attempt: task.attempt, settlement });
+    this.settled.push({ taskId: task.id, workerId: task.workerId, attempt: task.attempt, settlement, startedAt });
     // the next prefetched task of this worker starts at once (also while the pool stops, within its grace)
     const next = w.queue.shift();
     if (next) this.startTask(w, next);

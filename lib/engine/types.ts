@@ -151,6 +151,11 @@ export interface AttemptResult {
   workerId: string;
   attempt: number;
   settlement: Settlement;
+  /**
+   * when the worker began running it: later than the claim for a task claimed ahead (it waits for its worker's
+   * task before it). The store keeps it between the claim's time and the settlement's; absent: the claim's time.
+   */
+  startedAt?: Date;
 }
 
 export interface HeartbeatInput {

@@ -119,8 +119,8 @@ export async function drainPerTask(file: string, n: number): Promise<number> {
     const settleTx = db.transaction((rows: Head[]) => {
       const now = Date.now();
       for (const r of rows) {
-        finish.get(now, null, r.id, 'w-1', r.attempts + 1, now);
-        end.get(now, 'succeeded', null, null, null, r.id, r.attempts + 1);
+        finish.get(now, null, null, now, r.id, 'w-1', r.attempts + 1, now);
+        end.get(now, 'succeeded', null, null, null, null, now, r.id, r.attempts + 1);
       }
       metrics.run(Math.floor(now / 1000), 0, 0, rows.length, 0, 0, 0, 0);
     });

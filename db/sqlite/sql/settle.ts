@@ -2,30 +2,40 @@
 // log row, and the settling of batches whose tasks moved (abort on failure, completion).
 
 /**
+ * When the attempt really began (started, now): a prefetched task starts after its claim, when its worker's
+ * task before it ends. Taken only between the claim's time and now (null, or a clock that disagrees: the claim's).
+ */
+const STARTED = 'started_at = COALESCE((SELECT s.v FROM (SELECT ? AS v, ? AS n) AS s WHERE s.v > started_at AND s.v <= s.n), started_at)';
+
+/**
  * The fence of every settlement (id, worker_id, attempts, now): the attempt still owns its task and its lease
  * has not expired (a lapsed lease is lost: its token may be granted to another attempt, the rescue retries it).
- * Returns what the attempt held.
+ * Returns what the attempt held. Each settlement sets the task's `started_at` (STARTED) just before it.
  */
 const FENCE = `WHERE id = ? AND worker_id = ? AND attempts = ? AND status = 'running' AND lease_until >= ?
             RETURNING queue, batch_id, stage, token_no`;
 
-/** (finished_at, result, …fence) */
-export const FINISH_SUCCEEDED = `UPDATE Tasks SET status = 'succeeded', finished_at = ?, result = ?, lease_until = NULL ${FENCE}`;
+/** (finished_at, result, …started, …fence) */
+export const FINISH_SUCCEEDED = `UPDATE Tasks SET status = 'succeeded', finished_at = ?, result = ?, lease_until = NULL, ${STARTED}
+            ${FENCE}`;
 
-/** (run_after, error_number, error_message, error_detail, fingerprint, …fence) */
+/** (run_after, error_number, error_message, error_detail, fingerprint, …started, …fence) */
 export const FINISH_RETRY = `UPDATE Tasks SET status = 'pending', run_after = ?, lease_until = NULL, error_number = ?,
-            error_message = ?, error_detail = ?, fingerprint = ? ${FENCE}`;
+            error_message = ?, error_detail = ?, fingerprint = ?, ${STARTED} ${FENCE}`;
 
-/** (finished_at, error_number, error_message, error_detail, fingerprint, …fence) */
+/** (finished_at, error_number, error_message, error_detail, fingerprint, …started, …fence) */
 export const FINISH_DEAD = `UPDATE Tasks SET status = 'dead', finished_at = ?, lease_until = NULL, error_number = ?,
-            error_message = ?, error_detail = ?, fingerprint = ? ${FENCE}`;
+            error_message = ?, error_detail = ?, fingerprint = ?, ${STARTED} ${FENCE}`;
 
-/** (finished_at, …fence) */
-export const FINISH_CANCELLED = `UPDATE Tasks SET status = 'cancelled', finished_at = ?, lease_until = NULL ${FENCE}`;
+/** (finished_at, …started, …fence) */
+export const FINISH_CANCELLED = `UPDATE Tasks SET status = 'cancelled', finished_at = ?, lease_until = NULL, ${STARTED} ${FENCE}`;
 
-/** (ended_at, outcome, error_number, error_message, error_detail, task_id, attempt) → command, started_at (for the history) */
-export const END_ATTEMPT = `UPDATE ExecutionLog SET ended_at = ?, outcome = ?, error_number = ?, error_message = ?, error_detail = ?
-      WHERE task_id = ? AND attempt = ? RETURNING command, started_at`;
+/**
+ * (ended_at, outcome, error_number, error_message, error_detail, …started, task_id, attempt) → command, started_at
+ * (for the history)
+ */
+export const END_ATTEMPT = `UPDATE ExecutionLog SET ended_at = ?, outcome = ?, error_number = ?, error_message = ?, error_detail = ?,
+      ${STARTED} WHERE task_id = ? AND attempt = ? RETURNING command, started_at`;
 
 // ---- settling batches -------------------------------------------------------------------------------
 
