@@ -57,7 +57,9 @@ export function alertsTests(factory: StoreFactory): void {
       const task = await h().task(fired!.token);
       expect(task).toMatchObject({ queue: ALERT_QUEUE, command: ALERT_HANDLER, status: 'pending', maxAttempts: 5 });
       const payload = task.payload as Record<string, unknown>;
-      expect(payload.url).toBe(r.url);
+      // the rule's id, never its webhook URL (a credential): the delivery reads it when it runs
+      expect(payload.ruleId).toBe(r.id);
+      expect(JSON.stringify(payload)).not.toContain(r.url);
       expect(String(payload.signature)).toMatch(/^sha256=[0-9a-f]{64}$/);
       expect(JSON.stringify(payload)).not.toContain('s3cret-key');
 
