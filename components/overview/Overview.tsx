@@ -79,6 +79,12 @@ export function Overview() {
           No live worker serves {unserved.length === 1 ? 'queue' : 'queues'} {unserved.map((h) => h.queue).join(', ')}, which{' '}
           {unserved.length === 1 ? 'has' : 'have'} ready tasks: start a worker (<code>readpast worker</code>) or raise the pool size on the
           Workers page.
+          {unserved.some((h) => Number(h.why?.detail?.elsewhere ?? 0) > 0) && (
+            <>
+              {' '}
+              Some live workers claim only from other queues (their <code>--queues</code>).
+            </>
+          )}
         </div>
       )}
 
