@@ -10,7 +10,7 @@ import { ESCALATION_CHUNK } from './enqueue';
  * line, bytes}. The fence as FINISH's (the attempt owns its running task, its lease has not expired), with
  * the task rows held (UPDLOCK) until the commit so no settlement, rescue or delete slips in between. Seqs
  * continue the attempt's last; the oldest lines beyond the newest MAX_ATTEMPT_LINES / MAX_ATTEMPT_BYTES
- * are deleted and counted as dropped. Returns (ord, ok) in input order.
+ * are deleted (ESCALATION_CHUNK per statement) and counted as dropped. Returns (ord, ok) in input order.
  */
 export const APPEND_OUTPUT = `SET NOCOUNT ON;
 SET XACT_ABORT ON;
@@ -82,10 +82,20 @@ INSERT INTO @cut (task_id, attempt, seq)
   WHERE (o.lines > ${MAX_ATTEMPT_LINES} OR o.bytes > ${MAX_ATTEMPT_BYTES})
     AND EXISTS (SELECT 1 FROM @b AS b WHERE b.ok = 1 AND b.task_id = o.task_id AND b.attempt = o.attempt)
   GROUP BY o.task_id, o.attempt;
-DELETE x
-  FROM readpast.AttemptLogs AS x
-  JOIN @cut AS c ON c.task_id = x.task_id AND c.attempt = x.attempt
-  WHERE x.seq <= c.seq;
+-- ESCALATION_CHUNK lines per statement: many attempts trimmed at once must not escalate to a table lock (one table in
+-- the CTE's FROM: a DELETE through a CTE over a join is refused, error 4405)
+DECLARE @trimmed int = ${ESCALATION_CHUNK};
+WHILE @trimmed = ${ESCALATION_CHUNK}
+BEGIN
+  SET @trimmed = 0;
+  WITH doomed AS (
+    SELECT TOP (${ESCALATION_CHUNK}) x.seq
+    FROM readpast.AttemptLogs AS x
+    WHERE EXISTS (SELECT 1 FROM @cut AS c WHERE c.task_id = x.task_id AND c.attempt = x.attempt AND x.seq <= c.seq)
+  )
+  DELETE FROM doomed;
+  SET @trimmed = @@ROWCOUNT;
+END;
 UPDATE o SET lines = k.n, bytes = k.bytes, dropped = o.dropped + (o.lines - k.n)
   FROM readpast.AttemptOutput AS o
   JOIN @cut AS c ON c.task_id = o.task_id AND c.attempt = o.attempt
