@@ -307,11 +307,15 @@ export class Pool {
     return slots;
   }
 
-  private startTask(w: Worker, task: ClaimedTask): void {
+  /**
+   * `claimedAhead`: it waited in its worker's buffer since its claim, so its start is sent with its end (no
+   * other task: its claim is its start, on the store's clock).
+   */
+  private startTask(w: Worker, task: ClaimedTask, claimedAhead = false): void {
     const controller = new AbortController();
     w.task = task;
     w.controller = controller;
-    const startedAt = new Date();
+    const startedAt = claimedAhead ? new Date() : undefined;
     const began = performance.now();
     void runTask(this.worker, this.registry, task, controller).then((settlement) => {
       const ms = performance.now() - began;
@@ -320,14 +324,14 @@ export class Pool {
     });
   }
 
-  private settle(w: Worker, task: ClaimedTask, settlement: Settlement, startedAt: Date): void {
+  private settle(w: Worker, task: ClaimedTask, settlement: Settlement, startedAt: Date | undefined): void {
     w.task = null;
     w.controller = null;
     this.processed++;
-    this.settled.push({ taskId: task.id, workerId: task.workerId, attempt: task.attempt, settlement, startedAt });
+    this.settled.push({ taskId: task.id, workerId: task.workerId, attempt: task.attempt, settlement, ...(startedAt && { startedAt }) });
     // the next prefetched task of this worker starts at once (also while the pool stops, within its grace)
     const next = w.queue.shift();
-    if (next) this.startTask(w, next);
+    if (next) this.startTask(w, next, true);
     this.wake();
   }
 

@@ -152,8 +152,9 @@ export interface AttemptResult {
   attempt: number;
   settlement: Settlement;
   /**
-   * when the worker began running it: later than the claim for a task claimed ahead (it waits for its worker's
-   * task before it). The store keeps it between the claim's time and the settlement's; absent: the claim's time.
+   * when the worker began running it, sent for a task claimed ahead (it waited for its worker's task before it;
+   * the pool's clock — SQLite's own). The store keeps it only between the claim's time and the settlement's;
+   * absent: the claim's time is the start.
    */
   startedAt?: Date;
 }
