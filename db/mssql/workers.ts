@@ -4,7 +4,13 @@
 // on the worker row, on that connection too — so a worker's start and its claims never wait for
 // the shared pool. Heartbeats run on a connection of their own (one per store): a lease renewal
 // never queues behind producers, operators, finishes or the dashboard's reads of this process.
-import type { HeartbeatInput, HeartbeatResult, WorkerRegistration, WorkerSession } from '../../lib/engine/types';
+import {
+  workerQueuesJson,
+  type HeartbeatInput,
+  type HeartbeatResult,
+  type WorkerRegistration,
+  type WorkerSession,
+} from '../../lib/engine/types';
 import { query, sql, type ConnectionPool, type Shared } from './connection';
 import { retrying } from './errors';
 import { id, intMs, type Id } from './rows';
@@ -67,7 +73,7 @@ export class Workers {
         ['host', sql.NVarChar(256), reg.host.slice(0, 256)],
         ['pid', sql.Int, reg.pid],
         ['role', sql.NVarChar(32), reg.role.slice(0, 32)],
-        ['queues', sql.NVarChar(sql.MAX), reg.queues?.length ? JSON.stringify(reg.queues) : null],
+        ['queues', sql.NVarChar(sql.MAX), workerQueuesJson(reg.queues)],
         ['session', sql.Int, info.session],
         ['login_time', sql.DateTime, info.loginTime],
       ]),

@@ -1,14 +1,20 @@
 // Workers' lives: registration (a stable per-worker session number: SQLite has no SPID), a clean stop,
 // the handler names a process can run, and heartbeats that renew the leases of running tasks — only
 // leases the attempt still owns (fenced on task, worker and attempt).
-import type { HeartbeatInput, HeartbeatResult, WorkerRegistration, WorkerSession } from '../../lib/engine/types';
+import {
+  workerQueuesJson,
+  type HeartbeatInput,
+  type HeartbeatResult,
+  type WorkerRegistration,
+  type WorkerSession,
+} from '../../lib/engine/types';
 import type { Shared } from './connection';
 import * as S from './sql/workers';
 import { stmt } from './tally';
 
 export function registerWorker(shared: Shared, reg: WorkerRegistration): Promise<WorkerSession> {
   return shared.tx((_t, now) => {
-    const queues = reg.queues?.length ? JSON.stringify(reg.queues) : null;
+    const queues = workerQueuesJson(reg.queues);
     const row = stmt(shared.db, S.REGISTER_WORKER).get(reg.workerId, reg.host, reg.pid, reg.role, queues, now, now, now) as {
       session: number;
       login_time: number;

@@ -196,7 +196,7 @@ export class Pool {
           host,
           pid: process.pid,
           role: this.opts.role,
-          queues: this.opts.queues?.length ? this.opts.queues : null,
+          queues: this.opts.queues ?? null,
         }),
       ),
     );

@@ -297,7 +297,11 @@ export interface TaskFilter {
 
 export const PENDING_SUBS = ['ready', 'scheduled', 'retrying'] as const;
 
-/** A worker's recorded queues (the stores keep a JSON array of names), or null: every queue. */
+/** A worker's queues as the stores keep them: a JSON array of names, or null (none given: every queue). */
+export const workerQueuesJson = (queues: readonly string[] | null | undefined): string | null =>
+  queues?.length ? JSON.stringify(queues) : null;
+
+/** A worker's recorded queues (workerQueuesJson's text), or null: every queue. */
 export function workerQueuesOf(text: string | null | undefined): string[] | null {
   if (!text) return null;
   try {
