@@ -1,6 +1,7 @@
 // Alert delivery end to end: a real pool over a temp SQLite file POSTs to an HTTP server this test starts
 // on loopback. The body arrives with a valid signature; a 500 makes readpast retry the delivery task,
-// which succeeds on a later attempt. A dead task fires its rule through the evaluation.
+// which succeeds on a later attempt. A dead task fires its rule through the evaluation. Loopback is allowed here
+// through the webhook allow-list (alerts-webhook-policy.test.ts: what is refused without it).
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -35,7 +36,8 @@ let answers: number[];
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'readpast-alerts-'));
   store = await openStore(`sqlite:${join(dir, 'db.sqlite')}`);
-  rp = new Readpast(store);
+  // the webhook this test serves is on loopback: allowed on purpose, as READPAST_WEBHOOK_ALLOW=127.0.0.1/32 would
+  rp = new Readpast(store, { webhooks: { allow: '127.0.0.1/32' } });
   pool = null;
   received = [];
   answers = [];

@@ -1,6 +1,9 @@
 // Alert rules behind the front door: validated create / edit / delete / test-send over the store's ports,
 // the history of fired alerts, and their JSON views (a secret is never shown in full: `••••` + its last 4).
 // Readpast (readpast.ts) exposes an instance as `readpast.alerts`; every change is audited (alert.*).
+// A webhook URL that is saved is checked against the webhook policy (lib/engine/webhook-guard.ts): an address
+// that is not public, or a name resolving to one, is refused (400, field url) unless READPAST_WEBHOOK_ALLOW
+// allows it; a name that does not resolve is refused as well. Each delivery checks again when it connects.
 import { z } from 'zod';
 import {
   ALERT_FORMATS,
@@ -20,6 +23,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../engine/errors'
 import { MAX_HANDLER_NAME_LENGTH } from '../engine/limits';
 import type { Store } from '../engine/ports';
 import { parseWith, queueName } from '../engine/validation';
+import { checkWebhookUrl, WebhookRefusedError, type WebhookPolicy } from '../engine/webhook-guard';
 import { currentActor, type Audit } from './audit';
 
 export const MAX_URL_LENGTH = 2000;
@@ -229,7 +233,18 @@ export class Alerts {
   constructor(
     private readonly store: Pick<Store, 'commands' | 'reads'>,
     private readonly audit: Audit,
+    private readonly webhooks: WebhookPolicy,
   ) {}
+
+  /** refuse a webhook the policy refuses (a 400 naming url, saying why and how to allow it) */
+  private async checkUrl(url: string): Promise<void> {
+    try {
+      await checkWebhookUrl(url, this.webhooks);
+    } catch (err) {
+      if (err instanceof WebhookRefusedError) throw new ValidationError('url', err.message);
+      throw err;
+    }
+  }
 
   private async rule(id: unknown): Promise<AlertRule> {
     const n = alertIdParam(id);
@@ -251,17 +266,22 @@ export class Alerts {
 
   async create(raw: unknown): Promise<AlertRuleJson> {
     const input = validateAlertRule(raw);
+    await this.checkUrl(input.url);
     const r = await this.store.commands.createAlertRule(input, currentActor().name);
     if (r === 'exists') throw new ConflictError(`an alert rule named ${input.name} exists`);
     await this.audit.record('alert.create', r.name, { after: audited(r), count: 1 });
     return alertRuleJson(r);
   }
 
-  /** change some fields; `url` or `secret` left out keeps it, a null secret removes it */
+  /**
+   * change some fields; `url` or `secret` left out keeps it, a null secret removes it. A URL is checked when it
+   * changes (a rule saved before the policy can still be disabled or edited; its deliveries are refused).
+   */
   async update(id: unknown, patch: unknown): Promise<AlertRuleJson> {
     if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) throw new ValidationError('body', 'must be a JSON object');
     const before = await this.rule(id);
     const input = validateAlertRule({ ...asRequest(before), ...patch });
+    if (input.url !== before.url) await this.checkUrl(input.url);
     const r = await this.store.commands.updateAlertRule(before.id, input, currentActor().name);
     if (r === 'not_found') throw new NotFoundError(`no alert rule ${before.id}`);
     if (r === 'exists') throw new ConflictError(`an alert rule named ${input.name} exists`);

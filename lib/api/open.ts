@@ -7,6 +7,7 @@ import { Readpast } from './readpast';
 import { HandlerRegistry, defaultRegistry, type Handler } from '../engine/handlers';
 import type { Logger } from '../engine/logger';
 import type { Store } from '../engine/ports';
+import { webhookPolicy, type WebhookPolicyOptions } from '../engine/webhook-guard';
 import { isMssqlUrl } from '../../db/mssql/url';
 
 export const DEFAULT_DATABASE_URL = 'sqlite:data/readpast.db';
@@ -89,13 +90,17 @@ export interface OpenOptions {
    * round trip, and a new file must work at once.
    */
   migrate?: boolean;
+  /** where alert webhooks may point (ReadpastOptions.webhooks); default READPAST_WEBHOOK_ALLOW */
+  webhooks?: WebhookPolicyOptions;
 }
 
 export async function openReadpast(opts: OpenOptions = {}): Promise<Readpast> {
+  // a bad READPAST_WEBHOOK_ALLOW is refused before the database is touched
+  const webhooks = webhookPolicy(opts.webhooks);
   const registry = opts.registry ?? defaultRegistry();
   if (opts.handlersModule) await loadHandlers(registry, opts.handlersModule);
   const store = await openStore(opts.url, { logger: opts.logger, migrate: opts.migrate });
-  return new Readpast(store, { registry, logger: opts.logger });
+  return new Readpast(store, { registry, logger: opts.logger, webhooks });
 }
 
 /**

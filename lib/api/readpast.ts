@@ -6,6 +6,7 @@ import { HandlerRegistry, defaultRegistry, registerBuiltinHandlers } from '../en
 import { MAX_BULK } from '../engine/limits';
 import { silentLogger, type Logger } from '../engine/logger';
 import { Pool, type PoolOptions } from '../engine/pool';
+import { webhookPolicy, type WebhookPolicy, type WebhookPolicyOptions } from '../engine/webhook-guard';
 import type { CancelResult, Dialect, ReadModel, Store } from '../engine/ports';
 import type {
   AttemptFilter,
@@ -62,6 +63,11 @@ import { queueHealth, queueHealthOf, whyTask } from './why';
 export interface ReadpastOptions {
   registry?: HandlerRegistry;
   logger?: Logger;
+  /**
+   * Where alert webhooks may point (lib/engine/webhook-guard.ts): an allow-list in READPAST_WEBHOOK_ALLOW's
+   * syntax (default: that variable; a bad entry throws here) and a resolver (default: the system's).
+   */
+  webhooks?: WebhookPolicyOptions;
 }
 
 export interface EnqueueOptions {
@@ -90,6 +96,8 @@ export class Readpast {
   readonly audit: Audit;
   /** alert rules and fired alerts (lib/api/alerts.ts) */
   readonly alerts: Alerts;
+  /** where alert webhooks may point, checked when a rule is saved and when a delivery connects */
+  readonly webhooks: WebhookPolicy;
 
   constructor(
     private readonly store: Store,
@@ -99,7 +107,8 @@ export class Readpast {
     this.logger = opts.logger ?? silentLogger;
     this.reads = store.reads;
     this.audit = new Audit(store, this.logger);
-    this.alerts = new Alerts(store, this.audit);
+    this.webhooks = webhookPolicy(opts.webhooks);
+    this.alerts = new Alerts(store, this.audit, this.webhooks);
     this.scheduling = new Schedules(store, (opts) => this.context(opts));
   }
 
@@ -546,7 +555,7 @@ export class Readpast {
   createPool(opts: Partial<PoolOptions> = {}): Pool {
     // alert deliveries (queue readpast.alerts) run in every pool, whatever registry it was given
     const alertRule = (id: number) => this.store.reads.getAlertRule(id);
-    return new Pool(this.store, registerBuiltinHandlers(this.registry, alertRule), { logger: this.logger, ...opts });
+    return new Pool(this.store, registerBuiltinHandlers(this.registry, alertRule, this.webhooks), { logger: this.logger, ...opts });
   }
 
   async close(): Promise<void> {

@@ -2,8 +2,17 @@
 // fire time, with its signature, to the rule's webhook, its URL read from the rule when the delivery runs
 // (a webhook URL is a credential: it is never kept in the task, and reads show it masked). A non-2xx answer,
 // a refused connection or a timeout throws, so readpast retries the delivery with backoff like any task.
+// Where it may connect is webhook-guard.ts's: the host is resolved, every address checked, and the socket
+// connects to the checked address (an internal one is refused before any connect, the task dead at once
+// saying why). Redirects are not followed: a 3xx is a failed attempt that says so.
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { ALERT_DELIVERY_TIMEOUT_MS, ALERT_SIGNATURE_HEADER, type AlertDeliveryPayload } from './alert-types';
 import { NonRetryableError, TaskError } from './errors';
+import { addressRefusal, guardedLookup, literalAddress, webhookPolicy, WebhookRefusedError, type WebhookPolicy } from './webhook-guard';
+
+/** the most of a webhook's answer read (its first 200 characters go into the error of a failed attempt) */
+const MAX_ANSWER_BYTES = 4096;
 
 /** How a delivery finds its rule's webhook when it runs (lib/api wires it to the store's read model). */
 export type AlertRuleLookup = (id: number) => Promise<{ url: string } | null>;
@@ -62,30 +71,97 @@ export function webhookHost(url: string): string {
   }
 }
 
-/** POST one alert; resolves with the answer's status, throws (retryably) when the webhook did not take it. */
+interface Answer {
+  status: number;
+  location: string | null;
+  text: string;
+}
+
+/** one POST over node:http(s), its connection made through `lookup` (a fresh connection each time, never pooled) */
+function post(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal, lookup: ReturnType<typeof guardedLookup>) {
+  return new Promise<Answer>((resolve, reject) => {
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, signal, lookup, agent: false },
+      (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            location: typeof res.headers.location === 'string' ? res.headers.location : null,
+            text: Buffer.concat(chunks).toString('utf8'),
+          });
+        res.on('data', (c: Buffer) => {
+          chunks.push(c);
+          size += c.length;
+          if (size >= MAX_ANSWER_BYTES) {
+            done();
+            res.destroy();
+          }
+        });
+        res.on('end', done);
+        res.on('error', reject);
+        res.on('close', () => (res.complete ? done() : reject(new Error('the connection closed before the answer ended'))));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** where a redirect pointed, without its path (it may carry a secret) */
+function redirectTarget(location: string | null, base: URL): string {
+  if (!location) return 'no Location';
+  try {
+    return new URL(location, base).host;
+  } catch {
+    return 'an unreadable Location';
+  }
+}
+
+/**
+ * POST one alert; resolves with the answer's status, throws (retryably) when the webhook did not take it, and
+ * not retryably when the policy refuses its address (`policy`: the pool's; READPAST_WEBHOOK_ALLOW without one).
+ */
 export async function deliverAlert(
   payload: unknown,
   ctx: { signal: AbortSignal },
   lookup: AlertRuleLookup | null = null,
+  policy: WebhookPolicy | null = null,
 ): Promise<{ status: number; host: string }> {
   const p = await deliveryOf(payload, lookup);
-  const host = webhookHost(p.url);
+  const guard = policy ?? webhookPolicy();
+  const target = new URL(p.url);
+  const host = target.host;
+  // a literal address is checked here (no lookup runs for it); a name is resolved and checked by guardedLookup
+  const literal = literalAddress(target.hostname);
+  const refused = literal && addressRefusal(literal, guard.allow);
+  if (refused) throw new NonRetryableError(`alert delivery to ${host} refused: ${refused}`);
   const timeout = AbortSignal.timeout(ALERT_DELIVERY_TIMEOUT_MS);
   const signal = AbortSignal.any([ctx.signal, timeout]);
   const headers: Record<string, string> = { 'content-type': p.contentType, 'user-agent': 'readpast-alerts' };
   if (p.signature) headers[ALERT_SIGNATURE_HEADER] = p.signature;
-  let res: Response;
+  let res: Answer;
   try {
-    res = await fetch(p.url, { method: 'POST', headers, body: p.body, signal, redirect: 'manual' });
+    res = await post(target, headers, p.body, signal, guardedLookup(guard));
   } catch (err) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
     if (timeout.aborted) throw new TaskError(`alert delivery to ${host} timed out after ${ALERT_DELIVERY_TIMEOUT_MS / 1000} s`);
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new TaskError(`alert delivery to ${host} failed: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+    if (err instanceof WebhookRefusedError) throw new NonRetryableError(`alert delivery to ${host} refused: ${err.message}`);
+    const e = err as { code?: string; message?: string };
+    throw new TaskError(`alert delivery to ${host} failed: ${e.code ?? e.message}`);
   }
-  const text = await res.text().catch(() => '');
+  if (res.status >= 300 && res.status <= 399) {
+    throw new TaskError(
+      `webhook ${host} answered ${res.status} (a redirect to ${redirectTarget(res.location, target)}): redirects are not followed, ` +
+        'set the rule to the URL that answers',
+      { number: res.status },
+    );
+  }
   if (res.status < 200 || res.status > 299) {
-    throw new TaskError(`webhook ${host} answered ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`, { number: res.status });
+    throw new TaskError(`webhook ${host} answered ${res.status}${res.text ? `: ${res.text.slice(0, 200)}` : ''}`, { number: res.status });
   }
   return { status: res.status, host };
 }

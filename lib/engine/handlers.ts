@@ -4,6 +4,7 @@ import { ALERT_HANDLER } from './alert-types';
 import { deliverAlert, type AlertRuleLookup } from './alert-delivery';
 import { NonRetryableError, TaskError } from './errors';
 import { HANDLER_NAME, MAX_HANDLER_NAME_LENGTH } from './limits';
+import type { WebhookPolicy } from './webhook-guard';
 
 export interface HandlerContext {
   token: string;
@@ -126,9 +127,16 @@ export function registerDemoHandlers(registry: HandlerRegistry): HandlerRegistry
 /**
  * The built-in handlers readpast itself enqueues (alert deliveries, queue readpast.alerts): every pool needs them.
  * `alertRule` reads a delivery's rule (its webhook URL) from the store; a pool always registers them with it.
+ * `webhooks` says where a delivery may connect (webhook-guard.ts; READPAST_WEBHOOK_ALLOW without it).
  */
-export function registerBuiltinHandlers(registry: HandlerRegistry, alertRule: AlertRuleLookup | null = null): HandlerRegistry {
-  if (alertRule || !registry.has(ALERT_HANDLER)) registry.register(ALERT_HANDLER, (payload, ctx) => deliverAlert(payload, ctx, alertRule));
+export function registerBuiltinHandlers(
+  registry: HandlerRegistry,
+  alertRule: AlertRuleLookup | null = null,
+  webhooks: WebhookPolicy | null = null,
+): HandlerRegistry {
+  if (alertRule || !registry.has(ALERT_HANDLER)) {
+    registry.register(ALERT_HANDLER, (payload, ctx) => deliverAlert(payload, ctx, alertRule, webhooks));
+  }
   return registry;
 }
 

@@ -13,6 +13,7 @@ describe('loadServerConfig', () => {
       viewers: [],
       allowSql: false,
       handlersModule: null,
+      webhookAllow: null,
     });
   });
 
@@ -25,8 +26,10 @@ describe('loadServerConfig', () => {
       READPAST_AUTH: 'admin:pa:ss word',
       READPAST_ALLOW_SQL: '1',
       READPAST_HANDLERS: '',
+      READPAST_WEBHOOK_ALLOW: ' 10.20.0.0/16, *.corp.example ',
     });
     expect(c).toMatchObject({
+      webhookAllow: '10.20.0.0/16, *.corp.example',
       databaseUrl: 'sqlite:/tmp/a.db',
       workers: 0,
       host: '0.0.0.0',
@@ -45,6 +48,8 @@ describe('loadServerConfig', () => {
     [{ READPAST_AUTH: 'user:' }, 'READPAST_AUTH'],
     [{ READPAST_ALLOW_SQL: 'maybe' }, 'READPAST_ALLOW_SQL'],
     [{ READPAST_HOST: 'a host; rm -rf' }, 'READPAST_HOST'],
+    [{ READPAST_WEBHOOK_ALLOW: '10.0.0.0/33' }, 'READPAST_WEBHOOK_ALLOW'],
+    [{ READPAST_WEBHOOK_ALLOW: 'hooks.corp,http://x/' }, 'READPAST_WEBHOOK_ALLOW'],
   ])('refuses %j naming the variable', (env, name) => {
     expect(() => loadServerConfig(env)).toThrow(new RegExp(`^${name}: `));
   });

@@ -2,6 +2,7 @@
 // Shared by instrumentation, route handlers, server actions, the proxy and bin/start.mjs.
 import { z } from 'zod';
 import { MAX_DASHBOARD_WORKERS } from '@/lib/engine/limits';
+import { parseWebhookAllow } from '@/lib/engine/webhook-guard';
 
 export const DEFAULT_DATABASE_URL = 'sqlite:data/readpast.db';
 
@@ -24,6 +25,8 @@ export interface ServerConfig {
   allowSql: boolean;
   /** a module of user handlers to register, or null */
   handlersModule: string | null;
+  /** READPAST_WEBHOOK_ALLOW as given (checked here): internal addresses alert webhooks may reach, or null */
+  webhookAllow: string | null;
 }
 
 export class ConfigError extends Error {
@@ -75,6 +78,7 @@ const envSchema = z.object({
   ),
   READPAST_ALLOW_SQL: optional(flag),
   READPAST_HANDLERS: optional(z.string().trim()),
+  READPAST_WEBHOOK_ALLOW: optional(z.string().trim()),
 });
 
 type Env = Record<string, string | undefined>;
@@ -103,6 +107,11 @@ export function loadServerConfig(env: Env = process.env): ServerConfig {
   if (auth && viewers.some((v) => v.user === auth.user || v.password === auth.password)) {
     throw new ConfigError("READPAST_VIEWERS: a viewer must have a user name and a password of its own, not the operator's");
   }
+  try {
+    parseWebhookAllow(e.READPAST_WEBHOOK_ALLOW);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   return {
     databaseUrl: e.READPAST_DATABASE_URL ?? DEFAULT_DATABASE_URL,
     workers: e.READPAST_WORKERS ?? 4,
@@ -112,6 +121,7 @@ export function loadServerConfig(env: Env = process.env): ServerConfig {
     viewers,
     allowSql: e.READPAST_ALLOW_SQL ?? false,
     handlersModule: e.READPAST_HANDLERS ?? null,
+    webhookAllow: e.READPAST_WEBHOOK_ALLOW ?? null,
   };
 }
 

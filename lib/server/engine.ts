@@ -82,6 +82,7 @@ async function open(): Promise<ServerEngine> {
     url: config.databaseUrl,
     logger,
     ...(config.handlersModule ? { handlersModule: config.handlersModule } : {}),
+    webhooks: { allow: config.webhookAllow ?? '' },
   });
   const poolSource = await startSize(readpast, config);
   const pool = readpast.createPool({ concurrency: poolSource.size, role: POOL_ROLE, logger: poolLogger(logger) });
