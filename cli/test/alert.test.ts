@@ -1,6 +1,7 @@
 // `readpast alert …` as users run it: real child processes over a temporary SQLite file. add, list, show,
 // test, remove with their JSON shapes and exit codes (2 bad arguments, 3 no such rule, 4 a taken name);
-// the secret is never printed in full; every change is in the audit trail as done from the CLI.
+// the secret is never printed in full; every change is in the audit trail as done from the CLI. A webhook at an
+// internal address is refused (2, naming --url and why) unless READPAST_WEBHOOK_ALLOW allows it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertRuleJson } from '../../lib/api/alerts';
 import { cli, cliOk, openLibrary, statusOf, tempDb, UUID, type TempDb } from './helpers';
@@ -13,7 +14,8 @@ describe('readpast alert', () => {
   afterAll(() => db.cleanup());
 
   it('add, list, show, test, remove — with the exit codes of the other commands', async () => {
-    const env = { ...db.env, HOOK_SECRET: 'from-the-environment' };
+    // loopback and hooks.example (which does not resolve) are allowed on purpose
+    const env = { ...db.env, HOOK_SECRET: 'from-the-environment', READPAST_WEBHOOK_ALLOW: '127.0.0.1/32,hooks.example' };
     const line = await cliOk(
       [
         'alert',
@@ -83,7 +85,7 @@ describe('readpast alert', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--command');
     // a taken name: 4; no such rule: 3
-    expect((await cli(['alert', 'add', 'slow', '--kind', 'no_worker', '--url', 'http://a/'], { env })).code).toBe(4);
+    expect((await cli(['alert', 'add', 'slow', '--kind', 'no_worker', '--url', 'https://hooks.example/y'], { env })).code).toBe(4);
     expect((await cli(['alert', 'show', 'nope'], { env })).code).toBe(3);
     expect((await cli(['alert', 'test', '99'], { env })).code).toBe(3);
 
@@ -104,4 +106,43 @@ describe('readpast alert', () => {
       await rp.close();
     }
   });
+
+  it('refuses a webhook at an internal address: 2, naming --url and why; READPAST_WEBHOOK_ALLOW lets it through', async () => {
+    const env = { ...db.env, READPAST_WEBHOOK_ALLOW: '' };
+    const hint = 'allow it with READPAST_WEBHOOK_ALLOW';
+    const cases: [string, string][] = [
+      ['http://127.0.0.1:9/', '127.0.0.1 is a loopback address'],
+      ['http://[::1]:9/', '::1 is a loopback address'],
+      ['http://169.254.169.254/latest/meta-data/', '169.254.169.254 is a link-local address (the cloud metadata service)'],
+      ['http://[fd00:ec2::254]/', 'fd00:ec2::254 is a link-local address (the cloud metadata service)'],
+      ['http://10.0.0.5/', '10.0.0.5 is a private address'],
+      ['http://100.64.0.1/', '100.64.0.1 is a shared address (carrier-grade NAT, 100.64.0.0/10)'],
+      ['http://0.0.0.0:9/', '0.0.0.0 is an unspecified address'],
+      ['http://224.0.0.1/', '224.0.0.1 is a multicast address'],
+      ['http://255.255.255.255/', '255.255.255.255 is a broadcast address'],
+      ['http://[::ffff:7f00:1]:9/', '::ffff:7f00:1 is a loopback address (127.0.0.1 in IPv6 form)'],
+      ['http://2130706433/', '127.0.0.1 is a loopback address'],
+      // resolved by the system, as a delivery would be
+      ['http://localhost:9/', 'localhost resolves to 127.0.0.1, a loopback address'],
+    ];
+    const add = (url: string, e = env) => cli(['alert', 'add', 'x', '--kind', 'no_worker', '--url', url], { env: e });
+    for (let i = 0; i < cases.length; i += 4) {
+      const batch = cases.slice(i, i + 4);
+      const runs = await Promise.all(batch.map(([url]) => add(url)));
+      runs.forEach((r, j) => {
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stderr.trim()).toBe(`readpast alert add: --url: ${batch[j]![1]}; ${hint}`);
+      });
+    }
+    const typo = await add('https://hooks.invalid/x');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain(`--url: hooks.invalid does not resolve (ENOTFOUND): check the host name, or ${hint}`);
+    // allowed on purpose
+    const allowed = await add('http://10.0.0.5/hook', { ...env, READPAST_WEBHOOK_ALLOW: '10.0.0.0/8' });
+    expect(allowed.code, allowed.stderr).toBe(0);
+    // a bad allow-list is refused before anything is done, naming the variable
+    const bad = await cli(['alert', 'list'], { env: { ...env, READPAST_WEBHOOK_ALLOW: '10.0.0.0/8,10.0.0.0/33' } });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('READPAST_WEBHOOK_ALLOW: "10.0.0.0/33" is not a CIDR, an IP address or a host name');
+  }, 180_000); // fifteen processes
 });
