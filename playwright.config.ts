@@ -53,6 +53,8 @@ export default defineConfig({
     env: {
       READPAST_DATABASE_URL: `sqlite:${process.env.READPAST_E2E_DB}`,
       READPAST_WORKERS: '4',
+      // the alerts spec serves its webhook on loopback: allowed on purpose (internal addresses are refused otherwise)
+      READPAST_WEBHOOK_ALLOW: '127.0.0.1/32',
       NEXT_TELEMETRY_DISABLED: '1',
     },
   },

@@ -41,6 +41,18 @@ test('the alerts API: 400 naming the field, 201, 409, 404, the secret masked', a
   const bad = await request.post('/api/alerts', { data: { name, kind: 'task_dead', url: 'ftp://example.com/x' } });
   expect(bad.status()).toBe(400);
   expect(await bad.json()).toMatchObject({ field: 'url' });
+  // an internal address is refused (this server allows only loopback: READPAST_WEBHOOK_ALLOW=127.0.0.1/32)
+  const metadata = await request.post('/api/alerts', {
+    data: { name, kind: 'task_dead', url: 'http://169.254.169.254/latest/meta-data/' },
+  });
+  expect(metadata.status()).toBe(400);
+  expect(await metadata.json()).toEqual({
+    field: 'url',
+    error: 'url: 169.254.169.254 is a link-local address (the cloud metadata service); allow it with READPAST_WEBHOOK_ALLOW',
+  });
+  const mapped = await request.post('/api/alerts', { data: { name, kind: 'task_dead', url: 'http://[::ffff:10.0.0.5]/' } });
+  expect(mapped.status()).toBe(400);
+  expect(await mapped.json()).toMatchObject({ field: 'url' });
   const noCount = await request.post('/api/alerts', { data: { name, kind: 'failure_streak', command: 'x', url: hook } });
   expect(noCount.status()).toBe(400);
   expect(await noCount.json()).toMatchObject({ field: 'count' });
@@ -82,6 +94,10 @@ test('create a rule on the Alerts page, send a test, see it delivered in the his
   await page.getByTestId('alert-url').fill('ftp://nowhere');
   await expect(page.getByTestId('alert-url-error')).toHaveText('must be an http:// or https:// URL');
   await expect(page.getByTestId('alert-save')).toBeDisabled();
+  // an internal address: the server refuses it, the form says why under the field
+  await page.getByTestId('alert-url').fill('http://10.0.0.5/hook');
+  await page.getByTestId('alert-save').click();
+  await expect(page.getByTestId('alert-url-error')).toHaveText('10.0.0.5 is a private address; allow it with READPAST_WEBHOOK_ALLOW');
   await page.getByTestId('alert-url').fill(hook);
   await page.getByTestId('alert-secret').fill('ui-secret-1234');
   await page.getByTestId('alert-form').screenshot({ path: '/tmp/alerts-form.png' });

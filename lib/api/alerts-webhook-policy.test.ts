@@ -126,7 +126,10 @@ describe('at save', () => {
     ['http://255.255.255.255/', '255.255.255.255 is a broadcast address'],
     ['http://[::ffff:127.0.0.1]:9/', '::ffff:7f00:1 is a loopback address (127.0.0.1 in IPv6 form)'],
     ['http://[::ffff:7f00:1]:9/', '::ffff:7f00:1 is a loopback address (127.0.0.1 in IPv6 form)'],
-    ['http://[::ffff:169.254.169.254]/', '::ffff:a9fe:a9fe is a link-local address (the cloud metadata service) (169.254.169.254 in IPv6 form)'],
+    [
+      'http://[::ffff:169.254.169.254]/',
+      '::ffff:a9fe:a9fe is a link-local address (the cloud metadata service) (169.254.169.254 in IPv6 form)',
+    ],
     ['http://[::ffff:10.0.0.5]/', '::ffff:a00:5 is a private address (10.0.0.5 in IPv6 form)'],
     ['http://2130706433/', '127.0.0.1 is a loopback address'],
     ['http://0x7f000001/', '127.0.0.1 is a loopback address'],
@@ -264,7 +267,8 @@ describe('at delivery', () => {
     await pool!.stop(0);
     pool = null;
     expect(attempts.items[0]!.errorMessage).toBe(
-      `webhook 127.0.0.1:${port} answered 302 (a redirect to 169.254.169.254): redirects are not followed, set the rule to the URL that answers`,
+      `webhook 127.0.0.1:${port} answered 302 (a redirect to 169.254.169.254): ` +
+        'redirects are not followed, set the rule to the URL that answers',
     );
     expect(received).toEqual([{ host: `127.0.0.1:${port}`, path: '/hook' }]);
   });
