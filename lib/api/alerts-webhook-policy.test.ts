@@ -5,7 +5,9 @@
 // connects to a public address: a public answer of the resolver is only ever checked, never connected to.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { createSecureContext } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -105,6 +107,30 @@ function startPool(r: Readpast): Promise<void> {
 }
 
 const HINT = 'allow it with READPAST_WEBHOOK_ALLOW';
+
+/** a self-signed certificate made for this test (the client refuses it; the server sees the name it was asked for) */
+const TLS = {
+  key: [
+    '-----BEGIN PRIVATE KEY-----',
+    'MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgppUha44881ZjURUR',
+    'F1HWHzFIh2mMOU4UPveZH2LSp7ShRANCAAQ1vnYPoGGzq/qPuOyQPuCGkkdogwYI',
+    'wCjmLa9f2uu8zBZA00sWTPJJ9L2DhXen5SWRpeY4OjTkAHalnm75w3+y',
+    '-----END PRIVATE KEY-----',
+  ].join('\n'),
+  cert: [
+    '-----BEGIN CERTIFICATE-----',
+    'MIIBiDCCAS2gAwIBAgIULPdNvUtBWrEHWDWfayM6CrXQLDowCgYIKoZIzj0EAwIw',
+    'GDEWMBQGA1UEAwwNcmVhZHBhc3QtdGVzdDAgFw0yNjExMjYxMzQxMjRaGA8yMTI2',
+    'MTEwMjEzNDEyNFowGDEWMBQGA1UEAwwNcmVhZHBhc3QtdGVzdDBZMBMGByqGSM49',
+    'AgEGCCqGSM49AwEHA0IABDW+dg+gYbOr+o+47JA+4IaSR2iDBgjAKOYtr1/a67zM',
+    'FkDTSxZM8kn0vYOFd6flJZGl5jg6NOQAdqWebvnDf7KjUzBRMB0GA1UdDgQWBBR7',
+    'n0wNCSGG7XDJFz+2zxf2zL3IjDAfBgNVHSMEGDAWgBR7n0wNCSGG7XDJFz+2zxf2',
+    'zL3IjDAPBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49BAMCA0kAMEYCIQC83O84eSJn',
+    '7cZmBrc1a+8Av+0F7q7KoL9bTq3hR2xMIwIhAKhLds8r0SlrcrVghV8xtB0/F9Sv',
+    'zO0DpIcG+mVxEcct',
+    '-----END CERTIFICATE-----',
+  ].join('\n'),
+};
 
 describe('at save', () => {
   it.each([
@@ -237,6 +263,40 @@ describe('at delivery', () => {
     );
     expect(received).toEqual([{ host: `hooks.internal.test:${port}`, path: '/hook?k=1' }]);
     expect(lookups).toEqual(['hooks.internal.test']);
+  });
+
+  it("over https, the TLS server name is the webhook's name, not the address connected to", async () => {
+    const serverNames: string[] = [];
+    const tls = createTlsServer(
+      {
+        ...TLS,
+        SNICallback: (name, cb) => {
+          serverNames.push(name);
+          cb(null, createSecureContext(TLS));
+        },
+      },
+      (_req, res) => res.end('ok'),
+    );
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+    try {
+      const tlsPort = (tls.address() as AddressInfo).port;
+      names = { 'hooks.internal.test': ['127.0.0.1'] };
+      const r = open({ allow: '127.0.0.1/32' });
+      const rule = await r.alerts.create({ name: 'tls', kind: 'no_worker', url: `https://hooks.internal.test:${tlsPort}/hook` });
+      await startPool(r);
+      await r.alerts.test(rule.id);
+      const attempts = await until(
+        () => r.attempts({ queue: ALERT_QUEUE }),
+        (p) => p.items.some((a) => a.outcome === 'failed'),
+      );
+      await pool!.stop(0);
+      pool = null;
+      // the certificate is verified as always (this one is self-signed)
+      expect(attempts.items[0]!.errorMessage).toBe(`alert delivery to hooks.internal.test:${tlsPort} failed: DEPTH_ZERO_SELF_SIGNED_CERT`);
+      expect(serverNames[0]).toBe('hooks.internal.test');
+    } finally {
+      await new Promise<void>((r) => tls.close(() => r()));
+    }
   });
 
   it('a name on the allow-list is delivered to whatever it resolves to', async () => {

@@ -133,7 +133,12 @@ export async function deliverAlert(
 ): Promise<{ status: number; host: string }> {
   const p = await deliveryOf(payload, lookup);
   const guard = policy ?? webhookPolicy();
-  const target = new URL(p.url);
+  let target: URL;
+  try {
+    target = new URL(p.url);
+  } catch {
+    throw new NonRetryableError('alert delivery: url is not a URL');
+  }
   const host = target.host;
   // a literal address is checked here (no lookup runs for it); a name is resolved and checked by guardedLookup
   const literal = literalAddress(target.hostname);
