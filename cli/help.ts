@@ -276,6 +276,10 @@ Without --queue a rule watches every queue but readpast.alerts.
               ••••last4 afterwards. Without one no signature is sent.
 --format      json (default: {source, rule, ruleId, kind, key, message, firedAt, test, details}) or
               slack ({text}: Slack and Teams incoming webhooks)
+--url         must reach a public address: a loopback, link-local (cloud metadata), private, CGNAT,
+              multicast or other internal address — or a name resolving to one, or a name that does
+              not resolve — is refused (exit 2), and checked again at each delivery. Allow your own
+              internal endpoints with READPAST_WEBHOOK_ALLOW=10.20.0.0/16,hooks.corp,*.svc.corp
 
 add      Prints one line (--json: the rule). Exit 4 when the name is taken.
 list     Every rule. show: one rule with its 20 newest firings and their delivery status.
