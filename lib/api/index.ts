@@ -21,3 +21,4 @@ export { ConflictError, NonRetryableError, NotFoundError, TaskError, ValidationE
 export { HandlerRegistry, defaultRegistry, type Handler, type HandlerContext } from '../engine/handlers';
 export type { Pool, PoolOptions } from '../engine/pool';
 export type { EnqueueRequest } from '../engine/validation';
+export type { ResolvedAddress, WebhookPolicyOptions, WebhookResolver } from '../engine/webhook-guard';
