@@ -111,13 +111,13 @@ function post(url: URL, headers: Record<string, string>, body: string, signal: A
   });
 }
 
-/** where a redirect pointed, without its path (it may carry a secret) */
+/** where a redirect pointed (` to host`), without its path (it may carry a secret); empty without a readable Location */
 function redirectTarget(location: string | null, base: URL): string {
-  if (!location) return 'no Location';
+  if (!location) return '';
   try {
-    return new URL(location, base).host;
+    return ` to ${new URL(location, base).host}`;
   } catch {
-    return 'an unreadable Location';
+    return '';
   }
 }
 
@@ -160,7 +160,7 @@ export async function deliverAlert(
   }
   if (res.status >= 300 && res.status <= 399) {
     throw new TaskError(
-      `webhook ${host} answered ${res.status} (a redirect to ${redirectTarget(res.location, target)}): redirects are not followed, ` +
+      `webhook ${host} answered ${res.status} (a redirect${redirectTarget(res.location, target)}): redirects are not followed, ` +
         'set the rule to the URL that answers',
       { number: res.status },
     );
