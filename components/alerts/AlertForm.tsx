@@ -247,7 +247,11 @@ export function AlertForm({ initial, onDone }: { initial: AlertRuleJson | null; 
             id={`${id}-url`}
             data-testid="alert-url"
             value={url}
-            onChange={(e) => setUrl(e.target.value)}
+            onChange={(e) => {
+              setUrl(e.target.value);
+              // the server judged the URL it was sent (e.g. an internal address); a changed one is not judged yet
+              if (serverError?.field === 'url') setServerError(null);
+            }}
             placeholder="https://hooks.slack.com/services/…"
             spellCheck={false}
             className={cx(inputCls, 'font-mono', errCls((url && urlError) || server('url')))}
