@@ -15,8 +15,9 @@ import { migration as v12 } from './versions/v12-fingerprints';
 import { migration as v13 } from './versions/v13-pool-settings';
 import { migration as v14 } from './versions/v14-worker-queues';
 import { index, table } from './ddl';
-import { ASYNC_EXEC_RESULTS_VIEW, ALLOW_SQL_SETTING, CALLER_PROCEDURES, createProcedure, roleBatches } from './sql/callers';
+import { ASYNC_EXEC_RESULTS_VIEW, CALLER_PROCEDURES, createProcedure, roleBatches } from './sql/callers';
 import { METRICS_DEAD_COLUMN } from './sql/history';
+import { SEED_ALLOW_SQL } from './sql/migrations';
 
 export interface Migration {
   version: number;
@@ -582,9 +583,7 @@ END;`,
   changed_by nvarchar(200) NULL,
   CONSTRAINT PK_Settings PRIMARY KEY CLUSTERED (name)`,
       ),
-      `IF NOT EXISTS (SELECT 1 FROM readpast.Settings AS s WHERE s.name = '${ALLOW_SQL_SETTING}')
-  INSERT INTO readpast.Settings (name, value, changed_at, changed_by)
-    VALUES ('${ALLOW_SQL_SETTING}', N'off', SYSUTCDATETIME(), N'migration 6');`,
+      SEED_ALLOW_SQL,
       // the procedures are created from today's statements, whose tally bumps Metrics.dead (migration 8 adds it
       // to databases already past this one): an existing table's missing column would fail CREATE PROCEDURE
       METRICS_DEAD_COLUMN,

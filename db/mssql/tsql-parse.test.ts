@@ -63,6 +63,7 @@ const VARIANTS: Record<string, (fn: (arg: never) => string) => NamedStatement[]>
   'reads.listAttemptsSql': (fn) => allListShapes().attempts.map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
   'batches.listBatchesSql': (fn) => BATCH_LIST_SHAPES.map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
   'live.killSql': (fn) => [1, 32767].map((n) => ({ name: `(${n})`, text: fn(n as never) })),
+  'migrations.resetTablesSql': (fn) => [{ name: '([Tasks], [AuditLog])', text: fn(['[Tasks]', '[AuditLog]'] as never) }],
 };
 
 /** Exported functions of sql/ that build pieces or list shapes, not statements. */

@@ -1,6 +1,8 @@
 // T-SQL that migrations run around the schema itself (the schema is in ../schema.ts), and the
 // tests' reset of every table.
 
+import { ALLOW_SQL_SETTING } from './callers';
+
 export const MIGRATE_ENSURE_SCHEMA = "IF SCHEMA_ID(N'readpast') IS NULL EXEC(N'CREATE SCHEMA readpast');";
 export const MIGRATE_ENSURE_VERSIONS = `IF OBJECT_ID(N'readpast.SchemaVersion', N'U') IS NULL
 CREATE TABLE readpast.SchemaVersion (
@@ -16,19 +18,40 @@ VALUES (@version, @name, SYSUTCDATETIME());`;
 export const MIGRATE_COMMIT = 'COMMIT TRANSACTION;';
 export const MIGRATE_ROLLBACK = 'IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION;';
 
-/** Empty every table (the contract suite's fresh store on a shared database). */
-export const RESET_ALL_TABLES = `SET NOCOUNT ON;
-DELETE FROM readpast.ExecutionLog;
-IF OBJECT_ID(N'readpast.AttemptLogs', N'U') IS NOT NULL DELETE FROM readpast.AttemptLogs;
-IF OBJECT_ID(N'readpast.AttemptOutput', N'U') IS NOT NULL DELETE FROM readpast.AttemptOutput;
-DELETE FROM readpast.Tasks;
-DELETE FROM readpast.QueueCounts;
-DELETE FROM readpast.Queues;
-DELETE FROM readpast.Workers;
-DELETE FROM readpast.Handlers;
-DELETE FROM readpast.Metrics;
-DELETE FROM readpast.ConcurrencyTokens;
-DELETE FROM readpast.QueueChanges;
-DELETE FROM readpast.BatchStages;
-DELETE FROM readpast.Batches;
-DELETE FROM readpast.Schedules;`;
+// ---- the tests' reset (db/mssql/testing.ts): every table of the schema, read from the catalog -----
+
+/** The rows migrations seed, restored after the reset (the same statements the migrations run). */
+export const SEED_ALLOW_SQL = `IF NOT EXISTS (SELECT 1 FROM readpast.Settings AS s WHERE s.name = '${ALLOW_SQL_SETTING}')
+  INSERT INTO readpast.Settings (name, value, changed_at, changed_by)
+    VALUES ('${ALLOW_SQL_SETTING}', N'off', SYSUTCDATETIME(), N'migration 6');`;
+export const SEED_HISTORY_STATE = `IF NOT EXISTS (SELECT 1 FROM readpast.HistoryState AS s WHERE s.id = 1)
+  INSERT INTO readpast.HistoryState (id, rolled_until) VALUES (1, 0);`;
+export const RESET_SEEDS: readonly string[] = [SEED_ALLOW_SQL, SEED_HISTORY_STATE];
+
+/**
+ * Every table of the readpast schema but SchemaVersion (each name quoted by the server), then the
+ * foreign keys between two of them (a table's reference to itself left out: one DELETE of all its rows
+ * satisfies it).
+ */
+export const RESET_CATALOG = `SELECT t.name, QUOTENAME(t.name) AS quoted FROM sys.tables AS t
+WHERE t.schema_id = SCHEMA_ID(N'readpast') AND t.name <> N'SchemaVersion'
+ORDER BY t.name;
+SELECT c.name AS child, p.name AS parent
+FROM sys.foreign_keys AS fk
+JOIN sys.tables AS c ON c.object_id = fk.parent_object_id
+JOIN sys.tables AS p ON p.object_id = fk.referenced_object_id
+WHERE c.schema_id = SCHEMA_ID(N'readpast') AND p.schema_id = SCHEMA_ID(N'readpast')
+  AND fk.parent_object_id <> fk.referenced_object_id;`;
+
+/** A name as QUOTENAME returns it: [ … ] with every ] inside doubled. */
+const QUOTED = /^\[(?:[^\]]|\]\])+\]$/;
+
+/**
+ * Empty the given tables, in the order given (referencing tables before the tables they reference:
+ * testing.ts resetOrder), then seed what the migrations seed. `quoted` are QUOTENAME'd names read from
+ * the catalog (RESET_CATALOG), never a caller's text; anything else is refused.
+ */
+export function resetTablesSql(quoted: readonly string[]): string {
+  for (const q of quoted) if (!QUOTED.test(q)) throw new Error(`not a quoted table name: ${q}`);
+  return ['SET NOCOUNT ON;', ...quoted.map((q) => `DELETE FROM readpast.${q};`), ...RESET_SEEDS].join('\n');
+}

@@ -10,6 +10,7 @@ import { index, table } from '../ddl';
 import type { Migration } from '../schema';
 import { CALLER_PROCEDURES, createProcedure } from '../sql/callers';
 import { METRICS_DEAD_COLUMN } from '../sql/history';
+import { SEED_HISTORY_STATE } from '../sql/migrations';
 
 const counters = SUM_COLS.map((c) => `  ${c} bigint NOT NULL CONSTRAINT DF_%T_${c} DEFAULT 0,`).join('\n');
 const keyCols = `  queue   nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
@@ -48,8 +49,7 @@ ${counters.replaceAll('%T', 'HistoryTotals')}
   CONSTRAINT PK_HistoryState PRIMARY KEY CLUSTERED (id),
   CONSTRAINT CK_HistoryState_one CHECK (id = 1)`,
     ),
-    `IF NOT EXISTS (SELECT 1 FROM readpast.HistoryState AS s WHERE s.id = 1)
-  INSERT INTO readpast.HistoryState (id, rolled_until) VALUES (1, 0);`,
+    SEED_HISTORY_STATE,
     METRICS_DEAD_COLUMN,
     ...CALLER_PROCEDURES.map(createProcedure),
   ],
