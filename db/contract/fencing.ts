@@ -108,6 +108,47 @@ export function fencingTests(factory: StoreFactory) {
       expect(after.owned).toEqual([]);
     });
 
+    it('a claim held behind a lock longer than its lease hands out the whole lease, from when it took the task', async () => {
+      const { store } = h();
+      const a = await h().worker('held-claimer');
+      const clock = await h().worker('clock');
+      const token = await h().add({ queue: 'held' });
+      const LEASE = 1_500;
+      const HOLD = 2_500;
+      // another writer holds the queue's row (SQL Server: its row lock; SQLite: the file's write lock)
+      const queues = store.sqlServer ? 'readpast.Queues' : 'Queues';
+      const t0 = await h().storeNow(clock);
+      let locked!: () => void;
+      const isLocked = new Promise<void>((r) => (locked = r));
+      const writer = store.commands.transaction(async (tx) => {
+        await tx.execute(`UPDATE ${queues} SET paused = paused WHERE name = @q`, { q: 'held' });
+        locked();
+        await sleep(HOLD);
+      });
+      await isLocked;
+      const claim = store.worker.claim([a], { leaseMs: LEASE, queues: ['held'] });
+      await writer;
+      const got = await claim;
+      const returned = await h().storeNow(clock);
+      expect(got.map((c) => c.token)).toEqual([token]);
+      const t = await h().task(token);
+      // taken once the writer let go, not when the claim began waiting
+      expect(got[0]!.startedAt.getTime()).toBeGreaterThanOrEqual(t0 + HOLD - 50);
+      expect(t.startedAt!.getTime()).toBe(got[0]!.startedAt.getTime());
+      // a whole lease from then: still live when the worker has the task
+      expect(t.leaseUntil!.getTime() - t.startedAt!.getTime()).toBe(LEASE);
+      expect(t.leaseUntil!.getTime()).toBeGreaterThan(returned);
+      expect(
+        (
+          await store.worker.heartbeat({
+            workerIds: [a.workerId],
+            running: [{ taskId: got[0]!.id, workerId: a.workerId, attempt: got[0]!.attempt }],
+            leaseMs: LEASE,
+          })
+        ).owned,
+      ).toEqual([got[0]!.id]);
+    });
+
     it('a heartbeat renews the lease so the task is not rescued', async () => {
       const { store } = h();
       const slot = await h().worker();

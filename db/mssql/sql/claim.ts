@@ -54,6 +54,12 @@
 // no candidate head is left: a claim returns nothing only when there is nothing it may take (CLAIM_ROUNDS is
 // a guard against a livelock, far above what a claim needs).
 //
+// TIME. @now (tally.ts BEGIN) is read again at the start of each round, once the round holds its queue's
+// and batch's locks, and right before the row is taken: the lease (lease_until), started_at and the due
+// checks are measured from the moment the task is taken, not from the start of a batch that may have waited
+// behind other writers' locks, gone many rounds or compiled slowly, so a worker never receives a lease
+// already partly spent (issue 26). A wait inside step 3 only makes the room check stricter.
+//
 // Not a stored procedure, for now: the plan of this parameterised batch is cached like a procedure's, and
 // table variables cause no recompilations; what a procedure would add is the caching of its table
 // variables (fewer tempdb allocations per call) and a name DBAs can read and grant. Against that, a
@@ -160,6 +166,9 @@ INSERT INTO @lanes (batch_id, stage, served_at)
 WHILE @done = 0 AND @rounds < ${CLAIM_ROUNDS}
 BEGIN
   SET @rounds = @rounds + 1;
+  -- the time is read again each round (and again once its locks are held, below): a claim that waited
+  -- behind locks or went many rounds hands out a whole lease, and checks due times against the time now
+  SET @now = SYSUTCDATETIME();
   SET @lane = NULL;
   SET @lane_stage = NULL;
   SET @queue = NULL;
@@ -251,6 +260,8 @@ BEGIN
     -- 3. a limited queue's room: its running tasks with a live lease, token or not (IX_Tasks_running_queue);
     --    kept in @held, so that step 5 tells held tokens from free ones without reading Tasks again (it
     --    writes ConcurrencyTokens by then, which come after Tasks in the lock order)
+    IF @ok = 1
+      SET @now = SYSUTCDATETIME();
     IF @ok = 1 AND @limit IS NOT NULL
     BEGIN
       DELETE FROM @held;
@@ -263,7 +274,10 @@ BEGIN
         DELETE FROM @cand WHERE queue = @queue;
       END;
     END;
-    -- 4. the claim proper: the head by its key, else (taken meanwhile) the next in dequeue order
+    -- 4. the claim proper: the head by its key, else (taken meanwhile) the next in dequeue order; its lease and
+    --    started_at from the time the row is taken (step 3 may have waited for running rows' locks)
+    IF @ok = 1
+      SET @now = SYSUTCDATETIME();
     IF @ok = 1 AND @lane = -1
     BEGIN
       DELETE FROM @claimed;

@@ -40,17 +40,35 @@ COMMIT TRANSACTION;`;
  * Renew worker heartbeats and the leases of their running attempts (fenced on task, worker, attempt),
  * only leases that have not expired: a lapsed lease is lost for good (its token may already be granted
  * to another attempt, which a claim does once lease_until < @now), so its worker aborts the attempt.
+ * The attempts' rows are locked first and the time read after: a renewal that waited behind another
+ * writer's lock neither spends part of the lease it grants nor renews a lease that lapsed while it waited
+ * (SYSUTCDATETIME() in a statement is read once, when that statement starts).
  * @workers: JSON array of worker ids; @running: JSON array of {taskId, workerId, attempt}.
  */
 export const HEARTBEAT = `SET NOCOUNT ON;
+SET XACT_ABORT ON;
 DECLARE @now datetime2(3) = SYSUTCDATETIME();
 DECLARE @owned TABLE (id bigint NOT NULL PRIMARY KEY, cancel_requested bit NOT NULL);
+DECLARE @mine TABLE (id bigint NOT NULL PRIMARY KEY);
+DECLARE @held int;
 UPDATE w SET heartbeat_at = @now, state = CASE WHEN w.state = 'lost' THEN 'running' ELSE w.state END
   FROM readpast.Workers AS w JOIN OPENJSON(@workers) AS j ON j.value = w.worker_id;
-UPDATE t SET lease_until = DATEADD(MILLISECOND, @lease_ms, @now)
-  OUTPUT inserted.id, inserted.cancel_requested INTO @owned
-  FROM readpast.Tasks AS t
-  JOIN OPENJSON(@running) WITH (task_id bigint '$.taskId', worker_id nvarchar(256) '$.workerId', attempt int '$.attempt') AS r
-    ON r.task_id = t.id
-  WHERE t.status = 'running' AND t.worker_id = r.worker_id AND t.attempts = r.attempt AND t.lease_until >= @now;
+INSERT INTO @mine (id)
+  SELECT DISTINCT r.task_id FROM OPENJSON(@running) WITH (task_id bigint '$.taskId') AS r WHERE r.task_id IS NOT NULL;
+IF EXISTS (SELECT 1 FROM @mine)
+BEGIN
+  BEGIN TRANSACTION;
+  -- the rows first (a wait here is for another writer of them: a settlement, the rescue, a cancel)
+  SELECT @held = COUNT(*) FROM readpast.Tasks AS t WITH (UPDLOCK, ROWLOCK, READCOMMITTEDLOCK)
+    JOIN @mine AS m ON m.id = t.id;
+  -- then the time: the renewed lease runs its whole length from now, and a lease that lapsed meanwhile stays lost
+  SET @now = SYSUTCDATETIME();
+  UPDATE t SET lease_until = DATEADD(MILLISECOND, @lease_ms, @now)
+    OUTPUT inserted.id, inserted.cancel_requested INTO @owned
+    FROM readpast.Tasks AS t
+    JOIN OPENJSON(@running) WITH (task_id bigint '$.taskId', worker_id nvarchar(256) '$.workerId', attempt int '$.attempt') AS r
+      ON r.task_id = t.id
+    WHERE t.status = 'running' AND t.worker_id = r.worker_id AND t.attempts = r.attempt AND t.lease_until >= @now;
+  COMMIT TRANSACTION;
+END;
 SELECT o.id, o.cancel_requested FROM @owned AS o ORDER BY o.id;`;
