@@ -41,6 +41,15 @@ export function scheduleTests(factory: StoreFactory) {
       return page.items.filter((t) => t.schedule?.name === name).reverse();
     }
 
+    it("the store's clock is the one it stamps times with (a schedule's next fire is computed from it)", async () => {
+      const slot = await h().worker();
+      const before = await h().storeNow(slot);
+      const clock = (await h().store.reads.clock()).getTime();
+      const after = await h().storeNow(slot);
+      expect(clock).toBeGreaterThanOrEqual(before - 1);
+      expect(clock).toBeLessThanOrEqual(after + 1);
+    });
+
     it('creates, reads, refuses a taken name, updates with compare-and-set, deletes', async () => {
       const { store } = h();
       expect(await store.commands.createSchedule(record(), at(0), 'tester')).toBe('created');

@@ -142,6 +142,12 @@ const duplicate = (err: unknown) => {
   return n === 2601 || n === 2627;
 };
 
+/** The server's clock. */
+export async function serverClock(shared: Shared): Promise<Date> {
+  const r = await shared.query<{ now: Date }>(S.SERVER_CLOCK, []);
+  return r.recordset[0]!.now;
+}
+
 export async function createSchedule(
   shared: Shared,
   s: ScheduleRecord,

@@ -158,6 +158,7 @@ export class MssqlStore implements Store {
       recentAttempts: (command, limit) => alerts.recentAttempts(shared, command, limit),
       failureGroupPage: (filter) => failures.failureGroupPage(shared, filter),
       getPoolSetting: (host, role) => poolSettings.getPoolSetting(shared, host, role),
+      clock: () => schedules.serverClock(shared),
       pendingBreakdown: () => reads.pendingBreakdown(shared),
     };
 

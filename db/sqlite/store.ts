@@ -155,6 +155,8 @@ export class SqliteStore implements Store {
       attemptOutput: (token, attempt, afterSeq) => attemptLogs.attemptOutput(shared, token, attempt, afterSeq),
       failureGroupPage: (filter) => failures.failureGroupPage(shared, filter),
       getPoolSetting: (host, role) => poolSettings.getPoolSetting(shared, host, role),
+      // the times SQLite's store writes are this process's clock (connection.ts tx)
+      clock: async () => new Date(),
       pendingBreakdown: () => reads.pendingBreakdown(shared),
     };
   }

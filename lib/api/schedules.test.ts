@@ -72,6 +72,22 @@ describe('schedules through lib/api', () => {
     expect(await rejects(rp.deleteSchedule('rollup'))).toBeInstanceOf(NotFoundError);
   });
 
+  it("a schedule's next fire is computed from the store's clock, not this process's", async () => {
+    const ahead = 5 * 3_600_000;
+    await rp.close();
+    const store = await openStore(`sqlite:${join(dir, 'db.sqlite')}`);
+    store.reads.clock = async () => new Date(Date.now() + ahead);
+    rp = new Readpast(store);
+    const created = await rp.createSchedule({ name: 'hourly', cron: '0 * * * *', timezone: 'UTC', command: 'demo.echo' }, 'ann');
+    expect(Date.parse(created.nextFireAt!)).toBeGreaterThan(Date.now() + ahead - 3_600_000);
+    expect(Date.parse(created.nextFires[0]!)).toBeGreaterThan(Date.now() + ahead - 3_600_000);
+    await rp.updateSchedule('hourly', { enabled: false }, 'ann');
+    const resumed = await rp.updateSchedule('hourly', { enabled: true }, 'ann');
+    expect(Date.parse(resumed.nextFireAt!)).toBeGreaterThan(Date.now() + ahead - 3_600_000);
+    const edited = await rp.updateSchedule('hourly', { cron: '30 * * * *' }, 'ann');
+    expect(Date.parse(edited.nextFireAt!)).toBeGreaterThan(Date.now() + ahead - 3_600_000);
+  });
+
   it('code-declared schedules: upserted, refused to edit, a pause kept, disabled when undeclared, back when declared again', async () => {
     const decl = [
       { name: 'a', cron: '*/5 * * * *', command: 'demo.echo' },

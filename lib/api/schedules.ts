@@ -63,7 +63,7 @@ const sameDefinition = (a: ScheduleInput, b: ScheduleInput) =>
  * zone changed, none while disabled, and otherwise undefined — the stored one is kept (a fire may have
  * moved it meanwhile).
  */
-export function nextAfterChange(before: ScheduleInput, after: ScheduleInput, now = new Date()): Date | null | undefined {
+export function nextAfterChange(before: ScheduleInput, after: ScheduleInput, now: Date): Date | null | undefined {
   if (!after.enabled) return null;
   if (!before.enabled || before.cron !== after.cron || before.timezone !== after.timezone) {
     return nextFireAfter(after.cron, after.timezone, now);
@@ -90,12 +90,12 @@ export class Schedules {
 
   async show(rawName: string): Promise<ScheduleDetailJson> {
     const s = await this.current(scheduleNameParam(rawName), DETAIL_RECENT_FIRES);
-    return scheduleDetailJson(s, nextFires(s.cron, s.timezone, new Date(), NEXT_FIRES_SHOWN));
+    return scheduleDetailJson(s, nextFires(s.cron, s.timezone, await this.ports.reads.clock(), NEXT_FIRES_SHOWN));
   }
 
   async create(raw: unknown, by: string, opts: { allowSql?: boolean } = {}): Promise<ScheduleDetailJson> {
     const input = await validateSchedule(raw, await this.context(opts));
-    const next = input.enabled ? nextFireAfter(input.cron, input.timezone, new Date()) : null;
+    const next = input.enabled ? nextFireAfter(input.cron, input.timezone, await this.ports.reads.clock()) : null;
     const r = await this.ports.commands.createSchedule({ ...input, source: 'dashboard', declared: true }, next, by);
     if (r === 'exists') throw new ConflictError(`a schedule named ${input.name} exists already`);
     return this.show(input.name);
@@ -120,7 +120,8 @@ export class Schedules {
       }
       const input = await validateSchedule({ ...asRequest(cur), ...fields, name }, ctx);
       const record: ScheduleRecord = { ...input, source: cur.source, declared: cur.declared };
-      const r = await this.ports.commands.updateSchedule(name, record, cur.version, nextAfterChange(cur, input), by);
+      const now = await this.ports.reads.clock();
+      const r = await this.ports.commands.updateSchedule(name, record, cur.version, nextAfterChange(cur, input, now), by);
       if (r === 'not_found') throw new NotFoundError(`no schedule ${name}`);
       if (r === 'updated') return this.show(name);
       if (attempt >= 3) throw new ConflictError(`schedule ${name} is being changed by someone else; try again`);
@@ -137,7 +138,7 @@ export class Schedules {
         name,
         { ...cur, enabled },
         cur.version,
-        nextAfterChange(cur, { ...cur, enabled }),
+        nextAfterChange(cur, { ...cur, enabled }, await this.ports.reads.clock()),
         by,
       );
       if (r === 'not_found') throw new NotFoundError(`no schedule ${name}`);
@@ -195,7 +196,7 @@ export class Schedules {
     for (let attempt = 0; attempt < 5; attempt++) {
       const cur = await this.ports.reads.getSchedule(input.name, 0);
       if (!cur) {
-        const next = input.enabled ? nextFireAfter(input.cron, input.timezone, new Date()) : null;
+        const next = input.enabled ? nextFireAfter(input.cron, input.timezone, await this.ports.reads.clock()) : null;
         const r = await this.ports.commands.createSchedule({ ...input, source: 'code', declared: true }, next, by);
         if (r === 'created') return 'created';
         continue; // another worker created it meanwhile: compare with theirs
@@ -205,7 +206,8 @@ export class Schedules {
       const wanted: ScheduleInput = { ...input, enabled };
       if (cur.source === 'code' && cur.declared && cur.enabled === enabled && sameDefinition(cur, wanted)) return 'unchanged';
       const record: ScheduleRecord = { ...wanted, source: 'code', declared: true };
-      const r = await this.ports.commands.updateSchedule(input.name, record, cur.version, nextAfterChange(cur, wanted), by);
+      const now = await this.ports.reads.clock();
+      const r = await this.ports.commands.updateSchedule(input.name, record, cur.version, nextAfterChange(cur, wanted, now), by);
       if (r === 'updated') return 'updated';
     }
     throw new ConflictError(`schedule ${input.name} kept changing while it was being declared; start the worker again`);

@@ -288,6 +288,8 @@ export interface ReadModel {
   attemptOutput(token: string, attempt?: number, afterSeq?: number): Promise<AttemptOutputView | null>;
   /** the pool size stored for a host and role, applied when that pool starts */
   getPoolSetting(host: string, role: string): Promise<PoolSetting | null>;
+  /** the store's clock (SQL Server: the server's), which every time the store writes is read from */
+  clock(): Promise<Date>;
 }
 
 /** What only SQL Server has: stored procedures, live session state from the DMVs, KILL. */

@@ -21,6 +21,9 @@ const RECENT = `CROSS APPLY (SELECT TOP (@limit) t.id, t.token, t.schedule_fire_
   WHERE t.schedule_name = s.name AND t.schedule_name IS NOT NULL ORDER BY t.id DESC) AS f`;
 
 /** Every schedule; then the newest @limit fires of each (name, token, schedule_fire_at, created_at, status). */
+/** The server's clock: a schedule's next fire is computed from it, as every other time is (lib/api/schedules.ts). */
+export const SERVER_CLOCK = 'SELECT CAST(SYSUTCDATETIME() AS datetime2(3)) AS now;';
+
 export const LIST_SCHEDULES = `SELECT ${SCHEDULE_COLUMNS} FROM readpast.Schedules AS s ORDER BY s.name;
 SELECT s.name, f.token, f.schedule_fire_at, f.created_at, f.status FROM readpast.Schedules AS s
 ${RECENT}
