@@ -72,6 +72,30 @@ export function aggregateTests(factory: StoreFactory) {
       expect(left[0]).toMatchObject({ message: 'disk full', queue: 'q1', count: 3 });
     });
 
+    it('two messages or commands differing only in case are two groups (compared binary, as names are)', async () => {
+      const { store } = h();
+      const slot = await h().worker();
+      await h().deadTask(slot, 'Disk full', { queue: 'cs', command: 'demo.fail' });
+      await h().deadTask(slot, 'disk full', { queue: 'cs', command: 'demo.fail' });
+      await h().deadTask(slot, 'disk full', { queue: 'cs', command: 'demo.fail' });
+      await h().deadTask(slot, 'disk full', { queue: 'cs', command: 'Demo.Fail' });
+      const groups = await store.reads.failureGroups({});
+      expect(groups.map((g) => [g.message, g.command, g.count]).sort()).toEqual([
+        ['Disk full', 'demo.fail', 1],
+        ['disk full', 'Demo.Fail', 1],
+        ['disk full', 'demo.fail', 2],
+      ]);
+      expect((await store.reads.failureGroups({ message: 'Disk full' })).map((g) => g.count)).toEqual([1]);
+      const page = await store.reads.failureGroupPage({ command: 'demo.fail' });
+      expect(page.items.map((g) => [g.command, g.count]).sort()).toEqual([
+        ['demo.fail', 1],
+        ['demo.fail', 2],
+      ]);
+      expect(await store.commands.retryFailed({ message: 'Disk full' })).toBe(1);
+      expect(await store.commands.deleteFailed({ command: 'Demo.Fail' })).toBe(1);
+      expect((await store.reads.failureGroups({})).map((g) => [g.message, g.command, g.count])).toEqual([['disk full', 'demo.fail', 2]]);
+    });
+
     it('is empty without dead tasks', async () => {
       await h().add();
       expect(await h().store.reads.failureGroups({})).toEqual([]);

@@ -23,10 +23,12 @@ export interface FailureShape {
 export function failureWhere(s: FailureShape): string {
   const parts = ["t.status = 'dead'"];
   if (s.queue) parts.push('t.queue = @f_queue');
-  if (s.message) parts.push('t.error_message = @f_message');
+  // messages and commands compare as the names do, binary: two messages differing in case are two failures,
+  // as on SQLite (a default install's collation is case-insensitive)
+  if (s.message) parts.push('t.error_message = @f_message COLLATE Latin1_General_100_BIN2');
   if (s.q) parts.push("(t.command LIKE @f_q ESCAPE N'\\' OR t.error_message LIKE @f_q ESCAPE N'\\')");
   if (s.fingerprint) parts.push('t.fingerprint = @f_fingerprint');
-  if (s.command) parts.push('t.command = @f_command');
+  if (s.command) parts.push('t.command = @f_command COLLATE Latin1_General_100_BIN2');
   return parts.join(' AND ');
 }
 

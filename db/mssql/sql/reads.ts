@@ -247,12 +247,13 @@ SELECT s.worker_id, s.token, s.command, s.queue, s.started_at
 FROM readpast.ExecutionStatus AS s
 ORDER BY s.started_at, s.log_id;`;
 
-/** Dead tasks grouped by message, queue and command. */
-export const failureGroupsSql = (s: FailureShape) => `SELECT TOP (200) COALESCE(t.error_message, N'') AS message, t.queue,
-  t.command, COUNT(*) AS n, MAX(t.finished_at) AS last_at, MAX(CONVERT(char(36), t.token)) AS sample
+/** Dead tasks grouped by message, queue and command, compared binary (as SQLite does; failureWhere). */
+export const failureGroupsSql = (s: FailureShape) => `SELECT TOP (200) COALESCE(b.message, N'') AS message, t.queue,
+  b.command, COUNT(*) AS n, MAX(t.finished_at) AS last_at, MAX(CONVERT(char(36), t.token)) AS sample
 FROM readpast.Tasks AS t
+CROSS APPLY (SELECT t.error_message COLLATE Latin1_General_100_BIN2 AS message, t.command COLLATE Latin1_General_100_BIN2 AS command) AS b
 WHERE ${failureWhere(s)}
-GROUP BY t.error_message, t.queue, t.command
+GROUP BY b.message, t.queue, b.command
 ORDER BY n DESC, last_at DESC;`;
 
 /** One point per second, summed over the slots its writers bump (sql/tally.ts); the depth gauge is slot 0's. */
