@@ -1,13 +1,14 @@
 // Running `sql` and `procedure` tasks on SQL Server, on the worker's own session (session.ts),
 // tagged with the attempt they run. A script runs as raw batches split on GO, streamed, every
 // message captured; a procedure as an RPC with typed inputs and outputs. If the connection was
-// replaced since the claim, the attempt's ExecutionLog row is moved to the new session.
+// replaced since the claim, the attempt's ExecutionLog row is moved to the new session (written on that
+// session: every attempt write of a worker goes on its own connection or the heartbeat's, never the shared pool).
 import { NonRetryableError, ValidationError } from '../../lib/engine/errors';
 import type { RunningAttempt } from '../../lib/engine/ports';
 import type { OutputStream, SqlRunResult } from '../../lib/engine/types';
 import { captureMessages, recordFailure } from './attempt-logs';
-import { requestWithTimeout, sql, type ConnectionPool, type ISqlType, type Shared } from './connection';
-import { batchError, connectionLost, isConnectionError, requestError, serverMessage, type ServerMessage } from './errors';
+import { query, requestWithTimeout, sql, type ConnectionPool, type ISqlType } from './connection';
+import { batchError, connectionLost, isConnectionError, requestError, retrying, serverMessage, type ServerMessage } from './errors';
 import { jsonValue } from './params';
 import type { ProcedureCatalog } from './procs';
 import { splitBatches } from './script';
@@ -24,13 +25,7 @@ type OutputSink = (stream: OutputStream, line: string) => void;
  * Run work for an attempt on its worker's session, tagged with the attempt. An attempt with task
  * id 0 stands for statements outside any task: the session stays tagged idle and nothing is recorded.
  */
-function onSession<T>(
-  shared: Shared,
-  workers: Workers,
-  attempt: RunningAttempt,
-  fn: (pool: ConnectionPool) => Promise<T>,
-  fresh = false,
-): Promise<T> {
+function onSession<T>(workers: Workers, attempt: RunningAttempt, fn: (pool: ConnectionPool) => Promise<T>, fresh = false): Promise<T> {
   const conn = workers.connection(attempt.workerId);
   const inTask = attempt.taskId > 0;
   const tag = inTask ? taskTag(attempt.taskId, attempt.attempt, attempt.workerId) : idleTag(attempt.workerId);
@@ -38,13 +33,16 @@ function onSession<T>(
     tag,
     async (pool, info) => {
       if (inTask && info.session !== attempt.session) {
-        // the connection was replaced since the claim: the attempt runs on the new session
-        await shared.write(UPDATE_ATTEMPT_SESSION, [
-          ['session', sql.Int, info.session],
-          ['task_id', sql.BigInt, attempt.taskId],
-          ['attempt', sql.Int, attempt.attempt],
-          ['worker_id', sql.NVarChar(256), attempt.workerId],
-        ]);
+        // the connection was replaced since the claim: the attempt runs on the new session, recorded from that
+        // session itself (never the shared pool), bounded by the worker pool's request timeout (INTERNAL_TIMEOUT_MS)
+        await retrying(() =>
+          query(pool, UPDATE_ATTEMPT_SESSION, [
+            ['session', sql.Int, info.session],
+            ['task_id', sql.BigInt, attempt.taskId],
+            ['attempt', sql.Int, attempt.attempt],
+            ['worker_id', sql.NVarChar(256), attempt.workerId],
+          ]),
+        );
       }
       return fn(pool);
     },
@@ -53,19 +51,12 @@ function onSession<T>(
 }
 
 /** A `sql` task's text; a script that may leave session state gets a new connection after it. */
-export function runSql(
-  shared: Shared,
-  workers: Workers,
-  attempt: RunningAttempt,
-  text: string,
-  signal: AbortSignal,
-): Promise<SqlRunResult> {
-  return onSession(shared, workers, attempt, (pool) => runScript(pool, text, signal, attempt.output), leavesSessionState(text));
+export function runSql(workers: Workers, attempt: RunningAttempt, text: string, signal: AbortSignal): Promise<SqlRunResult> {
+  return onSession(workers, attempt, (pool) => runScript(pool, text, signal, attempt.output), leavesSessionState(text));
 }
 
 /** A `procedure` task, its parameters checked against the catalog again (the procedure may have changed). */
 export async function runProcedure(
-  shared: Shared,
   workers: Workers,
   procs: ProcedureCatalog,
   attempt: RunningAttempt,
@@ -81,7 +72,7 @@ export async function runProcedure(
     if (err instanceof ValidationError) throw new NonRetryableError(err.message, { cause: err });
     throw err;
   }
-  return onSession(shared, workers, attempt, (pool) => runRpc(pool, checked.info.quotedName, checked.call, signal, attempt.output));
+  return onSession(workers, attempt, (pool) => runRpc(pool, checked.info.quotedName, checked.call, signal, attempt.output));
 }
 
 /** A row as JSON-friendly values (binary as base64). */
