@@ -6,6 +6,11 @@
 // reads the same state back through the read model. A failure names its seed; replay one with
 // CLAIM_MODEL_SEEDS=<seed>[,<seed>…].
 //
+// Steps and time per seed: 80 steps in 60 s by default; a slow server gets fewer steps or more time from its
+// suite (storeContract's `claimModel` option; CLAIM_MODEL_STEPS overrides the steps). A seed that runs out of
+// time stops its store first (every later call through the walk's store is refused) and fails saying at
+// which step, so nothing keeps claiming in the background into the next seed.
+//
 // The walk steers around nothing. Two gaps it found are closed and stay in its path: a limit set on an
 // unlimited queue while tasks of it run (those tasks hold no token; the stores now count running tasks
 // with a live lease, token or not), and an operator retry of a cancelled task of a later stage of an
@@ -14,10 +19,49 @@ import { describe, expect, it } from 'vitest';
 import { allowedClaims, verdicts, type ClaimSnapshot, type PolicyTask } from '../../lib/engine/claim-policy';
 import type { Store } from '../../lib/engine/ports';
 import type { BatchView, ClaimedTask, Settlement, WorkerSlot } from '../../lib/engine/types';
-import { err, LONG_LEASE, sleep, useStore, type Harness, type StoreFactory } from './harness';
+import { err, Harness, LONG_LEASE, sleep, useStore, type StoreFactory } from './harness';
 
 const SEEDS = process.env.CLAIM_MODEL_SEEDS ? process.env.CLAIM_MODEL_SEEDS.split(',').map(Number) : [1, 2, 3, 5, 8, 13, 21, 34];
-const STEPS = 80;
+/** Steps per seed and the time a seed may take, unless the suite says otherwise. */
+export const CLAIM_MODEL_DEFAULTS = { steps: 80, timeoutMs: 60_000 };
+
+export interface ClaimModelOptions {
+  /** steps per seed (CLAIM_MODEL_STEPS overrides it) */
+  steps?: number;
+  /** the time one seed may take, set-up included */
+  timeoutMs?: number;
+}
+
+/** What is left for the walk once its test's time is up: stop this long before vitest would. */
+const STOP_MARGIN_MS = 5_000;
+
+/**
+ * The store, refusing every call of any port once `signal` is aborted (a call already running finishes).
+ * What a timed-out walk has left to do then fails at once instead of running on against the next test's store.
+ */
+export function stoppable(store: Store, signal: AbortSignal): Store {
+  const ports = new Map<PropertyKey, unknown>();
+  const guard = <T extends object>(port: T, name: string): T =>
+    new Proxy(port, {
+      get(target, key) {
+        const v = Reflect.get(target, key) as unknown;
+        if (typeof v !== 'function') return v;
+        return (...args: unknown[]) => {
+          if (signal.aborted) throw new Error(`the store was stopped (${String(signal.reason)}): ${name}.${String(key)} refused`);
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  return new Proxy(store, {
+    get(target, key) {
+      const v = Reflect.get(target, key) as unknown;
+      if (typeof v === 'function') return (v as (...a: unknown[]) => unknown).bind(target);
+      if (v === null || typeof v !== 'object') return v;
+      if (!ports.has(key)) ports.set(key, guard(v, String(key)));
+      return ports.get(key);
+    },
+  });
+}
 const QUEUES = ['qa', 'qb', 'qc', 'qd'];
 const HOUR = 3_600_000;
 /** a lease that has expired by the next snapshot (the walk sleeps past it) */
@@ -249,26 +293,49 @@ class Walk {
   }
 }
 
-export function claimModelTests(factory: StoreFactory) {
+export function claimModelTests(factory: StoreFactory, opts: ClaimModelOptions = {}) {
+  const envSteps = Number(process.env.CLAIM_MODEL_STEPS);
+  const steps = Number.isInteger(envSteps) && envSteps > 0 ? envSteps : (opts.steps ?? CLAIM_MODEL_DEFAULTS.steps);
+  const timeoutMs = opts.timeoutMs ?? CLAIM_MODEL_DEFAULTS.timeoutMs;
   describe('claim against the claim policy model (randomized)', () => {
     const h = useStore(factory);
 
     for (const seed of SEEDS) {
-      it(`seed ${seed}: every claim is one the model allows; nothing only when the model agrees`, async () => {
-        const walk = new Walk(h(), prng(seed));
-        try {
-          await walk.setUp();
-          for (let step = 0; step < STEPS; step++) {
-            for (let n = 1 + walk.rng.int(3); n > 0; n--) await walk.move();
-            await walk.claimAndCheck(seed, step);
+      it(
+        `seed ${seed}: every claim is one the model allows; nothing only when the model agrees`,
+        async () => {
+          const stop = new AbortController();
+          const timer = setTimeout(
+            () => stop.abort(`seed ${seed} out of time after ${timeoutMs - STOP_MARGIN_MS} ms`),
+            timeoutMs - STOP_MARGIN_MS,
+          );
+          const walk = new Walk(new Harness(stoppable(h().store, stop.signal)), prng(seed));
+          let step = 0;
+          try {
+            await walk.setUp();
+            for (; step < steps; step++) {
+              for (let n = 1 + walk.rng.int(3); n > 0; n--) await walk.move();
+              await walk.claimAndCheck(seed, step);
+            }
+          } catch (e) {
+            console.error(`claim model: failed with seed ${seed} (replay: CLAIM_MODEL_SEEDS=${seed})`);
+            if (stop.signal.aborted) {
+              throw new Error(
+                `seed ${seed}: stopped at step ${step} of ${steps}, out of time (${timeoutMs} ms); a slow server needs fewer ` +
+                  'steps (CLAIM_MODEL_STEPS, or the claimModel option of storeContract) or more time',
+                { cause: e },
+              );
+            }
+            throw e;
+          } finally {
+            clearTimeout(timer);
+            stop.abort('the seed is over');
           }
-        } catch (e) {
-          console.error(`claim model: failed with seed ${seed} (replay: CLAIM_MODEL_SEEDS=${seed})`);
-          throw e;
-        }
-        // a walk that never claims proves nothing (a third or so of the claims find nothing, by design)
-        expect(walk.claims, `seed ${seed}: ${walk.claims} claims, ${walk.empties} found nothing`).toBeGreaterThan(STEPS / 10);
-      });
+          // a walk that never claims proves nothing (a third or so of the claims find nothing, by design)
+          expect(walk.claims, `seed ${seed}: ${walk.claims} claims, ${walk.empties} found nothing`).toBeGreaterThan(steps / 10);
+        },
+        timeoutMs,
+      );
     }
   });
 }

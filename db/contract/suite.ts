@@ -10,7 +10,7 @@ import { bulkTests } from './bulk';
 import { historyTests } from './history';
 import { whyTests } from './why';
 import { claimTests } from './claim';
-import { claimModelTests } from './claim-model';
+import { claimModelTests, type ClaimModelOptions } from './claim-model';
 import { countsTests } from './counts';
 import { dedupTests } from './dedup';
 import { doctorTests } from './doctor';
@@ -30,7 +30,12 @@ import { poolSettingsTests } from './pool-settings';
 
 export type { StoreFactory, StoreUnderTest } from './harness';
 
-export function storeContract(name: string, factory: StoreFactory): void {
+export interface ContractOptions {
+  /** the randomized claim model's steps and time per seed (a slow server: fewer steps or more time) */
+  claimModel?: ClaimModelOptions;
+}
+
+export function storeContract(name: string, factory: StoreFactory, opts: ContractOptions = {}): void {
   describe(`Store contract: ${name}`, () => {
     lifecycleTests(factory);
     claimTests(factory);
@@ -48,7 +53,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
     scheduleTests(factory);
     transactionTests(factory);
     doctorTests(factory);
-    claimModelTests(factory);
+    claimModelTests(factory, opts.claimModel);
     alertsTests(factory);
     attemptLogsTests(factory);
     auditTests(factory);
