@@ -192,6 +192,22 @@ describe('kill -9 mid-task', () => {
     expect(v.held[0]).toBe('1 task running on the killed worker rescued after the lease and succeeded on the second');
   });
 
+  it('a task the killed worker claimed but never started is rescued alike, not a problem', () => {
+    const attempts = [
+      attempt('k', 1, 'abandoned', 'p0-w1', 0, 6000, { errorMessage: 'lease expired: worker p0-w1 stopped renewing it' }),
+      attempt('k', 2, 'succeeded', 'p1-w1', 6100, 10100),
+      // claimed by the killed worker as it died: not in the list of its running tasks read after the kill
+      attempt('c', 1, 'abandoned', 'p0-w1', 5990, 6000, { errorMessage: 'lease expired: worker p0-w1 stopped renewing it' }),
+      attempt('c', 2, 'succeeded', 'p1-w1', 6100, 10100),
+    ];
+    const v = killVerdict('kill', [task('k', 2), task('c', 2)], attempts, new Set(['k']), first, second);
+    expect(v.problems).toEqual([]);
+    expect(v.held[0]).toBe(
+      '1 task running on the killed worker rescued after the lease and succeeded on the second ' +
+        '(and 1 task it had claimed but not started, rescued alike)',
+    );
+  });
+
   it('names a killed task never rescued, and one abandoned that never ran there', () => {
     const attempts = [
       attempt('k', 1, 'running', 'p0-w1', 0, null),

@@ -181,6 +181,7 @@ export function killVerdict(
 ): Verdict {
   const problems: string[] = [];
   const byToken = groupByToken(attempts);
+  let claimedUnseen = 0;
   for (const t of tasks) {
     const history = [...(byToken.get(t.token) ?? [])].sort((a, b) => a.attempt - b.attempt);
     if (t.status !== 'succeeded') problems.push(`${t.token}: ${t.status}`);
@@ -190,7 +191,13 @@ export function killVerdict(
       problems.push(`${t.token}: outcomes ${outcomes.join(',')}`);
     }
     const abandoned = history.filter((h) => h.outcome === 'abandoned');
-    if (killed.has(t.token)) {
+    // a task the killed worker claimed but had not started when it died (its claim committed on the server
+    // after the list of running tasks was read) is abandoned too, rightly: its only abandoned attempt is the
+    // killed worker's
+    const claimedByKilled =
+      !killed.has(t.token) && abandoned.length === 1 && abandoned[0]!.attempt === 1 && firstWorkers.includes(abandoned[0]!.workerId ?? '');
+    if (claimedByKilled) claimedUnseen++;
+    if (killed.has(t.token) || claimedByKilled) {
       const first = abandoned[0];
       if (!first) problems.push(`${t.token}: ran on the killed worker but has no abandoned attempt`);
       else {
@@ -207,7 +214,8 @@ export function killVerdict(
   const held = problems.length
     ? []
     : [
-        `${plural(killed.size, 'task')} running on the killed worker rescued after the lease and succeeded on the second`,
+        `${plural(killed.size, 'task')} running on the killed worker rescued after the lease and succeeded on the second` +
+          (claimedUnseen ? ` (and ${plural(claimedUnseen, 'task')} it had claimed but not started, rescued alike)` : ''),
         `${plural(tasks.length, 'task')} succeeded, nothing lost, no attempts overlapping`,
       ];
   return { name, held, problems };

@@ -169,6 +169,8 @@ export function fencingTests(factory: StoreFactory) {
         leaseMs: 10_000,
       });
       expect(hb.owned).toEqual([keep.id]);
+      // how long the database worked on it (the pool tells a slow server from a wait for a connection)
+      expect(hb.serverMs).toBeGreaterThanOrEqual(0);
       const renewed = (await h().task(keep.token)).leaseUntil!.getTime();
       expect(renewed).toBeGreaterThan(before);
       expect(renewed).toBeGreaterThan(Date.now() + 5_000);

@@ -126,7 +126,8 @@ export class Workers {
     );
     const owned = r.recordset.map((x) => id(x.id));
     const cancelRequested = r.recordset.filter((x) => x.cancel_requested).map((x) => id(x.id));
-    return { owned, cancelRequested };
+    const server = (r.recordsets as unknown as { server_ms: number }[][])[1]?.[0]?.server_ms;
+    return server === undefined ? { owned, cancelRequested } : { owned, cancelRequested, serverMs: Number(server) };
   }
 
   async close(): Promise<void> {

@@ -37,8 +37,10 @@ export async function registerHandlers(shared: Shared, names: string[]): Promise
 }
 
 /** renew worker heartbeats and the leases of their running tasks (only leases not yet expired: invariant 7) */
-export function heartbeat(shared: Shared, input: HeartbeatInput): Promise<HeartbeatResult> {
-  return shared.tx((_t, now) => {
+export async function heartbeat(shared: Shared, input: HeartbeatInput): Promise<HeartbeatResult> {
+  let locked = 0;
+  const r = await shared.tx((_t, now) => {
+    locked = Date.now();
     const beat = stmt(shared.db, S.BEAT);
     for (const w of input.workerIds) beat.run(now, w);
     const renew = stmt(shared.db, S.RENEW_LEASE);
@@ -52,4 +54,6 @@ export function heartbeat(shared: Shared, input: HeartbeatInput): Promise<Heartb
     }
     return { owned, cancelRequested };
   });
+  // the write lock held until here (the commit included): the rest was the wait for it
+  return { ...r, serverMs: Date.now() - locked };
 }

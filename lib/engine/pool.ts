@@ -110,6 +110,8 @@ export class Pool {
   /** a heartbeat is in flight, and how many were due meanwhile */
   private beating = false;
   private beatsSkipped = 0;
+  /** a heartbeat slower than half the lease was logged with its cause; again only after a beat back in time */
+  private slowBeatLogged = false;
   private unsubscribe: (() => void) | null = null;
   private maintenance: Maintenance | null = null;
   private resizing: Promise<void> = Promise.resolve();
@@ -382,30 +384,43 @@ export class Pool {
     }
     this.beating = true;
     const began = Date.now();
+    let serverMs: number | undefined;
     try {
-      await this.renew();
+      serverMs = await this.renew();
     } finally {
       this.beating = false;
       const ms = Date.now() - began;
-      if (ms > this.opts.leaseMs / 4) {
+      const leaseMs = this.opts.leaseMs;
+      if (ms > leaseMs / 4) {
         this.log.warn(
-          { ms, leaseMs: this.opts.leaseMs, skipped: this.beatsSkipped },
+          { ms, leaseMs, serverMs, skipped: this.beatsSkipped },
           'slow heartbeat: leases were renewed late (a lease expires if no heartbeat gets through within it)',
         );
       }
+      if (ms > leaseMs / 2 && !this.slowBeatLogged) {
+        this.slowBeatLogged = true;
+        const cause = slowBeatCause(ms, serverMs);
+        this.log.error(
+          { ms, leaseMs, serverMs, waitMs: serverMs === undefined ? undefined : ms - serverMs, cause: cause.kind },
+          `heartbeat slower than half the lease (${ms} ms of ${leaseMs}): ${cause.text}; leases lapse if it gets slower`,
+        );
+      } else if (ms <= leaseMs / 4) this.slowBeatLogged = false;
       this.beatsSkipped = 0;
     }
   }
 
-  private async renew(): Promise<void> {
+  /** Renew; how long the database itself worked on it, when the store says. */
+  private async renew(): Promise<number | undefined> {
     const running = this.workers
       .flatMap((w) => (w.task ? [w.task, ...w.queue] : w.queue))
       .map((t) => ({ taskId: t.id, workerId: t.workerId, attempt: t.attempt }));
     // an attempt settled but not yet recorded keeps its lease too: the store refuses a finish whose lease
     // lapsed (and never renews one that did), so a result reached in time must not expire while it waits
     for (const r of [...this.flushing, ...this.settled]) running.push({ taskId: r.taskId, workerId: r.workerId, attempt: r.attempt });
+    let serverMs: number | undefined;
     try {
       const r = await this.worker.heartbeat({ workerIds: this.workerIds(), running, leaseMs: this.opts.leaseMs });
+      serverMs = r.serverMs;
       const owned = new Set(r.owned);
       const cancel = new Set(r.cancelRequested);
       const asked = new Set(running.map((x) => x.taskId));
@@ -437,6 +452,7 @@ export class Pool {
     } catch (err) {
       this.log.warn({ err: errorInfo(err) }, 'heartbeat failed');
     }
+    return serverMs;
   }
 
   private notifyIdle(): void {
@@ -496,4 +512,17 @@ export class Pool {
     }
     this.log.info({ processed: this.processed }, 'pool stopped');
   }
+}
+
+/**
+ * Where a slow heartbeat's time went, as far as this process can see: in the database (lock waits, a busy
+ * server) or before it (waiting for a connection or the write lock, a login, the network, a compile).
+ */
+export function slowBeatCause(ms: number, serverMs: number | undefined): { kind: 'server' | 'connection' | 'unknown'; text: string } {
+  if (serverMs === undefined) return { kind: 'unknown', text: 'the store did not say where the time went (the heartbeat failed?)' };
+  if (serverMs >= ms / 2) return { kind: 'server', text: `server time: ${serverMs} ms in the database (lock waits or a busy server)` };
+  return {
+    kind: 'connection',
+    text: `connection wait: ${ms - serverMs} ms before the database worked on it (a connection, the write lock, a login or the network)`,
+  };
 }

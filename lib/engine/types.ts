@@ -172,6 +172,12 @@ export interface HeartbeatResult {
   owned: number[];
   /** owned tasks an operator asked to cancel */
   cancelRequested: number[];
+  /**
+   * How long the database itself worked on the heartbeat (SQL Server: measured by the batch; SQLite: from
+   * holding the write lock to done), when the store knows. The rest of its time was spent getting there:
+   * waiting for a connection or the write lock, the network, compiling.
+   */
+  serverMs?: number;
 }
 
 export interface WorkerRegistration {

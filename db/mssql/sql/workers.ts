@@ -43,11 +43,13 @@ COMMIT TRANSACTION;`;
  * The attempts' rows are locked first and the time read after: a renewal that waited behind another
  * writer's lock neither spends part of the lease it grants nor renews a lease that lapsed while it waited
  * (SYSUTCDATETIME() in a statement is read once, when that statement starts).
- * @workers: JSON array of worker ids; @running: JSON array of {taskId, workerId, attempt}.
+ * @workers: JSON array of worker ids; @running: JSON array of {taskId, workerId, attempt}. Returns the owned
+ * attempts (id, cancel_requested), then how long the batch ran in the server (server_ms).
  */
 export const HEARTBEAT = `SET NOCOUNT ON;
 SET XACT_ABORT ON;
-DECLARE @now datetime2(3) = SYSUTCDATETIME();
+DECLARE @began datetime2(7) = SYSUTCDATETIME();
+DECLARE @now datetime2(3) = @began;
 DECLARE @owned TABLE (id bigint NOT NULL PRIMARY KEY, cancel_requested bit NOT NULL);
 DECLARE @mine TABLE (id bigint NOT NULL PRIMARY KEY);
 DECLARE @held int;
@@ -71,4 +73,6 @@ BEGIN
     WHERE t.status = 'running' AND t.worker_id = r.worker_id AND t.attempts = r.attempt AND t.lease_until >= @now;
   COMMIT TRANSACTION;
 END;
-SELECT o.id, o.cancel_requested FROM @owned AS o ORDER BY o.id;`;
+SELECT o.id, o.cancel_requested FROM @owned AS o ORDER BY o.id;
+-- the time this batch took in the server (lock waits included): the pool tells it from the wait for a connection
+SELECT DATEDIFF(MILLISECOND, @began, SYSUTCDATETIME()) AS server_ms;`;
