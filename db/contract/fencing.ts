@@ -226,7 +226,7 @@ export function fencingTests(factory: StoreFactory) {
         running: [{ taskId: a.id, workerId: wa.workerId, attempt: a.attempt }],
         leaseMs: LONG_LEASE,
       });
-      expect(hb).toEqual({ owned: [], cancelRequested: [] });
+      expect(hb).toMatchObject({ owned: [], cancelRequested: [] });
       expect((await h().task(tokenA)).leaseUntil!.getTime()).toBe(expiredAt);
       expect((await store.reads.listWorkers()).find((w) => w.workerId === wa.workerId)!.state).toBe('running');
       expect(await holders()).toEqual([tokenB]);
@@ -308,6 +308,47 @@ export function fencingTests(factory: StoreFactory) {
         [1, 'abandoned'],
         [2, 'succeeded'],
       ]);
+    });
+
+    it('tells a lease lost while its worker was alive from a worker that stopped, with the last heartbeat', async () => {
+      const { store } = h();
+      const gone = await h().worker('gone-worker');
+      const slow = await h().worker('slow-worker');
+      const a = await h().add({ queue: 'why' });
+      const b = await h().add({ queue: 'why' });
+      const ca = await h().claimOne(gone, { leaseMs: SHORT_LEASE, queues: ['why'] });
+      const cb = await h().claimOne(slow, { leaseMs: SHORT_LEASE, queues: ['why'] });
+      expect([ca.token, cb.token].sort()).toEqual([a, b].sort());
+      await sleep(PAST_LEASE);
+      // the slow worker is heard from after its lease ended: too late to renew it, but alive
+      const late = await store.worker.heartbeat({
+        workerIds: [slow.workerId],
+        running: [{ taskId: cb.id, workerId: slow.workerId, attempt: cb.attempt }],
+        leaseMs: LONG_LEASE,
+      });
+      expect(late.owned).toEqual([]);
+      expect(await store.maintenance.rescueExpired()).toEqual({ retried: 2, dead: 0 });
+      const first = async (token: string) => (await h().task(token)).history.find((x) => x.attempt === 1)!;
+      const crashed = await first(ca.token);
+      expect(crashed).toMatchObject({ outcome: 'abandoned', abandonReason: 'worker_lost' });
+      expect(crashed.errorMessage).toMatch(/^lease expired: worker gone-worker stopped renewing it/);
+      expect(crashed.errorDetail).toMatch(/^worker gone-worker: last heartbeat \S+; lease ended \S+$/);
+      const lost = await first(cb.token);
+      expect(lost).toMatchObject({ outcome: 'abandoned', abandonReason: 'lease_lost' });
+      expect(lost.errorMessage).toMatch(/^lease lost while its worker was alive: worker slow-worker/);
+      expect(lost.errorDetail).toMatch(/^worker slow-worker: last heartbeat \S+; lease ended \S+$/);
+      // the attempt list says the same
+      const listed = (await store.reads.listAttempts({ queue: 'why' })).items.filter((x) => x.outcome === 'abandoned');
+      expect(listed.map((x) => [x.token, x.abandonReason]).sort()).toEqual(
+        [
+          [ca.token, 'worker_lost'],
+          [cb.token, 'lease_lost'],
+        ].sort(),
+      );
+      // an attempt ended any other way has none
+      const again = await h().claimOne(gone, { queues: ['why'] });
+      expect(await h().succeed(again)).toBe(true);
+      expect((await h().task(again.token)).history.find((x) => x.attempt === 2)!.abandonReason).toBeNull();
     });
 
     it('makes the task dead when its attempts are used up', async () => {

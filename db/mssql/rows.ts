@@ -1,6 +1,7 @@
 // Row shapes as the driver returns them (bigint as string, uniqueidentifier upper-case, bit as
 // boolean, datetime2 as Date) and their mapping to the engine's types.
 import type {
+  AbandonReason,
   AttemptView,
   ClaimedTask,
   LiveRequestState,
@@ -120,6 +121,8 @@ export interface LogRow {
   error_number: number | null;
   error_message: string | null;
   error_detail: string | null;
+  /** migration 15 (SQL Server) / 13 (SQLite) */
+  abandon_reason?: string | null;
   /** the task's max attempts, status and attempts made (the attempt list joins them) */
   task_max_attempts?: number | null;
   task_status?: string | null;
@@ -145,6 +148,7 @@ export function attemptView(r: LogRow): AttemptView {
     errorNumber: r.error_number,
     errorMessage: r.error_message,
     errorDetail: r.error_detail,
+    abandonReason: (r.abandon_reason ?? null) as AbandonReason | null,
     ...finalOf(r),
   };
 }

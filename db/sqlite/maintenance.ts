@@ -1,7 +1,7 @@
 // Housekeeping, safe to run from every process at once: lease rescue, lost workers, the depth sample,
 // and pruning (in chunks, each a short transaction of its own).
 import { AUDIT_KEEP_MS } from '../../lib/engine/limits';
-import type { PruneResult, RescueResult } from '../../lib/engine/types';
+import type { AbandonReason, PruneResult, RescueResult } from '../../lib/engine/types';
 import { deleteTaskOutput } from './attempt-logs';
 import type { Db, Shared } from './connection';
 import { endAttempt, type Ended } from './settle';
@@ -13,6 +13,27 @@ import { stmt, type Tally, type TaskKey } from './tally';
 
 /** Terminal tasks deleted per transaction while pruning. */
 const PRUNE_CHUNK = 2000;
+
+const iso = (ms: number | null) => (ms === null ? 'never' : new Date(ms).toISOString());
+
+/**
+ * Why an expired lease's attempt is abandoned, as the SQL Server store says it too (sql/maintenance.ts):
+ * its worker heard from at or after the lease's end was alive while its lease lapsed (`lease_lost`);
+ * otherwise it stopped (`worker_lost`). The message stays one per worker (failure groups); the times go
+ * in the detail.
+ */
+export function abandoned(
+  workerId: string | null,
+  leaseUntil: number,
+  heartbeatAt: number | null,
+): { reason: AbandonReason; message: string; detail: string } {
+  const w = workerId ?? '?';
+  const detail = `worker ${w}: last heartbeat ${iso(heartbeatAt)}; lease ended ${iso(leaseUntil)}`;
+  if (heartbeatAt !== null && heartbeatAt >= leaseUntil) {
+    return { reason: 'lease_lost', message: `lease lost while its worker was alive: worker ${w} renewed it too late`, detail };
+  }
+  return { reason: 'worker_lost', message: `lease expired: worker ${w} stopped renewing it (crashed, killed or cut off)`, detail };
+}
 
 /** Expired leases: the attempt is abandoned; the task goes back to pending, or to dead without attempts left. */
 export async function rescueExpired(shared: Shared): Promise<RescueResult> {
@@ -27,13 +48,16 @@ function rescue(db: Db, tally: Tally, now: number): RescueResult {
     attempts: number;
     max_attempts: number;
     worker_id: string | null;
+    lease_until: number;
+    heartbeat_at: number | null;
   })[];
   const res = { retried: 0, dead: 0 };
   for (const t of expired) {
-    const message = `lease expired: worker ${t.worker_id ?? '?'} stopped renewing it (crashed, killed or cut off)`;
+    const { reason, message, detail } = abandoned(t.worker_id, t.lease_until, t.heartbeat_at);
     const dead = t.attempts >= t.max_attempts;
     stmt(db, S.RESCUE_TASK).run(dead ? 'dead' : 'pending', dead ? 1 : 0, now, dead ? 1 : 0, now, message, t.id);
-    endAttempt(db, t, t.id, t.attempts, 'abandoned', { number: null, message, detail: null }, dead ? 'dead' : 'pending', tally, now);
+    endAttempt(db, t, t.id, t.attempts, 'abandoned', { number: null, message, detail }, dead ? 'dead' : 'pending', tally, now);
+    stmt(db, S.SET_ABANDON_REASON).run(reason, t.id, t.attempts);
     if (dead) res.dead++;
     else res.retried++;
   }

@@ -1,5 +1,6 @@
 // Row shapes of the SQLite tables and their mapping to the engine's types.
 import type {
+  AbandonReason,
   AttemptView,
   MetricPoint,
   Outcome,
@@ -64,6 +65,8 @@ export interface LogRow {
   error_number: number | null;
   error_message: string | null;
   error_detail: string | null;
+  /** migration 15 (SQL Server) / 13 (SQLite) */
+  abandon_reason?: string | null;
   /** the task's max attempts, status and attempts made (the attempt list joins them) */
   task_max_attempts?: number | null;
   task_status?: string | null;
@@ -133,6 +136,7 @@ export function attemptView(r: LogRow): AttemptView {
     errorNumber: r.error_number,
     errorMessage: r.error_message,
     errorDetail: r.error_detail,
+    abandonReason: (r.abandon_reason ?? null) as AbandonReason | null,
     ...finalOf(r),
   };
 }

@@ -43,6 +43,8 @@ export function attemptJson(a: AttemptView) {
     errorNumber: a.errorNumber,
     errorMessage: a.errorMessage,
     errorDetail: a.errorDetail,
+    /** abandoned by the rescue: lease_lost (its worker was alive) or worker_lost (crashed, killed, cut off) */
+    abandonReason: a.abandonReason,
     /** the task's max attempts (null where the read did not join it) */
     maxAttempts: a.maxAttempts ?? null,
     /** this attempt made its task dead */

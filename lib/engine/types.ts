@@ -5,6 +5,14 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const TERMINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'dead', 'cancelled'];
 
 export const OUTCOMES = ['running', 'succeeded', 'failed', 'abandoned', 'cancelled', 'timed_out'] as const;
+
+/**
+ * Why the rescue abandoned an attempt whose lease expired: `lease_lost` — its worker was heard from at or
+ * after the lease's end (alive, but its heartbeats came too late to renew it); `worker_lost` — it was not
+ * (crashed, killed or cut off). Recorded at the rescue (both stores: the worker's heartbeat row then).
+ */
+export const ABANDON_REASONS = ['lease_lost', 'worker_lost'] as const;
+export type AbandonReason = (typeof ABANDON_REASONS)[number];
 export type Outcome = (typeof OUTCOMES)[number];
 
 export const TASK_KINDS = ['handler', 'sql', 'procedure'] as const;
@@ -67,6 +75,8 @@ export interface AttemptView {
   errorNumber: number | null;
   errorMessage: string | null;
   errorDetail: string | null;
+  /** an attempt abandoned by the rescue of its expired lease: why (null otherwise, and for older attempts) */
+  abandonReason: AbandonReason | null;
   /** the task's max attempts now (in the attempt list; absent in a task's own history) */
   maxAttempts?: number;
   /** this attempt made its task dead: the task is dead and this was its last attempt (attempt list) */

@@ -15,32 +15,54 @@ export const RESCUE_BATCH = 500;
 
 /**
  * Expired leases, at most RESCUE_BATCH per call (keeps locks far below escalation): attempt →
- * abandoned, token released; task → pending (due now) or dead when it has no attempts left.
+ * abandoned, token released; task → pending (due now) or dead when it has no attempts left. Why, as the
+ * SQLite store says it (db/sqlite/maintenance.ts abandoned): the worker heard from at or after the lease's
+ * end was alive while its lease lapsed (abandon_reason lease_lost), else it stopped (worker_lost); the times
+ * go in the attempt's detail. The expired rows are taken first (UPDLOCK: the lock order's Tasks first; the
+ * Workers row read after is written only by statements that lock nothing else), with their lease's end.
  * Returns (retried, dead), then the touched batches.
  */
 export const RESCUE_EXPIRED = `${BEGIN}
 ${DECLARE_MOVES}
+DECLARE @expired TABLE (id bigint NOT NULL PRIMARY KEY, lease_until datetime2(3) NOT NULL, heartbeat_at datetime2(3) NULL,
+  alive bit NOT NULL DEFAULT 0);
 SET DEADLOCK_PRIORITY LOW;
 BEGIN TRANSACTION;
-UPDATE TOP (${RESCUE_BATCH}) t
+INSERT INTO @expired (id, lease_until)
+  SELECT TOP (${RESCUE_BATCH}) t.id, t.lease_until FROM readpast.Tasks AS t WITH (UPDLOCK, ROWLOCK, READCOMMITTEDLOCK)
+  WHERE t.status = 'running' AND t.lease_until < @now;
+UPDATE e SET heartbeat_at = w.heartbeat_at,
+    alive = CASE WHEN w.heartbeat_at >= e.lease_until THEN 1 ELSE 0 END
+  FROM @expired AS e
+  JOIN readpast.Tasks AS t ON t.id = e.id
+  JOIN readpast.Workers AS w ON w.worker_id = t.worker_id;
+UPDATE t
   SET status = CASE WHEN t.attempts >= t.max_attempts THEN 'dead' ELSE 'pending' END,
       run_after = CASE WHEN t.attempts >= t.max_attempts THEN t.run_after ELSE @now END,
       finished_at = CASE WHEN t.attempts >= t.max_attempts THEN @now ELSE NULL END,
       lease_until = NULL, error_number = NULL, error_detail = NULL,
-      error_message = CONCAT(N'lease expired: worker ', COALESCE(t.worker_id, N'?'), N' stopped renewing it (crashed, killed or cut off)')
+      error_message = CASE WHEN e.alive = 1
+        THEN CONCAT(N'lease lost while its worker was alive: worker ', COALESCE(t.worker_id, N'?'), N' renewed it too late')
+        ELSE CONCAT(N'lease expired: worker ', COALESCE(t.worker_id, N'?'), N' stopped renewing it (crashed, killed or cut off)') END
   OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, deleted.token_no,
     deleted.attempts, deleted.worker_id INTO @moves
   FROM readpast.Tasks AS t
+  JOIN @expired AS e ON e.id = t.id
   WHERE t.status = 'running' AND t.lease_until < @now;
 UPDATE c SET status = 'free', task_id = NULL, attempt = NULL, worker_id = NULL, granted_at = NULL
   FROM readpast.ConcurrencyTokens AS c
   JOIN @moves AS m ON m.queue = c.queue AND m.token_no = c.token_no AND m.id = c.task_id AND m.attempt = c.attempt;
-UPDATE l SET ended_at = @now, outcome = 'abandoned', error_message = t.error_message
+UPDATE l SET ended_at = @now, outcome = 'abandoned', error_message = t.error_message,
+    abandon_reason = CASE WHEN e.alive = 1 THEN 'lease_lost' ELSE 'worker_lost' END,
+    error_detail = CONCAT(N'worker ', COALESCE(m.worker_id, N'?'), N': last heartbeat ',
+      COALESCE(CONVERT(nvarchar(23), e.heartbeat_at, 126) + N'Z', N'never'), N'; lease ended ',
+      CONVERT(nvarchar(23), e.lease_until, 126), N'Z')
   OUTPUT inserted.queue, ${historyCommandOf('inserted.kind', 'inserted.command')},
     CASE WHEN m.to_status = 'dead' THEN 'dead' ELSE 'failed' END, DATEDIFF_BIG(MILLISECOND, inserted.started_at, @now) INTO @hist
   FROM readpast.ExecutionLog AS l
   JOIN @moves AS m ON m.id = l.task_id AND m.attempt = l.attempt
   JOIN readpast.Tasks AS t ON t.id = m.id
+  JOIN @expired AS e ON e.id = m.id
   WHERE l.ended_at IS NULL;
 UPDATE s SET last_ended_at = @now
   FROM readpast.BatchStages AS s

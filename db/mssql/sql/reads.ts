@@ -11,7 +11,7 @@ export const TASK_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payloa
   t.schedule_fire_at`;
 
 export const LOG_COLUMNS = `l.id, l.task_id, t.token, l.attempt, l.queue, l.kind, l.command, l.worker_id, l.session, l.token_no,
-  l.batch_id, l.stage, l.started_at, l.ended_at, l.outcome, l.error_number, l.error_message, l.error_detail,
+  l.batch_id, l.stage, l.started_at, l.ended_at, l.outcome, l.error_number, l.error_message, l.error_detail, l.abandon_reason,
   t.max_attempts AS task_max_attempts, t.status AS task_status, t.attempts AS task_attempts`;
 
 /** A task and its attempts (two result sets). */

@@ -1,10 +1,15 @@
 // SQL of housekeeping: rescuing expired leases, marking lost workers, the depth sample, and pruning
 // old finished tasks with what else has aged out.
 
-/** Open attempts whose task's lease expired (now). */
-export const EXPIRED_ATTEMPTS = `SELECT t.id, t.queue, t.batch_id, t.stage, t.token_no, t.attempts, t.max_attempts, t.worker_id
+/** Open attempts whose task's lease expired (now), with the lease's end and its worker's last heartbeat. */
+export const EXPIRED_ATTEMPTS = `SELECT t.id, t.queue, t.batch_id, t.stage, t.token_no, t.attempts, t.max_attempts, t.worker_id,
+        t.lease_until, w.heartbeat_at
       FROM ExecutionLog l CROSS JOIN Tasks t ON t.id = l.task_id AND t.attempts = l.attempt
+      LEFT JOIN Workers w ON w.worker_id = t.worker_id
       WHERE l.ended_at IS NULL AND t.status = 'running' AND t.lease_until < ?`;
+
+/** Why the rescue abandoned the attempt (reason, task id, attempt). */
+export const SET_ABANDON_REASON = 'UPDATE ExecutionLog SET abandon_reason = ? WHERE task_id = ? AND attempt = ?';
 
 /** Back to pending (due now) or dead (status, dead, now, dead, now, error_message, id). */
 export const RESCUE_TASK = `UPDATE Tasks SET status = ?, run_after = CASE WHEN ? THEN run_after ELSE ? END,

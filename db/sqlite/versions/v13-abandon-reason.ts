@@ -1,0 +1,13 @@
+// SQLite migration 13: why an abandoned attempt was abandoned. The rescue of an expired lease records
+// `lease_lost` when the attempt's worker was heard from at or after the lease's end (alive, its heartbeats
+// too late to renew it) and `worker_lost` when it was not (crashed, killed or cut off); the dashboard shows
+// the two apart and /metrics counts them.
+import type { SqliteMigration } from '../schema';
+
+export const migration: SqliteMigration = {
+  version: 13,
+  name: 'abandon reason',
+  sql: `
+ALTER TABLE ExecutionLog ADD COLUMN abandon_reason TEXT;
+`,
+};
