@@ -5,6 +5,7 @@ import { Badge, OutcomeBadge } from '../ui/Badge';
 import { DataTable, type Column } from '../ui/DataTable';
 import { Elapsed, RelativeTime } from '../ui/Time';
 import { TokenLink } from '../ui/TokenLink';
+import { ABANDON_TEXT } from '../task/abandon';
 import { formatAbsolute, type TimeMode } from './time';
 
 /** the attempt that made its task dead (its last, with the task dead now) */
@@ -13,6 +14,17 @@ function FinalMark({ a }: { a: AttemptJson }) {
   return (
     <Badge tone="red" testId="log-final" className="ml-1">
       <span title="This attempt made its task dead: no attempts were left (or the error was not retryable)">☠ final</span>
+    </Badge>
+  );
+}
+
+/** an abandoned attempt: lease lost while its worker was alive, or its worker stopped */
+function AbandonMark({ a }: { a: AttemptJson }) {
+  const text = a.abandonReason ? ABANDON_TEXT[a.abandonReason] : undefined;
+  if (!text) return null;
+  return (
+    <Badge tone={a.abandonReason === 'lease_lost' ? 'amber' : 'gray'} testId="log-abandon-reason" className="ml-1">
+      <span title={text.long}>{text.short}</span>
     </Badge>
   );
 }
@@ -109,6 +121,7 @@ function PhoneRow({ a, mode }: { a: AttemptJson; mode: TimeMode }) {
       <div className="flex items-center gap-2">
         <OutcomeBadge outcome={a.outcome} testId="log-outcome" />
         <FinalMark a={a} />
+        <AbandonMark a={a} />
         <div className="min-w-0 flex-1">
           <Command a={a} />
         </div>
@@ -148,6 +161,7 @@ const columnsIn = (mode: TimeMode): Column<AttemptJson>[] => [
       <span className="inline-flex items-center whitespace-nowrap">
         <OutcomeBadge outcome={a.outcome} testId="log-outcome" />
         <FinalMark a={a} />
+        <AbandonMark a={a} />
       </span>
     ),
   },

@@ -1,6 +1,7 @@
 'use client';
 import type { AttemptJson } from '../api';
 import { formatLocal } from '../format';
+import { ABANDON_TEXT } from './abandon';
 import { OUTCOME_TONE, OutcomeBadge } from '../ui/Badge';
 import { cx } from '../ui/cx';
 import { Elapsed, RelativeTime } from '../ui/Time';
@@ -31,6 +32,11 @@ export function AttemptsTimeline({ history }: { history: AttemptJson[] }) {
           <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
             <span className="text-sm font-semibold text-slate-900">Attempt {a.attempt}</span>
             <OutcomeBadge outcome={a.outcome} />
+            {a.abandonReason && ABANDON_TEXT[a.abandonReason] && (
+              <span className="text-xs font-medium text-violet-700" data-testid="attempt-abandon-reason" data-reason={a.abandonReason}>
+                {ABANDON_TEXT[a.abandonReason]!.long}
+              </span>
+            )}
             <span className="text-xs text-slate-500">
               <RelativeTime iso={a.startedAt} /> · <span title={a.startedAt ?? ''}>{formatLocal(a.startedAt)}</span>
             </span>
@@ -58,7 +64,9 @@ export function AttemptsTimeline({ history }: { history: AttemptJson[] }) {
               </p>
               {a.errorDetail && (
                 <details className="mt-1">
-                  <summary className="cursor-pointer text-xs text-rose-600 hover:underline">stack trace</summary>
+                  <summary className="cursor-pointer text-xs text-rose-600 hover:underline">
+                    {a.outcome === 'abandoned' ? 'last heartbeat' : 'stack trace'}
+                  </summary>
                   <pre
                     className="mt-1 max-h-72 overflow-auto rounded bg-slate-900 p-2 font-mono text-[11px] leading-relaxed text-slate-100"
                     data-testid="attempt-stack"

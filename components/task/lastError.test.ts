@@ -46,6 +46,19 @@ describe("the task page's last error: which attempt, and whether it is current",
     ).toBe('Attempt 1 of 3 was abandoned (its lease expired); attempt 2 succeeded');
   });
 
+  it('an abandoned attempt says why: lease lost while its worker was alive, or its worker stopped', () => {
+    const abandoned = (reason: string) =>
+      ({ attempt: 1, outcome: 'abandoned', errorMessage: 'lease', abandonReason: reason }) as unknown as Parameters<
+        typeof lastErrorContext
+      >[0]['history'][number];
+    const label = (reason: string) =>
+      lastErrorContext({ status: 'pending', maxAttempts: 3, lastError: error('lease'), history: [abandoned(reason)] })!.label;
+    expect(label('lease_lost')).toBe('Attempt 1 of 3 was abandoned (lease lost while its worker was alive); the next attempt is due');
+    expect(label('worker_lost')).toBe(
+      'Attempt 1 of 3 was abandoned (its worker stopped: crashed, killed or cut off); the next attempt is due',
+    );
+  });
+
   it('no error: nothing to show; an error whose attempt was pruned from the log still shows, unlabelled', () => {
     expect(lastErrorContext({ status: 'succeeded', maxAttempts: 1, lastError: null, history: [attempt(1, 'succeeded')] })).toBeNull();
     expect(lastErrorContext({ status: 'dead', maxAttempts: 1, lastError: error('x'), history: [] })).toMatchObject({

@@ -2,6 +2,7 @@
 // that succeeded after a failed attempt keeps that attempt's error on its row, which must read as
 // history ("attempt 2 of 5 failed: …; attempt 3 succeeded"), not as the task's current error.
 import type { StatusJson } from '../api';
+import { abandonedPhrase } from './abandon';
 
 export interface LastErrorContext {
   /** the attempt that recorded the error, when the log still has it */
@@ -31,7 +32,8 @@ export function lastErrorContext(t: Pick<StatusJson, 'status' | 'maxAttempts' | 
   const own = [...ended].reverse().find((a) => a.errorMessage === t.lastError!.message) ?? ended.at(-1) ?? null;
   const success = sorted.find((a) => a.outcome === 'succeeded' && (own === null || a.attempt > own.attempt)) ?? null;
   const current = t.status !== 'succeeded' && success === null;
-  const head = own ? `Attempt ${own.attempt} of ${t.maxAttempts} ${ENDED[own.outcome] ?? own.outcome}` : null;
+  const endedAs = own?.outcome === 'abandoned' ? abandonedPhrase(own.abandonReason) : own ? (ENDED[own.outcome] ?? own.outcome) : '';
+  const head = own ? `Attempt ${own.attempt} of ${t.maxAttempts} ${endedAs}` : null;
   const label = success
     ? `${head ?? 'An earlier attempt failed'}; attempt ${success.attempt} succeeded`
     : head

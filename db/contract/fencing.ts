@@ -345,6 +345,12 @@ export function fencingTests(factory: StoreFactory) {
           [cb.token, 'lease_lost'],
         ].sort(),
       );
+      // counted by queue and reason (/metrics)
+      expect(await store.reads.abandonedSince(new Date(Date.now() - 3_600_000))).toEqual([
+        { queue: 'why', reason: 'lease_lost', n: 1 },
+        { queue: 'why', reason: 'worker_lost', n: 1 },
+      ]);
+      expect(await store.reads.abandonedSince(new Date(Date.now() + 3_600_000))).toEqual([]);
       // an attempt ended any other way has none
       const again = await h().claimOne(gone, { queues: ['why'] });
       expect(await h().succeed(again)).toBe(true);

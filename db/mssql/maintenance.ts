@@ -1,10 +1,11 @@
 // Housekeeping on SQL Server, safe to run from every process at once: lease rescue, lost workers,
 // pruning and the depth sample. Each round is one short transaction.
-import type { PruneResult, RescueResult } from '../../lib/engine/types';
+import type { AbandonedCount, PruneResult, RescueResult } from '../../lib/engine/types';
 import { sql, type IResult, type Shared } from './connection';
 import { intMs } from './rows';
 import { settleTouched } from './settle';
 import {
+  ABANDONED_SINCE,
   CLOSE_ORPHAN_ATTEMPTS,
   MARK_LOST_WORKERS,
   PRUNE_BATCH,
@@ -17,6 +18,12 @@ import {
 import { pruneHistory, rollHistoryIfDue } from './history';
 
 const first = <T>(r: IResult<unknown>): T | undefined => (r.recordsets as unknown as T[][])[0]?.[0];
+
+/** Attempts the rescue abandoned since `since`, by queue and reason. */
+export async function abandonedSince(shared: Shared, since: Date): Promise<AbandonedCount[]> {
+  const r = await shared.query<AbandonedCount>(ABANDONED_SINCE, [['since', sql.DateTime2(3), since]]);
+  return r.recordset.map((x) => ({ queue: x.queue, reason: x.reason, n: Number(x.n) }));
+}
 
 export async function rescueExpired(shared: Shared): Promise<RescueResult> {
   const total = { retried: 0, dead: 0 };

@@ -159,6 +159,7 @@ export class MssqlStore implements Store {
       failureGroupPage: (filter) => failures.failureGroupPage(shared, filter),
       getPoolSetting: (host, role) => poolSettings.getPoolSetting(shared, host, role),
       clock: () => schedules.serverClock(shared),
+      abandonedSince: (since) => maintenance.abandonedSince(shared, since),
       pendingBreakdown: () => reads.pendingBreakdown(shared),
     };
 

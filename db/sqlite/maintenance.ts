@@ -1,9 +1,9 @@
 // Housekeeping, safe to run from every process at once: lease rescue, lost workers, the depth sample,
 // and pruning (in chunks, each a short transaction of its own).
 import { AUDIT_KEEP_MS } from '../../lib/engine/limits';
-import type { AbandonReason, PruneResult, RescueResult } from '../../lib/engine/types';
+import type { AbandonedCount, AbandonReason, PruneResult, RescueResult } from '../../lib/engine/types';
 import { deleteTaskOutput } from './attempt-logs';
-import type { Db, Shared } from './connection';
+import { read, type Db, type Shared } from './connection';
 import { endAttempt, type Ended } from './settle';
 import { pruneHistory, rollHistory } from './history';
 import { PRUNE_AUDIT } from './sql/audit';
@@ -63,6 +63,11 @@ function rescue(db: Db, tally: Tally, now: number): RescueResult {
   }
   stmt(db, S.CLOSE_ORPHAN_ATTEMPTS).run(now);
   return res;
+}
+
+/** Attempts the rescue abandoned since `since`, by queue and reason. */
+export function abandonedSince(shared: Shared, since: Date): Promise<AbandonedCount[]> {
+  return read(() => stmt(shared.db, S.ABANDONED_SINCE).all(since.getTime()) as AbandonedCount[]);
 }
 
 /** workers in state `running` whose heartbeat is older than `staleMs` become `lost`; returns how many */

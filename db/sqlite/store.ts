@@ -157,6 +157,7 @@ export class SqliteStore implements Store {
       getPoolSetting: (host, role) => poolSettings.getPoolSetting(shared, host, role),
       // the times SQLite's store writes are this process's clock (connection.ts tx)
       clock: async () => new Date(),
+      abandonedSince: (since) => maintenance.abandonedSince(shared, since),
       pendingBreakdown: () => reads.pendingBreakdown(shared),
     };
   }

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sleep } from '../engine/handlers';
-import { openReadpast } from './open';
-import type { Readpast } from './readpast';
+import { openReadpast, openStore } from './open';
+import { Readpast } from './readpast';
 
 interface Family {
   name: string;
@@ -43,6 +43,32 @@ const value = (fs: Family[], name: string, labels: Record<string, string>) =>
   Number(family(fs, name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))?.value ?? NaN);
 
 describe('GET /metrics', () => {
+  it('counts the attempts the rescue abandoned in the last hour, by queue and reason', async () => {
+    await rp.close();
+    const store = await openStore(`sqlite:${join(dir, 'm.db')}`);
+    rp = new Readpast(store);
+    const reg = (workerId: string) => store.worker.registerWorker({ workerId, host: 'h', pid: 1, role: 'r' });
+    await reg('gone');
+    await reg('slow');
+    for (const q of ['qa', 'qa', 'qb']) await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', payload: null, queue: q });
+    const claim = (workerId: string, queue: string) => store.worker.claim([{ workerId, session: 1 }], { leaseMs: 30, queues: [queue] });
+    const [a] = await claim('gone', 'qa');
+    const [b] = await claim('slow', 'qa');
+    await claim('gone', 'qb');
+    await sleep(80);
+    // heard from after its lease ended: alive
+    await store.worker.heartbeat({ workerIds: ['slow'], running: [{ taskId: b!.id, workerId: 'slow', attempt: 1 }], leaseMs: 30 });
+    expect(a).toBeDefined();
+    expect(await store.maintenance.rescueExpired()).toEqual({ retried: 3, dead: 0 });
+    const family = (await scrape()).find((f) => f.name === 'readpast_attempts_abandoned_last_hour')!;
+    expect(family.type).toBe('GAUGE');
+    expect(family.metrics.map((m) => [m.labels?.queue, m.labels?.reason, m.value]).sort()).toEqual([
+      ['qa', 'lease_lost', '1'],
+      ['qa', 'worker_lost', '1'],
+      ['qb', 'worker_lost', '1'],
+    ]);
+  });
+
   it('exposes gauges, monotonic counters and per-queue histograms', async () => {
     await rp.setQueue('mq', { concurrencyLimit: 3 }, 'test');
     for (let i = 0; i < 4; i++) await rp.enqueue({ command: 'demo.echo', queue: 'mq', payload: { i } });

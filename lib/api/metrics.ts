@@ -55,15 +55,21 @@ function perQueue(totals: HistoryTotals[], pick: (t: HistoryTotals) => { buckets
   return m;
 }
 
+/** How far back readpast_attempts_abandoned_last_hour counts. */
+export const ABANDONED_WINDOW_MS = 3_600_000;
+
 /** The exposition text of one scrape. */
 export async function prometheusText(reads: ReadModel, now = Date.now()): Promise<string> {
-  const [counts, queues, workers, breakdown, totals] = await Promise.all([
+  const [counts, queues, workers, breakdown, totals, clock] = await Promise.all([
     reads.countsByQueue(),
     reads.listQueues(),
     reads.listWorkers(),
     reads.pendingBreakdown(),
     reads.historyTotals(),
+    reads.clock(),
   ]);
+  // the window by the store's clock, which stamped the attempts' ends
+  const abandonedCounts = await reads.abandonedSince(new Date(clock.getTime() - ABANDONED_WINDOW_MS));
   const registry = new Registry();
   const registers = [registry];
 
@@ -104,6 +110,15 @@ export async function prometheusText(reads: ReadModel, now = Date.now()): Promis
   }
   const alive = new Gauge({ name: 'readpast_workers_alive', help: 'Worker slots with a live heartbeat.', registers });
   alive.set(workers.filter((w) => w.state === 'running').length);
+  const abandoned = new Gauge({
+    name: 'readpast_attempts_abandoned_last_hour',
+    help:
+      'Attempts abandoned by the rescue of an expired lease in the last hour, by queue and reason: lease_lost (its worker ' +
+      'was alive, its heartbeats too late), worker_lost (crashed, killed or cut off), unknown (before reasons were kept).',
+    labelNames: ['queue', 'reason'],
+    registers,
+  });
+  for (const a of abandonedCounts) abandoned.set({ queue: a.queue, reason: a.reason }, a.n);
 
   const counter = (name: string, help: string, pick: (t: HistoryTotals) => number) => {
     const c = new Counter({ name, help, labelNames: ['queue', 'command'], registers });

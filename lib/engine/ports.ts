@@ -3,6 +3,7 @@
 // ReadModel, the SQL Server pages the optional SqlServerExtras. Every dialect in db/ implements all
 // of them and passes db/contract. Nothing here knows SQL.
 import type {
+  AbandonedCount,
   AttemptFilter,
   AuditFilter,
   AuditInput,
@@ -290,6 +291,8 @@ export interface ReadModel {
   getPoolSetting(host: string, role: string): Promise<PoolSetting | null>;
   /** the store's clock (SQL Server: the server's), which every time the store writes is read from */
   clock(): Promise<Date>;
+  /** attempts the rescue abandoned that ended at or after `since`, by queue and reason (/metrics) */
+  abandonedSince(since: Date): Promise<AbandonedCount[]>;
 }
 
 /** What only SQL Server has: stored procedures, live session state from the DMVs, KILL. */

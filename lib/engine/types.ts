@@ -13,6 +13,13 @@ export const OUTCOMES = ['running', 'succeeded', 'failed', 'abandoned', 'cancell
  */
 export const ABANDON_REASONS = ['lease_lost', 'worker_lost'] as const;
 export type AbandonReason = (typeof ABANDON_REASONS)[number];
+
+/** Attempts abandoned by the rescue since a time, by queue and reason (`unknown`: before reasons were kept). */
+export interface AbandonedCount {
+  queue: string;
+  reason: AbandonReason | 'unknown';
+  n: number;
+}
 export type Outcome = (typeof OUTCOMES)[number];
 
 export const TASK_KINDS = ['handler', 'sql', 'procedure'] as const;

@@ -77,6 +77,13 @@ SELECT COALESCE(SUM(CASE WHEN m.to_status = 'pending' THEN 1 ELSE 0 END), 0) AS 
 FROM @moves AS m;
 ${TOUCHED}`;
 
+/** Attempts the rescue abandoned that ended at or after @since, by queue and reason (IX_ExecutionLog_unsuccessful). */
+export const ABANDONED_SINCE = `SELECT l.queue, COALESCE(l.abandon_reason, 'unknown') AS reason, COUNT(*) AS n
+FROM readpast.ExecutionLog AS l
+WHERE l.outcome = 'abandoned' AND l.ended_at >= @since
+GROUP BY l.queue, COALESCE(l.abandon_reason, 'unknown')
+ORDER BY l.queue, reason;`;
+
 /** Attempts left open by a task that was settled elsewhere (should not happen; keeps ExecutionStatus true). */
 export const CLOSE_ORPHAN_ATTEMPTS = `SET NOCOUNT ON;
 SET DEADLOCK_PRIORITY LOW;

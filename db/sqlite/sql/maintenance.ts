@@ -8,6 +8,11 @@ export const EXPIRED_ATTEMPTS = `SELECT t.id, t.queue, t.batch_id, t.stage, t.to
       LEFT JOIN Workers w ON w.worker_id = t.worker_id
       WHERE l.ended_at IS NULL AND t.status = 'running' AND t.lease_until < ?`;
 
+/** Attempts the rescue abandoned that ended at or after a time, by queue and reason (over ExecutionLog_unsuccessful). */
+export const ABANDONED_SINCE = `SELECT l.queue, COALESCE(l.abandon_reason, 'unknown') AS reason, COUNT(*) AS n
+      FROM ExecutionLog l WHERE l.outcome = 'abandoned' AND l.ended_at >= ?
+      GROUP BY l.queue, COALESCE(l.abandon_reason, 'unknown') ORDER BY l.queue, reason`;
+
 /** Why the rescue abandoned the attempt (reason, task id, attempt). */
 export const SET_ABANDON_REASON = 'UPDATE ExecutionLog SET abandon_reason = ? WHERE task_id = ? AND attempt = ?';
 
