@@ -4,6 +4,8 @@
 //   2. a worker is killed with SIGKILL mid-task: a second one rescues its tasks once their lease expires;
 //   3. a queue limited to 3 across three processes (then raised to 5) is never exceeded, from ExecutionLog;
 //   4. a batch's stages 4, 2, 1, 2, 1 under a cap of 3 run in order.
+// Then what the workers' logs say of heartbeats (the slowest, and the cause of any slower than half the lease)
+// and each lease lost while its worker was alive, with that worker's last heartbeat (bin/stress/checks.ts).
 // It prints what held (✓) and what did not (✗), and exits 1 when anything did not, 2 without MSSQL_URL.
 // Use a database of its own: each run adds tasks in queues named after the run (stress-<run>-…),
 // which are left in place to look at afterwards (they are pruned with the rest after 7 days).
@@ -19,6 +21,7 @@ import {
   executionProblems,
   formatVerdict,
   killVerdict,
+  leaseReport,
   limitVerdict,
   parseExecutions,
   stagesVerdict,
@@ -212,6 +215,15 @@ async function main(): Promise<number> {
       for (const line of formatVerdict(v)) log(line);
       log(`  (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
     }
+    // where the heartbeats' time went, and every lease lost while its worker lived
+    const abandoned = (
+      await allPages<AttemptView>((cursor) => lib.reads.listAttempts({ outcome: 'abandoned', cursor, limit: 500 }))
+    ).filter((a) => a.queue.startsWith(`${RUN}-`));
+    for (const line of leaseReport(
+      ctx.workers.flatMap((w) => w.logs()),
+      abandoned,
+    ))
+      log(line);
   } finally {
     for (const w of ctx.workers) w.kill();
     await Promise.all(ctx.workers.map((w) => w.exited));

@@ -7,6 +7,7 @@ import {
   executionProblems,
   formatVerdict,
   killVerdict,
+  leaseReport,
   limitVerdict,
   parseExecutions,
   stagesVerdict,
@@ -220,6 +221,35 @@ describe('kill -9 mid-task', () => {
       'k: outcomes running',
       'k: ran on the killed worker but has no abandoned attempt',
       'q: never ran on the killed worker, yet was abandoned',
+    ]);
+  });
+});
+
+describe('heartbeats and lost leases', () => {
+  it('prints the slowest heartbeat the workers logged, the causes, and each lease lost while its worker lived', () => {
+    const logs = [
+      { level: 40, msg: 'slow heartbeat: leases were renewed late', ms: 1800, leaseMs: 5000, serverMs: 1700 },
+      { level: 40, msg: 'slow heartbeat: leases were renewed late', ms: 3100, leaseMs: 5000, serverMs: 200 },
+      { level: 50, msg: 'heartbeat slower than half the lease (3100 ms of 5000): connection wait: 2900 ms before …', ms: 3100 },
+      { level: 30, msg: 'worker started' },
+    ];
+    const abandoned = [
+      attempt('t1', 1, 'abandoned', 'p1-w2', 0, 6000, {
+        abandonReason: 'lease_lost',
+        errorDetail: 'worker p1-w2: last heartbeat 2025-01-01T10:00:06.100Z; lease ended 2025-01-01T10:00:05.000Z',
+      }),
+      attempt('t2', 1, 'abandoned', 'p0-w1', 0, 6000, { abandonReason: 'worker_lost' }),
+    ];
+    expect(leaseReport(logs, abandoned)).toEqual([
+      'heartbeats: 2 slow beats, the slowest 3100 ms of a 5000 ms lease, 200 ms of it in the server',
+      '  heartbeat slower than half the lease (3100 ms of 5000): connection wait: 2900 ms before …',
+      'lost leases: 1 attempt abandoned while its worker was alive',
+      '  t1 attempt 1 on p1-w2: worker p1-w2: last heartbeat 2025-01-01T10:00:06.100Z; lease ended 2025-01-01T10:00:05.000Z',
+      "abandoned by a stopped worker (the kill phase's own): 1",
+    ]);
+    expect(leaseReport([], [])).toEqual([
+      'heartbeats: none slower than a quarter of the lease',
+      'lost leases: none while a worker was alive',
     ]);
   });
 });

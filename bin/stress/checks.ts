@@ -20,6 +20,10 @@ export interface AttemptLike {
   startedAt: Date | string | null;
   endedAt: Date | string | null;
   errorMessage?: string | null;
+  /** the rescue's detail of an abandoned attempt: its worker's last heartbeat and the lease's end */
+  errorDetail?: string | null;
+  /** lease_lost (its worker was alive) or worker_lost */
+  abandonReason?: string | null;
 }
 
 /** One run's verdict: what held (printed with ✓) and what did not (✗, exit non-zero). */
@@ -226,4 +230,36 @@ export function formatVerdict(v: Verdict, max = 10): string[] {
   if (!v.problems.length) return v.held.map((h, i) => (i === 0 ? `✓ ${v.name}: ${h}` : `    ${h}`));
   const more = v.problems.length > max ? [`  … and ${v.problems.length - max} more`] : [];
   return [`✗ ${v.name}: ${plural(v.problems.length, 'problem')}`, ...v.problems.slice(0, max).map((p) => `  - ${p}`), ...more];
+}
+
+/** A worker's pino log record (as WorkerProcess.logs() parses them). */
+export type LogRecord = Record<string, unknown>;
+
+/**
+ * What the workers' logs and ExecutionLog say about heartbeats and lost leases: the slowest heartbeat any
+ * worker logged (the pool logs beats slower than a quarter of the lease, and the first beat slower than half
+ * of it with its cause), how many were slow, and each attempt the rescue abandoned while its worker was
+ * alive (lease_lost), with its worker's last heartbeat. Lines to print.
+ */
+export function leaseReport(logs: LogRecord[], abandoned: AttemptLike[]): string[] {
+  const slow = logs.filter((r) => typeof r.msg === 'string' && r.msg.startsWith('slow heartbeat') && typeof r.ms === 'number');
+  const causes = logs.filter((r) => typeof r.msg === 'string' && r.msg.startsWith('heartbeat slower than half the lease'));
+  const out: string[] = [];
+  if (!slow.length) out.push('heartbeats: none slower than a quarter of the lease');
+  else {
+    const max = slow.reduce((a, b) => ((b.ms as number) > (a.ms as number) ? b : a));
+    const server = typeof max.serverMs === 'number' ? `, ${max.serverMs} ms of it in the server` : '';
+    out.push(`heartbeats: ${plural(slow.length, 'slow beat')}, the slowest ${max.ms} ms of a ${max.leaseMs} ms lease${server}`);
+  }
+  for (const c of causes) out.push(`  ${String(c.msg)}`);
+  const lost = abandoned.filter((a) => a.abandonReason === 'lease_lost');
+  const stopped = abandoned.filter((a) => a.abandonReason !== 'lease_lost');
+  out.push(
+    lost.length
+      ? `lost leases: ${plural(lost.length, 'attempt')} abandoned while its worker was alive`
+      : 'lost leases: none while a worker was alive',
+  );
+  for (const a of lost) out.push(`  ${a.token} attempt ${a.attempt} on ${a.workerId ?? '?'}: ${a.errorDetail ?? '(no detail)'}`);
+  if (stopped.length) out.push(`abandoned by a stopped worker (the kill phase's own): ${stopped.length}`);
+  return out;
 }
