@@ -149,6 +149,26 @@ export function fencingTests(factory: StoreFactory) {
       ).toEqual([got[0]!.id]);
     });
 
+    it('a finish held behind a lock until its lease lapsed is refused (the fence reads the time once it holds the row)', async () => {
+      const { store } = h();
+      const a = await h().worker('held-finisher');
+      const token = await h().add({ queue: 'held-finish' });
+      const c = await h().claimOne(a, { leaseMs: 1_500, queues: ['held-finish'] });
+      const tasks = store.sqlServer ? 'readpast.Tasks' : 'Tasks';
+      let locked!: () => void;
+      const isLocked = new Promise<void>((r) => (locked = r));
+      const writer = store.commands.transaction(async (tx) => {
+        await tx.execute(`UPDATE ${tasks} SET priority = priority WHERE token = @t`, { t: token });
+        locked();
+        await sleep(2_500);
+      });
+      await isLocked;
+      const finish = h().succeed(c);
+      await writer;
+      expect(await finish).toBe(false);
+      expect(await h().status(token)).toBe('running');
+    });
+
     it('a heartbeat renews the lease so the task is not rescued', async () => {
       const { store } = h();
       const slot = await h().worker();

@@ -30,7 +30,12 @@ INSERT INTO @r (ord, task_id, worker_id, attempt, kind, outcome, result, run_aft
     kind varchar(10) '$.kind', outcome varchar(10) '$.outcome', result nvarchar(max) '$.result',
     run_after datetime2(3) '$.runAfter', error_number int '$.errorNumber', error_message nvarchar(4000) '$.errorMessage',
     error_detail nvarchar(max) '$.errorDetail', fingerprint char(16) '$.fingerprint', started_at datetime2(3) '$.startedAt') AS j;
+DECLARE @held_rows int;
 BEGIN TRANSACTION;
+-- the attempts' rows first, then the time: a finish that waited behind another writer's lock is fenced on the
+-- lease as it stands once it holds the rows (one that lapsed meanwhile is refused), and its times are then
+SELECT @held_rows = COUNT(*) FROM readpast.Tasks AS t WITH (UPDLOCK, ROWLOCK, READCOMMITTEDLOCK) JOIN @r AS r ON r.task_id = t.id;
+SET @now = SYSUTCDATETIME();
 UPDATE t
   SET status = CASE r.kind WHEN 'succeeded' THEN 'succeeded' WHEN 'retry' THEN 'pending' WHEN 'dead' THEN 'dead' ELSE 'cancelled' END,
       finished_at = CASE WHEN r.kind = 'retry' THEN t.finished_at ELSE @now END,
