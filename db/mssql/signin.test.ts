@@ -1,0 +1,114 @@
+// Signing in, as the real driver (mssql, tedious) sends it to a stand-in TDS endpoint (fake-tds.ts):
+// an access token from the library's callback travels in LOGIN7's FEDAUTH feature, asked again for
+// every new connection and never as a user name or password; a DOMAIN\user account signs in by NTLM
+// (an SSPI NEGOTIATE naming the domain, no SQL login name); a SQL login as before. The Entra ID modes
+// that ask an identity endpoint for their token (Default, Managed Identity, Service Principal,
+// Password) need that endpoint and the server's FEDAUTHINFO: their driver config is tested in url.test.ts.
+import { inspect } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeTds } from './fake-tds';
+import { openMssqlStore, type MssqlStore } from './store';
+
+const quiet = () => {};
+const PW = 'Pw-n0t-in-any-message';
+let tds: FakeTds | null = null;
+let store: MssqlStore | null = null;
+
+afterEach(async () => {
+  await store?.close();
+  await tds?.stop();
+  store = null;
+  tds = null;
+});
+
+async function fake(): Promise<FakeTds> {
+  // each answer takes a while, so that statements at once need connections of their own
+  tds = new FakeTds(() => ({ sets: [{ columns: [['one', 'int']], rows: [[1]] }], delayMs: 150 }));
+  await tds.start();
+  return tds;
+}
+
+const base = (t: FakeTds) => `Server=127.0.0.1,${t.port};Database=fake;Encrypt=false;TrustServerCertificate=true`;
+
+describe('signing in over TDS', () => {
+  it('an access token from the callback is sent in FEDAUTH, a new one for every new connection', async () => {
+    const t = await fake();
+    let n = 0;
+    const tokens: string[] = [];
+    const accessToken = async () => {
+      const tok = `eyJ0eXAi.token-${++n}`;
+      tokens.push(tok);
+      return tok;
+    };
+    store = await openMssqlStore(`${base(t)};Authentication=Active Directory Access Token`, { log: quiet, migrate: false, accessToken });
+    // two statements at once: the shared pool opens a second connection for the second
+    await store.reads.countsByQueue().catch(() => []);
+    await Promise.all([1, 2, 3].map(() => store!.reads.countsByQueue().catch(() => [])));
+    const logins = t.logins('readpast');
+    expect(logins.length).toBeGreaterThanOrEqual(2);
+    for (const c of logins) {
+      expect(c.login.fedAuth?.library).toBe('securitytoken');
+      expect(c.login.userName).toBe('');
+      expect(c.login.sspi).toBeNull();
+    }
+    const sent = logins.map((c) => c.login.fedAuth!.token);
+    // each login carried a token the callback returned, and not the same one twice
+    for (const s of sent) expect(tokens).toContain(s);
+    expect(new Set(sent).size).toBe(sent.length);
+    expect(store.description).toContain('authentication=ActiveDirectoryAccessToken');
+    for (const text of [store.description, inspect(store.description)]) for (const tok of tokens) expect(text).not.toContain(tok);
+  });
+
+  it('a URL without Authentication and a token callback signs in with the token', async () => {
+    const t = await fake();
+    store = await openMssqlStore(base(t), { log: quiet, migrate: false, accessToken: async () => 'tok-plain' });
+    await store.reads.countsByQueue().catch(() => []);
+    expect(t.logins('readpast')[0]?.login.fedAuth).toEqual({ library: 'securitytoken', token: 'tok-plain' });
+  });
+
+  it('a failing callback fails the connection with its message, and the next connection asks again', async () => {
+    const t = await fake();
+    let calls = 0;
+    store = await openMssqlStore(`${base(t)};Authentication=Active Directory Access Token`, {
+      log: quiet,
+      migrate: false,
+      accessToken: async () => {
+        calls++;
+        if (calls === 1) throw new Error('identity endpoint unreachable');
+        return 'tok-second';
+      },
+    });
+    await expect(store.reads.countsByQueue()).rejects.toThrow(/access token callback failed: identity endpoint unreachable/);
+    await store.reads.countsByQueue().catch(() => []);
+    expect(t.logins('readpast').map((c) => c.login.fedAuth?.token)).toEqual(['tok-second']);
+  });
+
+  it('Access Token without a callback is refused at open, before any connection', async () => {
+    const t = await fake();
+    await expect(openMssqlStore(`${base(t)};Authentication=Active Directory Access Token`, { log: quiet, migrate: false })).rejects.toThrow(
+      /needs a token callback/,
+    );
+    expect(t.connections).toHaveLength(0);
+  });
+
+  it('DOMAIN\\user signs in by NTLM: an SSPI NEGOTIATE naming the domain, no SQL login, no password on the wire', async () => {
+    const t = await fake();
+    store = await openMssqlStore(`${base(t)};User Id=corp\\svc;Password=${PW}`, { log: quiet, migrate: false });
+    await store.reads.countsByQueue().catch(() => []);
+    const c = t.logins('readpast')[0]!;
+    expect(c.login.userName).toBe('');
+    expect(c.login.fedAuth).toBeNull();
+    expect(c.login.sspi?.subarray(0, 8).toString('latin1')).toBe('NTLMSSP\0');
+    expect(c.login.sspi?.readUInt32LE(8)).toBe(1); // NEGOTIATE
+    expect(c.login.sspi?.toString('latin1')).toContain('CORP');
+    expect(c.login.sspi?.toString('latin1')).not.toContain(PW);
+    expect(store.description).toBe(`mssql://corp%5Csvc@127.0.0.1:${t.port}/fake?encrypt=false&trustServerCertificate=true`);
+  });
+
+  it('a SQL login sends its name as before', async () => {
+    const t = await fake();
+    store = await openMssqlStore(t.url(), { log: quiet, migrate: false });
+    await store.reads.countsByQueue().catch(() => []);
+    expect(t.logins('readpast')[0]?.login).toMatchObject({ userName: 'readpast', fedAuth: null, sspi: null });
+  });
+});
