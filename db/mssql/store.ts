@@ -219,7 +219,8 @@ export function withAccessToken(target: MssqlTarget, accessToken: unknown): Mssq
   if (target.authentication === 'entra-access-token') return target;
   if (target.authentication !== 'sql' || target.password !== null) {
     throw new ConnectionStringError(
-      'SQL Server: accessToken signs in with Microsoft Entra ID; the connection string must not name another sign-in (Authentication, Password, DOMAIN\\user)',
+      'SQL Server: accessToken signs in with Microsoft Entra ID; the connection string must not name another sign-in ' +
+        '(Authentication, Password, DOMAIN\\user)',
     );
   }
   return { ...target, authentication: 'entra-access-token', user: null };
