@@ -14,6 +14,7 @@ import { migration as v11 } from './versions/v11-browser';
 import { migration as v12 } from './versions/v12-fingerprints';
 import { migration as v13 } from './versions/v13-pool-settings';
 import { migration as v14 } from './versions/v14-worker-queues';
+import { migration as v16 } from './versions/v16-callers-utf8-dedup';
 import { index, table } from './ddl';
 import { ASYNC_EXEC_RESULTS_VIEW, ALLOW_SQL_SETTING, CALLER_PROCEDURES, createProcedure, roleBatches } from './sql/callers';
 import { METRICS_DEAD_COLUMN } from './sql/history';
@@ -602,6 +603,7 @@ END;`,
   v12,
   v13,
   v14,
+  v16,
 ];
 
 /** The highest schema version this code knows. */
