@@ -6,8 +6,9 @@
 export const ENGINE_EDITION = "SELECT CAST(SERVERPROPERTY('EngineEdition') AS int) AS edition;";
 
 /**
- * What this login may see and do, on a server (and the login, which a server permission is granted to). VIEW SERVER PERFORMANCE STATE (SQL Server 2022+) is
- * enough for the DMV columns of the running list; older servers answer NULL for it.
+ * What this login may see and do, on a server (and the login, which a server permission is granted to).
+ * VIEW SERVER PERFORMANCE STATE (SQL Server 2022+) is enough for the DMV columns of the running list;
+ * older servers answer NULL for it.
  */
 export const PERMISSIONS_SERVER = `SELECT HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER STATE') AS view_state,
   HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER PERFORMANCE STATE') AS perf_state,
