@@ -186,6 +186,28 @@ describe('a server that cannot be reached', () => {
       expect(text).not.toContain(encodeURIComponent(SECRET));
     }
   });
+
+  it('an NTLM account, an Entra ID client secret and a token leave no secret in the error either', async () => {
+    const pw = SECRET.replace(/;/g, '');
+    const inputs: [string, { accessToken?: () => Promise<string> }][] = [
+      [`Server=127.0.0.1,1;Database=db;Connect Timeout=3;User Id=CORP\\svc;Password=${pw}`, {}],
+      [
+        `Server=127.0.0.1,1;Database=db;Connect Timeout=3;Authentication=Active Directory Service Principal;` +
+          `User Id=0b6a3c2e-1111-4222-8333-944445555666;Password=${pw};Tenant Id=72f988bf-86f1-41af-91ab-2d7cd011db47`,
+        {},
+      ],
+      ['Server=127.0.0.1,1;Database=db;Connect Timeout=3;Authentication=Active Directory Access Token', { accessToken: async () => pw }],
+    ];
+    for (const [url, extra] of inputs) {
+      const err = await openMssqlStore(url, { log: () => {}, ...extra }).then(
+        () => null,
+        (e: unknown) => e as Error,
+      );
+      expect(err, url).toBeInstanceOf(Error);
+      for (const text of [err!.message, String(err!.stack), inspect(err, { depth: 10 }), JSON.stringify(err)])
+        expect(text).not.toContain(pw);
+    }
+  });
 });
 
 describe('signing in: SQL logins, Windows (NTLM) and Microsoft Entra ID', () => {
