@@ -66,6 +66,15 @@ describe('signing in over TDS', () => {
     expect(t.logins('readpast')[0]?.login.fedAuth).toEqual({ library: 'securitytoken', token: 'tok-plain' });
   });
 
+  it('the migration connection signs in with the token too', async () => {
+    const t = await fake();
+    // the fake is no SQL Server: the migration stops at its first question, after signing in
+    await openMssqlStore(base(t), { log: quiet, accessToken: async () => 'tok-migrate' }).catch(() => null);
+    const logins = t.logins('readpast migrate');
+    expect(logins.length).toBeGreaterThan(0);
+    for (const c of logins) expect(c.login.fedAuth).toEqual({ library: 'securitytoken', token: 'tok-migrate' });
+  });
+
   it('a failing callback fails the connection with its message, and the next connection asks again', async () => {
     const t = await fake();
     let calls = 0;

@@ -68,7 +68,8 @@ export class MssqlStore implements Store {
     private readonly target: MssqlTarget,
     opts: MssqlStoreOptions = {},
   ) {
-    target = withAccessToken(target, opts.accessToken);
+    // the sign-in with the token callback, for every pool (the migration's included)
+    this.target = target = withAccessToken(target, opts.accessToken);
     this.description = describeTarget(target);
     const log = opts.log ?? ((m, e) => console.warn(`readpast (SQL Server): ${m}${e ? `: ${(e as Error).message ?? e}` : ''}`));
     const shared = (this.shared = new Shared(target, log, opts.poolFactory, opts.accessToken));
