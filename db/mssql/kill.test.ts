@@ -18,7 +18,11 @@ afterEach(async () => {
 });
 
 /** A server that answers the edition, the permission query (as given) and the kill target (or its error). */
-async function server(perms: { view: number; kill: number }, target: 'row' | { number: number; message: string }) {
+async function server(
+  perms: { view: number; kill: number },
+  target: 'row' | { number: number; message: string },
+  seen: number | null = 61,
+) {
   tds = new FakeTds((req: FakeRequest): FakeReply | undefined => {
     if (req.text.includes("SERVERPROPERTY('EngineEdition')")) return { sets: [{ columns: [['edition', 'int']], rows: [[3]] }] };
     if (req.text.includes('AS can_kill')) {
@@ -48,7 +52,7 @@ async function server(perms: { view: number; kill: number }, target: 'row' | { n
         ['login_time', 'datetime'],
         ['live_session', 'int'],
       ] as const;
-      return { sets: [{ columns: cols, rows: [[1, 'running', 'sql', 1, 'w1', 61, new Date(0), 61]] }] };
+      return { sets: [{ columns: cols, rows: [[1, 'running', 'sql', 1, 'w1', 61, new Date(0), seen]] }] };
     }
     return undefined;
   });
@@ -76,10 +80,18 @@ describe('KILL without what it needs', () => {
   });
 
   it('without VIEW SERVER STATE: 409 naming the view KILL needs to find the session', async () => {
-    const s = await server({ view: 0, kill: 1 }, 'row');
-    const e = await kill(s);
-    expect(e).toBeInstanceOf(ConflictError);
-    expect(e!.message).toMatch(/lacks VIEW SERVER STATE \(to see the task's session in sys\.dm_exec_sessions\)/);
+    // as the server answers such a login: its own session only, so the attempt's is not seen
+    for (const seen of [61, null]) {
+      const s = await server({ view: 0, kill: 1 }, 'row', seen);
+      const e = await kill(s);
+      expect(e).toBeInstanceOf(ConflictError);
+      expect(e!.message).toMatch(/lacks VIEW SERVER STATE \(to see the task's session in sys\.dm_exec_sessions\)/);
+      expect(e!.message).toContain('USE master; GRANT VIEW SERVER STATE TO [readpast_app]');
+      await store!.close();
+      await tds!.stop();
+    }
+    store = null;
+    tds = null;
   });
 
   it('a server that refuses the session view: 409 naming it, not the raw error', async () => {

@@ -198,7 +198,10 @@ export interface KillTarget {
   loginTime: Date;
 }
 
-export type KillCheck = { ok: true; target: KillTarget } | { ok: false; result: 'not_found' | 'conflict'; reason: string | null };
+export type KillCheck =
+  | { ok: true; target: KillTarget }
+  /** `unseen`: the attempt's session is not visible in sys.dm_exec_sessions (gone, or not visible to this login) */
+  | { ok: false; result: 'not_found' | 'conflict'; reason: string | null; unseen?: boolean };
 
 /**
  * Find the session running a task's current attempt and check it is still that login (login time),
@@ -229,6 +232,7 @@ export async function killTarget(pool: ConnectionPool, token: string): Promise<K
       reason:
         `session ${row.session ?? '?'} of this attempt is not visible as the same login (gone, reconnected, or ` +
         `this login lacks VIEW SERVER STATE)`,
+      unseen: true,
     };
   }
   return {
@@ -320,6 +324,8 @@ export class Live implements Omit<SqlServerExtras, 'setAllowSql'> {
       throw refused(err, caps.azure);
     }
     if (!check.ok) {
+      // a session this login cannot see: say what it lacks, where it lacks something
+      if (check.unseen && !caps.kill && caps.killReason) throw new ConflictError(caps.killReason);
       if (check.reason) throw new ConflictError(check.reason);
       return check.result;
     }
