@@ -31,8 +31,11 @@ export interface FakeRequest {
 /** How a LOGIN7 signed in: a SQL login's name, an Entra ID token (FEDAUTH feature), or an SSPI (NTLM) blob. */
 export interface FakeLogin {
   userName: string;
-  /** FEDAUTH: 'securitytoken' carries the token in LOGIN7 itself; 'adal' asks the server for its STS first */
-  fedAuth: { library: 'securitytoken' | 'adal'; token: string | null } | null;
+  /**
+   * FEDAUTH: 'securitytoken' carries the token in LOGIN7 itself; 'adal' asks the server for its STS first
+   * (workflow 1: user and password, 2: integrated — a credential of @azure/identity)
+   */
+  fedAuth: { library: 'securitytoken' | 'adal'; token: string | null; workflow?: number } | null;
   /** the SSPI blob (NTLM's NEGOTIATE message), if any */
   sspi: Buffer | null;
 }
@@ -216,7 +219,7 @@ export function loginOf(login: Buffer): FakeLogin {
         out.fedAuth =
           library === 0x01 && data.length >= 5
             ? { library: 'securitytoken', token: data.subarray(5, 5 + data.readUInt32LE(1)).toString('utf16le') }
-            : { library: 'adal', token: null };
+            : { library: 'adal', token: null, workflow: data[1] ?? 0 };
       }
       at += 5 + len;
     }

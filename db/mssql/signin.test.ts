@@ -3,7 +3,9 @@
 // every new connection and never as a user name or password; a DOMAIN\user account signs in by NTLM
 // (an SSPI NEGOTIATE naming the domain, no SQL login name); a SQL login as before. The Entra ID modes
 // that ask an identity endpoint for their token (Default, Managed Identity, Service Principal,
-// Password) need that endpoint and the server's FEDAUTHINFO: their driver config is tested in url.test.ts.
+// Password) announce FEDAUTH (ADAL) in LOGIN7; the token itself would follow the server's FEDAUTHINFO
+// from that endpoint (IMDS, login.microsoftonline.com), which is not here: this stand-in acknowledges
+// the login without asking, so only what the client announces is checked.
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeTds } from './fake-tds';
@@ -112,6 +114,33 @@ describe('signing in over TDS', () => {
     expect(c.login.sspi?.toString('latin1')).toContain('CORP');
     expect(c.login.sspi?.toString('latin1')).not.toContain(PW);
     expect(store.description).toBe(`mssql://corp%5Csvc@127.0.0.1:${t.port}/fake?encrypt=false&trustServerCertificate=true`);
+  });
+
+  it('Entra ID modes that get their token from @azure/identity announce FEDAUTH (ADAL), with no user name or password', async () => {
+    const t = await fake();
+    const modes: [string, number][] = [
+      ['Authentication=Active Directory Default', 2],
+      ['Authentication=Active Directory Managed Identity', 2],
+      [
+        `Authentication=Active Directory Service Principal;User Id=0b6a3c2e-1111-4222-8333-944445555666;Password=${PW};` +
+          'Tenant Id=72f988bf-86f1-41af-91ab-2d7cd011db47',
+        2,
+      ],
+      [
+        `Authentication=Active Directory Password;User Id=ann@corp.example;Password=${PW};Client Id=0b6a3c2e-1111-4222-8333-944445555666`,
+        1,
+      ],
+    ];
+    for (const [auth, workflow] of modes) {
+      const before = t.connections.length;
+      const s = await openMssqlStore(`${base(t)};${auth}`, { log: quiet, migrate: false });
+      await s.reads.countsByQueue().catch(() => []);
+      await s.close();
+      const c = t.connections[before]!;
+      expect(c.login.fedAuth, auth).toEqual({ library: 'adal', token: null, workflow });
+      expect(c.login.userName, auth).toBe('');
+      expect(c.login.sspi, auth).toBeNull();
+    }
   });
 
   it('a SQL login sends its name as before', async () => {
