@@ -40,8 +40,8 @@ export interface FailuresJson {
   dead: (TaskJson & { fingerprint: string | null })[];
 }
 
-/** Whether the server's request state (SQL Server DMVs) can be read, and why not; null on SQLite. */
-export type LiveStatusJson = { available: boolean; reason: string | null } | null;
+/** Whether the server's request state (SQL Server DMVs) can be read, and why not; whether KILL may be used, and why not; null on SQLite. */
+export type LiveStatusJson = { available: boolean; reason: string | null; canKill?: boolean; killRefusal?: string | null } | null;
 
 export interface WorkersJson {
   workers: WorkerJson[];

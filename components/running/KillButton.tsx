@@ -13,17 +13,17 @@ import { ConfirmDialog } from '../ui/ConfirmDialog';
 /** Only sql and procedure tasks run on their worker's session; a handler task's session is idle. */
 export const killable = (r: Pick<RunningJson, 'kind' | 'session'>) => (r.kind === 'sql' || r.kind === 'procedure') && r.session !== null;
 
-function KillButtonControl({ row, disabled }: { row: RunningJson; disabled?: boolean }) {
+function KillButtonControl({ row, disabled, refusal }: { row: RunningJson; disabled?: boolean; refusal?: string | null }) {
   const [open, setOpen] = useState(false);
   const kill = useAction(killTask, { success: () => `Session ${row.session} killed; the attempt is recorded as cancelled` });
   return (
     <>
       <Button
         size="sm"
-        disabled={disabled}
+        disabled={disabled || !!refusal}
         onClick={() => setOpen(true)}
         data-testid="kill-session"
-        title={`KILL ${row.session} (asks first)`}
+        title={refusal ? `KILL is not available: ${refusal}` : `KILL ${row.session} (asks first)`}
       >
         <span className="text-rose-700">Kill session</span>
       </Button>
@@ -65,6 +65,6 @@ function KillButtonControl({ row, disabled }: { row: RunningJson; disabled?: boo
 }
 
 /** the operator's control; a viewer sees nothing */
-export function KillButton(props: { row: RunningJson; disabled?: boolean }) {
+export function KillButton(props: { row: RunningJson; disabled?: boolean; refusal?: string | null }) {
   return useCanOperate() ? <KillButtonControl {...props} /> : null;
 }

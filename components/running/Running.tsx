@@ -97,6 +97,8 @@ export function Running() {
   const allPicked = items.length > 0 && items.every((r) => picked.has(r.token));
   // SQL Server: the server's request state could not be read (permission, timeout, a missing DMV)
   const liveOff = q.data?.liveStatus && !q.data.liveStatus.available ? q.data.liveStatus : null;
+  // SQL Server: this login may not KILL (a permission or view it lacks): the button is disabled with the reason
+  const killOff = q.data?.liveStatus?.canKill === false ? (q.data.liveStatus.killRefusal ?? 'this login may not KILL sessions') : null;
   const anyLive = items.some((r) => r.live);
   // SQL Server: blocked tasks listed under the task whose session blocks them
   const chain = useMemo(() => blockingChains(items), [items]);
@@ -281,7 +283,7 @@ export function Running() {
       cell: (r) => (
         <div className={cx('flex justify-end gap-1.5', compact && 'flex-col items-end')}>
           <CancelButton row={r} disabled={stale} />
-          {mssql && killable(r) && <KillButton row={r} disabled={stale} />}
+          {mssql && killable(r) && <KillButton row={r} disabled={stale} refusal={killOff} />}
         </div>
       ),
     },
@@ -307,6 +309,13 @@ export function Running() {
             <b>Server state is not shown.</b>{' '}
             <span data-testid="running-live-reason">{sentence(liveOff.reason ?? 'the server state views cannot be read')}</span> The list
             below is readpast&apos;s own record of what runs.
+          </Notice>
+        </div>
+      )}
+      {killOff && mssql && items.some(killable) && (
+        <div className="mb-4" data-testid="running-kill-off">
+          <Notice tone="info">
+            <b>Kill session is not available.</b> <span data-testid="running-kill-reason">{sentence(killOff)}</span>
           </Notice>
         </div>
       )}
@@ -404,7 +413,7 @@ export function Running() {
                     </span>
                     <div className="flex gap-1.5">
                       <CancelButton row={r} disabled={stale} />
-                      {mssql && killable(r) && <KillButton row={r} disabled={stale} />}
+                      {mssql && killable(r) && <KillButton row={r} disabled={stale} refusal={killOff} />}
                     </div>
                   </div>
                   <PayloadPreview r={r} />

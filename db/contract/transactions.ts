@@ -124,6 +124,41 @@ export function transactionTests(factory: StoreFactory) {
       });
     });
 
+    it('an enqueue of a key an open transaction is enqueuing waits: its token after a commit, a new task after a rollback', async () => {
+      const { store } = h();
+      for (const outcome of ['commit', 'rollback'] as const) {
+        const key = `tx-race-${outcome}`;
+        let release!: () => void;
+        const gate = new Promise<void>((r) => (release = r));
+        let inside!: (token: string) => void;
+        const enqueued = new Promise<string>((r) => (inside = r));
+        const tx = store.commands
+          .transaction(async (t) => {
+            inside((await t.enqueue({ kind: 'handler', command: 'demo.echo', payload: 1, dedupKey: key })).token);
+            await gate;
+            if (outcome === 'rollback') throw new Error('rolled back by the caller');
+          })
+          .catch((e: Error) => e.message);
+        const held = await enqueued;
+        let settled = false;
+        const outside = store.commands.enqueue({ kind: 'handler', command: 'demo.echo', payload: 2, dedupKey: key }).finally(() => {
+          settled = true;
+        });
+        await sleep(300);
+        expect(settled, 'the second enqueue waits for the open transaction').toBe(false);
+        release();
+        await tx;
+        const r = await outside;
+        if (outcome === 'commit') expect(r).toEqual({ token: held, created: false });
+        else {
+          expect(r.created).toBe(true);
+          expect(r.token).not.toBe(held);
+          expect((await h().task(r.token)).payload).toBe(2);
+        }
+      }
+      expect((await h().counts())[0]!.pending).toBe(2);
+    });
+
     it('refuses as `transaction` what is not a transaction this store can enqueue on', async () => {
       const { store } = h();
       const e = await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', payload: null }, { transaction: {} }).catch((x) => x);

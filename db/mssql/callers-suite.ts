@@ -2,6 +2,7 @@
 // mssql.contract.test.ts with MSSQL_URL (skipped loudly without it). Each test drives the procedures over
 // a plain connection of its own, as a stored procedure, an Agent job or SSMS would.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_PAYLOAD_BYTES } from '../../lib/engine/limits';
 import { sql } from './connection';
 import type { MssqlStore } from './store';
 import { parseMssqlUrl, toConfig } from './url';
@@ -76,6 +77,57 @@ SELECT @t AS rolled_back, @u AS committed, @@TRANCOUNT AS trancount;`);
       const a = await execAsync(pool, { Command: 'demo.echo', DedupKey: 'k1' });
       const b = await execAsync(pool, { Command: 'demo.echo', DedupKey: 'k1' });
       expect(b).toBe(a);
+    });
+
+    it('two callers enqueue one dedup key at once: the second waits for the first, returns its token, and commits', async () => {
+      const other = await connect(url);
+      try {
+        const first = new sql.Transaction(pool);
+        await first.begin();
+        const held = await new sql.Request(first)
+          .input('Command', sql.NVarChar(sql.MAX), 'demo.echo')
+          .input('DedupKey', sql.NVarChar(sql.MAX), 'race-1')
+          .output('Token', sql.UniqueIdentifier)
+          .execute('readpast.ExecAsync');
+        const a = String(held.output.Token).toLowerCase();
+        // the second caller, in a transaction of its own: waits on the first's lock of the key
+        const second = other.request().batch(`SET NOCOUNT ON;
+DECLARE @t uniqueidentifier;
+BEGIN TRANSACTION;
+EXEC readpast.ExecAsync @Command = N'demo.echo', @DedupKey = N'race-1', @Token = @t OUTPUT;
+COMMIT TRANSACTION;
+SELECT @t AS token, @@TRANCOUNT AS trancount, XACT_STATE() AS xact;`);
+        await sleep(500);
+        await first.commit();
+        const row = (await second).recordset[0] as { token: string; trancount: number; xact: number };
+        expect(String(row.token).toLowerCase()).toBe(a);
+        expect(row).toMatchObject({ trancount: 0, xact: 0 });
+        // and a first caller that rolls back leaves the key to the second, which enqueues
+        const again = new sql.Transaction(pool);
+        await again.begin();
+        await new sql.Request(again)
+          .input('Command', sql.NVarChar(sql.MAX), 'demo.echo')
+          .input('DedupKey', sql.NVarChar(sql.MAX), 'race-2')
+          .output('Token', sql.UniqueIdentifier)
+          .execute('readpast.ExecAsync');
+        const waiting = execAsync(other, { Command: 'demo.echo', DedupKey: 'race-2' });
+        await sleep(300);
+        await again.rollback();
+        const b = await waiting;
+        expect((await store.reads.getTask(b))?.status).toBe('pending');
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('the payload bound counts UTF-8 bytes, as the library does', async () => {
+      const MAX = MAX_PAYLOAD_BYTES;
+      const json = (ch: string, n: number) => JSON.stringify({ s: ch.repeat(n) });
+      for (const payload of [json('é', 120_000), json('€', 80_000), json('😀', 60_000), json('€', 90_000), json('😀', 66_000)]) {
+        const library = Buffer.byteLength(payload, 'utf8') > MAX;
+        const e = await errorOf(execAsync(pool, { Command: 'demo.echo', Payload: payload }));
+        expect(e?.number ?? null, `${payload.length} characters, ${Buffer.byteLength(payload, 'utf8')} bytes`).toBe(library ? 50007 : null);
+      }
     });
 
     it('validation errors name the parameter, with THROW 50000+n', async () => {

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import * as limits from '../../lib/engine/limits';
 import { MIGRATIONS } from './schema';
-import { CALLER_PROCEDURES, createProcedure, nameCheck, roleBatches } from './sql/callers';
+import { CALLER_PROCEDURES, createProcedure, nameCheck, PAYLOAD_UTF8_BYTES, roleBatches } from './sql/callers';
 import { ENQUEUE_WRITE } from './sql/enqueue';
 import { CANCEL_WRITE, RETRY_ONE_WRITE } from './sql/operators';
 
@@ -67,7 +67,7 @@ describe('T-SQL callers: what TypeScript generates', () => {
       limits.MAX_ATTEMPTS,
       limits.MAX_TIMEOUT_MS,
       2 * limits.MAX_DEDUP_KEY_LENGTH,
-      2 * limits.MAX_PAYLOAD_BYTES,
+      limits.MAX_PAYLOAD_BYTES,
       2 * limits.MAX_SQL_CHARS,
       2 * limits.MAX_QUEUE_NAME_LENGTH,
       limits.MAX_STAGE,
@@ -116,8 +116,72 @@ describe('T-SQL callers: what TypeScript generates', () => {
   });
 });
 
-/** sha-256 (first 16 hex digits) of the procedures as migration 6 installs them (and migration 8 installs again: the history). */
-const PINNED = 'ec41a50e0825bd7e';
+/**
+ * ExecAsync's payload bound as SQL Server computes it (PAYLOAD_UTF8_BYTES), read from the T-SQL text: the
+ * band counted unit by unit, and the bytes per UTF-16 code unit of its CASE. Returns whether it refuses.
+ */
+function procedureRefuses(text: string): boolean {
+  const band = /@payload_bytes \* 3 > (\d+) AND @payload_bytes <= (\d+)/.exec(PAYLOAD_UTF8_BYTES)!;
+  const rule = /CASE WHEN x\.cu < (\d+) THEN 1 WHEN x\.cu < (\d+) OR x\.cu BETWEEN (\d+) AND (\d+) THEN 2 ELSE 3 END/.exec(
+    PAYLOAD_UTF8_BYTES,
+  )!;
+  const [one, two, lo, hi] = rule.slice(1).map(Number) as [number, number, number, number];
+  const bound = /@payload_bytes > (\d+)\)/.exec(proc('ExecAsync').body)!;
+  const units = Buffer.from(text, 'utf16le').length / 2;
+  let bytes = units;
+  if (units * 3 > Number(band[1]) && units <= Number(band[2])) {
+    bytes = 0;
+    for (let i = 0; i < text.length; i++) {
+      const cu = text.charCodeAt(i);
+      bytes += cu < one ? 1 : cu < two || (cu >= lo && cu <= hi) ? 2 : 3;
+    }
+  }
+  return bytes > Number(bound[1]);
+}
+
+describe('T-SQL callers: the payload bound in UTF-8 bytes', () => {
+  it('refuses exactly the payloads the library refuses (Buffer.byteLength > MAX_PAYLOAD_BYTES)', () => {
+    const MAX = limits.MAX_PAYLOAD_BYTES;
+    const json = (ch: string, n: number) => JSON.stringify({ s: ch.repeat(n) });
+    const samples = [
+      json('a', 100),
+      json('a', MAX - 8), // exactly MAX bytes
+      json('a', MAX - 7),
+      json('é', 120_000), // 2 bytes each: under
+      json('é', 140_000), // over, though only 140,008 characters
+      json('€', 80_000), // 3 bytes each: 240,008 bytes, under
+      json('€', 90_000), // 270,008 bytes in 90,008 characters: the old check (characters) let it through
+      json('😀', 60_000), // a surrogate pair: 4 bytes in 2 units
+      json('😀', 66_000),
+      json('€', Math.floor(MAX / 3) - 3), // just under the band: counted as units
+      `${json('a', 50_000).slice(0, -2)}${'€'.repeat(70_000)}"}`,
+      json('a', MAX + 1), // beyond MAX units: refused without counting
+    ];
+    for (const s of samples) {
+      const library = Buffer.byteLength(s, 'utf8') > MAX;
+      expect(procedureRefuses(s), `${s.length} chars, ${Buffer.byteLength(s, 'utf8')} bytes`).toBe(library);
+    }
+    // the old bound (DATALENGTH of the nvarchar, i.e. characters) accepted 270,008 bytes of €
+    expect(Buffer.byteLength(json('€', 90_000), 'utf8')).toBeGreaterThan(MAX);
+    expect(json('€', 90_000).length).toBeLessThan(MAX);
+  });
+
+  it('migration 16 installs the procedures again (the payload bound and the dedup lock)', () => {
+    const m = MIGRATIONS.find((x) => x.version === 16)!;
+    for (const p of CALLER_PROCEDURES) expect(m.batches).toContain(createProcedure(p));
+    expect(proc('ExecAsync').body).toContain(PAYLOAD_UTF8_BYTES);
+    expect(ENQUEUE_WRITE).toMatch(/sys\.sp_getapplock @dedup_resource, 'Exclusive', 'Transaction';/);
+    expect(ENQUEUE_WRITE).toMatch(/APPLOCK_MODE\(N'public', @dedup_resource, N'Transaction'\)/);
+    // the lock comes before the lookup of an existing task with the key
+    expect(ENQUEUE_WRITE.indexOf('sp_getapplock')).toBeLessThan(ENQUEUE_WRITE.indexOf('UPDATE i SET token = t.token, existing = 1'));
+  });
+});
+
+/**
+ * sha-256 (first 16 hex digits) of the procedures as migrations 6, 8 and 16 install them (16: the payload
+ * in UTF-8 bytes, the dedup key's application lock).
+ */
+const PINNED = 'a89428b52abb8f99';
 
 describe('T-SQL callers: installed text', () => {
   it('is what migration 6 installed: a change needs a new migration that installs the procedures again', () => {

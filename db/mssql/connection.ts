@@ -28,6 +28,12 @@ export type Param = readonly [name: string, type: ns.ISqlType | (() => ns.ISqlTy
 
 export type Logger = (message: string, err?: unknown) => void;
 
+/**
+ * A Microsoft Entra ID access token for `Authentication=Active Directory Access Token`, asked before each
+ * new connection (a pool's connections outlive a token's hour): the library's `accessToken` option.
+ */
+export type AccessTokenProvider = () => Promise<string>;
+
 /** A request with its own timeout (ms; 0 = none), which the driver supports but the typings omit. */
 export function requestWithTimeout(pool: ns.ConnectionPool, requestTimeout: number): ns.Request {
   const Ctor = sql.Request as unknown as new (p: ns.ConnectionPool, o: { requestTimeout: number }) => ns.Request;
@@ -206,9 +212,15 @@ export class Driver {
   constructor(
     private readonly factory: PoolFactory,
     private readonly log: Logger,
+    private readonly accessToken?: AccessTokenProvider,
   ) {}
 
   pool(config: ns.config, label: string): ns.ConnectionPool {
+    if (config.authentication?.type === 'azure-active-directory-access-token') return this.tokenPool(config, label);
+    return this.build(config, label);
+  }
+
+  private build(config: ns.config, label: string): ns.ConnectionPool {
     const counts = this.counts;
     const before = config.beforeConnect;
     const pool = this.factory({
@@ -229,6 +241,42 @@ export class Driver {
     };
     return pool;
   }
+
+  /**
+   * A pool that signs in with an access token from the callback, asked again before every new connection
+   * (its `_poolCreate`, which mssql calls for each login: connect()'s and the pool's). The token lives in
+   * the pool's config only; no message carries it.
+   */
+  private tokenPool(config: ns.config, label: string): ns.ConnectionPool {
+    const provider = this.accessToken;
+    if (!provider) {
+      throw new Error(
+        'SQL Server: Authentication=Active Directory Access Token needs a token callback (openReadpast({ accessToken: () => … }))',
+      );
+    }
+    const options = { token: '' };
+    const pool = this.build({ ...config, authentication: { type: 'azure-active-directory-access-token', options } }, label);
+    const inner = pool as unknown as Partial<PoolInternals> & { config?: ns.config };
+    if (typeof inner._poolCreate !== 'function') {
+      throw new Error('SQL Server: this version of the mssql driver cannot take a new access token per connection');
+    }
+    const create = inner._poolCreate.bind(pool);
+    inner._poolCreate = async () => {
+      let token: unknown;
+      try {
+        token = await provider();
+      } catch (err) {
+        throw new Error(`SQL Server: the access token callback failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      if (typeof token !== 'string' || token === '') throw new Error('SQL Server: the access token callback returned no token');
+      // mssql reads its config at each login (_config()): the current token goes into this one
+      options.token = token;
+      const auth = inner.config?.authentication as { options?: { token?: string } } | undefined;
+      if (auth?.options) auth.options.token = token;
+      return create();
+    };
+    return pool;
+  }
 }
 
 /**
@@ -245,8 +293,9 @@ export class Shared {
     readonly target: MssqlTarget,
     readonly log: Logger,
     factory: PoolFactory = defaultPoolFactory,
+    accessToken?: AccessTokenProvider,
   ) {
-    this.driver = new Driver(factory, log);
+    this.driver = new Driver(factory, log, accessToken);
     const cfg = toConfig(target, { appName: 'readpast', pool: { min: 0, max: 10 } });
     cfg.options = { ...cfg.options, abortTransactionOnError: true };
     this.sharedPool = this.driver.pool(cfg, 'shared pool');

@@ -54,20 +54,86 @@ export interface DryRun {
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ProbeError };
 
+/** One procedure of the T-SQL callers' interface as found, against what this readpast installs. */
+export interface CallerProcedureFact {
+  name: string;
+  present: boolean;
+  /** EXECUTE granted to readpast_caller */
+  granted: boolean;
+  /** whether readpast grants it (SettleBatches is internal) */
+  grantedByDesign: boolean;
+  /** its installed text against this version's: null where the text cannot be seen (no VIEW DEFINITION) */
+  current: boolean | null;
+}
+
+/** The T-SQL callers' interface (DOCTOR_CALLERS): the role, its grants, the procedures' versions, allow_sql. */
+export interface CallerFacts {
+  roleExists: boolean;
+  /** VIEW DEFINITION on the database: other principals' grants and the procedures' text are visible */
+  viewDefinition: boolean;
+  /** the allow_sql setting ('on' / 'off'), null where it cannot be read */
+  allowSql: string | null;
+  resultsGranted: boolean;
+  procedures: CallerProcedureFact[];
+}
+
+/** Installed procedure text compared loosely: line endings, runs of white space and a final semicolon aside. */
+export function sameDefinition(installed: string, expected: string): boolean {
+  const norm = (t: string) => t.replace(/\r\n?/g, '\n').replace(/\s+/g, ' ').trim().replace(/;$/, '').trim();
+  return norm(installed) === norm(expected);
+}
+
+/** DOCTOR_CALLERS' two result sets → facts, the installed text judged against `expected` (name → text, granted). */
+export function callerFactsFromRows(
+  row: Record<string, unknown> | undefined,
+  procs: Record<string, unknown>[],
+  expected: readonly { name: string; text: string; granted: boolean }[],
+): CallerFacts {
+  const viewDefinition = row?.view_definition === 1 || row?.view_definition === true;
+  return {
+    roleExists: row?.role_exists === 1 || row?.role_exists === true,
+    viewDefinition,
+    allowSql: typeof row?.allow_sql === 'string' ? row.allow_sql : null,
+    resultsGranted: row?.results_granted === 1 || row?.results_granted === true,
+    procedures: expected.map((e) => {
+      const r = procs.find((p) => p.name === e.name);
+      const present = r?.present === 1 || r?.present === true;
+      const text = typeof r?.definition === 'string' ? r.definition : null;
+      return {
+        name: e.name,
+        present,
+        granted: r?.granted === 1 || r?.granted === true,
+        grantedByDesign: e.granted,
+        current: present && text !== null ? sameDefinition(text, e.text) : null,
+      };
+    }),
+  };
+}
+
 /** Everything the probe found; a step not reached is undefined. */
 export interface DoctorProbe {
   /** the database, printable (no password) */
   target: string;
+  /** how the connection signs in, for a person (url.ts signInLabel); never a secret */
+  signIn?: string;
+  /** signs in with Microsoft Entra ID */
+  entra?: boolean;
+  /** signs in with a Windows account (NTLM) */
+  ntlm?: boolean;
   connect: Outcome<{ ms: number }>;
   server?: Outcome<ServerInfo>;
   facts?: Outcome<DoctorFacts>;
   pings?: Outcome<Ping[]>;
   dryRun?: Outcome<DryRun>;
+  /** the T-SQL callers' interface, asked once the schema exists */
+  callers?: Outcome<CallerFacts>;
 }
 
 /** The migrations this code knows. */
 export interface KnownSchema {
   versions: readonly number[];
+  /** the last migration that installs the T-SQL callers' procedures and grants (run again to reinstall them) */
+  callersVersion?: number;
 }
 
 export type SchemaState = 'missing' | 'current' | 'behind' | 'ahead' | 'unreadable';
@@ -95,9 +161,23 @@ const check = (id: string, title: string, ok: boolean | null, detail: string, re
 /** The error's text, with its SQL Server number when there is one. */
 const describe = (e: ProbeError) => `${e.number !== null ? `error ${e.number}: ` : ''}${e.message}`;
 
-/** What to do when the connection fails, by the driver's code and the server's error number. */
-export function connectRemedy(e: ProbeError, target: string): string {
+/** What to do when the connection fails, by the driver's code, the server's error number and the sign-in. */
+export function connectRemedy(e: ProbeError, target: string, how: { entra?: boolean; ntlm?: boolean } = {}): string {
   const m = e.message.toLowerCase();
+  if (how.entra && (e.code === 'EFEDAUTH' || e.code === 'ELOGIN' || e.number === 18456 || /token|credential|entra|azure ad/.test(m))) {
+    return (
+      'Microsoft Entra ID sign-in failed: check that this machine has the identity the connection string names (managed ' +
+      'identity, az login, environment variables, or the token callback), that the server has an Entra ID admin, and that ' +
+      'the identity has a user in this database (CREATE USER [name] FROM EXTERNAL PROVIDER;)'
+    );
+  }
+  if (how.ntlm && (e.code === 'ELOGIN' || e.number === 18456)) {
+    return (
+      'Windows (NTLM) sign-in failed: check the domain, user and password in READPAST_DATABASE_URL (User Id=DOMAIN\\user), ' +
+      'that the server accepts Windows authentication and NTLM, and that the account has a login ' +
+      '(CREATE LOGIN [DOMAIN\\user] FROM WINDOWS;)'
+    );
+  }
   if (e.number === 4060 || /cannot open database/.test(m)) {
     return (
       'the database does not exist or this login has no user in it: CREATE DATABASE …, or in that database ' +
@@ -282,28 +362,179 @@ function liveCheck(f: DoctorFacts, server: ServerInfo): DoctorCheck {
 
 function killCheck(f: DoctorFacts, server: ServerInfo): DoctorCheck {
   const title = "KILL of a task's session";
+  // KILL also needs to see the task's session in sys.dm_exec_sessions (live.ts judgePermissions)
   if (isAzureSqlDatabase(server)) {
-    return f.killDatabaseConnection === 1
+    if (f.killDatabaseConnection !== 1) {
+      return check(
+        'permissions.kill',
+        title,
+        false,
+        'this login lacks KILL DATABASE CONNECTION: the Kill option is refused (cancel still works)',
+        `GRANT KILL DATABASE CONNECTION TO ${userOf(f)};`,
+        false,
+      );
+    }
+    return f.viewDatabaseState === 1
       ? check('permissions.kill', title, true, 'KILL DATABASE CONNECTION: operators may kill a running sql or procedure task', null, false)
       : check(
           'permissions.kill',
           title,
           false,
-          'this login lacks KILL DATABASE CONNECTION: the Kill option is refused (cancel still works)',
-          `GRANT KILL DATABASE CONNECTION TO ${userOf(f)};`,
+          "this login has KILL DATABASE CONNECTION but lacks VIEW DATABASE STATE, which KILL needs to find the task's session: " +
+            'the Kill option is refused (cancel still works)',
+          `GRANT VIEW DATABASE STATE TO ${userOf(f)};`,
           false,
         );
   }
-  return f.alterAnyConnection === 1
+  if (f.alterAnyConnection !== 1) {
+    return check(
+      'permissions.kill',
+      title,
+      false,
+      'this login lacks ALTER ANY CONNECTION: the Kill option is refused (cancel still works)',
+      `USE master; GRANT ALTER ANY CONNECTION TO ${loginOf(f)};`,
+      false,
+    );
+  }
+  return f.viewServerState === 1 || f.viewServerPerformanceState === 1
     ? check('permissions.kill', title, true, 'ALTER ANY CONNECTION: operators may kill a running sql or procedure task', null, false)
     : check(
         'permissions.kill',
         title,
         false,
-        'this login lacks ALTER ANY CONNECTION: the Kill option is refused (cancel still works)',
-        `USE master; GRANT ALTER ANY CONNECTION TO ${loginOf(f)};`,
+        "this login has ALTER ANY CONNECTION but lacks VIEW SERVER STATE, which KILL needs to find the task's session: " +
+          'the Kill option is refused (cancel still works)',
+        `USE master; GRANT VIEW SERVER STATE TO ${loginOf(f)};`,
         false,
       );
+}
+
+const CALLER_ROLE_NAME = 'readpast_caller';
+
+/** How to install the callers' procedures and grants again: run their last migration once more. */
+function reinstall(known: KnownSchema): string {
+  return known.callersVersion
+    ? `DELETE FROM readpast.SchemaVersion WHERE version = ${known.callersVersion}; then run 'readpast migrate', which installs the ` +
+        'procedures, the role and its grants again (CREATE OR ALTER; nothing else changes)'
+    : "run 'readpast migrate'";
+}
+
+const list = (names: string[]) => names.map((n) => `readpast.${n}`).join(', ');
+
+/** The T-SQL callers' interface: readpast_caller, its grants, the procedures at this version. */
+export function callersCheck(probe: DoctorProbe, state: SchemaState | null, known: KnownSchema): DoctorCheck {
+  const title = `T-SQL interface (role ${CALLER_ROLE_NAME})`;
+  if (state !== 'current') return check('callers', title, null, 'skipped: the schema is not at the current migration', null, false);
+  if (!probe.callers) return check('callers', title, null, 'skipped: not asked', null, false);
+  if (!probe.callers.ok) return check('callers', title, null, `could not be read: ${describe(probe.callers.error)}`, null, false);
+  const c = probe.callers.value;
+  if (!c.roleExists) {
+    return check(
+      'callers',
+      title,
+      false,
+      `the role ${CALLER_ROLE_NAME} does not exist: T-SQL callers (ExecAsync, Synchronization, …) cannot be granted the interface`,
+      reinstall(known),
+      false,
+    );
+  }
+  const missing = c.procedures.filter((p) => !p.present).map((p) => p.name);
+  if (missing.length) {
+    return check(
+      'callers',
+      title,
+      false,
+      `${list(missing)} missing: T-SQL callers cannot use ${missing.length > 1 ? 'them' : 'it'}`,
+      reinstall(known),
+      false,
+    );
+  }
+  const differ = c.procedures.filter((p) => p.current === false).map((p) => p.name);
+  if (differ.length) {
+    return check(
+      'callers',
+      title,
+      false,
+      `${list(differ)} ${differ.length > 1 ? 'differ' : 'differs'} from what this readpast installs: another version migrated this ` +
+        'database, or the procedure was changed by hand; T-SQL callers run that text',
+      reinstall(known),
+      false,
+    );
+  }
+  const unknownText = c.procedures.some((p) => p.current === null);
+  const ungranted = c.procedures.filter((p) => p.grantedByDesign && !p.granted).map((p) => p.name);
+  const grants = [
+    ...ungranted.map((n) => `GRANT EXECUTE ON readpast.${n} TO ${CALLER_ROLE_NAME};`),
+    ...(c.resultsGranted ? [] : [`GRANT SELECT ON readpast.AsyncExecResults TO ${CALLER_ROLE_NAME};`]),
+  ];
+  if (grants.length) {
+    // without VIEW DEFINITION other principals' grants are not visible: no grant seen proves nothing
+    if (!c.viewDefinition) {
+      return check(
+        'callers',
+        title,
+        null,
+        `the procedures are installed; whether ${CALLER_ROLE_NAME} is granted them cannot be seen by this login (it lacks VIEW DEFINITION)`,
+        null,
+        false,
+      );
+    }
+    const lacks = [
+      ...ungranted.map((n) => `EXECUTE on readpast.${n}`),
+      ...(c.resultsGranted ? [] : ['SELECT on readpast.AsyncExecResults']),
+    ];
+    return check(
+      'callers',
+      title,
+      false,
+      `${CALLER_ROLE_NAME} lacks ${lacks.join(', ')}: its members cannot use ${lacks.length > 1 ? 'them' : 'it'}`,
+      grants.join(' '),
+      false,
+    );
+  }
+  const granted = c.procedures.filter((p) => p.grantedByDesign).map((p) => p.name);
+  return check(
+    'callers',
+    title,
+    true,
+    `${CALLER_ROLE_NAME} may EXECUTE ${granted.join(', ')} and SELECT from AsyncExecResults; the procedures are ` +
+      (unknownText
+        ? 'installed (their text is not visible to this login, so their version is not checked)'
+        : 'as this readpast installs them'),
+    null,
+    false,
+  );
+}
+
+/** allow_sql: whether T-SQL callers may enqueue sql tasks, and what that allows. */
+export function allowSqlCheck(probe: DoctorProbe, state: SchemaState | null): DoctorCheck {
+  const title = "T-SQL callers' sql tasks (allow_sql)";
+  if (state !== 'current' || !probe.callers)
+    return check('callers.sql', title, null, 'skipped: the schema is not at the current migration', null, false);
+  const v = probe.callers.ok ? probe.callers.value.allowSql : null;
+  if (v === 'on') {
+    return check(
+      'callers.sql',
+      title,
+      true,
+      `on: members of ${CALLER_ROLE_NAME} may enqueue T-SQL text (ExecAsync @Kind = 'sql'), which a worker runs with its own login ` +
+        "and permissions; 'readpast migrate --allow-sql off' turns it off",
+      null,
+      false,
+    );
+  }
+  if (v === 'off') {
+    return check(
+      'callers.sql',
+      title,
+      true,
+      `off: ExecAsync refuses @Kind = 'sql' (handler and procedure tasks only); 'readpast migrate --allow-sql on' lets members of ` +
+        `${CALLER_ROLE_NAME} enqueue T-SQL that workers run with their own login`,
+      null,
+      false,
+    );
+  }
+  return check('callers.sql', title, null, 'the setting could not be read (readpast.Settings)', null, false);
 }
 
 function rcsiCheck(server: ServerInfo): DoctorCheck {
@@ -405,6 +636,8 @@ const LATER: readonly (readonly [string, string, boolean])[] = [
   ['permissions.execute', 'Procedure tasks (EXECUTE)', false],
   ['permissions.live', 'Live request state (DMVs)', false],
   ['permissions.kill', "KILL of a task's session", false],
+  ['callers', 'T-SQL interface (role readpast_caller)', false],
+  ['callers.sql', "T-SQL callers' sql tasks (allow_sql)", false],
   ['clock', 'Clock skew', false],
   ['latency', 'Round trip', false],
   ['claim', 'Claim (dry run, rolled back)', true],
@@ -423,8 +656,8 @@ export function judgeMssql(probe: DoctorProbe, known: KnownSchema): DoctorCheck[
         'connect',
         'Connection',
         false,
-        `could not connect to ${probe.target}: ${describe(probe.connect.error)}`,
-        connectRemedy(probe.connect.error, probe.target),
+        `could not connect to ${probe.target}${probe.signIn ? ` with ${probe.signIn}` : ''}: ${describe(probe.connect.error)}`,
+        connectRemedy(probe.connect.error, probe.target, probe),
         true,
       ),
       check('server', 'Server', null, 'skipped: not connected', null, true),
@@ -432,7 +665,9 @@ export function judgeMssql(probe: DoctorProbe, known: KnownSchema): DoctorCheck[
     );
     return out;
   }
-  const login = probe.facts?.ok ? ` as ${probe.facts.value.login ?? '?'} (user ${probe.facts.value.user ?? '?'})` : '';
+  // who signed in: for Microsoft Entra ID the identity the token named (SUSER_SNAME())
+  const how = probe.signIn ? ` with ${probe.signIn}` : '';
+  const login = probe.facts?.ok ? `${how} as ${probe.facts.value.login ?? '?'} (user ${probe.facts.value.user ?? '?'})` : how;
   out.push(
     check('connect', 'Connection', true, `connected to ${probe.target}${login} in ${Math.round(probe.connect.value.ms)} ms`, null, true),
   );
@@ -494,12 +729,21 @@ export function judgeMssql(probe: DoctorProbe, known: KnownSchema): DoctorCheck[
       proceduresCheck(facts),
       liveCheck(facts, server),
       killCheck(facts, server),
+      callersCheck(probe, state, known),
+      allowSqlCheck(probe, state),
     );
   } else {
     const e = probe.facts && !probe.facts.ok ? describe(probe.facts.error) : 'not asked';
     out.push(
       check('schema', 'Schema and migrations', false, `could not read the login's permissions and the schema: ${e}`, null, true),
-      ...skipped('the permission query failed', ['permissions.dml', 'permissions.execute', 'permissions.live', 'permissions.kill']),
+      ...skipped('the permission query failed', [
+        'permissions.dml',
+        'permissions.execute',
+        'permissions.live',
+        'permissions.kill',
+        'callers',
+        'callers.sql',
+      ]),
     );
   }
 

@@ -5,10 +5,19 @@
 import { describe, expect, it } from 'vitest';
 import type { DoctorCheck } from '../../lib/engine/types';
 import { factsFromRows } from './doctor';
-import { judgeMssql, pingChecks, schemaState, type DoctorFacts, type DoctorProbe } from './doctor-judge';
+import {
+  callerFactsFromRows,
+  judgeMssql,
+  pingChecks,
+  sameDefinition,
+  schemaState,
+  type CallerFacts,
+  type DoctorFacts,
+  type DoctorProbe,
+} from './doctor-judge';
 import { compareVersions, productName, refusal, serverInfoFromRow, unsupportedReason, type ServerRow } from './server';
 
-const KNOWN = { versions: [1, 2] };
+const KNOWN = { versions: [1, 2], callersVersion: 2 };
 const TARGET = 'mssql://readpast_app@db.example.com:1433/jobs';
 
 const SQL2019: ServerRow = {
@@ -92,8 +101,32 @@ const healthy = (o: Partial<DoctorProbe> = {}, server: ServerRow = SQL2019): Doc
     ],
   },
   dryRun: { ok: true, value: { ms: 7.4, claimed: { queue: 'billing', command: 'dbo.usp_charge', kind: 'procedure' } } },
+  callers: { ok: true, value: callerFacts() },
   ...o,
 });
+
+const PROCS = [
+  {
+    name: 'ExecAsync',
+    text: 'CREATE OR ALTER PROCEDURE readpast.ExecAsync (\n  @Command nvarchar(4000) = NULL\n)\nAS\nBEGIN\n  RETURN 0;\nEND;',
+    granted: true,
+  },
+  {
+    name: 'SettleBatches',
+    text: 'CREATE OR ALTER PROCEDURE readpast.SettleBatches (\n  @batches nvarchar(max)\n)\nAS\nBEGIN\n  RETURN 0;\nEND;',
+    granted: false,
+  },
+  { name: 'Synchronization', text: 'CREATE OR ALTER PROCEDURE readpast.Synchronization AS BEGIN RETURN 0; END;', granted: true },
+];
+
+/** DOCTOR_CALLERS as a healthy database answers it, with `o` over the first row and `procs` over procedure rows. */
+function callerFacts(o: Record<string, unknown> = {}, procs: Record<string, Record<string, unknown>> = {}): CallerFacts {
+  return callerFactsFromRows(
+    { role_exists: 1, view_definition: 1, allow_sql: 'off', results_granted: 1, ...o },
+    PROCS.map((p) => ({ name: p.name, present: 1, granted: p.granted ? 1 : 0, definition: p.text, ...procs[p.name] })),
+    PROCS,
+  );
+}
 
 const byId = (checks: DoctorCheck[]) => Object.fromEntries(checks.map((c) => [c.id, c]));
 const failingNeeded = (checks: DoctorCheck[]) => checks.filter((c) => c.needed && c.ok === false).map((c) => c.id);
@@ -155,6 +188,8 @@ describe('readpast doctor on SQL Server (the judge)', () => {
       'permissions.execute',
       'permissions.live',
       'permissions.kill',
+      'callers',
+      'callers.sql',
       'clock',
       'latency',
       'claim',
@@ -172,6 +207,109 @@ describe('readpast doctor on SQL Server (the judge)', () => {
     expect(c.latency!.detail).toMatch(/^median 1\.9 ms over 3 round trips/);
     expect(c.claim!.detail).toContain('would have taken a procedure task dbo.usp_charge of queue billing');
     for (const x of checks) expect(x.ok === false ? x.remedy : null, x.id).toBeNull();
+  });
+
+  it('says how the connection signed in, and for Entra ID which identity the server sees (SUSER_SNAME())', () => {
+    const probe = healthy({
+      signIn: 'Microsoft Entra ID (Active Directory Managed Identity, system-assigned)',
+      entra: true,
+      facts: { ok: true, value: facts({ login_name: 'jobs-vm', user_name: 'jobs-vm' }) },
+    });
+    expect(byId(judgeMssql(probe, KNOWN)).connect!.detail).toBe(
+      `connected to ${TARGET} with Microsoft Entra ID (Active Directory Managed Identity, system-assigned) ` +
+        'as jobs-vm (user jobs-vm) in 41 ms',
+    );
+    const down = judgeMssql(
+      {
+        target: TARGET,
+        signIn: 'Microsoft Entra ID (Active Directory Default)',
+        entra: true,
+        connect: {
+          ok: false,
+          error: { message: 'Security token could not be authenticated or authorized.', code: 'EFEDAUTH', number: null },
+        },
+      },
+      KNOWN,
+    );
+    expect(down[0]!.detail).toContain('with Microsoft Entra ID (Active Directory Default)');
+    expect(down[0]!.remedy).toMatch(/^Microsoft Entra ID sign-in failed: .*CREATE USER \[name\] FROM EXTERNAL PROVIDER;/);
+    const ntlm = judgeMssql(
+      {
+        target: TARGET,
+        signIn: 'Windows authentication (NTLM) as CORP\\svc',
+        ntlm: true,
+        connect: { ok: false, error: { message: "Login failed for user 'CORP\\svc'.", code: 'ELOGIN', number: 18456 } },
+      },
+      KNOWN,
+    );
+    expect(ntlm[0]!.remedy).toMatch(/^Windows \(NTLM\) sign-in failed/);
+  });
+
+  it('the T-SQL interface: role, grants and procedures as installed, each with its remedy; allow_sql and what it allows', () => {
+    const at = (callers: CallerFacts) => byId(judgeMssql(healthy({ callers: { ok: true, value: callers } }), KNOWN));
+    const fine = at(callerFacts());
+    expect(fine.callers).toMatchObject({ ok: true, needed: false, remedy: null });
+    expect(fine.callers!.detail).toBe(
+      'readpast_caller may EXECUTE ExecAsync, Synchronization and SELECT from AsyncExecResults; ' +
+        'the procedures are as this readpast installs them',
+    );
+    expect(fine['callers.sql']).toMatchObject({ ok: true });
+    expect(fine['callers.sql']!.detail).toMatch(/^off: ExecAsync refuses @Kind = 'sql'/);
+    expect(at(callerFacts({ allow_sql: 'on' }))['callers.sql']!.detail).toMatch(/^on: members of readpast_caller may enqueue T-SQL text/);
+    expect(at(callerFacts({ allow_sql: null }))['callers.sql']!.ok).toBeNull();
+
+    const noRole = at(callerFacts({ role_exists: 0 })).callers!;
+    expect(noRole).toMatchObject({ ok: false, needed: false });
+    expect(noRole.remedy).toBe(
+      "DELETE FROM readpast.SchemaVersion WHERE version = 2; then run 'readpast migrate', which installs the procedures, the role and " +
+        'its grants again (CREATE OR ALTER; nothing else changes)',
+    );
+    const ungranted = at(callerFacts({ results_granted: 0 }, { Synchronization: { granted: 0 } })).callers!;
+    expect(ungranted.ok).toBe(false);
+    expect(ungranted.detail).toContain('lacks EXECUTE on readpast.Synchronization, SELECT on readpast.AsyncExecResults');
+    expect(ungranted.remedy).toBe(
+      'GRANT EXECUTE ON readpast.Synchronization TO readpast_caller; GRANT SELECT ON readpast.AsyncExecResults TO readpast_caller;',
+    );
+    // SettleBatches is internal: never granted, never asked for
+    expect(ungranted.remedy).not.toContain('SettleBatches');
+    const gone = at(callerFacts({}, { ExecAsync: { present: 0, definition: null } })).callers!;
+    expect(gone).toMatchObject({ ok: false });
+    expect(gone.detail).toMatch(/^readpast\.ExecAsync missing/);
+    const old = at(callerFacts({}, { ExecAsync: { definition: PROCS[0]!.text.replace('RETURN 0', 'RETURN 1') } })).callers!;
+    expect(old.ok).toBe(false);
+    expect(old.detail).toMatch(/^readpast\.ExecAsync differs from what this readpast installs/);
+    expect(old.remedy).toContain('DELETE FROM readpast.SchemaVersion WHERE version = 2;');
+    // without VIEW DEFINITION: the text and others' grants are not visible — not a failure, said so
+    const blind = at(
+      callerFacts(
+        { view_definition: 0, results_granted: 0 },
+        Object.fromEntries(PROCS.map((p) => [p.name, { granted: 0, definition: null }])),
+      ),
+    ).callers!;
+    expect(blind.ok).toBeNull();
+    expect(blind.detail).toContain('lacks VIEW DEFINITION');
+    // asked only once the schema is current
+    const behind = byId(judgeMssql(healthy({ facts: { ok: true, value: facts({}, [1]) }, callers: undefined }), KNOWN));
+    expect(behind.callers).toMatchObject({ ok: null, detail: 'skipped: the schema is not at the current migration' });
+  });
+
+  it('compares installed procedure text loosely (line endings, white space, a final semicolon), and nothing else', () => {
+    const text = 'CREATE OR ALTER PROCEDURE readpast.X (\n  @a int\n)\nAS\nBEGIN\n  SELECT 1;\nEND;';
+    expect(sameDefinition(text.replace(/\n/g, '\r\n'), text)).toBe(true);
+    expect(sameDefinition(`${text.slice(0, -1)}\n`, text)).toBe(true);
+    expect(sameDefinition(text.replace('SELECT 1', 'SELECT 2'), text)).toBe(false);
+    expect(sameDefinition(text.replace('@a int', '@a bigint'), text)).toBe(false);
+  });
+
+  it('KILL needs the session view as well as ALTER ANY CONNECTION', () => {
+    const c = byId(
+      judgeMssql(
+        healthy({ facts: { ok: true, value: facts({ view_server_state: 0, view_server_performance_state: 0, alter_any_connection: 1 }) } }),
+        KNOWN,
+      ),
+    );
+    expect(c['permissions.kill']).toMatchObject({ ok: false, remedy: 'USE master; GRANT VIEW SERVER STATE TO [readpast_app];' });
+    expect(c['permissions.kill']!.detail).toContain("lacks VIEW SERVER STATE, which KILL needs to find the task's session");
   });
 
   it('RCSI on is fine and explained (READCOMMITTEDLOCK keeps READPAST legal)', () => {

@@ -7,8 +7,11 @@ import { performance } from 'node:perf_hooks';
 import type { DoctorCheck } from '../../lib/engine/types';
 import { query, sql, type ConnectionPool, type Shared } from './connection';
 import {
+  callerFactsFromRows,
   judgeMssql,
   mayDryRun,
+  schemaState,
+  type CallerFacts,
   type DoctorFacts,
   type DoctorProbe,
   type DryRun,
@@ -19,12 +22,19 @@ import {
 import { serverMessage } from './errors';
 import { MIGRATIONS } from './schema';
 import { probeServer, refusal } from './server';
-import { DOCTOR_DRY_RUN_CLAIM, DOCTOR_FACTS, DOCTOR_PING } from './sql/doctor';
-import { describeTarget } from './url';
+import { CALLER_PROCEDURES, createProcedure } from './sql/callers';
+import { DOCTOR_CALLERS, DOCTOR_DRY_RUN_CLAIM, DOCTOR_FACTS, DOCTOR_PING } from './sql/doctor';
+import { describeTarget, isEntra, signInLabel } from './url';
 
 const PINGS = 5;
 const DRY_RUN_TIMEOUT_MS = 15_000;
-const KNOWN = { versions: MIGRATIONS.map((m) => m.version) };
+const EXEC_ASYNC = createProcedure(CALLER_PROCEDURES.find((p) => p.name === 'ExecAsync')!);
+const KNOWN = {
+  versions: MIGRATIONS.map((m) => m.version),
+  // the last migration that installs the callers' procedures (and so their grants): run again to reinstall them
+  callersVersion: Math.max(...MIGRATIONS.filter((m) => m.batches.includes(EXEC_ASYNC)).map((m) => m.version)),
+};
+const EXPECTED_CALLERS = CALLER_PROCEDURES.map((p) => ({ name: p.name, text: createProcedure(p), granted: p.granted }));
 
 export function probeError(err: unknown): ProbeError {
   const m = serverMessage(err);
@@ -92,6 +102,13 @@ async function pings(pool: ConnectionPool): Promise<Ping[]> {
   return out;
 }
 
+/** The T-SQL callers' interface: the role, its grants, the installed procedures against this version's, allow_sql. */
+async function callers(pool: ConnectionPool): Promise<CallerFacts> {
+  const r = await query<Record<string, unknown>>(pool, DOCTOR_CALLERS);
+  const sets = r.recordsets as unknown as Record<string, unknown>[][];
+  return callerFactsFromRows(sets[0]?.[0], sets[1] ?? [], EXPECTED_CALLERS);
+}
+
 /** The claim a worker sends, inside a transaction rolled back (sql/doctor.ts); its parameters are the claim's own (claim.ts). */
 async function dryRun(pool: ConnectionPool): Promise<DryRun> {
   const t0 = performance.now();
@@ -119,13 +136,21 @@ export async function probeDoctor(shared: Shared): Promise<DoctorProbe> {
     pool = await shared.pool();
     return { ms: performance.now() - t0 };
   });
-  const probe: DoctorProbe = { target: describeTarget(shared.target), connect };
+  const t = shared.target;
+  const probe: DoctorProbe = {
+    target: describeTarget(t),
+    signIn: signInLabel(t),
+    entra: isEntra(t),
+    ntlm: t.authentication === 'ntlm',
+    connect,
+  };
   if (!connect.ok || !pool) return probe;
   const p: ConnectionPool = pool;
   probe.server = await attempt(() => probeServer(p));
   // a stand-in (or an engine readpast cannot use) is named and nothing else is asked of it
   if (!probe.server.ok || refusal(probe.server.value)?.kind === 'stand-in' || refusal(probe.server.value)?.kind === 'engine') return probe;
   probe.facts = await attempt(() => facts(p));
+  if (probe.facts.ok && schemaState(probe.facts.value, KNOWN) === 'current') probe.callers = await attempt(() => callers(p));
   probe.pings = await attempt(() => pings(p));
   if (mayDryRun(probe, KNOWN)) probe.dryRun = await attempt(() => dryRun(p));
   return probe;

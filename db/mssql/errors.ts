@@ -111,7 +111,8 @@ export function connectionLost(err: unknown): TaskError {
 /**
  * Run a short write again when SQL Server chose it as a deadlock victim, or when a concurrent
  * writer created the same row first (duplicate key): the transaction was rolled back whole, so
- * running it again is safe. A dedup key taken meanwhile is found on the next run.
+ * running it again is safe. A dedup key taken meanwhile is found on the next run. 51004: enqueue's lock
+ * on a dedup key was not granted (a deadlock among application locks): likewise rolled back whole.
  */
 export async function retrying<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
   for (let i = 1; ; i++) {
@@ -119,7 +120,7 @@ export async function retrying<T>(fn: () => Promise<T>, attempts = 5): Promise<T
       return await fn();
     } catch (err) {
       const n = serverMessage(err).number;
-      const transient = n === 1205 || n === 2601 || n === 2627;
+      const transient = n === 1205 || n === 2601 || n === 2627 || n === 51004;
       if (!transient || i >= attempts) throw err;
       await new Promise((r) => setTimeout(r, Math.round(5 * 2 ** i * (0.5 + Math.random()))));
     }

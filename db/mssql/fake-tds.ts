@@ -28,11 +28,24 @@ export interface FakeRequest {
   at: number;
 }
 
+/** How a LOGIN7 signed in: a SQL login's name, an Entra ID token (FEDAUTH feature), or an SSPI (NTLM) blob. */
+export interface FakeLogin {
+  userName: string;
+  /**
+   * FEDAUTH: 'securitytoken' carries the token in LOGIN7 itself; 'adal' asks the server for its STS first
+   * (workflow 1: user and password, 2: integrated — a credential of @azure/identity)
+   */
+  fedAuth: { library: 'securitytoken' | 'adal'; token: string | null; workflow?: number } | null;
+  /** the SSPI blob (NTLM's NEGOTIATE message), if any */
+  sspi: Buffer | null;
+}
+
 export interface FakeConnection {
   id: number;
   spid: number;
   /** the application name the client logged in with (readpast sets one per pool) */
   appName: string;
+  login: FakeLogin;
   loginAt: Date;
   /** requests after the login (the driver's own SET options batch at login is not counted) */
   requests: FakeRequest[];
@@ -178,10 +191,40 @@ function preloginReply(): Buffer {
   ]);
 }
 
-function loginReply(): Buffer {
+function loginReply(login: FakeLogin): Buffer {
   const ack = Buffer.concat([u8(1), Buffer.from([0x74, 0x00, 0x00, 0x04]), bVarchar('fake TDS'), Buffer.from([16, 0, 0, 0])]);
   const collation = Buffer.concat([u8(7), u8(5), COLLATION, u8(0)]);
-  return Buffer.concat([u8(0xe3), u16(collation.length), collation, u8(0xad), u16(ack.length), ack, done(DONE, 0)]);
+  // a token login is acknowledged (FEATUREEXTACK, FEDAUTH with no data), as SQL Server does
+  const fedAuthAck = login.fedAuth ? Buffer.from([0xae, 0x02, 0, 0, 0, 0, 0xff]) : Buffer.alloc(0);
+  return Buffer.concat([u8(0xe3), u16(collation.length), collation, u8(0xad), u16(ack.length), ack, fedAuthAck, done(DONE, 0)]);
+}
+
+/** LOGIN7's user name, FEDAUTH feature and SSPI blob (MS-TDS 2.2.6.4: offsets at 40, 56, 78; FeatureExt at its own offset). */
+export function loginOf(login: Buffer): FakeLogin {
+  const out: FakeLogin = { userName: '', fedAuth: null, sspi: null };
+  if (login.length < 94) return out;
+  const str = (at: number) => login.subarray(login.readUInt16LE(at), login.readUInt16LE(at) + login.readUInt16LE(at + 2) * 2);
+  out.userName = str(40).toString('utf16le');
+  const sspiLen = login.readUInt16LE(80);
+  if (sspiLen > 0) out.sspi = Buffer.from(login.subarray(login.readUInt16LE(78), login.readUInt16LE(78) + sspiLen));
+  const fExtension = (login.readUInt8(27) & 0x10) !== 0;
+  if (fExtension && login.readUInt16LE(58) === 4) {
+    let at = login.readUInt32LE(login.readUInt16LE(56));
+    while (at < login.length && login[at] !== 0xff) {
+      const id = login.readUInt8(at);
+      const len = login.readUInt32LE(at + 1);
+      const data = login.subarray(at + 5, at + 5 + len);
+      if (id === 0x02 && data.length >= 1) {
+        const library = data[0]! >> 1;
+        out.fedAuth =
+          library === 0x01 && data.length >= 5
+            ? { library: 'securitytoken', token: data.subarray(5, 5 + data.readUInt32LE(1)).toString('utf16le') }
+            : { library: 'adal', token: null, workflow: data[1] ?? 0 };
+      }
+      at += 5 + len;
+    }
+  }
+  return out;
 }
 
 /** LOGIN7: the application name (offset/length pair at byte 48). */
@@ -307,11 +350,12 @@ export class FakeTds {
         id: this.connections.length + 1,
         spid: this.nextSpid++,
         appName: appNameOf(payload),
+        login: loginOf(payload),
         loginAt: new Date(),
         requests: [],
       };
       this.connections.push(c);
-      send(loginReply());
+      send(loginReply(c.login));
       return { conn: c };
     }
     if (type === PACKET.ATTENTION) {

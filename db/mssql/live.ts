@@ -7,6 +7,7 @@ import { ConflictError } from '../../lib/engine/errors';
 import type { KillResult, SqlServerExtras } from '../../lib/engine/ports';
 import type { AttemptResult, LiveStatus, ProcedureParameter, RunningView } from '../../lib/engine/types';
 import { query, sql, type ConnectionPool, type Shared } from './connection';
+import { serverMessage } from './errors';
 import type { ProcedureCatalog } from './procs';
 import { listRunningLive, listRunningPlain } from './reads';
 import { UUID } from './rows';
@@ -24,6 +25,48 @@ export interface Capabilities {
   azure: boolean;
 }
 
+/** The permissions a login has, as PERMISSIONS_SERVER / PERMISSIONS_AZURE answer (1, 0, or null: unknown to this server). */
+export interface PermissionRow {
+  view_state: number | null;
+  perf_state: number | null;
+  can_kill: number | null;
+}
+
+/**
+ * What the login may see and do, from its permissions (pure). KILL needs two things: the permission to
+ * kill (ALTER ANY CONNECTION; KILL DATABASE CONNECTION on Azure SQL Database), and to see the task's
+ * session in sys.dm_exec_sessions — without VIEW SERVER STATE (VIEW DATABASE STATE on Azure SQL
+ * Database; VIEW SERVER PERFORMANCE STATE from SQL Server 2022, as for the live columns) a login sees
+ * only its own session there, so the check that the session is still the attempt's would never match and
+ * nothing would be killed. Each reason names what is missing and how to grant it.
+ */
+export function judgePermissions(row: PermissionRow | undefined, azure: boolean, login: string | null = null): Capabilities {
+  const liveStatus = row?.view_state === 1 || row?.perf_state === 1;
+  const killPermission = row?.can_kill === 1;
+  const state = azure ? 'VIEW DATABASE STATE (or VIEW DATABASE PERFORMANCE STATE)' : 'VIEW SERVER STATE (or VIEW SERVER PERFORMANCE STATE)';
+  const who = `[${(login ?? 'the dashboard login').replace(/]/g, ']]')}]`;
+  const missing: string[] = [];
+  const grants: string[] = [];
+  if (!killPermission) {
+    missing.push(azure ? 'KILL DATABASE CONNECTION' : 'ALTER ANY CONNECTION');
+    grants.push(azure ? `GRANT KILL DATABASE CONNECTION TO ${who}` : `USE master; GRANT ALTER ANY CONNECTION TO ${who}`);
+  }
+  if (!liveStatus) {
+    missing.push(`${azure ? 'VIEW DATABASE STATE' : 'VIEW SERVER STATE'} (to see the task's session in sys.dm_exec_sessions)`);
+    grants.push(azure ? `GRANT VIEW DATABASE STATE TO ${who}` : `USE master; GRANT VIEW SERVER STATE TO ${who}`);
+  }
+  const kill = missing.length === 0;
+  return {
+    liveStatus,
+    liveReason: liveStatus ? null : `this login lacks ${state}: live request state (waits, blocking, CPU) is not shown`,
+    kill,
+    killReason: kill
+      ? null
+      : `this login lacks ${missing.join(' and ')}: KILL is not available (cancel still works); to allow it: ${grants.join('; ')}`,
+    azure,
+  };
+}
+
 /**
  * Ask the server what this login may see and do. Never throws: a failed check means "no" (and says
  * why). Live state needs VIEW SERVER STATE, or on SQL Server 2022+ VIEW SERVER PERFORMANCE STATE (on
@@ -34,29 +77,30 @@ export async function detectCapabilities(pool: ConnectionPool): Promise<Capabili
   try {
     const edition = (await query<{ edition: number | null }>(pool, S.ENGINE_EDITION)).recordset[0]?.edition ?? null;
     const azure = edition === 5;
-    const row = (
-      await query<{ view_state: number | null; perf_state: number | null; can_kill: number | null }>(
-        pool,
-        azure ? S.PERMISSIONS_AZURE : S.PERMISSIONS_SERVER,
-      )
-    ).recordset[0];
-    const liveStatus = row?.view_state === 1 || row?.perf_state === 1;
-    const kill = row?.can_kill === 1;
-    const state = azure
-      ? 'VIEW DATABASE STATE (or VIEW DATABASE PERFORMANCE STATE)'
-      : 'VIEW SERVER STATE (or VIEW SERVER PERFORMANCE STATE)';
-    return {
-      liveStatus,
-      liveReason: liveStatus ? null : `this login lacks ${state}: live request state (waits, blocking, CPU) is not shown`,
-      kill,
-      killReason: kill ? null : `this login lacks ${azure ? 'KILL DATABASE CONNECTION' : 'ALTER ANY CONNECTION'}: KILL is not available`,
-      azure,
-      checked: true,
-    };
+    const row = (await query<PermissionRow & { principal: string | null }>(pool, azure ? S.PERMISSIONS_AZURE : S.PERMISSIONS_SERVER))
+      .recordset[0];
+    return { ...judgePermissions(row, azure, row?.principal ?? null), checked: true };
   } catch (err) {
     const why = `could not check permissions: ${message(err)}`;
     return { liveStatus: false, liveReason: why, kill: false, killReason: why, azure: false, checked: false };
   }
+}
+
+/**
+ * A failure of the KILL path as an operator's answer (409, naming the permission or view), or null
+ * for any other error: 6102 KILL refused; 297 / 300 / 229 a DMV or object this login may not read;
+ * 208 a DMV this server does not have.
+ */
+export function killRefusal(err: unknown, azure: boolean): string | null {
+  const m = serverMessage(err);
+  const kill = azure ? 'KILL DATABASE CONNECTION' : 'ALTER ANY CONNECTION';
+  const view = azure ? 'VIEW DATABASE STATE' : 'VIEW SERVER STATE';
+  if (m.number === 6102) return `the server refused KILL: this login lacks ${kill}`;
+  if (m.number === 297 || m.number === 300 || (m.number === 229 && /dm_exec_sessions/i.test(m.message))) {
+    return `this login may not read sys.dm_exec_sessions: it lacks ${view}`;
+  }
+  if (m.number === 208 && /dm_exec_sessions/i.test(m.message)) return 'this server has no sys.dm_exec_sessions: KILL is not available';
+  return null;
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim().slice(0, 300);
@@ -81,7 +125,9 @@ export class LiveState {
   private judging: Promise<{ status: LiveStatus; rows: RunningView[] | null }> | null = null;
 
   constructor(
-    private readonly permissions: () => Promise<Pick<Capabilities, 'liveStatus' | 'liveReason'> & { checked: boolean }>,
+    private readonly permissions: () => Promise<
+      Pick<Capabilities, 'liveStatus' | 'liveReason'> & Partial<Pick<Capabilities, 'kill' | 'killReason'>> & { checked: boolean }
+    >,
     private readonly queries: RunningQueries,
     private readonly now: () => number = Date.now,
   ) {}
@@ -95,16 +141,18 @@ export class LiveState {
     this.judging ??= (async () => {
       try {
         const caps = await this.permissions();
+        // KILL, as judged with the permissions (the Running page disables it with the reason)
+        const kill = caps.kill === undefined ? {} : { canKill: caps.kill, killRefusal: caps.kill ? null : (caps.killReason ?? null) };
         let status: LiveStatus;
         let rows: RunningView[] | null = null;
-        if (caps.checked && !caps.liveStatus) status = { available: false, reason: caps.liveReason };
+        if (caps.checked && !caps.liveStatus) status = { available: false, reason: caps.liveReason, ...kill };
         else {
           try {
             rows = await this.queries.live();
             // the permissions could not be checked, yet the query runs: show what it sees, and say so
-            status = { available: true, reason: caps.checked ? null : caps.liveReason };
+            status = { available: true, reason: caps.checked ? null : caps.liveReason, ...kill };
           } catch (err) {
-            status = { available: false, reason: `live request state could not be read: ${message(err)}` };
+            status = { available: false, reason: `live request state could not be read: ${message(err)}`, ...kill };
           }
         }
         this.judged = { status, at: this.now() };
@@ -132,7 +180,11 @@ export class LiveState {
     try {
       return await this.queries.live();
     } catch (err) {
-      this.judged = { status: { available: false, reason: `live request state could not be read: ${message(err)}` }, at: this.now() };
+      const { canKill, killRefusal } = status;
+      this.judged = {
+        status: { available: false, reason: `live request state could not be read: ${message(err)}`, canKill, killRefusal },
+        at: this.now(),
+      };
       return this.queries.plain();
     }
   }
@@ -146,7 +198,10 @@ export interface KillTarget {
   loginTime: Date;
 }
 
-export type KillCheck = { ok: true; target: KillTarget } | { ok: false; result: 'not_found' | 'conflict'; reason: string | null };
+export type KillCheck =
+  | { ok: true; target: KillTarget }
+  /** `unseen`: the attempt's session is not visible in sys.dm_exec_sessions (gone, or not visible to this login) */
+  | { ok: false; result: 'not_found' | 'conflict'; reason: string | null; unseen?: boolean };
 
 /**
  * Find the session running a task's current attempt and check it is still that login (login time),
@@ -177,6 +232,7 @@ export async function killTarget(pool: ConnectionPool, token: string): Promise<K
       reason:
         `session ${row.session ?? '?'} of this attempt is not visible as the same login (gone, reconnected, or ` +
         `this login lacks VIEW SERVER STATE)`,
+      unseen: true,
     };
   }
   return {
@@ -200,7 +256,13 @@ export async function killIfStillTagged(pool: ConnectionPool, t: KillTarget): Pr
   return r.recordset[0]?.killed === 1;
 }
 
-/** The extras of one store: procedures, live state, permissions for KILL (asked once), the operator's KILL. */
+/** A KILL path's error: a ConflictError naming the missing permission or view, or the error as it was. */
+function refused(err: unknown, azure: boolean): unknown {
+  const why = killRefusal(err, azure);
+  return why ? new ConflictError(why) : err;
+}
+
+/** The extras of one store: procedures, live state, permissions for KILL (asked again at each KILL), the operator's KILL. */
 export class Live implements Omit<SqlServerExtras, 'setAllowSql'> {
   private caps: Promise<Capabilities> | null = null;
   private killing: Promise<ConnectionPool> | null = null;
@@ -251,9 +313,19 @@ export class Live implements Omit<SqlServerExtras, 'setAllowSql'> {
    */
   async killSession(token: string): Promise<KillResult> {
     if (!UUID.test(token)) return 'not_found';
-    const caps = await this.capabilities();
-    const check = await killTarget(await this.shared.pool(), token);
+    const pool = await this.shared.pool();
+    // asked afresh: a permission granted or revoked since the last KILL counts now
+    const caps = await detectCapabilities(pool);
+    this.caps = Promise.resolve(caps);
+    let check: KillCheck;
+    try {
+      check = await killTarget(pool, token);
+    } catch (err) {
+      throw refused(err, caps.azure);
+    }
     if (!check.ok) {
+      // a session this login cannot see: say what it lacks, where it lacks something
+      if (check.unseen && !caps.kill && caps.killReason) throw new ConflictError(caps.killReason);
       if (check.reason) throw new ConflictError(check.reason);
       return check.result;
     }
@@ -268,7 +340,15 @@ export class Live implements Omit<SqlServerExtras, 'setAllowSql'> {
       },
     ]);
     if (!ok) return 'conflict';
-    await killIfStillTagged(await this.killPool(), t);
+    try {
+      await killIfStillTagged(await this.killPool(), t);
+    } catch (err) {
+      const e = refused(err, caps.azure);
+      if (e instanceof ConflictError) {
+        throw new ConflictError(`${e.message}; the attempt is recorded as cancelled, but its statement runs on until it ends`);
+      }
+      throw e;
+    }
     return 'killed';
   }
 

@@ -89,6 +89,14 @@ describe('errors as recorded', () => {
     });
     expect(ok).toBe('done');
     expect(calls).toBe(3);
+    // enqueue's dedup key lock not granted (51004): rolled back whole, run again
+    let locked = 0;
+    expect(
+      await retrying(async () => {
+        if (++locked < 2) throw sqlError(51004, 'could not lock the dedup key for enqueue');
+        return 'enqueued';
+      }),
+    ).toBe('enqueued');
     let other = 0;
     await expect(
       retrying(async () => {

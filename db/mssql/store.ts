@@ -13,7 +13,7 @@ import * as poolSettings from './pool-settings';
 import * as batches from './batches';
 import * as bulk from './bulk';
 import { Claims } from './claim';
-import { Shared, type DriverCounts, type Logger, type PoolFactory } from './connection';
+import { Shared, type AccessTokenProvider, type DriverCounts, type Logger, type PoolFactory } from './connection';
 import { diagnoseMssql } from './doctor';
 import * as enqueue from './enqueue';
 import * as failures from './failures';
@@ -30,7 +30,7 @@ import * as schedules from './schedules';
 import { finish } from './settle';
 import { withPayloadPreview } from './running-preview';
 import { enqueueOn, externalTransaction, transaction } from './transaction';
-import { describeTarget, parseMssqlUrl, toConfig, type MssqlTarget } from './url';
+import { ConnectionStringError, describeTarget, parseMssqlUrl, toConfig, type MssqlTarget } from './url';
 import { setAllowSql } from './settings';
 import { WakePoller } from './wake';
 import { Workers } from './workers';
@@ -43,6 +43,11 @@ export interface MssqlStoreOptions {
   poolFactory?: PoolFactory;
   /** how long one wake-up long poll waits on the server, ms (wake.ts; default 1000); 0: no long poll */
   wakeMs?: number;
+  /**
+   * A Microsoft Entra ID access token, asked before each new connection: with `Authentication=Active
+   * Directory Access Token`, or with no Authentication in the URL (then it is that mode).
+   */
+  accessToken?: AccessTokenProvider;
 }
 
 export class MssqlStore implements Store {
@@ -63,9 +68,11 @@ export class MssqlStore implements Store {
     private readonly target: MssqlTarget,
     opts: MssqlStoreOptions = {},
   ) {
+    // the sign-in with the token callback, for every pool (the migration's included)
+    this.target = target = withAccessToken(target, opts.accessToken);
     this.description = describeTarget(target);
     const log = opts.log ?? ((m, e) => console.warn(`readpast (SQL Server): ${m}${e ? `: ${(e as Error).message ?? e}` : ''}`));
-    const shared = (this.shared = new Shared(target, log, opts.poolFactory));
+    const shared = (this.shared = new Shared(target, log, opts.poolFactory, opts.accessToken));
     const procs = new ProcedureCatalog(() => shared.pool());
     const workers = (this.workers = new Workers(shared));
     const claims = new Claims(workers, log);
@@ -193,6 +200,33 @@ export class MssqlStore implements Store {
     await this.live.close();
     await this.shared.close();
   }
+}
+
+/**
+ * The sign-in with the library's token callback: it makes a URL without Authentication an access-token
+ * one; Active Directory Access Token without it, or it with another mode, is refused here, at open.
+ */
+export function withAccessToken(target: MssqlTarget, accessToken: unknown): MssqlTarget {
+  if (accessToken !== undefined && typeof accessToken !== 'function') {
+    throw new ConnectionStringError('accessToken must be a function that returns a promise of a Microsoft Entra ID access token');
+  }
+  if (accessToken === undefined) {
+    if (target.authentication === 'entra-access-token') {
+      throw new ConnectionStringError(
+        'SQL Server: Authentication=Active Directory Access Token needs a token callback: openReadpast({ accessToken: () => … }). ' +
+          'The command line and the dashboard cannot pass one: use Active Directory Default or Managed Identity there',
+      );
+    }
+    return target;
+  }
+  if (target.authentication === 'entra-access-token') return target;
+  if (target.authentication !== 'sql' || target.password !== null) {
+    throw new ConnectionStringError(
+      'SQL Server: accessToken signs in with Microsoft Entra ID; the connection string must not name another sign-in ' +
+        '(Authentication, Password, DOMAIN\\user)',
+    );
+  }
+  return { ...target, authentication: 'entra-access-token', user: null };
 }
 
 /** Parse the URL and migrate (unless `migrate: false`); connections are opened on first use. */

@@ -2,11 +2,56 @@
 // `mssql://user:pass@host:port/db?encrypt=…&trustServerCertificate=…` (node-mssql dropped URIs, so we
 // parse it ourselves) or an ADO-style string `Server=host,port;Database=…;User Id=…;Password=…`.
 // Nothing here ever puts the password (or the raw input, which may hold it) into a message.
+//
+// Signing in (`Authentication=` as Microsoft.Data.SqlClient spells it; `authentication=` in the URL form,
+// spaces optional): a SQL login (the default, `Sql Password`); Windows accounts by NTLM (`User Id=DOMAIN\user`
+// or `Domain=`, with the account's password: Node has no SSPI, so `Integrated Security` is refused); and
+// Microsoft Entra ID through tedious's `azure-active-directory-*` types (@azure/identity, a dependency of
+// tedious): `Active Directory Default`, `Managed Identity` (User Id = a user-assigned identity's client
+// id), `Service Principal` (User Id = client id, Password = secret, Tenant Id), `Password` (Client Id of
+// the app registration), `Access Token` (a token callback given to the library, asked per connection).
 import type { config as MssqlConfig } from 'mssql';
 
 export class ConnectionStringError extends Error {
   override readonly name = 'ConnectionStringError';
 }
+
+/** How the connection signs in. */
+export type MssqlAuthentication =
+  | 'sql'
+  | 'ntlm'
+  | 'entra-default'
+  | 'entra-managed-identity'
+  | 'entra-service-principal'
+  | 'entra-password'
+  | 'entra-access-token';
+
+/** `Authentication=` values (lower case, spaces removed) → mode; SqlClient's names, and MSI as it allows. */
+const AUTHENTICATIONS: Record<string, MssqlAuthentication> = {
+  sqlpassword: 'sql',
+  activedirectorydefault: 'entra-default',
+  activedirectorymanagedidentity: 'entra-managed-identity',
+  activedirectorymsi: 'entra-managed-identity',
+  activedirectoryserviceprincipal: 'entra-service-principal',
+  activedirectorypassword: 'entra-password',
+  activedirectoryaccesstoken: 'entra-access-token',
+};
+
+/** The name `describe` prints and both forms read back. */
+export const AUTHENTICATION_NAMES: Record<MssqlAuthentication, string> = {
+  sql: 'SqlPassword',
+  ntlm: 'NTLM',
+  'entra-default': 'ActiveDirectoryDefault',
+  'entra-managed-identity': 'ActiveDirectoryManagedIdentity',
+  'entra-service-principal': 'ActiveDirectoryServicePrincipal',
+  'entra-password': 'ActiveDirectoryPassword',
+  'entra-access-token': 'ActiveDirectoryAccessToken',
+};
+
+/** What works on Node instead of Windows integrated security. */
+const ON_NODE =
+  'on Node, sign in to a domain account by NTLM with User Id=DOMAIN\\user and its Password, or with Microsoft Entra ID ' +
+  '(Authentication=Active Directory Default, Managed Identity or Service Principal)';
 
 /** What we understood from the input, before it becomes a driver config. */
 export interface MssqlTarget {
@@ -22,9 +67,114 @@ export interface MssqlTarget {
   /** ms */
   connectTimeoutMs: number | null;
   appName: string | null;
+  authentication: MssqlAuthentication;
+  /** Entra ID: the directory (tenant) id (service principal, password) */
+  tenantId: string | null;
+  /** Entra ID: the app registration's client id (password) */
+  clientId: string | null;
 }
 
-const DEFAULTS = { encrypt: true, trustServerCertificate: false } as const;
+const DEFAULTS = {
+  encrypt: true,
+  trustServerCertificate: false,
+  connectTimeoutMs: null,
+  appName: null,
+  authentication: 'sql',
+  tenantId: null,
+  clientId: null,
+} as const;
+
+/** What a form read before the sign-in is settled (settleAuthentication). */
+interface Raw {
+  authentication: string | null;
+}
+
+function authenticationOf(where: string, value: string): MssqlAuthentication | 'refused' {
+  const v = value.toLowerCase().replace(/[\s_-]+/g, '');
+  if (v === 'ntlm') return 'ntlm';
+  const mode = AUTHENTICATIONS[v];
+  if (mode) return mode;
+  if (['activedirectoryintegrated', 'activedirectoryinteractive', 'activedirectorydevicecodeflow'].includes(v)) return 'refused';
+  if (v === 'activedirectoryworkloadidentity') {
+    throw new ConnectionStringError(
+      `${where}: Authentication=Active Directory Workload Identity is not a mode of its own here; use Active Directory Default, ` +
+        'which signs in with the workload identity the environment provides',
+    );
+  }
+  throw new ConnectionStringError(
+    `${where}: Authentication must be Sql Password, Active Directory Default, Active Directory Managed Identity, ` +
+      'Active Directory Service Principal, Active Directory Password or Active Directory Access Token',
+  );
+}
+
+/**
+ * The sign-in from what was read: `DOMAIN\user` (or a Domain) is NTLM; an Entra ID mode takes what it
+ * needs from User Id / Password / Tenant Id / Client Id, and says which one is missing.
+ */
+function settleAuthentication(t: MssqlTarget, raw: Raw, where: string): MssqlTarget {
+  let mode: MssqlAuthentication = 'sql';
+  if (raw.authentication !== null && raw.authentication.trim() !== '') {
+    const m = authenticationOf(where, raw.authentication);
+    if (m === 'refused') {
+      throw new ConnectionStringError(`${where}: Authentication=${raw.authentication.slice(0, 40)} is not supported; ${ON_NODE}`);
+    }
+    mode = m;
+  }
+  const slash = t.user?.indexOf('\\') ?? -1;
+  if (t.user !== null && slash >= 0) {
+    if (mode !== 'sql' && mode !== 'ntlm') {
+      throw new ConnectionStringError(
+        `${where}: a User Id of the form DOMAIN\\user is a Windows account (NTLM), not a Microsoft Entra ID one`,
+      );
+    }
+    const domain = t.user.slice(0, slash);
+    const user = t.user.slice(slash + 1);
+    if (!domain || !user) throw new ConnectionStringError(`${where}: User Id must be DOMAIN\\user for a Windows account`);
+    if (t.domain !== null && t.domain.toLowerCase() !== domain.toLowerCase()) {
+      throw new ConnectionStringError(`${where}: the domain of User Id and Domain differ`);
+    }
+    t.domain = domain;
+    t.user = user;
+    mode = 'ntlm';
+  } else if (t.domain !== null) {
+    if (mode !== 'sql' && mode !== 'ntlm')
+      throw new ConnectionStringError(`${where}: Domain is for Windows accounts (NTLM), not Microsoft Entra ID`);
+    mode = 'ntlm';
+  }
+  const need = (ok: boolean, what: string) => {
+    if (!ok) throw new ConnectionStringError(`${where}: Authentication=${AUTHENTICATION_NAMES[mode]} needs ${what}`);
+  };
+  const no = (ok: boolean, what: string) => {
+    if (!ok) throw new ConnectionStringError(`${where}: Authentication=${AUTHENTICATION_NAMES[mode]} takes no ${what}`);
+  };
+  switch (mode) {
+    case 'ntlm':
+      need(t.domain !== null, 'a domain (User Id=DOMAIN\\user)');
+      need(t.user !== null && t.password !== null, `a User Id and its Password (${ON_NODE.replace(/^on Node, /, '')})`);
+      break;
+    case 'entra-default':
+    case 'entra-managed-identity':
+      // User Id, when given, is the client id of a user-assigned managed identity
+      no(t.password === null, 'Password (User Id, when given, is the client id of a user-assigned managed identity)');
+      break;
+    case 'entra-service-principal':
+      need(t.user !== null, "a User Id (the app registration's client id)");
+      need(t.password !== null && t.password !== '', 'a Password (the client secret)');
+      need(t.tenantId !== null, 'a Tenant Id (the directory id)');
+      break;
+    case 'entra-password':
+      need(t.user !== null && t.password !== null, 'a User Id and Password of the Entra ID user');
+      need(t.clientId !== null, "a Client Id (the client id of this application's app registration)");
+      break;
+    case 'entra-access-token':
+      no(t.password === null, 'Password (the token comes from the callback given to openReadpast)');
+      break;
+    case 'sql':
+      break;
+  }
+  t.authentication = mode;
+  return t;
+}
 
 /** Whether `url` names a SQL Server database (URL or ADO form). */
 export function isMssqlUrl(url: string): boolean {
@@ -114,9 +264,8 @@ function parseUrlForm(s: string): MssqlTarget {
     password,
     domain: null,
     ...DEFAULTS,
-    connectTimeoutMs: null,
-    appName: null,
   };
+  const raw: Raw = { authentication: null };
   for (const pair of query.split('&').filter(Boolean)) {
     const eq = pair.indexOf('=');
     const key = decode(eq < 0 ? pair : pair.slice(0, eq), 'option name');
@@ -142,6 +291,19 @@ function parseUrlForm(s: string): MssqlTarget {
       case 'applicationname':
         t.appName = value || null;
         break;
+      case 'authentication':
+        raw.authentication = value;
+        break;
+      case 'tenantid':
+        t.tenantId = value || null;
+        break;
+      case 'clientid':
+        t.clientId = value || null;
+        break;
+      case 'integratedsecurity':
+      case 'trustedconnection':
+        if (value && bool(key, value)) throw new ConnectionStringError(`SQL Server URL: integrated security is not supported; ${ON_NODE}`);
+        break;
       default:
         throw new ConnectionStringError(`SQL Server URL: unknown option ${JSON.stringify(key.slice(0, 40))}`);
     }
@@ -149,7 +311,7 @@ function parseUrlForm(s: string): MssqlTarget {
   if (t.port !== null && t.instanceName !== null) {
     throw new ConnectionStringError('SQL Server URL: give either a port or an instance name, not both');
   }
-  return t;
+  return settleAuthentication(t, raw, 'SQL Server URL');
 }
 
 /** Split an ADO connection string into key/value pairs: `;`-separated, values optionally quoted. */
@@ -208,9 +370,8 @@ function parseAdoForm(s: string): MssqlTarget {
     password: null,
     domain: null,
     ...DEFAULTS,
-    connectTimeoutMs: null,
-    appName: null,
   };
+  const raw: Raw = { authentication: null };
   for (const [key, value] of splitAdo(s)) {
     switch (key.toLowerCase()) {
       case 'server':
@@ -278,10 +439,21 @@ function parseAdoForm(s: string): MssqlTarget {
       case 'max pool size':
       case 'min pool size':
         break; // meaningful to other drivers; readpast manages its own pools
+      case 'authentication':
+        raw.authentication = value;
+        break;
+      case 'tenant id':
+      case 'tenantid':
+        t.tenantId = value || null;
+        break;
+      case 'client id':
+      case 'clientid':
+        t.clientId = value || null;
+        break;
       case 'integrated security':
       case 'trusted_connection':
-        if (value && bool(key, value))
-          throw new ConnectionStringError('SQL Server connection string: integrated security is not supported; use User Id and Password');
+        if (value && (/^sspi$/i.test(value.trim()) || bool(key, value)))
+          throw new ConnectionStringError(`SQL Server connection string: integrated security is not supported; ${ON_NODE}`);
         break;
       default:
         throw new ConnectionStringError(`SQL Server connection string: unknown key ${JSON.stringify(key.slice(0, 40))}`);
@@ -291,18 +463,43 @@ function parseAdoForm(s: string): MssqlTarget {
   if (t.port !== null && t.instanceName !== null) {
     throw new ConnectionStringError('SQL Server connection string: give either a port or an instance name, not both');
   }
-  return t;
+  return settleAuthentication(t, raw, 'SQL Server connection string');
 }
 
 /** A printable form with no secret, e.g. `mssql://app@db.example:1433/readpast?encrypt=true`. */
 export function describeTarget(t: MssqlTarget): string {
-  const user = t.user ? `${encodeURIComponent(t.user)}@` : '';
+  const who = t.authentication === 'ntlm' && t.domain ? `${t.domain}\\${t.user ?? ''}` : t.user;
+  const user = who ? `${encodeURIComponent(who)}@` : '';
   const host = t.server.includes(':') ? `[${t.server}]` : t.server;
   const where = t.instanceName ? `${host}\\${t.instanceName}` : t.port ? `${host}:${t.port}` : host;
   const db = t.database ? `/${encodeURIComponent(t.database)}` : '';
-  const q = `encrypt=${t.encrypt}&trustServerCertificate=${t.trustServerCertificate}`;
+  const auth = t.authentication === 'sql' || t.authentication === 'ntlm' ? '' : `&authentication=${AUTHENTICATION_NAMES[t.authentication]}`;
+  const q = `encrypt=${t.encrypt}&trustServerCertificate=${t.trustServerCertificate}${auth}`;
   return `mssql://${user}${where}${db}?${q}`;
 }
+
+/** How this target signs in, for a person (the doctor); never a secret. */
+export function signInLabel(t: MssqlTarget): string {
+  switch (t.authentication) {
+    case 'sql':
+      return 'SQL Server authentication';
+    case 'ntlm':
+      return `Windows authentication (NTLM) as ${t.domain ?? ''}\\${t.user ?? ''}`;
+    case 'entra-default':
+      return `Microsoft Entra ID (Active Directory Default${t.user ? `, managed identity client id ${t.user}` : ''})`;
+    case 'entra-managed-identity':
+      return `Microsoft Entra ID (Active Directory Managed Identity, ${t.user ? `user-assigned, client id ${t.user}` : 'system-assigned'})`;
+    case 'entra-service-principal':
+      return `Microsoft Entra ID (Active Directory Service Principal, client id ${t.user ?? ''})`;
+    case 'entra-password':
+      return `Microsoft Entra ID (Active Directory Password, user ${t.user ?? ''})`;
+    case 'entra-access-token':
+      return 'Microsoft Entra ID (Active Directory Access Token from the token callback)';
+  }
+}
+
+/** Whether the target signs in with Microsoft Entra ID. */
+export const isEntra = (t: MssqlTarget): boolean => t.authentication.startsWith('entra-');
 
 /** Parse and describe in one go (the store's `description`). */
 export function describe(input: string): string {
@@ -317,16 +514,53 @@ export interface ConfigOptions {
   requestTimeout?: number;
 }
 
+/** tedious's `authentication` for a target (undefined: a SQL login, from user and password). */
+export function driverAuthentication(t: MssqlTarget): MssqlConfig['authentication'] | undefined {
+  const opt = <T extends Record<string, string | null>>(o: T) =>
+    Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null)) as Record<string, string>;
+  switch (t.authentication) {
+    case 'sql':
+      return undefined;
+    case 'ntlm':
+      return { type: 'ntlm', options: { domain: t.domain ?? '', userName: t.user ?? '', password: t.password ?? '' } };
+    case 'entra-default':
+      return { type: 'azure-active-directory-default', options: opt({ clientId: t.user }) };
+    case 'entra-managed-identity':
+      // ManagedIdentityCredential of @azure/identity: VMs, App Service, Functions, containers alike
+      return { type: 'azure-active-directory-msi-vm', options: opt({ clientId: t.user }) };
+    case 'entra-service-principal':
+      return {
+        type: 'azure-active-directory-service-principal-secret',
+        options: { clientId: t.user ?? '', clientSecret: t.password ?? '', tenantId: t.tenantId ?? '' },
+      };
+    case 'entra-password':
+      return {
+        type: 'azure-active-directory-password',
+        // tenant: tedious asks the 'common' endpoint when none is given
+        options: opt({ userName: t.user, password: t.password, clientId: t.clientId, tenantId: t.tenantId }) as {
+          userName: string;
+          password: string;
+          clientId: string;
+          tenantId: string;
+        },
+      };
+    case 'entra-access-token':
+      // the token itself is asked of the callback before each new connection (connection.ts, Driver)
+      return { type: 'azure-active-directory-access-token', options: { token: '' } };
+  }
+}
+
 /** Turn a target into a node-mssql config. */
 export function toConfig(t: MssqlTarget, opts: ConfigOptions = {}): MssqlConfig {
   const appName = (opts.appName ?? t.appName ?? 'readpast').slice(0, 128);
+  const authentication = driverAuthentication(t);
   return {
     server: t.server,
     ...(t.port !== null ? { port: t.port } : {}),
     ...(t.database !== null ? { database: t.database } : {}),
-    ...(t.user !== null ? { user: t.user } : {}),
-    ...(t.password !== null ? { password: t.password } : {}),
-    ...(t.domain !== null ? { domain: t.domain } : {}),
+    ...(authentication
+      ? { authentication }
+      : { ...(t.user !== null ? { user: t.user } : {}), ...(t.password !== null ? { password: t.password } : {}) }),
     ...(t.connectTimeoutMs !== null ? { connectionTimeout: t.connectTimeoutMs } : {}),
     requestTimeout: opts.requestTimeout ?? 30_000,
     options: {

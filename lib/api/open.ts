@@ -20,8 +20,12 @@ export function databaseUrl(url?: string): string {
  * Open the store a URL names: `sqlite:<path>`, `mssql://…` or an ADO connection string, and migrate
  * it unless `migrate: false` (see OpenOptions.migrate).
  */
-export async function openStore(url?: string, opts: { logger?: Logger; migrate?: boolean } = {}): Promise<Store> {
+export async function openStore(
+  url?: string,
+  opts: { logger?: Logger; migrate?: boolean; accessToken?: () => Promise<string> } = {},
+): Promise<Store> {
   const u = databaseUrl(url);
+  if (opts.accessToken !== undefined && !isMssqlUrl(u)) throw new Error('accessToken: only a SQL Server database signs in with a token');
   if (u.startsWith('sqlite:')) {
     const path = u.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (!path) throw new Error('READPAST_DATABASE_URL: sqlite: needs a file path, e.g. sqlite:data/readpast.db');
@@ -35,6 +39,7 @@ export async function openStore(url?: string, opts: { logger?: Logger; migrate?:
       log: logger && ((message, err) => logger.warn({ err: err instanceof Error ? err.message : err }, message)),
       migrate: opts.migrate,
       wakeMs: wakeMs(process.env.READPAST_WAKE_MS),
+      accessToken: opts.accessToken,
     });
   }
   throw new Error('READPAST_DATABASE_URL: expected sqlite:<path>, mssql://… or an ADO string (Server=…;Database=…)');
@@ -92,6 +97,12 @@ export interface OpenOptions {
   migrate?: boolean;
   /** where alert webhooks may point (ReadpastOptions.webhooks); default READPAST_WEBHOOK_ALLOW */
   webhooks?: WebhookPolicyOptions;
+  /**
+   * SQL Server with Microsoft Entra ID: a function that returns an access token (e.g. from
+   * @azure/identity's `getToken('https://database.windows.net/.default')`), asked before each new
+   * connection. `Authentication=Active Directory Access Token` in the URL, or no Authentication at all.
+   */
+  accessToken?: () => Promise<string>;
 }
 
 export async function openReadpast(opts: OpenOptions = {}): Promise<Readpast> {
@@ -99,7 +110,7 @@ export async function openReadpast(opts: OpenOptions = {}): Promise<Readpast> {
   const webhooks = webhookPolicy(opts.webhooks);
   const registry = opts.registry ?? defaultRegistry();
   if (opts.handlersModule) await loadHandlers(registry, opts.handlersModule);
-  const store = await openStore(opts.url, { logger: opts.logger, migrate: opts.migrate });
+  const store = await openStore(opts.url, { logger: opts.logger, migrate: opts.migrate, accessToken: opts.accessToken });
   return new Readpast(store, { registry, logger: opts.logger, webhooks });
 }
 
@@ -108,7 +119,10 @@ export async function openReadpast(opts: OpenOptions = {}): Promise<Readpast> {
  * where it is (a missing one is not created, none is migrated); a server's store is opened without
  * migrating and asked. A URL that cannot be read is itself the failing check.
  */
-export async function diagnoseDatabase(url?: string, opts: { logger?: Logger } = {}): Promise<DoctorJson> {
+export async function diagnoseDatabase(
+  url?: string,
+  opts: { logger?: Logger; accessToken?: () => Promise<string> } = {},
+): Promise<DoctorJson> {
   const u = databaseUrl(url);
   if (u.startsWith('sqlite:')) {
     const path = u.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
@@ -119,7 +133,7 @@ export async function diagnoseDatabase(url?: string, opts: { logger?: Logger } =
   }
   let store: Store;
   try {
-    store = await openStore(u, { logger: opts.logger, migrate: false });
+    store = await openStore(u, { logger: opts.logger, migrate: false, accessToken: opts.accessToken });
   } catch (err) {
     const check = {
       id: 'connect',

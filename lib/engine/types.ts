@@ -562,6 +562,9 @@ export interface BatchView {
 export interface LiveStatus {
   available: boolean;
   reason: string | null;
+  /** SQL Server: whether this login may KILL a task's session, and if not, what it lacks */
+  canKill?: boolean;
+  killRefusal?: string | null;
 }
 
 /**

@@ -7,8 +7,11 @@
 // the caller's COMMIT or ROLLBACK decides). Parameter errors (50001–50049) are raised before anything is
 // written and under the caller's own XACT_ABORT setting: the caller's transaction stays as it was (with
 // XACT_ABORT OFF) and the caller decides. Errors of the write itself (51001–51003: a batch not open or a
-// later stage started; a deadlock) are raised under XACT_ABORT ON, which rolls the caller's transaction
-// back: a write that failed halfway must not be committable.
+// later stage started; 51004: a dedup key's lock not granted within the session's LOCK_TIMEOUT; a
+// deadlock) are raised under XACT_ABORT ON, which rolls the caller's transaction back: a write that failed
+// halfway must not be committable. Two ExecAsync of one dedup key at once: the second waits for the first
+// caller's transaction (an application lock per key, ENQUEUE_WRITE) and returns its token, as the library
+// does; if the first rolls back, the second enqueues.
 //
 // Same statements as the store. ExecAsync runs ENQUEUE_WRITE (sql/enqueue.ts), the very text the Node
 // enqueue sends, on a one-element @tasks array it builds with FOR JSON; CancelTask and RetryTask run
@@ -80,6 +83,36 @@ export function nameCheck(re: RegExp, variable: string, maxLength: number): stri
 
 const fail = (n: number, message: string) => `THROW ${50000 + n}, N'${message.replace(/'/g, "''")}', 1;`;
 
+/**
+ * @payload_bytes: the payload's length in UTF-8, as the library counts it (Buffer.byteLength of the JSON
+ * text, lib/engine/validation.ts), so that both refuse the same payloads. An nvarchar is UTF-16 and
+ * DATALENGTH counts its bytes; UTF-8 collations (which would give the UTF-8 length directly) start with
+ * SQL Server 2019, and readpast supports 2016 SP1. So from the UTF-16 code units (collation-independent:
+ * the varbinary of the value, two bytes each, low byte first): U+0000–U+007F is 1 byte, U+0080–U+07FF 2,
+ * each half of a surrogate pair 2 (a character beyond U+FFFF is 4), any other 3. A payload of n code units
+ * has between n and 3n bytes: only between MAX/3 and MAX units is it counted, unit by unit, over 8000-byte
+ * pieces (read once from the value into a table variable, then each piece in row), a numbers table of
+ * VALUES rows (no table read: the ownership chain needs none). Outside that band @payload_bytes is n,
+ * which decides the check alike (≤ MAX/3: accepted; > MAX: refused).
+ */
+export const PAYLOAD_UTF8_BYTES = `DECLARE @payload_bytes bigint = COALESCE(DATALENGTH(@Payload), 0) / 2;
+  IF @payload_bytes * 3 > ${MAX_PAYLOAD_BYTES} AND @payload_bytes <= ${MAX_PAYLOAD_BYTES}
+  BEGIN
+    DECLARE @payload_bin varbinary(max) = CAST(@Payload AS varbinary(max));
+    DECLARE @pieces TABLE (piece int NOT NULL PRIMARY KEY, bytes varbinary(8000) NOT NULL);
+    WITH d AS (SELECT v.n FROM (VALUES (0), (0), (0), (0), (0), (0), (0), (0), (0), (0), (0), (0), (0), (0), (0), (0)) AS v(n)),
+      k AS (SELECT TOP ((DATALENGTH(@payload_bin) + 7999) / 8000) ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) - 1 AS piece
+        FROM d AS a CROSS JOIN d AS b CROSS JOIN d AS c)
+    INSERT INTO @pieces (piece, bytes) SELECT k.piece, SUBSTRING(@payload_bin, k.piece * 8000 + 1, 8000) FROM k;
+    WITH d AS (SELECT v.n FROM (VALUES (0), (0), (0), (0), (0), (0), (0), (0), (0), (0), (0), (0), (0), (0), (0), (0)) AS v(n)),
+      u AS (SELECT TOP (4000) ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) - 1 AS unit FROM d AS a CROSS JOIN d AS b CROSS JOIN d AS c)
+    SELECT @payload_bytes = SUM(CASE WHEN x.cu < 128 THEN 1 WHEN x.cu < 2048 OR x.cu BETWEEN 55296 AND 57343 THEN 2 ELSE 3 END)
+      FROM @pieces AS p
+      JOIN u ON u.unit < DATALENGTH(p.bytes) / 2
+      CROSS APPLY (SELECT CAST(SUBSTRING(p.bytes, 2 * u.unit + 1, 1) AS int)
+        + 256 * CAST(SUBSTRING(p.bytes, 2 * u.unit + 2, 1) AS int) AS cu) AS x;
+  END;`;
+
 /** ExecAsync's checks, in order: each raises THROW 50000+n naming its parameter. */
 const EXEC_CHECKS = `IF @Kind IS NULL OR @Kind COLLATE Latin1_General_100_BIN2 NOT IN ('handler', 'sql', 'procedure')
     ${fail(1, "@Kind: 'handler', 'sql' or 'procedure'")}
@@ -101,8 +134,9 @@ const EXEC_CHECKS = `IF @Kind IS NULL OR @Kind COLLATE Latin1_General_100_BIN2 N
     SET @err = CONCAT(N'@Command: no stored procedure ', @cmd, N' that you may see');
     THROW 50006, @err, 1;
   END;
-  IF @Payload IS NOT NULL AND (ISJSON(@Payload) = 0 OR DATALENGTH(@Payload) > ${2 * MAX_PAYLOAD_BYTES})
-    ${fail(7, `@Payload: JSON text (max ${MAX_PAYLOAD_BYTES} characters)`)}
+  ${PAYLOAD_UTF8_BYTES}
+  IF @Payload IS NOT NULL AND (ISJSON(@Payload) = 0 OR @payload_bytes > ${MAX_PAYLOAD_BYTES})
+    ${fail(7, `@Payload: JSON text of at most ${MAX_PAYLOAD_BYTES} bytes in UTF-8`)}
   IF @Kind = 'procedure' AND @Payload IS NOT NULL AND LEFT(LTRIM(@Payload), 1) <> N'{'
     ${fail(8, '@Payload: a JSON object of the procedure parameters')}
   IF @Kind = 'sql' AND @Payload IS NOT NULL

@@ -1,6 +1,7 @@
 // T-SQL of `readpast doctor` (../doctor.ts): who this login is and what it may do, the schema's
 // migration level, the server's clock, and a claim run inside a transaction that is rolled back.
 // Nothing here changes the database.
+import { ALLOW_SQL_SETTING, CALLER_PROCEDURES, CALLER_ROLE } from './callers';
 import { CLAIM } from './claim';
 
 /**
@@ -64,3 +65,30 @@ export const DOCTOR_PING = 'SELECT SYSUTCDATETIME() AS server_now;';
 export const DOCTOR_DRY_RUN_CLAIM = `BEGIN TRANSACTION;
 ${CLAIM}
 IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION;`;
+
+/**
+ * The T-SQL callers' interface (sql/callers.ts), asked once the schema exists. One row: whether the role
+ * readpast_caller exists, whether this login may see other principals' grants and the procedures' text
+ * (VIEW DEFINITION; without it both read as absent), the allow_sql setting (NULL when unreadable), and
+ * whether the role may SELECT from AsyncExecResults. Then one row per procedure of the interface: present,
+ * EXECUTE granted to the role, and its installed text (OBJECT_DEFINITION: NULL when it cannot be seen).
+ */
+export const DOCTOR_CALLERS = `SET NOCOUNT ON;
+DECLARE @role int = DATABASE_PRINCIPAL_ID(N'${CALLER_ROLE}');
+DECLARE @allow_sql nvarchar(100) = NULL;
+IF OBJECT_ID(N'readpast.Settings', N'U') IS NOT NULL AND HAS_PERMS_BY_NAME(N'readpast.Settings', N'OBJECT', N'SELECT') = 1
+  SET @allow_sql = (SELECT s.value FROM readpast.Settings AS s WHERE s.name = N'${ALLOW_SQL_SETTING}');
+SELECT CASE WHEN @role IS NULL THEN 0 ELSE 1 END AS role_exists,
+  HAS_PERMS_BY_NAME(DB_NAME(), N'DATABASE', N'VIEW DEFINITION') AS view_definition,
+  @allow_sql AS allow_sql,
+  CASE WHEN EXISTS (SELECT 1 FROM sys.database_permissions AS dp
+    WHERE dp.class = 1 AND dp.major_id = OBJECT_ID(N'readpast.AsyncExecResults') AND dp.grantee_principal_id = @role
+      AND dp.permission_name = N'SELECT' AND dp.state IN ('G', 'W')) THEN 1 ELSE 0 END AS results_granted;
+SELECT p.name,
+  CASE WHEN OBJECT_ID(N'readpast.' + p.name, N'P') IS NULL THEN 0 ELSE 1 END AS present,
+  CASE WHEN EXISTS (SELECT 1 FROM sys.database_permissions AS dp
+    WHERE dp.class = 1 AND dp.major_id = OBJECT_ID(N'readpast.' + p.name) AND dp.grantee_principal_id = @role
+      AND dp.permission_name = N'EXECUTE' AND dp.state IN ('G', 'W')) THEN 1 ELSE 0 END AS granted,
+  OBJECT_DEFINITION(OBJECT_ID(N'readpast.' + p.name)) AS definition
+FROM (VALUES ${CALLER_PROCEDURES.map((p) => `(N'${p.name}')`).join(', ')}) AS p(name)
+ORDER BY p.name;`;

@@ -90,6 +90,27 @@ BEGIN
     ORDER BY i.ord;
   IF @bad IS NOT NULL THROW 51003, @msg, 1;
 END;
+-- one enqueue of a dedup key at a time: an application lock per key (in key order, so two enqueues of the
+-- same keys cannot deadlock), held until COMMIT. A concurrent enqueue of the same key waits here until this
+-- one commits (or rolls back); its lookup below, a statement of its own, then reads the committed task (under
+-- RCSI too) and returns that token, instead of inserting too and failing on UX_Tasks_dedup (2601) — which
+-- inside readpast.ExecAsync would roll back the caller's transaction. Applocks touch no row or index lock, so
+-- the lock order above holds. Resource names compare binary, as dedup keys do.
+DECLARE @dedup TABLE (n int IDENTITY(1, 1) PRIMARY KEY, dedup_key nvarchar(200) COLLATE Latin1_General_100_BIN2 NOT NULL);
+INSERT INTO @dedup (dedup_key) SELECT DISTINCT i.dedup_key FROM @in AS i WHERE i.dedup_key IS NOT NULL ORDER BY i.dedup_key;
+DECLARE @dedup_n int = 1, @dedup_last int = (SELECT COUNT(*) FROM @dedup), @dedup_resource nvarchar(255);
+WHILE @dedup_n <= @dedup_last
+BEGIN
+  SET @dedup_resource = (SELECT CONCAT(N'readpast.dedup:', d.dedup_key) FROM @dedup AS d WHERE d.n = @dedup_n);
+  EXEC sys.sp_getapplock @dedup_resource, 'Exclusive', 'Transaction'; -- @Resource, @LockMode, @LockOwner
+  -- not granted (a LOCK_TIMEOUT of the session ran out, a deadlock): the lock is not held
+  IF COALESCE(APPLOCK_MODE(N'public', @dedup_resource, N'Transaction'), N'NoLock') <> N'Exclusive'
+  BEGIN
+    SET @msg = CONCAT(N'could not lock the dedup key for enqueue (', @dedup_resource, N'): lock timeout or deadlock');
+    THROW 51004, @msg, 1;
+  END;
+  SET @dedup_n = @dedup_n + 1;
+END;
 UPDATE i SET token = t.token, existing = 1
   FROM @in AS i JOIN readpast.Tasks AS t ON t.dedup_key = i.dedup_key
   WHERE i.dedup_key IS NOT NULL AND t.dedup_key IS NOT NULL AND t.status IN ('pending', 'running');

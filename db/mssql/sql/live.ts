@@ -6,17 +6,18 @@
 export const ENGINE_EDITION = "SELECT CAST(SERVERPROPERTY('EngineEdition') AS int) AS edition;";
 
 /**
- * What this login may see and do, on a server. VIEW SERVER PERFORMANCE STATE (SQL Server 2022+) is
- * enough for the DMV columns of the running list; older servers answer NULL for it.
+ * What this login may see and do, on a server (and the login, which a server permission is granted to).
+ * VIEW SERVER PERFORMANCE STATE (SQL Server 2022+) is enough for the DMV columns of the running list;
+ * older servers answer NULL for it.
  */
 export const PERMISSIONS_SERVER = `SELECT HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER STATE') AS view_state,
   HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER PERFORMANCE STATE') AS perf_state,
-  HAS_PERMS_BY_NAME(NULL, NULL, 'ALTER ANY CONNECTION') AS can_kill;`;
+  HAS_PERMS_BY_NAME(NULL, NULL, 'ALTER ANY CONNECTION') AS can_kill, SUSER_SNAME() AS principal;`;
 
-/** What this login may see and do, on Azure SQL Database (VIEW DATABASE PERFORMANCE STATE likewise). */
+/** What this login may see and do, on Azure SQL Database (VIEW DATABASE PERFORMANCE STATE likewise; granted to the user). */
 export const PERMISSIONS_AZURE = `SELECT HAS_PERMS_BY_NAME(DB_NAME(), 'DATABASE', 'VIEW DATABASE STATE') AS view_state,
   HAS_PERMS_BY_NAME(DB_NAME(), 'DATABASE', 'VIEW DATABASE PERFORMANCE STATE') AS perf_state,
-  HAS_PERMS_BY_NAME(DB_NAME(), 'DATABASE', 'KILL DATABASE CONNECTION') AS can_kill;`;
+  HAS_PERMS_BY_NAME(DB_NAME(), 'DATABASE', 'KILL DATABASE CONNECTION') AS can_kill, USER_NAME() AS principal;`;
 
 /** The running attempt of a task, its session and that session's login time as the server sees it. */
 export const KILL_TARGET = `SELECT t.id AS task_id, t.status, t.kind, t.attempts, l.worker_id, l.session, w.login_time,
