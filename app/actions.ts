@@ -6,6 +6,7 @@ import { createDemoBatch as createDemo, loadDemoWorkload as enqueueDemo } from '
 import { parseWith, queueName, token as tokenSchema } from '@/lib/engine/validation';
 import { getEngine, resizePool } from '@/lib/server/engine';
 import { runAction, type ActionResult } from '@/lib/server/actions';
+import type { RetryFailedResult } from '@/lib/engine/types';
 import type { QueueJson } from '@/lib/api/readpast';
 import type { ScheduleDetailJson } from '@/lib/api/present';
 import { changedBy } from '@/lib/server/queues';
@@ -67,11 +68,16 @@ export async function retryTasks(tokens: string[]): Promise<ActionResult<{ count
   });
 }
 
-export async function retryFailures(filter: { queue?: string; message?: string; q?: string }): Promise<ActionResult<{ count: number }>> {
+export async function retryFailures(filter: {
+  queue?: string;
+  message?: string;
+  q?: string;
+}): Promise<ActionResult<{ count: number; skipped: RetryFailedResult['skipped'] }>> {
   return run(async () => {
     const f = parseWith(failureFilter, filter ?? {});
     const { readpast } = await getEngine();
-    return { count: await readpast.retryFailed(f) };
+    const r = await readpast.retryFailed(f);
+    return { count: r.retried, skipped: r.skipped };
   });
 }
 

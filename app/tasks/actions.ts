@@ -6,6 +6,7 @@ import { parseWith } from '@/lib/engine/validation';
 import { failureFilter } from '@/lib/api/requests';
 import { getEngine } from '@/lib/server/engine';
 import { runAction, type ActionResult } from '@/lib/server/actions';
+import type { RetryFailedResult } from '@/lib/engine/types';
 
 /** What a bulk action would change: `count` tasks (of `matched` the selection names in any state). */
 export async function previewBulk(request: unknown): Promise<ActionResult<{ action: string; count: number; matched: number }>> {
@@ -20,6 +21,8 @@ export interface BulkDone {
   done: number;
   skipped: number;
   missing: number;
+  /** of `skipped` (retry): the dedup key was held by a newer or unfinished task */
+  dedupKeyHeld: number;
   expected: number | null;
   count: number;
 }
@@ -42,10 +45,15 @@ export async function editTask(token: string, patch: unknown): Promise<ActionRes
 }
 
 /** Retry or delete every dead task of a failure group (or any failure filter); how many. */
-export async function actOnFailures(action: 'retry' | 'delete', filter: unknown): Promise<ActionResult<{ count: number }>> {
+export async function actOnFailures(
+  action: 'retry' | 'delete',
+  filter: unknown,
+): Promise<ActionResult<{ count: number; skipped?: RetryFailedResult['skipped'] }>> {
   return runAction(async () => {
     const f = parseWith(failureFilter, filter ?? {});
     const { readpast } = await getEngine();
-    return { count: action === 'retry' ? await readpast.retryFailed(f) : await readpast.deleteFailed(f) };
+    if (action === 'delete') return { count: await readpast.deleteFailed(f) };
+    const r = await readpast.retryFailed(f);
+    return { count: r.retried, skipped: r.skipped };
   });
 }

@@ -33,6 +33,9 @@ const retryGroup = (f: object) => actOnFailures('retry', f);
 const deleteGroup = (f: object) => actOnFailures('delete', f);
 
 const plural = (n: number, word: string) => `${formatNumber(n)} ${word}${n === 1 ? '' : 's'}`;
+/** a retry of many keeps the newest task per dedup key, and none whose key an unfinished task holds */
+const heldText = (r: { skipped?: { dedupKeyHeld: number } }) =>
+  r.skipped?.dedupKeyHeld ? ` · ${plural(r.skipped.dedupKeyHeld, 'task')} skipped: dedup key held by a newer or unfinished task` : '';
 
 export function Failed() {
   const operator = useCanOperate();
@@ -85,8 +88,8 @@ export function Failed() {
 
   const retryOne = useAction(retryTask, { success: () => 'Task queued for another attempt' });
   const retryMany = useAction(retryTasks, { success: (r) => `${plural(r.count, 'task')} queued for retry` });
-  const retryAll = useAction(retryFailures, { success: (r) => `${plural(r.count, 'task')} queued for retry` });
-  const groupRetry = useAction(retryGroup, { success: (r) => `${plural(r.count, 'task')} queued for retry` });
+  const retryAll = useAction(retryFailures, { success: (r) => `${plural(r.count, 'task')} queued for retry${heldText(r)}` });
+  const groupRetry = useAction(retryGroup, { success: (r) => `${plural(r.count, 'task')} queued for retry${heldText(r)}` });
   const groupDelete = useAction(deleteGroup, { success: (r) => `${plural(r.count, 'task')} deleted` });
   const deleteAll = useAction(deleteFailures, { success: (r) => `${plural(r.count, 'task')} deleted` });
   const deleteOne = useAction(deleteTask, { toastErrors: false });

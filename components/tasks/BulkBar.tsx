@@ -51,7 +51,10 @@ export function BulkBar({ selected, query, matching, onDone }: BulkBarProps) {
   const run = useAction(runBulk, {
     success: (r: BulkDone) =>
       `${plural(r.done)} ${VERB[r.action as Action]?.past ?? 'done'}` +
-      (r.skipped + r.missing ? ` · ${formatNumber(r.skipped + r.missing)} changed meanwhile and were left alone` : ''),
+      (r.dedupKeyHeld ? ` · ${formatNumber(r.dedupKeyHeld)} skipped: dedup key held by a newer or unfinished task` : '') +
+      (r.skipped - r.dedupKeyHeld + r.missing
+        ? ` · ${formatNumber(r.skipped - r.dedupKeyHeld + r.missing)} changed meanwhile and were left alone`
+        : ''),
   });
 
   const operator = useCanOperate();

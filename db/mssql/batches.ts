@@ -106,7 +106,7 @@ export async function releaseBatch(shared: Shared, batchId: number): Promise<Rel
   const row = r.recordset[0];
   if (!row || row.old_status === null) return 'not_found';
   if (!(row.released > 0)) return 'conflict';
-  await retrying(async () => settleBatches(await shared.pool(), [batchId]));
+  await retrying(async () => settleBatches(await shared.runner(), [batchId]));
   return 'released';
 }
 

@@ -20,16 +20,16 @@ const first = <T>(r: IResult<unknown>): T | undefined => (r.recordsets as unknow
 export async function bulk(shared: Shared, action: BulkAction, tokens: string[], opts: { priority?: number }): Promise<BulkOutcome> {
   const given = new Set(tokens.map((t) => t.toLowerCase()));
   const valid = [...given].filter((t) => UUID.test(t));
-  if (valid.length === 0) return { done: 0, skipped: 0, missing: given.size };
+  if (valid.length === 0) return { done: 0, skipped: 0, missing: given.size, dedupKeyHeld: 0 };
   const params = [
     ['tokens', sql.NVarChar(sql.MAX), JSON.stringify(valid)] as const,
     ...(action === 'priority' ? [['priority', sql.Int, opts.priority ?? 0] as const] : []),
   ];
   const r = await shared.write(TEXT[action], params);
-  const row = first<{ done: number; found: number }>(r) ?? { done: 0, found: 0 };
+  const row = first<{ done: number; found: number; held?: number }>(r) ?? { done: 0, found: 0 };
   await settleTouched(shared, r.recordsets);
   if (row.done && (action === 'retry' || action === 'run_now' || action === 'priority')) shared.wake();
-  return { done: row.done, skipped: row.found - row.done, missing: given.size - row.found };
+  return { done: row.done, skipped: row.found - row.done, missing: given.size - row.found, dedupKeyHeld: row.held ?? 0 };
 }
 
 export async function editTask(shared: Shared, token: string, patch: TaskPatch, retry: boolean): Promise<EditTaskResult> {

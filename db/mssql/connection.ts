@@ -20,6 +20,7 @@ export type {
   IResult,
   ISqlType,
   Request,
+  Transaction,
   config as MssqlConfig,
 } from 'mssql';
 
@@ -34,9 +35,12 @@ export type Logger = (message: string, err?: unknown) => void;
  */
 export type AccessTokenProvider = () => Promise<string>;
 
+/** What runs a statement: a pool, or one transaction open on it. */
+export type Runner = ns.ConnectionPool | ns.Transaction;
+
 /** A request with its own timeout (ms; 0 = none), which the driver supports but the typings omit. */
-export function requestWithTimeout(pool: ns.ConnectionPool, requestTimeout: number): ns.Request {
-  const Ctor = sql.Request as unknown as new (p: ns.ConnectionPool, o: { requestTimeout: number }) => ns.Request;
+export function requestWithTimeout(pool: Runner, requestTimeout: number): ns.Request {
+  const Ctor = sql.Request as unknown as new (p: Runner, o: { requestTimeout: number }) => ns.Request;
   return new Ctor(pool, { requestTimeout });
 }
 
@@ -45,7 +49,7 @@ export function requestWithTimeout(pool: ns.ConnectionPool, requestTimeout: numb
  * readpast table fails with "run readpast migrate" (commands that do not migrate first: lib/api/open.ts).
  */
 export async function query<T = Record<string, unknown>>(
-  pool: ns.ConnectionPool,
+  pool: Runner,
   text: string,
   params: readonly Param[] = [],
   requestTimeout?: number,
@@ -312,6 +316,11 @@ export class Shared {
       throw err;
     });
     return this.connecting;
+  }
+
+  /** Where a command's statements run: the shared pool (inside an audited command, its transaction: audit.ts). */
+  runner(): Promise<Runner> {
+    return this.pool();
   }
 
   /** A statement on the shared pool. */

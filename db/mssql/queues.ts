@@ -1,7 +1,7 @@
 // Queue settings on SQL Server: limits and pause (recorded), queue views, change history, tokens.
 import { ValidationError } from '../../lib/engine/errors';
 import type { QueueChange, QueuePatch, QueueSettings, QueueView, TokenView } from '../../lib/engine/types';
-import { query, sql, type ConnectionPool, type Shared } from './connection';
+import { query, sql, type Runner, type Shared } from './connection';
 import { retrying } from './errors';
 import { id, queueSettings, token, type Id, type QueueRow } from './rows';
 import * as S from './sql/queues';
@@ -14,12 +14,12 @@ export const MAX_CONCURRENCY_LIMIT = 10_000;
 
 /** Change a queue (run again after a deadlock); a raised limit or a resumed queue may free work at once. */
 export async function setQueue(shared: Shared, name: string, patch: QueuePatch, changedBy: string): Promise<QueueSettings> {
-  const q = await retrying(async () => changeQueue(await shared.pool(), name, patch, changedBy));
+  const q = await retrying(async () => changeQueue(await shared.runner(), name, patch, changedBy));
   shared.wake();
   return q;
 }
 
-async function changeQueue(pool: ConnectionPool, name: string, patch: QueuePatch, changedBy: string): Promise<QueueSettings> {
+async function changeQueue(pool: Runner, name: string, patch: QueuePatch, changedBy: string): Promise<QueueSettings> {
   const limit = patch.concurrencyLimit;
   if (limit !== undefined && limit !== null && (!Number.isInteger(limit) || limit < 1 || limit > MAX_CONCURRENCY_LIMIT)) {
     throw new ValidationError('concurrencyLimit', `must be an integer from 1 to ${MAX_CONCURRENCY_LIMIT}, or null for unlimited`);

@@ -3,7 +3,7 @@
 // their tasks are finished, or aborted — in a transaction of their own (SETTLE_BATCHES).
 import { fingerprint } from '../../lib/engine/fingerprint';
 import type { AttemptResult } from '../../lib/engine/types';
-import { query, sql, type ConnectionPool, type Shared } from './connection';
+import { query, sql, type Runner, type Shared } from './connection';
 import { retrying } from './errors';
 import { id, isoUtc, toJson, type Id } from './rows';
 import { FINISH, SETTLE_BATCHES } from './sql/settle';
@@ -74,11 +74,11 @@ export async function finish(shared: Shared, results: AttemptResult[]): Promise<
 /** Settle the batches a writing batch touched (its last result set, TOUCHED). */
 export async function settleTouched(shared: Shared, recordsets: unknown): Promise<void> {
   const ids = touchedBatches(recordsets);
-  if (ids.length) await retrying(async () => settleBatches(await shared.pool(), ids));
+  if (ids.length) await retrying(async () => settleBatches(await shared.runner(), ids));
 }
 
 /** Complete or abort the given batches where their tasks allow it. */
-export async function settleBatches(pool: ConnectionPool, ids: Iterable<number>): Promise<void> {
+export async function settleBatches(pool: Runner, ids: Iterable<number>): Promise<void> {
   const list = [...new Set(ids)];
   if (list.length === 0) return;
   await query(pool, SETTLE_BATCHES, [['batches', sql.NVarChar(sql.MAX), JSON.stringify(list)]]);

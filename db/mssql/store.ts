@@ -9,6 +9,7 @@ import * as alerts from './alerts';
 import { evaluateAlerts } from '../../lib/engine/alerts';
 import * as attemptLogs from './attempt-logs';
 import * as audit from './audit';
+import { audited } from './audit';
 import * as poolSettings from './pool-settings';
 import * as batches from './batches';
 import * as bulk from './bulk';
@@ -104,36 +105,44 @@ export class MssqlStore implements Store {
     };
 
     this.commands = {
-      enqueue: async (input, opts) => {
+      enqueue: async (input, opts, a) => {
         const t = externalTransaction(opts);
-        return t ? (await enqueueOn(shared, procs, t, [input], () => ''))[0]! : enqueue.enqueue(shared, procs, input);
+        if (!t) return audited(shared, a, (s) => enqueue.enqueue(s, procs, input));
+        const r = (await enqueueOn(shared, procs, t, [input], () => ''))[0]!;
+        await audit.auditOn(shared, t, a, r);
+        return r;
       },
-      enqueueMany: async (inputs, opts) => {
+      enqueueMany: async (inputs, opts, a) => {
         const t = externalTransaction(opts);
-        return t ? enqueueOn(shared, procs, t, inputs, (i) => `tasks.${i}`) : enqueue.enqueueMany(shared, procs, inputs);
+        if (!t) return audited(shared, a, (s) => enqueue.enqueueMany(s, procs, inputs));
+        const r = await enqueueOn(shared, procs, t, inputs, (i) => `tasks.${i}`);
+        await audit.auditOn(shared, t, a, r);
+        return r;
       },
       transaction: (fn, opts) => transaction(shared, procs, fn, opts),
-      cancel: (token) => operators.cancel(shared, token),
-      retry: (token) => operators.retry(shared, token),
-      retryFailed: (filter) => operators.retryFailed(shared, filter),
-      deleteTask: (token) => operators.deleteTask(shared, token),
-      deleteFailed: (filter) => operators.deleteFailed(shared, filter),
-      setQueue: (name, patch, changedBy) => queues.setQueue(shared, name, patch, changedBy),
-      createBatch: (input) => batches.createBatch(shared, input),
-      releaseBatch: (id) => batches.releaseBatch(shared, id),
-      cancelBatch: (id) => batches.cancelBatch(shared, id),
-      createSchedule: (s, nextFireAt, by) => schedules.createSchedule(shared, s, nextFireAt, by),
-      updateSchedule: (name, s, version, nextFireAt, by) => schedules.updateSchedule(shared, name, s, version, nextFireAt, by),
-      deleteSchedule: (name) => schedules.deleteSchedule(shared, name),
-      runSchedule: (name, by) => schedules.runSchedule(shared, name, by),
+      // an operator's command and its audit row: one transaction (audit.ts audited)
+      cancel: (token, a) => audited(shared, a, (s) => operators.cancel(s, token)),
+      retry: (token, a) => audited(shared, a, (s) => operators.retry(s, token)),
+      retryFailed: (filter, a) => operators.retryFailed(shared, filter, a),
+      deleteTask: (token, a) => audited(shared, a, (s) => operators.deleteTask(s, token)),
+      deleteFailed: (filter, a) => operators.deleteFailed(shared, filter, a),
+      setQueue: (name, patch, changedBy, a) => audited(shared, a, (s) => queues.setQueue(s, name, patch, changedBy)),
+      createBatch: (input, a) => audited(shared, a, (s) => batches.createBatch(s, input)),
+      releaseBatch: (id, a) => audited(shared, a, (s) => batches.releaseBatch(s, id)),
+      cancelBatch: (id, a) => audited(shared, a, (s) => batches.cancelBatch(s, id)),
+      createSchedule: (sc, nextFireAt, by, a) => audited(shared, a, (s) => schedules.createSchedule(s, sc, nextFireAt, by)),
+      updateSchedule: (name, sc, version, nextFireAt, by, a) =>
+        audited(shared, a, (s) => schedules.updateSchedule(s, name, sc, version, nextFireAt, by)),
+      deleteSchedule: (name, a) => audited(shared, a, (s) => schedules.deleteSchedule(s, name)),
+      runSchedule: (name, by, a) => audited(shared, a, (s) => schedules.runSchedule(s, name, by)),
       recordAudit: (entries) => audit.recordAudit(shared, entries),
-      createAlertRule: (input, by) => alerts.createAlertRule(shared, input, by),
-      updateAlertRule: (id, input, by) => alerts.updateAlertRule(shared, id, input, by),
-      deleteAlertRule: (id) => alerts.deleteAlertRule(shared, id),
-      writeAlerts: (w) => alerts.writeAlerts(shared, w),
-      editTask: (token, patch, retry) => bulk.editTask(shared, token, patch, retry),
-      bulk: (action, tokens, opts) => bulk.bulk(shared, action, tokens, opts),
-      setPoolSetting: (s) => poolSettings.setPoolSetting(shared, s),
+      createAlertRule: (input, by, a) => audited(shared, a, (s) => alerts.createAlertRule(s, input, by)),
+      updateAlertRule: (id, input, by, a) => audited(shared, a, (s) => alerts.updateAlertRule(s, id, input, by)),
+      deleteAlertRule: (id, a) => audited(shared, a, (s) => alerts.deleteAlertRule(s, id)),
+      writeAlerts: (w, a) => audited(shared, a, (s) => alerts.writeAlerts(s, w)),
+      editTask: (token, patch, retry, a) => audited(shared, a, (s) => bulk.editTask(s, token, patch, retry)),
+      bulk: (action, tokens, opts, a) => audited(shared, a, (s) => bulk.bulk(s, action, tokens, opts)),
+      setPoolSetting: (ps, a) => audited(shared, a, (s) => poolSettings.setPoolSetting(s, ps)),
     };
 
     this.reads = {
@@ -174,7 +183,7 @@ export class MssqlStore implements Store {
       describeProcedure: (name) => live.describeProcedure(name),
       liveStatus: () => live.liveStatus(),
       killSession: (token) => live.killSession(token),
-      setAllowSql: (allow, changedBy) => setAllowSql(shared, allow, changedBy),
+      setAllowSql: (allow, changedBy, a) => audited(shared, a, (s) => setAllowSql(s, allow, changedBy)),
     };
   }
 

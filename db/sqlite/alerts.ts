@@ -1,5 +1,6 @@
 // Alert rules and firings on SQLite. writeAlerts runs in one write transaction (BEGIN IMMEDIATE: the one
 // writer across processes), so its dedup check and insert cannot interleave with another process's.
+import type { AuditWrite } from '../../lib/engine/ports';
 import type {
   AlertFiring,
   AlertFiringFilter,
@@ -96,12 +97,17 @@ export function getAlertRule(shared: Shared, id: number): Promise<AlertRule | nu
   });
 }
 
-export function createAlertRule(shared: Shared, input: AlertRuleInput, by: string): Promise<AlertRule | 'exists'> {
+export function createAlertRule(
+  shared: Shared,
+  input: AlertRuleInput,
+  by: string,
+  audit?: AuditWrite<AlertRule | 'exists'>,
+): Promise<AlertRule | 'exists'> {
   return shared.tx((_tally, now) => {
     if (stmt(shared.db, S.NAME_TAKEN).get(numbered(input.name, 0))) return 'exists' as const;
     const r = stmt(shared.db, S.INSERT_RULE).run(numbered(...ruleParams(input, by, now)));
     return ruleOf(stmt(shared.db, S.GET_RULE).get(Number(r.lastInsertRowid)) as RuleRow);
-  });
+  }, audit);
 }
 
 export function updateAlertRule(
@@ -109,20 +115,21 @@ export function updateAlertRule(
   id: number,
   input: AlertRuleInput,
   by: string,
+  audit?: AuditWrite<AlertRule | 'not_found' | 'exists'>,
 ): Promise<AlertRule | 'not_found' | 'exists'> {
   return shared.tx((_tally, now) => {
     if (!stmt(shared.db, S.GET_RULE).get(id)) return 'not_found' as const;
     if (stmt(shared.db, S.NAME_TAKEN).get(numbered(input.name, id))) return 'exists' as const;
     stmt(shared.db, S.UPDATE_RULE).run(numbered(...ruleParams(input, by, now), id));
     return ruleOf(stmt(shared.db, S.GET_RULE).get(id) as RuleRow);
-  });
+  }, audit);
 }
 
-export function deleteAlertRule(shared: Shared, id: number): Promise<'deleted' | 'not_found'> {
-  return shared.tx(() => (stmt(shared.db, S.DELETE_RULE).run(id).changes === 1 ? 'deleted' : 'not_found'));
+export function deleteAlertRule(shared: Shared, id: number, audit?: AuditWrite<'deleted' | 'not_found'>): Promise<'deleted' | 'not_found'> {
+  return shared.tx(() => (stmt(shared.db, S.DELETE_RULE).run(id).changes === 1 ? 'deleted' : 'not_found'), audit);
 }
 
-export async function writeAlerts(shared: Shared, w: AlertWrite): Promise<FiredAlert[]> {
+export async function writeAlerts(shared: Shared, w: AlertWrite, audit?: AuditWrite<FiredAlert[]>): Promise<FiredAlert[]> {
   const db = shared.db;
   const ms = (d: Date | null) => (d === null ? null : d.getTime());
   const fired = await shared.tx((tally, now) => {
@@ -141,7 +148,7 @@ export async function writeAlerts(shared: Shared, w: AlertWrite): Promise<FiredA
     }
     if (out.length) stmt(db, S.PRUNE_FIRINGS).run(now - FIRINGS_KEPT_MS);
     return out;
-  });
+  }, audit);
   if (fired.length) shared.wake();
   return fired;
 }

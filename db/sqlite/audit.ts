@@ -1,7 +1,8 @@
 // The audit trail: append (one transaction per call) and read newest first, keyset-paged on id.
 import { auditJson, parseAuditJson as parse } from '../../lib/engine/audit';
+import type { AuditWrite } from '../../lib/engine/ports';
 import type { AuditFilter, AuditInput, AuditRecord, AuditSource, Page } from '../../lib/engine/types';
-import { read, type Shared } from './connection';
+import { read, type Db, type Shared } from './connection';
 import * as S from './sql/audit';
 import { stmt } from './tally';
 
@@ -13,6 +14,26 @@ export function recordAudit(shared: Shared, entries: AuditInput[]): Promise<void
       ins.run(now, e.actor, e.source, e.action, e.target, auditJson(e.before), auditJson(e.after), e.count ?? null);
     }
   });
+}
+
+/**
+ * Inside a command's transaction: its audit row built from `outcome` (none when the entry is null), or,
+ * when `audit.id` is set (an earlier transaction of the same action wrote it), that row's after and count
+ * rewritten. Returns the row's id. A row the database refuses fails the transaction, change and all.
+ */
+export function writeAudit<R>(db: Db, now: number, audit: AuditWrite<R>, outcome: R): number | undefined {
+  const built = audit.entry(outcome);
+  const rows = built === null ? [] : Array.isArray(built) ? built : [built];
+  if (rows.length === 0) return audit.id;
+  if (audit.id !== undefined) {
+    stmt(db, S.UPDATE_AUDIT).run(auditJson(rows[0]!.after), rows[0]!.count ?? null, audit.id);
+    return audit.id;
+  }
+  const ins = stmt(db, S.INSERT_AUDIT);
+  const ids = rows.map((e) =>
+    Number(ins.run(now, e.actor, e.source, e.action, e.target, auditJson(e.before), auditJson(e.after), e.count ?? null).lastInsertRowid),
+  );
+  return ids[0];
 }
 
 interface Row {

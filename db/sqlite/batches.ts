@@ -2,7 +2,7 @@
 // kept (BatchStages) as tasks move, so the claim can find each batch's active stage and running count
 // with a lookup (claim.ts), and a batch completes (or aborts) in the transaction that settles its last
 // task (settle.ts).
-import type { ReleaseResult } from '../../lib/engine/ports';
+import type { AuditWrite, CancelBatchResult, ReleaseResult } from '../../lib/engine/ports';
 import { ConflictError, ValidationError } from '../../lib/engine/errors';
 import type { BatchInput, BatchStatus, BatchView, OnFailure, Page, StageCounts } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
@@ -69,13 +69,13 @@ function batchById(db: Db, id: number): BatchView | null {
   return batchView(b, stmt(db, S.BATCH_STAGES).all(id) as StageRow[]);
 }
 
-export function createBatch(shared: Shared, input: BatchInput): Promise<BatchView> {
+export function createBatch(shared: Shared, input: BatchInput, audit?: AuditWrite<BatchView>): Promise<BatchView> {
   return shared.tx((_t, now) => {
     const r = stmt(shared.db, S.CREATE_BATCH).get(input.caller ?? null, input.maxParallel ?? null, input.onFailure ?? 'continue', now) as {
       id: number;
     };
     return batchById(shared.db, r.id)!;
-  });
+  }, audit);
 }
 
 export function getBatch(shared: Shared, id: number): Promise<BatchView | null> {
@@ -106,20 +106,20 @@ export function listBatches(shared: Shared, f: { status?: BatchStatus; cursor?: 
 }
 
 /** No more tasks: the batch completes once all its tasks are terminal (settled before this transaction commits). */
-export function releaseBatch(shared: Shared, id: number): Promise<ReleaseResult> {
-  return shared.tx((tally, now) => {
+export function releaseBatch(shared: Shared, id: number, audit?: AuditWrite<ReleaseResult>): Promise<ReleaseResult> {
+  return shared.tx((tally, now): ReleaseResult => {
     const b = stmt(shared.db, S.BATCH_STATUS).get(id) as { status: string } | undefined;
     if (!b) return 'not_found';
     if (b.status !== 'open') return 'conflict';
     stmt(shared.db, S.RELEASE_BATCH).run(now, id);
     tally.batches.add(id);
     return 'released';
-  });
+  }, audit);
 }
 
 /** Cancel a batch: its pending tasks are cancelled, running ones asked to stop; no new tasks. */
-export function cancelBatch(shared: Shared, id: number): Promise<{ result: 'cancelled' | 'not_found' | 'conflict'; cancelled: number }> {
-  return shared.tx((tally, now) => {
+export function cancelBatch(shared: Shared, id: number, audit?: AuditWrite<CancelBatchResult>): Promise<CancelBatchResult> {
+  return shared.tx((tally, now): CancelBatchResult => {
     const db = shared.db;
     const b = stmt(db, S.BATCH_STATUS).get(id) as { status: string } | undefined;
     if (!b) return { result: 'not_found', cancelled: 0 };
@@ -129,7 +129,7 @@ export function cancelBatch(shared: Shared, id: number): Promise<{ result: 'canc
     stmt(db, S.REQUEST_CANCEL_BATCH_RUNNING).run(id);
     stmt(db, S.CANCEL_BATCH).run(now, id);
     return { result: 'cancelled', cancelled: rows.length };
-  });
+  }, audit);
 }
 
 /**

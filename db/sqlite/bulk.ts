@@ -1,8 +1,10 @@
 // Bulk commands on tasks — retry, cancel, delete, run now, priority — over a chunk of tokens in one
 // transaction, and editing a task that is not running (optionally retrying it in the same step). Every
 // status change goes through the tally; a queue change moves the task's count to its new queue.
+import type { AuditWrite } from '../../lib/engine/ports';
 import type { BulkAction, BulkOutcome, EditTaskResult, TaskPatch } from '../../lib/engine/types';
 import type { Db, Shared } from './connection';
+import { dedupHolder } from './operators';
 import { ensureQueue } from './queues';
 import { taskView, toJson, type TaskRow } from './rows';
 import { BATCH_STATUS } from './sql/batches';
@@ -13,25 +15,31 @@ import { stmt, type Tally, type TaskKey } from './tally';
 
 type Row = TaskKey & { id: number; status: string; run_after: number };
 
-/** Whether a dead or cancelled task may come back: not of a finished batch, not past an aborted stage, its dedup key free. */
-function mayRetry(db: Db, t: TaskKey & { id: number }): boolean {
+/**
+ * Whether a dead or cancelled task may come back: not of a finished batch, not past an aborted stage, its
+ * dedup key free (`held` when an unfinished task holds it).
+ */
+function mayRetry(db: Db, t: TaskKey & { id: number }): boolean | 'held' {
   if (t.batch_id !== null) {
     const b = stmt(db, BATCH_STATUS).get(t.batch_id) as { status: string } | undefined;
     if (b && (b.status === 'completed' || b.status === 'cancelled')) return false;
     if (stmt(db, O.PAST_ABORT).get(t.batch_id, t.stage)) return false;
   }
-  return stmt(db, O.RETRY_ONE_CANDIDATE).get(t.id) !== undefined;
+  if (stmt(db, O.RETRY_ONE_CANDIDATE).get(t.id) !== undefined) return true;
+  return dedupHolder(db, t.id) ? 'held' : false;
 }
 
-/** Apply one action to one task; true when it was done. */
-function apply(db: Db, action: BulkAction, t: Row, priority: number, tally: Tally, now: number): boolean {
+/** Apply one action to one task; true when it was done, `held` when a retry found its dedup key held. */
+function apply(db: Db, action: BulkAction, t: Row, priority: number, tally: Tally, now: number): boolean | 'held' {
   switch (action) {
-    case 'retry':
+    case 'retry': {
       if (t.status !== 'dead' && t.status !== 'cancelled') return false;
-      if (!mayRetry(db, t)) return false;
+      const may = mayRetry(db, t);
+      if (may !== true) return may;
       stmt(db, O.RETRY_TASK).run(now, t.id);
       tally.task(t, t.status, 'pending');
       return true;
+    }
     case 'cancel':
       if (t.status === 'pending') {
         stmt(db, O.CANCEL_PENDING).run(now, t.id);
@@ -60,23 +68,43 @@ function apply(db: Db, action: BulkAction, t: Row, priority: number, tally: Tall
   }
 }
 
-export async function bulk(shared: Shared, action: BulkAction, tokens: string[], opts: { priority?: number }): Promise<BulkOutcome> {
+export async function bulk(
+  shared: Shared,
+  action: BulkAction,
+  tokens: string[],
+  opts: { priority?: number },
+  audit?: AuditWrite<BulkOutcome>,
+): Promise<BulkOutcome> {
   const out = await shared.tx((tally, now) => {
-    const o: BulkOutcome = { done: 0, skipped: 0, missing: 0 };
+    const o: BulkOutcome = { done: 0, skipped: 0, missing: 0, dedupKeyHeld: 0 };
     const db = shared.db;
+    const rows: Row[] = [];
     for (const token of new Set(tokens.map((x) => x.toLowerCase()))) {
       const t = stmt(db, B.BULK_TASK).get(token) as Row | undefined;
-      if (!t) o.missing++;
-      else if (apply(db, action, t, opts.priority ?? 0, tally, now)) o.done++;
+      if (t) rows.push(t);
+      else o.missing++;
+    }
+    // a retry takes the newest of the tasks sharing a dedup key (as retryFailed); the older find it held
+    if (action === 'retry') rows.sort((a, b) => b.id - a.id);
+    for (const t of rows) {
+      const done = apply(db, action, t, opts.priority ?? 0, tally, now);
+      if (done === true) o.done++;
       else o.skipped++;
+      if (done === 'held') o.dedupKeyHeld++;
     }
     return o;
-  });
+  }, audit);
   if (out.done && (action === 'retry' || action === 'run_now' || action === 'priority')) shared.wake();
   return out;
 }
 
-export async function editTask(shared: Shared, token: string, patch: TaskPatch, retry: boolean): Promise<EditTaskResult> {
+export async function editTask(
+  shared: Shared,
+  token: string,
+  patch: TaskPatch,
+  retry: boolean,
+  audit?: AuditWrite<EditTaskResult>,
+): Promise<EditTaskResult> {
   const r = await shared.tx((tally, now): EditTaskResult => {
     const db = shared.db;
     const row = stmt(db, GET_TASK).get(token) as TaskRow | undefined;
@@ -85,7 +113,7 @@ export async function editTask(shared: Shared, token: string, patch: TaskPatch, 
     if (row.status === 'succeeded') return { result: 'conflict' };
     const from = row.status;
     const back = retry && (from === 'dead' || from === 'cancelled');
-    if (back && !mayRetry(db, row)) return { result: 'conflict' };
+    if (back && mayRetry(db, row) !== true) return { result: 'conflict' };
     const to = back ? 'pending' : from;
     const queue = patch.queue ?? row.queue;
     if (queue !== row.queue) ensureQueue(db, queue, now);
@@ -103,7 +131,7 @@ export async function editTask(shared: Shared, token: string, patch: TaskPatch, 
     }
     const after = stmt(db, GET_TASK).get(token) as TaskRow;
     return { result: back ? 'retried' : 'edited', before: taskView(row), after: taskView(after) };
-  });
+  }, audit);
   if (r.result === 'retried' || (r.result === 'edited' && r.after.status === 'pending')) shared.wake();
   return r;
 }

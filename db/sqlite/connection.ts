@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import type { AuditWrite } from '../../lib/engine/ports';
 import type { Tally } from './tally';
 
 export type Db = Database.Database;
@@ -17,8 +18,9 @@ export interface Shared {
   /**
    * A write transaction (BEGIN IMMEDIATE, tried again while another process writes); the kept
    * aggregates collected in `tally` are flushed, and the batches whose tasks moved settled, before it commits.
+   * With `audit`, the audit row built from `fn`'s outcome is written in the same transaction (audit.ts).
    */
-  tx<T>(fn: (tally: Tally, now: number) => T): Promise<T>;
+  tx<T>(fn: (tally: Tally, now: number) => T, audit?: AuditWrite<T>): Promise<T>;
   /** Something this store committed may have become claimable. */
   wake(): void;
 }

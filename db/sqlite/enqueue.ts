@@ -2,6 +2,7 @@
 // with the defaults if new) and its batch; a dedup key held by an unfinished task returns that task.
 // A bulk enqueue pays per chunk what it can: multi-row INSERTs, the random bytes of its tokens, and its kept
 // aggregates (one delta per queue and command, applied once per transaction).
+import type { AuditWrite } from '../../lib/engine/ports';
 import { randomFillSync } from 'node:crypto';
 import { ValidationError } from '../../lib/engine/errors';
 import type { EnqueueInput, EnqueueResult } from '../../lib/engine/types';
@@ -14,23 +15,23 @@ import { stmt, type Tally } from './tally';
 
 export const DEFAULT_QUEUE = 'default';
 
-export async function enqueue(shared: Shared, input: EnqueueInput): Promise<EnqueueResult> {
-  const r = await shared.tx((tally, now) => {
+export async function enqueue(shared: Shared, input: EnqueueInput, audit?: AuditWrite<EnqueueResult>): Promise<EnqueueResult> {
+  const r = await shared.tx((tally, now): EnqueueResult => {
     const counts = new Enqueued();
     const row = taskRow(shared.db, input, tally, now, new Map(), counts);
     if (!('token' in row && 'params' in row)) return row;
     insertRows(shared.db, row.params);
     counts.apply(tally, now);
     return { token: row.token, created: true };
-  });
+  }, audit);
   shared.wake();
   return r;
 }
 
 /** all in one transaction; results in input order */
-export async function enqueueMany(shared: Shared, inputs: EnqueueInput[]): Promise<EnqueueResult[]> {
+export async function enqueueMany(shared: Shared, inputs: EnqueueInput[], audit?: AuditWrite<EnqueueResult[]>): Promise<EnqueueResult[]> {
   if (inputs.length === 0) return [];
-  const r = await shared.tx((tally, now) => enqueueIn(shared.db, inputs, tally, now));
+  const r = await shared.tx((tally, now) => enqueueIn(shared.db, inputs, tally, now), audit);
   shared.wake();
   return r;
 }

@@ -1,7 +1,7 @@
 // What operators do to tasks: cancel, retry, delete — one task by its token, or every dead task matching
 // a failure filter. Every status change goes through the tally. (Pruning is in maintenance.ts.)
-import type { CancelResult, DeleteResult, RetryResult } from '../../lib/engine/ports';
-import type { FailureFilter } from '../../lib/engine/types';
+import type { AuditWrite, CancelResult, DedupKeyHeld, DeleteResult, RetryResult } from '../../lib/engine/ports';
+import type { FailureFilter, RetryFailedResult, TaskStatus } from '../../lib/engine/types';
 import { deleteTaskOutput } from './attempt-logs';
 import type { Db, Shared } from './connection';
 import { failureWhere } from './reads';
@@ -10,13 +10,13 @@ import * as S from './sql/operators';
 import { stmt, type Tally, type TaskKey } from './tally';
 
 type Row = TaskKey & { id: number; status: string };
-type Candidate = TaskKey & { id: number; prior: string };
+type Candidate = TaskKey & { id: number; prior: string; dedup_key: string | null; held: number };
 
 const byToken = (db: Db, token: string) => stmt(db, S.TASK_BY_TOKEN).get(token) as Row | undefined;
 
 /** pending → cancelled; running → cancel requested (cooperative) */
-export function cancel(shared: Shared, token: string): Promise<CancelResult> {
-  return shared.tx((tally, now) => {
+export function cancel(shared: Shared, token: string, audit?: AuditWrite<CancelResult>): Promise<CancelResult> {
+  return shared.tx((tally, now): CancelResult => {
     const t = byToken(shared.db, token);
     if (!t) return 'not_found';
     if (t.status === 'pending') {
@@ -29,18 +29,16 @@ export function cancel(shared: Shared, token: string): Promise<CancelResult> {
       return 'cancel_requested';
     }
     return 'conflict';
-  });
+  }, audit);
 }
 
-/** dead/cancelled → pending with one more attempt if exhausted; skipped where a live task holds the dedup key */
-function retryWhere(db: Db, sql: string, params: unknown[], now: number): Candidate[] {
-  const rows = stmt(db, sql).all(...params) as Candidate[];
-  const upd = stmt(db, S.RETRY_TASK);
-  for (const r of rows) upd.run(now, r.id);
-  return rows;
+/** The unfinished task holding a task's dedup key, or null. */
+export function dedupHolder(db: Db, taskId: number): DedupKeyHeld | null {
+  const h = stmt(db, S.DEDUP_HOLDER).get(taskId) as { token: string; status: TaskStatus; dedup_key: string } | undefined;
+  return h ? { result: 'dedup_key_held', dedupKey: h.dedup_key, token: h.token, status: h.status } : null;
 }
 
-export async function retry(shared: Shared, token: string): Promise<RetryResult> {
+export async function retry(shared: Shared, token: string, audit?: AuditWrite<RetryResult>): Promise<RetryResult> {
   const r = await shared.tx((tally, now): RetryResult => {
     const db = shared.db;
     const t = byToken(db, token);
@@ -51,25 +49,48 @@ export async function retry(shared: Shared, token: string): Promise<RetryResult>
       if (b && (b.status === 'completed' || b.status === 'cancelled')) return 'conflict';
       if (stmt(db, S.PAST_ABORT).get(t.batch_id, t.stage)) return 'batch_aborted';
     }
-    const rows = retryWhere(db, S.RETRY_ONE_CANDIDATE, [t.id], now);
-    if (rows.length === 0) return 'conflict';
+    if (!stmt(db, S.RETRY_ONE_CANDIDATE).get(t.id)) return dedupHolder(db, t.id) ?? 'conflict';
+    stmt(db, S.RETRY_TASK).run(now, t.id);
     tally.task(t, t.status, 'pending');
     return 'retried';
-  });
+  }, audit);
   if (r === 'retried') shared.wake();
   return r;
 }
 
-/** retry every dead task matching the filter (not those of a stage after a failed one, see retry); returns how many */
-export async function retryFailed(shared: Shared, filter: FailureFilter): Promise<number> {
-  const n = await shared.tx((tally, now) => {
+/**
+ * Retry every dead task matching the filter (not those of a stage after a failed one, see retry): the
+ * newest per dedup key, unless an unfinished task holds the key; the others are counted as skipped.
+ */
+export async function retryFailed(
+  shared: Shared,
+  filter: FailureFilter,
+  audit?: AuditWrite<RetryFailedResult>,
+): Promise<RetryFailedResult> {
+  const out = await shared.tx((tally, now): RetryFailedResult => {
     const { filters, params } = failureWhere(filter);
-    const rows = retryWhere(shared.db, S.retryCandidatesSql(filters), params, now);
-    for (const r of rows) tally.task(r, r.prior, 'pending');
-    return rows.length;
-  });
-  if (n) shared.wake();
-  return n;
+    const rows = stmt(shared.db, S.retryCandidatesSql(filters)).all(...params) as Candidate[];
+    const upd = stmt(shared.db, S.RETRY_TASK);
+    const taken = new Set<string>();
+    let retried = 0;
+    let held = 0;
+    // newest first: the first of a key comes back, the rest would hold it twice
+    for (const r of rows) {
+      if (r.dedup_key !== null) {
+        if (r.held || taken.has(r.dedup_key)) {
+          held++;
+          continue;
+        }
+        taken.add(r.dedup_key);
+      }
+      upd.run(now, r.id);
+      tally.task(r, r.prior, 'pending');
+      retried++;
+    }
+    return { retried, skipped: { dedupKeyHeld: held } };
+  }, audit);
+  if (out.retried) shared.wake();
+  return out;
 }
 
 function remove(db: Db, t: Row, tally: Tally): void {
@@ -80,22 +101,22 @@ function remove(db: Db, t: Row, tally: Tally): void {
 }
 
 /** delete a terminal task and its log rows */
-export function deleteTask(shared: Shared, token: string): Promise<DeleteResult> {
-  return shared.tx((tally) => {
+export function deleteTask(shared: Shared, token: string, audit?: AuditWrite<DeleteResult>): Promise<DeleteResult> {
+  return shared.tx((tally): DeleteResult => {
     const t = byToken(shared.db, token);
     if (!t) return 'not_found';
     if (t.status === 'pending' || t.status === 'running') return 'conflict';
     remove(shared.db, t, tally);
     return 'deleted';
-  });
+  }, audit);
 }
 
 /** delete every dead task matching the filter; returns how many */
-export function deleteFailed(shared: Shared, filter: FailureFilter): Promise<number> {
+export function deleteFailed(shared: Shared, filter: FailureFilter, audit?: AuditWrite<number>): Promise<number> {
   return shared.tx((tally) => {
     const { filters, params } = failureWhere(filter);
     const rows = stmt(shared.db, S.matchingTasksSql(filters)).all(...params) as Row[];
     for (const r of rows) remove(shared.db, r, tally);
     return rows.length;
-  });
+  }, audit);
 }

@@ -1,4 +1,5 @@
 // The pool size set per host and role: read at a pool's start, written when an operator resizes it.
+import type { AuditWrite } from '../../lib/engine/ports';
 import type { PoolSetting, PoolSettingInput } from '../../lib/engine/pool-settings';
 import { read, type Shared } from './connection';
 import * as S from './sql/pool-settings';
@@ -28,10 +29,10 @@ export function getPoolSetting(shared: Shared, host: string, role: string): Prom
 }
 
 /** Store the size; returns the setting it replaced (null when there was none). */
-export function setPoolSetting(shared: Shared, s: PoolSettingInput): Promise<PoolSetting | null> {
+export function setPoolSetting(shared: Shared, s: PoolSettingInput, audit?: AuditWrite<PoolSetting | null>): Promise<PoolSetting | null> {
   return shared.tx((_tally, now) => {
     const old = stmt(shared.db, S.GET_POOL_SETTING).get(s.host, s.role) as Row | undefined;
     stmt(shared.db, S.UPSERT_POOL_SETTING).run(s.host, s.role, s.size, s.updatedBy.slice(0, 200), now);
     return old ? toSetting(old) : null;
-  });
+  }, audit);
 }

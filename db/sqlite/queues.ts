@@ -2,6 +2,7 @@
 // views and their change history. A limited queue owns tokens 1..limit in ConcurrencyTokens; the claim
 // grants them (claim.ts), an ending attempt releases its own here. Unlimited queues have no tokens and
 // pay nothing.
+import type { AuditWrite } from '../../lib/engine/ports';
 import type { QueueChange, QueuePatch, QueueSettings, QueueView, TokenView } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
 import { queueSettings, type QueueRow } from './rows';
@@ -18,8 +19,14 @@ export function ensureQueue(db: Db, name: string, now: number): QueueRow {
 }
 
 /** Change a queue's limit / pause (creating the queue if needed); every change is recorded. A raised limit may free work at once. */
-export async function setQueue(shared: Shared, name: string, patch: QueuePatch, changedBy: string): Promise<QueueSettings> {
-  const q = await shared.tx((_t, now) => changeQueue(shared.db, name, patch, changedBy, now));
+export async function setQueue(
+  shared: Shared,
+  name: string,
+  patch: QueuePatch,
+  changedBy: string,
+  audit?: AuditWrite<QueueSettings>,
+): Promise<QueueSettings> {
+  const q = await shared.tx((_t, now) => changeQueue(shared.db, name, patch, changedBy, now), audit);
   shared.wake();
   return q;
 }

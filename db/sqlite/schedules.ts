@@ -3,6 +3,8 @@
 // inserts the fires and advances the schedules, all in one BEGIN IMMEDIATE transaction: processes
 // checking at once take turns, and each sees what the one before it fired. The unique index on
 // (schedule_name, schedule_fire_at) makes a second task for a tick impossible whatever happens.
+import type { AuditWrite } from '../../lib/engine/ports';
+import { auditVia } from '../../lib/engine/audit';
 import { v7 as uuidv7 } from 'uuid';
 import { planFires } from '../../lib/engine/schedules';
 import type {
@@ -134,6 +136,7 @@ export async function createSchedule(
   s: ScheduleRecord,
   nextFireAt: Date | null,
   by: string,
+  audit?: AuditWrite<'created' | 'exists'>,
 ): Promise<'created' | 'exists'> {
   return shared.tx((_t, now) => {
     const r = stmt(shared.db, S.INSERT_SCHEDULE).run(
@@ -148,7 +151,7 @@ export async function createSchedule(
       now,
     );
     return r.changes === 1 ? 'created' : 'exists';
-  });
+  }, audit);
 }
 
 export async function updateSchedule(
@@ -158,6 +161,7 @@ export async function updateSchedule(
   version: number,
   nextFireAt: Date | null | undefined,
   by: string,
+  audit?: AuditWrite<'updated' | 'not_found' | 'conflict'>,
 ): Promise<'updated' | 'not_found' | 'conflict'> {
   return shared.tx((_t, now) => {
     const r = stmt(shared.db, S.UPDATE_SCHEDULE).run(
@@ -173,11 +177,15 @@ export async function updateSchedule(
     );
     if (r.changes === 1) return 'updated';
     return stmt(shared.db, S.GET_SCHEDULE).get(name) ? 'conflict' : 'not_found';
-  });
+  }, audit);
 }
 
-export async function deleteSchedule(shared: Shared, name: string): Promise<'deleted' | 'not_found'> {
-  return shared.tx(() => (stmt(shared.db, S.DELETE_SCHEDULE).run(name).changes === 1 ? 'deleted' : 'not_found'));
+export async function deleteSchedule(
+  shared: Shared,
+  name: string,
+  audit?: AuditWrite<'deleted' | 'not_found'>,
+): Promise<'deleted' | 'not_found'> {
+  return shared.tx(() => (stmt(shared.db, S.DELETE_SCHEDULE).run(name).changes === 1 ? 'deleted' : 'not_found'), audit);
 }
 
 /** Insert the task of one fire; null when this tick was fired already. */
@@ -206,14 +214,22 @@ function insertFire(db: Db, r: ScheduleRow, fireAt: number | null, caller: strin
   return token;
 }
 
-export async function runSchedule(shared: Shared, name: string, by: string): Promise<EnqueueResult | null> {
-  const token = await shared.tx((tally, now) => {
-    const r = stmt(shared.db, S.GET_SCHEDULE).get(name) as ScheduleRow | undefined;
-    if (!r) return null;
-    const t = insertFire(shared.db, r, null, by, tally, now);
-    if (t) stmt(shared.db, S.RECORD_RUN).run(now, t, name);
-    return t;
-  });
+export async function runSchedule(
+  shared: Shared,
+  name: string,
+  by: string,
+  audit?: AuditWrite<EnqueueResult | null>,
+): Promise<EnqueueResult | null> {
+  const token = await shared.tx(
+    (tally, now) => {
+      const r = stmt(shared.db, S.GET_SCHEDULE).get(name) as ScheduleRow | undefined;
+      if (!r) return null;
+      const t = insertFire(shared.db, r, null, by, tally, now);
+      if (t) stmt(shared.db, S.RECORD_RUN).run(now, t, name);
+      return t;
+    },
+    auditVia(audit, (t: string | null) => (t === null ? null : { token: t, created: true })),
+  );
   if (token === null) return null;
   shared.wake();
   return { token, created: true };

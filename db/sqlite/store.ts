@@ -51,7 +51,22 @@ export class SqliteStore implements Store {
     const shared: Shared = {
       db,
       /** a write transaction; kept aggregates are flushed and batches settled before it commits */
-      tx: (fn) => writeTx(db, () => tallied(db, fn), gate),
+      tx: async (fn, audited) => {
+        let id: number | undefined;
+        const out = await writeTx(
+          db,
+          () =>
+            tallied(db, (tally, now) => {
+              const r = fn(tally, now);
+              if (audited) id = audit.writeAudit(db, now, audited, r);
+              return r;
+            }),
+          gate,
+        );
+        // known once committed: a later transaction of the same action rewrites this row
+        if (audited && id !== undefined) audited.id = id;
+        return out;
+      },
       wake: () => {
         for (const l of listeners) {
           try {
@@ -94,36 +109,36 @@ export class SqliteStore implements Store {
     };
 
     this.commands = {
-      enqueue: async (input, opts) => {
+      enqueue: async (input, opts, audited) => {
         refuseExternal(opts);
-        return enqueue.enqueue(shared, input);
+        return enqueue.enqueue(shared, input, audited);
       },
-      enqueueMany: async (inputs, opts) => {
+      enqueueMany: async (inputs, opts, audited) => {
         refuseExternal(opts);
-        return enqueue.enqueueMany(shared, inputs);
+        return enqueue.enqueueMany(shared, inputs, audited);
       },
       transaction: (fn, opts) => transactions.run(fn, opts),
-      cancel: (token) => operators.cancel(shared, token),
-      retry: (token) => operators.retry(shared, token),
-      retryFailed: (filter) => operators.retryFailed(shared, filter),
-      deleteTask: (token) => operators.deleteTask(shared, token),
-      deleteFailed: (filter) => operators.deleteFailed(shared, filter),
-      setQueue: (name, patch, changedBy) => queues.setQueue(shared, name, patch, changedBy),
-      createBatch: (input) => batches.createBatch(shared, input),
-      releaseBatch: (id) => batches.releaseBatch(shared, id),
-      cancelBatch: (id) => batches.cancelBatch(shared, id),
-      createSchedule: (s, nextFireAt, by) => schedules.createSchedule(shared, s, nextFireAt, by),
-      updateSchedule: (name, s, version, nextFireAt, by) => schedules.updateSchedule(shared, name, s, version, nextFireAt, by),
-      deleteSchedule: (name) => schedules.deleteSchedule(shared, name),
-      runSchedule: (name, by) => schedules.runSchedule(shared, name, by),
+      cancel: (token, a) => operators.cancel(shared, token, a),
+      retry: (token, a) => operators.retry(shared, token, a),
+      retryFailed: (filter, a) => operators.retryFailed(shared, filter, a),
+      deleteTask: (token, a) => operators.deleteTask(shared, token, a),
+      deleteFailed: (filter, a) => operators.deleteFailed(shared, filter, a),
+      setQueue: (name, patch, changedBy, a) => queues.setQueue(shared, name, patch, changedBy, a),
+      createBatch: (input, a) => batches.createBatch(shared, input, a),
+      releaseBatch: (id, a) => batches.releaseBatch(shared, id, a),
+      cancelBatch: (id, a) => batches.cancelBatch(shared, id, a),
+      createSchedule: (s, nextFireAt, by, a) => schedules.createSchedule(shared, s, nextFireAt, by, a),
+      updateSchedule: (name, s, version, nextFireAt, by, a) => schedules.updateSchedule(shared, name, s, version, nextFireAt, by, a),
+      deleteSchedule: (name, a) => schedules.deleteSchedule(shared, name, a),
+      runSchedule: (name, by, a) => schedules.runSchedule(shared, name, by, a),
       recordAudit: (entries) => audit.recordAudit(shared, entries),
-      createAlertRule: (input, by) => alerts.createAlertRule(shared, input, by),
-      updateAlertRule: (id, input, by) => alerts.updateAlertRule(shared, id, input, by),
-      deleteAlertRule: (id) => alerts.deleteAlertRule(shared, id),
-      writeAlerts: (w) => alerts.writeAlerts(shared, w),
-      editTask: (token, patch, retry) => bulk.editTask(shared, token, patch, retry),
-      bulk: (action, tokens, opts) => bulk.bulk(shared, action, tokens, opts),
-      setPoolSetting: (s) => poolSettings.setPoolSetting(shared, s),
+      createAlertRule: (input, by, a) => alerts.createAlertRule(shared, input, by, a),
+      updateAlertRule: (id, input, by, a) => alerts.updateAlertRule(shared, id, input, by, a),
+      deleteAlertRule: (id, a) => alerts.deleteAlertRule(shared, id, a),
+      writeAlerts: (w, a) => alerts.writeAlerts(shared, w, a),
+      editTask: (token, patch, retry, a) => bulk.editTask(shared, token, patch, retry, a),
+      bulk: (action, tokens, opts, a) => bulk.bulk(shared, action, tokens, opts, a),
+      setPoolSetting: (s, a) => poolSettings.setPoolSetting(shared, s, a),
     };
 
     this.reads = {

@@ -15,6 +15,7 @@ import {
   type AlertFormat,
   type AlertKind,
   type AlertRule,
+  type FiredAlert,
   type AlertRuleInput,
 } from '../engine/alert-types';
 import { maskWebhookUrl } from '../engine/alert-delivery';
@@ -267,9 +268,11 @@ export class Alerts {
   async create(raw: unknown): Promise<AlertRuleJson> {
     const input = validateAlertRule(raw);
     await this.checkUrl(input.url);
-    const r = await this.store.commands.createAlertRule(input, currentActor().name);
+    const audit = this.audit.of((r: AlertRule | 'exists') =>
+      r === 'exists' ? null : { action: 'alert.create', target: r.name, after: audited(r), count: 1 },
+    );
+    const r = await this.store.commands.createAlertRule(input, currentActor().name, audit);
     if (r === 'exists') throw new ConflictError(`an alert rule named ${input.name} exists`);
-    await this.audit.record('alert.create', r.name, { after: audited(r), count: 1 });
     return alertRuleJson(r);
   }
 
@@ -282,28 +285,34 @@ export class Alerts {
     const before = await this.rule(id);
     const input = validateAlertRule({ ...asRequest(before), ...patch });
     if (input.url !== before.url) await this.checkUrl(input.url);
-    const r = await this.store.commands.updateAlertRule(before.id, input, currentActor().name);
+    const audit = this.audit.of((r: AlertRule | 'not_found' | 'exists') =>
+      typeof r === 'string' ? null : { action: 'alert.update', target: r.name, before: audited(before), after: audited(r), count: 1 },
+    );
+    const r = await this.store.commands.updateAlertRule(before.id, input, currentActor().name, audit);
     if (r === 'not_found') throw new NotFoundError(`no alert rule ${before.id}`);
     if (r === 'exists') throw new ConflictError(`an alert rule named ${input.name} exists`);
-    await this.audit.record('alert.update', r.name, { before: audited(before), after: audited(r), count: 1 });
     return alertRuleJson(r);
   }
 
   async remove(id: unknown): Promise<{ deleted: true; id: number }> {
     const r = await this.rule(id);
-    if ((await this.store.commands.deleteAlertRule(r.id)) === 'not_found') throw new NotFoundError(`no alert rule ${r.id}`);
-    await this.audit.record('alert.delete', r.name, { before: audited(r), count: 1 });
+    const audit = this.audit.of((d: 'deleted' | 'not_found') =>
+      d === 'deleted' ? { action: 'alert.delete', target: r.name, before: audited(r), count: 1 } : null,
+    );
+    if ((await this.store.commands.deleteAlertRule(r.id, audit)) === 'not_found') throw new NotFoundError(`no alert rule ${r.id}`);
     return { deleted: true, id: r.id };
   }
 
   /** send a test delivery now (also while the rule is disabled): a firing marked test, its delivery task queued */
   async test(id: unknown): Promise<AlertTestJson> {
     const r = await this.rule(id);
-    const [fired] = await this.store.commands.writeAlerts({ firings: [testFiring(r)], cursors: [] });
+    const audit = this.audit.of((fired: FiredAlert[]) =>
+      fired[0] ? { action: 'alert.test', target: r.name, after: { token: fired[0].token }, count: 1 } : null,
+    );
+    const [fired] = await this.store.commands.writeAlerts({ firings: [testFiring(r)], cursors: [] }, audit);
     if (!fired) throw new ConflictError('the test delivery was not recorded');
     const page = await this.store.reads.listAlertFirings({ ruleId: r.id, limit: 5 });
     const firing = page.items.find((f) => f.id === fired.firingId) ?? null;
-    await this.audit.record('alert.test', r.name, { after: { token: fired.token }, count: 1 });
     return { firing: firing && alertFiringJson(firing), token: fired.token };
   }
 

@@ -1,12 +1,23 @@
 // Who is acting: the HTTP API, the dashboard's server actions and the CLI run each request inside
-// `asActor(...)`; every mutation of the front door then records itself with `Audit.record` — who (the
-// signed-in user, `bearer`, the OS user), from where (ui/api/cli/library), what, on what, before → after,
-// how many — in the store's AuditLog. Library calls outside `asActor` are recorded as `library`.
+// `asActor(...)`; every mutation of the front door then records itself — who (the signed-in user,
+// `bearer`, the OS user), from where (ui/api/cli/library), what, on what, before → after, how many — in
+// the store's AuditLog. A command hands the store its row (`Audit.of`), which the store writes in the
+// command's own transaction: the change and its record commit together or not at all, and a refused
+// command records nothing. `Audit.record` appends alone, for what changes nothing in the store (a KILL).
+// Library calls outside `asActor` are recorded as `library`.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { userInfo } from 'node:os';
 import type { Logger } from '../engine/logger';
-import type { Store } from '../engine/ports';
-import { AUDIT_SOURCES, type AuditFilter, type AuditRecord, type AuditSource, type Page, type QueueChange } from '../engine/types';
+import type { AuditWrite, Store } from '../engine/ports';
+import {
+  AUDIT_SOURCES,
+  type AuditFilter,
+  type AuditInput,
+  type AuditRecord,
+  type AuditSource,
+  type Page,
+  type QueueChange,
+} from '../engine/types';
 
 export interface Actor {
   /** a user name, `bearer` (API token), `loopback` (no credentials configured), an OS user, `code` */
@@ -55,6 +66,12 @@ export interface AuditDetail {
   count?: number | null;
 }
 
+/** What a command records of its outcome: null when the outcome changed nothing (refused, not found). */
+export interface AuditCall extends AuditDetail {
+  action: string;
+  target: string;
+}
+
 export interface AuditJson {
   id: number;
   at: string;
@@ -87,8 +104,33 @@ export class Audit {
   ) {}
 
   /**
-   * Record one mutation that has happened (call it after the command succeeded). A failure to record is
-   * logged, never thrown: the mutation is done and the caller must learn that it was.
+   * The audit row of a command, for the store to write in the command's own transaction (AuditWrite): the
+   * actor is who acts now, the rest is built from the command's outcome by `build` (null: nothing to record).
+   * Pass the same object to every transaction of one action (bulk chunks): the row says what has committed.
+   */
+  of<R>(build: (outcome: R) => AuditCall | AuditCall[] | null, by?: string): AuditWrite<R> {
+    const actor = current.getStore() ?? { name: by || currentActor().name, source: 'library' as const };
+    const row = (c: AuditCall): AuditInput => ({
+      actor: actor.name,
+      source: actor.source,
+      action: c.action,
+      target: c.target,
+      before: c.before,
+      after: c.after,
+      count: c.count ?? null,
+    });
+    return {
+      entry: (outcome) => {
+        const c = build(outcome);
+        if (!c) return null;
+        return Array.isArray(c) ? c.map(row) : row(c);
+      },
+    };
+  }
+
+  /**
+   * Record one action that changes nothing in the store (a KILL of a session), after it happened. A failure
+   * to record is logged, never thrown: the action is done and the caller must learn that it was.
    */
   async record(action: string, target: string, detail: AuditDetail = {}): Promise<void> {
     const actor = current.getStore() ?? { name: detail.by || currentActor().name, source: 'library' as const };

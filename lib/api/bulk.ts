@@ -7,7 +7,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../engine/errors'
 import { fingerprint } from '../engine/fingerprint';
 import { BULK_CHUNK, MAX_ATTEMPTS, MAX_BULK_FILTER, MAX_BULK_TOKENS, MAX_PRIORITY, MIN_ATTEMPTS, MIN_PRIORITY } from '../engine/limits';
 import type { Store } from '../engine/ports';
-import type { BulkAction, BulkOutcome, FailureGroupQuery, FingerprintGroup, TaskPatch, TaskView } from '../engine/types';
+import type { BulkAction, BulkOutcome, EditTaskResult, FailureGroupQuery, FingerprintGroup, TaskPatch, TaskView } from '../engine/types';
 import { parseWith, queueName, token as tokenSchema, validateEnqueue } from '../engine/validation';
 import type { Audit } from './audit';
 import { taskJson } from './present';
@@ -116,18 +116,25 @@ export async function bulkTasks(store: Store, audit: Audit, raw: unknown): Promi
       `the selection now matches ${s.tokens.length} tasks, more than the ${r.expected} confirmed; look again and confirm the new count`,
     );
   }
-  const total: BulkOutcome = { done: 0, skipped: 0, missing: 0 };
-  for (let i = 0; i < s.tokens.length; i += BULK_CHUNK) {
-    const o = await store.commands.bulk(r.action, s.tokens.slice(i, i + BULK_CHUNK), { priority: r.priority });
-    total.done += o.done;
-    total.skipped += o.skipped;
-    total.missing += o.missing;
-  }
-  await audit.record(`tasks.bulk_${r.action}`, s.target, {
-    before: { ...(s.describe as object), ...(r.priority !== undefined ? { priority: r.priority } : {}), expected: r.expected ?? null },
-    after: total,
-    count: total.done,
+  const total: BulkOutcome = { done: 0, skipped: 0, missing: 0, dedupKeyHeld: 0 };
+  const add = (a: BulkOutcome, b: BulkOutcome): BulkOutcome => ({
+    done: a.done + b.done,
+    skipped: a.skipped + b.skipped,
+    missing: a.missing + b.missing,
+    dedupKeyHeld: a.dedupKeyHeld + b.dedupKeyHeld,
   });
+  const before = { ...(s.describe as object), ...(r.priority !== undefined ? { priority: r.priority } : {}), expected: r.expected ?? null };
+  // one row for the action, written with its first chunk and brought up to date by each later one
+  const written = audit.of((o: BulkOutcome) => {
+    const sum = add(total, o);
+    return { action: `tasks.bulk_${r.action}`, target: s.target, before, after: sum, count: sum.done };
+  });
+  for (let i = 0; i < s.tokens.length; i += BULK_CHUNK) {
+    Object.assign(
+      total,
+      add(total, await store.commands.bulk(r.action, s.tokens.slice(i, i + BULK_CHUNK), { priority: r.priority }, written)),
+    );
+  }
   return { action: r.action, ...total, expected: r.expected ?? null, count: s.tokens.length };
 }
 
@@ -174,7 +181,17 @@ export async function editTask(store: Store, audit: Audit, token: string, raw: u
   if (p.priority !== undefined) patch.priority = v.priority;
   if (p.maxAttempts !== undefined) patch.maxAttempts = v.maxAttempts;
   if (p.runAt !== undefined) patch.runAt = v.runAt;
-  const r = await store.commands.editTask(token, patch, p.retry === true);
+  // the edit and, when it put the task back, its retry: both rows written in the edit's transaction
+  const r = await store.commands.editTask(
+    token,
+    patch,
+    p.retry === true,
+    audit.of((e: EditTaskResult) => {
+      if (!('after' in e)) return null;
+      const edit = { action: 'task.edit', target: token, before: pick(taskJson(e.before)), after: pick(taskJson(e.after)), count: 1 };
+      return e.result === 'retried' ? [edit, { action: 'task.retry', target: token, count: 1 }] : edit;
+    }),
+  );
   if (r.result === 'not_found') throw new NotFoundError(`no task with token ${token}`);
   if (r.result === 'running') throw new ConflictError('the task is running; edit it once it has stopped');
   if (r.result === 'conflict') {
@@ -185,10 +202,6 @@ export async function editTask(store: Store, audit: Audit, token: string, raw: u
     );
   }
   if (!('after' in r)) throw new ConflictError('the task changed meanwhile');
-  const before = pick(taskJson(r.before));
-  const after = pick(taskJson(r.after));
-  await audit.record('task.edit', token, { before, after, count: 1 });
-  if (r.result === 'retried') await audit.record('task.retry', token, { count: 1 });
   return { result: r.result, task: taskJson(r.after) };
 }
 

@@ -39,11 +39,14 @@ export async function savePoolSize(
   if (!Number.isInteger(s.size) || s.size < 0 || s.size > MAX_POOL_SIZE) {
     throw new ValidationError('workers', `must be an integer from 0 to ${MAX_POOL_SIZE}`);
   }
-  const previous = await store.commands.setPoolSetting({ host: s.host, role: s.role, size: s.size, updatedBy: currentActor().name });
-  await audit.record('pool.resize', `${s.host}/${s.role}`, {
-    before: { workers: s.before ?? previous?.size ?? null },
-    after: { workers: s.size },
-    count: 1,
-  });
-  return previous;
+  return store.commands.setPoolSetting(
+    { host: s.host, role: s.role, size: s.size, updatedBy: currentActor().name },
+    audit.of((previous: PoolSetting | null) => ({
+      action: 'pool.resize',
+      target: `${s.host}/${s.role}`,
+      before: { workers: s.before ?? previous?.size ?? null },
+      after: { workers: s.size },
+      count: 1,
+    })),
+  );
 }

@@ -7,14 +7,17 @@ import { MAX_BULK } from '../engine/limits';
 import { silentLogger, type Logger } from '../engine/logger';
 import { Pool, type PoolOptions } from '../engine/pool';
 import { webhookPolicy, type WebhookPolicy, type WebhookPolicyOptions } from '../engine/webhook-guard';
-import type { CancelResult, Dialect, ReadModel, Store } from '../engine/ports';
+import type { CancelBatchResult, CancelResult, DeleteResult, Dialect, ReadModel, ReleaseResult, RetryResult, Store } from '../engine/ports';
 import type {
   AttemptFilter,
   BatchStatus,
+  BatchView,
   EnqueueResult,
   FailureFilter,
   FailureGroupQuery,
   LiveStatus,
+  QueueSettings,
+  RetryFailedResult,
   TaskFilter,
   TaskKind,
 } from '../engine/types';
@@ -109,7 +112,7 @@ export class Readpast {
     this.audit = new Audit(store, this.logger);
     this.webhooks = webhookPolicy(opts.webhooks);
     this.alerts = new Alerts(store, this.audit, this.webhooks);
-    this.scheduling = new Schedules(store, (opts) => this.context(opts));
+    this.scheduling = new Schedules(store, (opts) => this.context(opts), this.audit);
   }
 
   get dialect(): Dialect {
@@ -134,8 +137,12 @@ export class Readpast {
    */
   async setAllowSql(allow: boolean, changedBy: string): Promise<void> {
     if (!this.store.sqlServer) throw new ValidationError('allowSql', 'a setting of SQL Server databases (readpast.Settings)');
-    await this.store.sqlServer.setAllowSql(allow, changedBy);
-    await this.audit.record('settings.allow_sql', 'allow_sql', { after: allow ? 'on' : 'off' });
+    const after = allow ? 'on' : 'off';
+    await this.store.sqlServer.setAllowSql(
+      allow,
+      changedBy,
+      this.audit.of(() => ({ action: 'settings.allow_sql', target: 'allow_sql', after })),
+    );
   }
 
   /** `readpast doctor`: what will work on this database, each check with its remedy; changes nothing */
@@ -161,15 +168,21 @@ export class Readpast {
 
   async enqueue(raw: EnqueueRequest | unknown, opts: EnqueueOptions = {}): Promise<EnqueueResult> {
     const input = await validateEnqueue(raw, await this.context(opts));
-    const r = await this.store.commands.enqueue(input, { transaction: opts.transaction });
     // a library's own producing is its business (and its hot path); what people do is recorded
-    if (r.created && currentActor().source !== 'library') {
-      await this.audit.record('task.enqueue', r.token, {
-        after: { queue: input.queue, kind: input.kind, command: input.command },
-        count: 1,
-      });
-    }
-    return r;
+    const audit =
+      currentActor().source === 'library'
+        ? undefined
+        : this.audit.of((r: EnqueueResult) =>
+            r.created
+              ? {
+                  action: 'task.enqueue',
+                  target: r.token,
+                  after: { queue: input.queue, kind: input.kind, command: input.command },
+                  count: 1,
+                }
+              : null,
+          );
+    return this.store.commands.enqueue(input, { transaction: opts.transaction }, audit);
   }
 
   async enqueueMany(raws: unknown[], opts: EnqueueOptions = {}): Promise<EnqueueResult[]> {
@@ -177,15 +190,16 @@ export class Readpast {
     if (raws.length > MAX_BULK) throw new ValidationError('tasks', `at most ${MAX_BULK} per call`);
     const ctx = await this.context(opts);
     const inputs = await validateEnqueueMany(raws, ctx, 'tasks');
-    const rs = await this.store.commands.enqueueMany(inputs, { transaction: opts.transaction });
-    const created = rs.filter((r) => r.created);
-    if (created.length && currentActor().source !== 'library') {
-      await this.audit.record('tasks.enqueue', `tokens:${created.length}`, {
-        after: { tokens: created.slice(0, 20).map((r) => r.token) },
-        count: created.length,
-      });
-    }
-    return rs;
+    const audit =
+      currentActor().source === 'library'
+        ? undefined
+        : this.audit.of((rs: EnqueueResult[]) => {
+            const created = rs.filter((r) => r.created);
+            if (!created.length) return null;
+            const after = { tokens: created.slice(0, 20).map((r) => r.token) };
+            return { action: 'tasks.enqueue', target: `tokens:${created.length}`, after, count: created.length };
+          });
+    return this.store.commands.enqueueMany(inputs, { transaction: opts.transaction }, audit);
   }
 
   /** The callback's statements and tasks commit together, or roll back when it throws (rethrown). lib/api/transaction.ts */
@@ -200,44 +214,61 @@ export class Readpast {
   }
 
   async cancel(token: string): Promise<Exclude<CancelResult, 'not_found' | 'conflict'>> {
-    const r = await this.store.commands.cancel(this.checkToken(token));
+    const t = this.checkToken(token);
+    const audit = this.audit.of((r: CancelResult) =>
+      r === 'cancelled' || r === 'cancel_requested' ? { action: 'task.cancel', target: t, after: { result: r }, count: 1 } : null,
+    );
+    const r = await this.store.commands.cancel(t, audit);
     if (r === 'not_found') throw new NotFoundError(`no task with token ${token}`);
     if (r === 'conflict') throw new ConflictError('task is already finished; only pending or running tasks can be cancelled');
-    await this.audit.record('task.cancel', token.toLowerCase(), { after: { result: r }, count: 1 });
     return r;
   }
 
   async retry(token: string): Promise<'retried'> {
-    const r = await this.store.commands.retry(this.checkToken(token));
+    const t = this.checkToken(token);
+    const audit = this.audit.of((r: RetryResult) => (r === 'retried' ? { action: 'task.retry', target: t, count: 1 } : null));
+    const r = await this.store.commands.retry(t, audit);
     if (r === 'not_found') throw new NotFoundError(`no task with token ${token}`);
     if (r === 'conflict') throw new ConflictError('only dead or cancelled tasks can be retried');
     if (r === 'batch_aborted') {
       throw new ConflictError('the batch was aborted: a task of an earlier stage failed, so this stage will not run');
     }
-    await this.audit.record('task.retry', token.toLowerCase(), { count: 1 });
+    if (typeof r === 'object') throw new ConflictError(`dedup key "${r.dedupKey}" is held by task ${r.token} (${r.status})`);
     return r;
   }
 
   async deleteTask(token: string): Promise<'deleted'> {
-    const r = await this.store.commands.deleteTask(this.checkToken(token));
+    const t = this.checkToken(token);
+    const audit = this.audit.of((r: DeleteResult) => (r === 'deleted' ? { action: 'task.delete', target: t, count: 1 } : null));
+    const r = await this.store.commands.deleteTask(t, audit);
     if (r === 'not_found') throw new NotFoundError(`no task with token ${token}`);
     if (r === 'conflict') throw new ConflictError('only finished tasks can be deleted');
-    await this.audit.record('task.delete', token.toLowerCase(), { count: 1 });
     return r;
   }
 
-  /** retry every dead task matching the (validated) filter; how many */
-  async retryFailed(filter: FailureFilter): Promise<number> {
-    const n = await this.store.commands.retryFailed(filter);
-    await this.audit.record('failures.retry', `filter:${JSON.stringify(filter)}`, { before: filter, count: n });
-    return n;
+  /**
+   * retry every dead task matching the (validated) filter: the newest per dedup key; how many came back
+   * and how many stayed dead because their dedup key is held (RetryFailedResult)
+   */
+  async retryFailed(filter: FailureFilter): Promise<RetryFailedResult> {
+    const target = `filter:${JSON.stringify(filter)}`;
+    const audit = this.audit.of((r: RetryFailedResult) => ({
+      action: 'failures.retry',
+      target,
+      before: filter,
+      after: { skipped: r.skipped },
+      count: r.retried,
+    }));
+    return this.store.commands.retryFailed(filter, audit);
   }
 
   /** delete every dead task matching the (validated) filter; how many */
   async deleteFailed(filter: FailureFilter): Promise<number> {
-    const n = await this.store.commands.deleteFailed(filter);
-    await this.audit.record('failures.delete', `filter:${JSON.stringify(filter)}`, { before: filter, count: n });
-    return n;
+    const target = `filter:${JSON.stringify(filter)}`;
+    return this.store.commands.deleteFailed(
+      filter,
+      this.audit.of((n: number) => ({ action: 'failures.delete', target, before: filter, count: n })),
+    );
   }
 
   /** KILL the SQL Server session running a sql or procedure task (needs ALTER ANY CONNECTION) */
@@ -375,18 +406,23 @@ export class Readpast {
     const n = parseWith(queueName, name, 'name');
     const p = parseWith(queuePatch, patch);
     const old = (await this.store.reads.listQueues()).find((v) => v.name === n);
-    const settings = await this.store.commands.setQueue(n, p, changedBy.slice(0, 200) || 'unknown');
     const before = { concurrencyLimit: old?.concurrencyLimit ?? null, paused: old?.paused ?? false };
-    const after = { concurrencyLimit: settings.concurrencyLimit, paused: settings.paused };
-    const changed = (Object.keys(after) as (keyof typeof after)[]).filter((k) => before[k] !== after[k]);
-    if (changed.length) {
-      await this.audit.record('queue.update', n, {
-        by: changedBy.slice(0, 200),
-        before: Object.fromEntries(changed.map((k) => [k, before[k]])),
-        after: Object.fromEntries(changed.map((k) => [k, after[k]])),
-        count: 1,
-      });
-    }
+    const audit = this.audit.of(
+      (settings: QueueSettings) => {
+        const after = { concurrencyLimit: settings.concurrencyLimit, paused: settings.paused };
+        const changed = (Object.keys(after) as (keyof typeof after)[]).filter((k) => before[k] !== after[k]);
+        if (!changed.length) return null;
+        return {
+          action: 'queue.update',
+          target: n,
+          before: Object.fromEntries(changed.map((k) => [k, before[k]])),
+          after: Object.fromEntries(changed.map((k) => [k, after[k]])),
+          count: 1,
+        };
+      },
+      changedBy.slice(0, 200),
+    );
+    const settings = await this.store.commands.setQueue(n, p, changedBy.slice(0, 200) || 'unknown', audit);
     return this.queue(settings.name);
   }
 
@@ -440,10 +476,15 @@ export class Readpast {
   /** the seeds' GetScheduler: `{ maxParallel?, onFailure? }` */
   async createBatch(raw: unknown = {}, caller: string | null = null): Promise<BatchJson> {
     const r = parseWith(batchRequest, raw ?? {});
-    const b = await this.store.commands.createBatch({ caller, maxParallel: r.maxParallel ?? null, onFailure: r.onFailure });
-    if (currentActor().source !== 'library') {
-      await this.audit.record('batch.create', String(b.id), { after: { maxParallel: r.maxParallel ?? null, onFailure: r.onFailure } });
-    }
+    const audit =
+      currentActor().source === 'library'
+        ? undefined
+        : this.audit.of((b: BatchView) => ({
+            action: 'batch.create',
+            target: String(b.id),
+            after: { maxParallel: r.maxParallel ?? null, onFailure: r.onFailure },
+          }));
+    const b = await this.store.commands.createBatch({ caller, maxParallel: r.maxParallel ?? null, onFailure: r.onFailure }, audit);
     return batchJson(b);
   }
 
@@ -462,19 +503,24 @@ export class Readpast {
   /** the seeds' ReleaseScheduler: no more tasks; the batch completes once all are terminal */
   async releaseBatch(id: unknown): Promise<BatchJson> {
     const n = this.checkBatchId(id);
-    const r = await this.store.commands.releaseBatch(n);
+    const audit =
+      currentActor().source === 'library'
+        ? undefined
+        : this.audit.of((r: ReleaseResult) => (r === 'released' ? { action: 'batch.release', target: String(n) } : null));
+    const r = await this.store.commands.releaseBatch(n, audit);
     if (r === 'not_found') throw new NotFoundError(`no batch ${n}`);
     if (r === 'conflict') throw new ConflictError(`batch ${n} is not open`);
-    if (currentActor().source !== 'library') await this.audit.record('batch.release', String(n));
     return this.batch(n);
   }
 
   async cancelBatch(id: unknown): Promise<{ cancelled: number; batch: BatchJson }> {
     const n = this.checkBatchId(id);
-    const r = await this.store.commands.cancelBatch(n);
+    const audit = this.audit.of((r: CancelBatchResult) =>
+      r.result === 'cancelled' ? { action: 'batch.cancel', target: String(n), count: r.cancelled } : null,
+    );
+    const r = await this.store.commands.cancelBatch(n, audit);
     if (r.result === 'not_found') throw new NotFoundError(`no batch ${n}`);
     if (r.result === 'conflict') throw new ConflictError(`batch ${n} is already finished`);
-    await this.audit.record('batch.cancel', String(n), { count: r.cancelled });
     return { cancelled: r.cancelled, batch: await this.batch(n) };
   }
 
@@ -497,41 +543,29 @@ export class Readpast {
 
   /** `{name, cron, timezone?, kind?, command, payload?, queue?, priority?, maxAttempts?, timeoutMs?, misfire?, overlap?, enabled?}` */
   async createSchedule(raw: unknown, by: string, opts: EnqueueOptions = {}) {
-    const s = await this.scheduling.create(raw, by, opts);
-    await this.audit.record('schedule.create', s.name, { after: { cron: s.cron, command: s.command, queue: s.queue } });
-    return s;
+    return this.scheduling.create(raw, by, opts);
   }
 
   /** change some fields; a code-declared schedule only takes `enabled` (409 otherwise) */
   async updateSchedule(name: string, patch: unknown, by: string, opts: EnqueueOptions = {}) {
-    const s = await this.scheduling.update(name, patch, by, opts);
-    await this.audit.record('schedule.update', s.name, { after: patch });
-    return s;
+    return this.scheduling.update(name, patch, by, opts);
   }
 
   async pauseSchedule(name: string, by: string) {
-    const s = await this.scheduling.setEnabled(name, false, by);
-    await this.audit.record('schedule.pause', s.name);
-    return s;
+    return this.scheduling.setEnabled(name, false, by);
   }
 
   async resumeSchedule(name: string, by: string) {
-    const s = await this.scheduling.setEnabled(name, true, by);
-    await this.audit.record('schedule.resume', s.name);
-    return s;
+    return this.scheduling.setEnabled(name, true, by);
   }
 
   async deleteSchedule(name: string) {
-    const r = await this.scheduling.remove(name);
-    await this.audit.record('schedule.delete', name);
-    return r;
+    return this.scheduling.remove(name);
   }
 
   /** fire once now, outside the cron: one task marked manual */
   async runSchedule(name: string, by: string) {
-    const r = await this.scheduling.run(name, by);
-    await this.audit.record('schedule.run', name, { after: r });
-    return r;
+    return this.scheduling.run(name, by);
   }
 
   /** bring the code-declared schedules (a handlers module's `schedules` export) up to date; done at worker start */

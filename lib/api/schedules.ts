@@ -9,6 +9,7 @@ import type { CommandPort, ReadModel } from '../engine/ports';
 import { nextFireAfter, nextFires } from '../engine/schedules';
 import type { ScheduleInput, ScheduleRecord, ScheduleView } from '../engine/types';
 import { parseWith, queueName, validateSchedule, type EnqueueContext } from '../engine/validation';
+import type { Audit } from './audit';
 import { scheduleDetailJson, scheduleJson, type ScheduleDetailJson, type ScheduleJson } from './present';
 
 /** fires listed with each schedule of a list (the dashboard's outcome strip) */
@@ -75,6 +76,8 @@ export class Schedules {
   constructor(
     private readonly ports: SchedulePorts,
     private readonly context: (opts: { allowSql?: boolean }) => Promise<EnqueueContext>,
+    /** records an operator's change in its own transaction (code-declared changes are not audited) */
+    private readonly audit?: Audit,
   ) {}
 
   private async current(name: string, recent = 0): Promise<ScheduleView> {
@@ -96,7 +99,12 @@ export class Schedules {
   async create(raw: unknown, by: string, opts: { allowSql?: boolean } = {}): Promise<ScheduleDetailJson> {
     const input = await validateSchedule(raw, await this.context(opts));
     const next = input.enabled ? nextFireAfter(input.cron, input.timezone, await this.ports.reads.clock()) : null;
-    const r = await this.ports.commands.createSchedule({ ...input, source: 'dashboard', declared: true }, next, by);
+    const audit = this.audit?.of((r: 'created' | 'exists') =>
+      r === 'created'
+        ? { action: 'schedule.create', target: input.name, after: { cron: input.cron, command: input.command, queue: input.queue } }
+        : null,
+    );
+    const r = await this.ports.commands.createSchedule({ ...input, source: 'dashboard', declared: true }, next, by, audit);
     if (r === 'exists') throw new ConflictError(`a schedule named ${input.name} exists already`);
     return this.show(input.name);
   }
@@ -113,6 +121,7 @@ export class Schedules {
       return this.setEnabled(name, fields.enabled, by);
     }
     const ctx = await this.context(opts);
+    const audit = this.audit?.of((r: string) => (r === 'updated' ? { action: 'schedule.update', target: name, after: patch } : null));
     for (let attempt = 0; ; attempt++) {
       const cur = await this.current(name);
       if (cur.source === 'code' && cur.declared && Object.keys(fields).some((k) => k !== 'enabled' && k !== 'name')) {
@@ -121,7 +130,7 @@ export class Schedules {
       const input = await validateSchedule({ ...asRequest(cur), ...fields, name }, ctx);
       const record: ScheduleRecord = { ...input, source: cur.source, declared: cur.declared };
       const now = await this.ports.reads.clock();
-      const r = await this.ports.commands.updateSchedule(name, record, cur.version, nextAfterChange(cur, input, now), by);
+      const r = await this.ports.commands.updateSchedule(name, record, cur.version, nextAfterChange(cur, input, now), by, audit);
       if (r === 'not_found') throw new NotFoundError(`no schedule ${name}`);
       if (r === 'updated') return this.show(name);
       if (attempt >= 3) throw new ConflictError(`schedule ${name} is being changed by someone else; try again`);
@@ -131,6 +140,8 @@ export class Schedules {
   /** Pause (false) or resume (true); also for a code-declared schedule. Resuming fires from the next tick after now. */
   async setEnabled(rawName: string, enabled: boolean, by: string): Promise<ScheduleDetailJson> {
     const name = scheduleNameParam(rawName);
+    const action = enabled ? 'schedule.resume' : 'schedule.pause';
+    const audit = this.audit?.of((r: string) => (r === 'updated' ? { action, target: name } : null));
     for (let attempt = 0; ; attempt++) {
       const cur = await this.current(name);
       if (cur.enabled === enabled) return this.show(name);
@@ -140,6 +151,7 @@ export class Schedules {
         cur.version,
         nextAfterChange(cur, { ...cur, enabled }, await this.ports.reads.clock()),
         by,
+        audit,
       );
       if (r === 'not_found') throw new NotFoundError(`no schedule ${name}`);
       if (r === 'updated') return this.show(name);
@@ -153,13 +165,17 @@ export class Schedules {
     if (cur.source === 'code' && cur.declared) {
       throw new ConflictError(`schedule ${name} ${CODE_EDIT_REFUSED.replace('Pause, resume', 'Remove it from the code; pause, resume')}`);
     }
-    if ((await this.ports.commands.deleteSchedule(name)) === 'not_found') throw new NotFoundError(`no schedule ${name}`);
+    const audit = this.audit?.of((r: string) => (r === 'deleted' ? { action: 'schedule.delete', target: name } : null));
+    if ((await this.ports.commands.deleteSchedule(name, audit)) === 'not_found') throw new NotFoundError(`no schedule ${name}`);
     return { deleted: name };
   }
 
   async run(rawName: string, by: string): Promise<{ token: string; schedule: string }> {
     const name = scheduleNameParam(rawName);
-    const r = await this.ports.commands.runSchedule(name, by);
+    const audit = this.audit?.of((r: { token: string } | null) =>
+      r ? { action: 'schedule.run', target: name, after: { token: r.token, schedule: name } } : null,
+    );
+    const r = await this.ports.commands.runSchedule(name, by, audit);
     if (!r) throw new NotFoundError(`no schedule ${name}`);
     return { token: r.token, schedule: name };
   }

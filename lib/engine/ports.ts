@@ -45,6 +45,7 @@ import type {
   QueueSettings,
   QueueView,
   RescueResult,
+  RetryFailedResult,
   RunningView,
   ScheduleRecord,
   ScheduleView,
@@ -53,6 +54,7 @@ import type {
   TaskFilter,
   TaskKind,
   TaskPatch,
+  TaskStatus,
   TaskView,
   TokenView,
   TransactionOptions,
@@ -77,14 +79,38 @@ import type { PoolSetting, PoolSettingInput } from './pool-settings';
 
 export type Dialect = 'sqlite' | 'mssql';
 
+/**
+ * The audit row an operator's command writes inside its own transaction (AuditLog), so that the change
+ * and its record commit together or not at all. `entry` builds the row from the command's outcome (or
+ * rows: an edit that also retried the task); null: nothing to record (refused, nothing found, nothing
+ * changed). It may be called again when the store runs the transaction again, so it only computes. An
+ * action that commits in several transactions (the bulk chunks of lib/api/bulk.ts, a store's own rounds)
+ * passes the same object to each: the store sets `id` when it inserts the (first) row, and each later
+ * transaction rewrites that row (after, count) with the entry built from the outcome so far, so the row
+ * always says what has been committed.
+ */
+export interface AuditWrite<R> {
+  entry(outcome: R): AuditInput | AuditInput[] | null;
+  id?: number;
+}
+
 export type CancelResult = 'cancelled' | 'cancel_requested' | 'not_found' | 'conflict';
 /**
  * `batch_aborted`: the task is of a stage after a failed one in a batch that aborts on failure — the
  * claim would never start it (stage rules, claim-policy.ts), so the retry is refused.
  */
-export type RetryResult = 'retried' | 'not_found' | 'conflict' | 'batch_aborted';
+export type RetryResult = 'retried' | 'not_found' | 'conflict' | 'batch_aborted' | DedupKeyHeld;
+/** The task is dead (or cancelled), but an unfinished task holds its dedup key: retrying it would make two. */
+export interface DedupKeyHeld {
+  result: 'dedup_key_held';
+  dedupKey: string;
+  /** the holder */
+  token: string;
+  status: TaskStatus;
+}
 export type DeleteResult = 'deleted' | 'not_found' | 'conflict';
 export type ReleaseResult = 'released' | 'not_found' | 'conflict';
+export type CancelBatchResult = { result: 'cancelled' | 'not_found' | 'conflict'; cancelled: number };
 export type KillResult = 'killed' | 'not_found' | 'conflict';
 
 /** The attempt a `sql` or `procedure` task runs for: the store tags and records its session with it. */
@@ -169,33 +195,41 @@ export interface EnqueueCallOptions {
 
 /** Producers' and operators' writes. Inputs arrive validated (lib/engine/validation). */
 export interface CommandPort {
-  enqueue(input: EnqueueInput, opts?: EnqueueCallOptions): Promise<EnqueueResult>;
+  enqueue(input: EnqueueInput, opts?: EnqueueCallOptions, audit?: AuditWrite<EnqueueResult>): Promise<EnqueueResult>;
   /** all in one transaction; results in input order */
-  enqueueMany(inputs: EnqueueInput[], opts?: EnqueueCallOptions): Promise<EnqueueResult[]>;
+  enqueueMany(inputs: EnqueueInput[], opts?: EnqueueCallOptions, audit?: AuditWrite<EnqueueResult[]>): Promise<EnqueueResult[]>;
   /**
    * Run `fn` in a new transaction: commit when it resolves, roll back when it rejects (its error is
    * rethrown) or outlives `timeoutMs`. Tasks it enqueued wake this store's listeners after the commit.
    */
   transaction<T>(fn: (tx: StoreTransaction) => Promise<T>, opts?: TransactionOptions): Promise<T>;
   /** pending → cancelled; running → cancel requested (cooperative) */
-  cancel(token: string): Promise<CancelResult>;
+  cancel(token: string, audit?: AuditWrite<CancelResult>): Promise<CancelResult>;
   /** dead or cancelled → pending, granting one more attempt if they were used up */
-  retry(token: string): Promise<RetryResult>;
-  /** retry every dead task matching the filter (skipping those `retry` refuses as batch_aborted); returns how many */
-  retryFailed(filter: FailureFilter): Promise<number>;
+  retry(token: string, audit?: AuditWrite<RetryResult>): Promise<RetryResult>;
+  /**
+   * retry every dead task matching the filter (skipping those `retry` refuses as batch_aborted), the newest
+   * per dedup key (RetryFailedResult)
+   */
+  retryFailed(filter: FailureFilter, audit?: AuditWrite<RetryFailedResult>): Promise<RetryFailedResult>;
   /** delete a terminal task and its log rows */
-  deleteTask(token: string): Promise<DeleteResult>;
+  deleteTask(token: string, audit?: AuditWrite<DeleteResult>): Promise<DeleteResult>;
   /** delete every dead task matching the filter; returns how many */
-  deleteFailed(filter: FailureFilter): Promise<number>;
+  deleteFailed(filter: FailureFilter, audit?: AuditWrite<number>): Promise<number>;
   /** change a queue's limit / pause (creating the queue if needed); each change is recorded with `changedBy` */
-  setQueue(name: string, patch: QueuePatch, changedBy: string): Promise<QueueSettings>;
-  createBatch(input: BatchInput): Promise<BatchView>;
+  setQueue(name: string, patch: QueuePatch, changedBy: string, audit?: AuditWrite<QueueSettings>): Promise<QueueSettings>;
+  createBatch(input: BatchInput, audit?: AuditWrite<BatchView>): Promise<BatchView>;
   /** no more tasks: the batch completes once all its tasks are terminal */
-  releaseBatch(id: number): Promise<ReleaseResult>;
+  releaseBatch(id: number, audit?: AuditWrite<ReleaseResult>): Promise<ReleaseResult>;
   /** pending tasks cancelled, running ones asked to stop */
-  cancelBatch(id: number): Promise<{ result: 'cancelled' | 'not_found' | 'conflict'; cancelled: number }>;
+  cancelBatch(id: number, audit?: AuditWrite<CancelBatchResult>): Promise<CancelBatchResult>;
   /** a new schedule, first due at `nextFireAt` (null: disabled); `exists` when the name is taken */
-  createSchedule(s: ScheduleRecord, nextFireAt: Date | null, by: string): Promise<'created' | 'exists'>;
+  createSchedule(
+    s: ScheduleRecord,
+    nextFireAt: Date | null,
+    by: string,
+    audit?: AuditWrite<'created' | 'exists'>,
+  ): Promise<'created' | 'exists'>;
   /**
    * Replace a schedule's definition if its version is still `version` (`conflict` otherwise: changed
    * meanwhile). `nextFireAt` undefined keeps the next fire time (fires advance it without a new version).
@@ -206,38 +240,47 @@ export interface CommandPort {
     version: number,
     nextFireAt: Date | null | undefined,
     by: string,
+    audit?: AuditWrite<'updated' | 'not_found' | 'conflict'>,
   ): Promise<'updated' | 'not_found' | 'conflict'>;
   /** the schedule goes; the tasks it fired stay */
-  deleteSchedule(name: string): Promise<'deleted' | 'not_found'>;
+  deleteSchedule(name: string, audit?: AuditWrite<'deleted' | 'not_found'>): Promise<'deleted' | 'not_found'>;
   /** fire now, outside the cron (a manual run: no tick; also while disabled); null when there is no such schedule */
-  runSchedule(name: string, by: string): Promise<EnqueueResult | null>;
-  /** append to the audit trail (AuditLog), in one transaction; the store's clock stamps `at` */
+  runSchedule(name: string, by: string, audit?: AuditWrite<EnqueueResult | null>): Promise<EnqueueResult | null>;
+  /**
+   * append to the audit trail (AuditLog), in one transaction; the store's clock stamps `at`. For what changes
+   * nothing in this database (a KILL of a session); a command writes its own row (AuditWrite).
+   */
   recordAudit(entries: AuditInput[]): Promise<void>;
   /** a new alert rule; `exists` when the name is taken */
-  createAlertRule(input: AlertRuleInput, by: string): Promise<AlertRule | 'exists'>;
+  createAlertRule(input: AlertRuleInput, by: string, audit?: AuditWrite<AlertRule | 'exists'>): Promise<AlertRule | 'exists'>;
   /** replace a rule's definition (its cursor kept) */
-  updateAlertRule(id: number, input: AlertRuleInput, by: string): Promise<AlertRule | 'not_found' | 'exists'>;
+  updateAlertRule(
+    id: number,
+    input: AlertRuleInput,
+    by: string,
+    audit?: AuditWrite<AlertRule | 'not_found' | 'exists'>,
+  ): Promise<AlertRule | 'not_found' | 'exists'>;
   /** the rule goes; its firings stay (history) */
-  deleteAlertRule(id: number): Promise<'deleted' | 'not_found'>;
+  deleteAlertRule(id: number, audit?: AuditWrite<'deleted' | 'not_found'>): Promise<'deleted' | 'not_found'>;
   /**
    * In one transaction: move the rules' cursors (each only if still where it was read), then record each firing
    * with its delivery task unless the same (rule, key) fired within its window, or it needs a cursor that moved
    * elsewhere. Any number of processes writing the same firings at once record it once. Returns what was recorded.
    */
-  writeAlerts(w: AlertWrite): Promise<FiredAlert[]>;
+  writeAlerts(w: AlertWrite, audit?: AuditWrite<FiredAlert[]>): Promise<FiredAlert[]>;
   /**
    * Change a task that is not running (pending, dead, cancelled); `retry` also puts a dead or cancelled one
    * back to pending (one more attempt if used up). Kept counts follow a queue change. `running` while it runs.
    */
-  editTask(token: string, patch: TaskPatch, retry: boolean): Promise<EditTaskResult>;
+  editTask(token: string, patch: TaskPatch, retry: boolean, audit?: AuditWrite<EditTaskResult>): Promise<EditTaskResult>;
   /**
    * One bulk command over up to BULK_CHUNK tokens (lib/engine/limits.ts), in one transaction: retry
    * (dead/cancelled), cancel (pending; running ones asked to stop count as done), delete (finished),
    * run_now (pending, due now), priority (pending, dead or cancelled get `priority`).
    */
-  bulk(action: BulkAction, tokens: string[], opts: { priority?: number }): Promise<BulkOutcome>;
+  bulk(action: BulkAction, tokens: string[], opts: { priority?: number }, audit?: AuditWrite<BulkOutcome>): Promise<BulkOutcome>;
   /** store the pool size of a host and role (PoolSettings); returns the setting it replaced */
-  setPoolSetting(s: PoolSettingInput): Promise<PoolSetting | null>;
+  setPoolSetting(s: PoolSettingInput, audit?: AuditWrite<PoolSetting | null>): Promise<PoolSetting | null>;
 }
 
 /** Everything the dashboard, the API and the CLI show. Each read is an indexed read or a kept aggregate. */
@@ -304,7 +347,7 @@ export interface SqlServerExtras {
   /** KILL the session running a task (needs ALTER ANY CONNECTION) */
   killSession(token: string): Promise<KillResult>;
   /** whether T-SQL callers (readpast.ExecAsync) may enqueue sql tasks: the database's allow_sql setting */
-  setAllowSql(allow: boolean, changedBy: string): Promise<void>;
+  setAllowSql(allow: boolean, changedBy: string, audit?: AuditWrite<void>): Promise<void>;
 }
 
 /** One database, seen through its ports. */

@@ -452,6 +452,18 @@ export interface BulkOutcome {
   done: number;
   skipped: number;
   missing: number;
+  /** of `skipped` (retry): tasks whose dedup key an unfinished task holds, or a newer task of the selection took */
+  dedupKeyHeld: number;
+}
+
+/**
+ * What `retryFailed` did. Of several dead tasks sharing a dedup key only the newest comes back (a key is
+ * held by one unfinished task at most); the others, and every task whose key an unfinished task already
+ * holds, stay dead and are counted in `skipped.dedupKeyHeld`.
+ */
+export interface RetryFailedResult {
+  retried: number;
+  skipped: { dedupKeyHeld: number };
 }
 
 /** A stored procedure's parameter, as the catalog describes it (SQL Server). */

@@ -12,3 +12,11 @@ WHERE a.id < @cursor
   AND (@target IS NULL OR a.target = @target)
   AND (@actor IS NULL OR a.actor = @actor)
 ORDER BY a.id DESC;`;
+
+/** A command's audit row, written inside its transaction (audit.ts audited); returns its id. */
+export const INSERT_AUDIT_ROW = `INSERT INTO readpast.AuditLog (at, actor, source, action, target, before_json, after_json, n)
+OUTPUT inserted.id
+VALUES (SYSUTCDATETIME(), @actor, @source, @action, @target, @before_json, @after_json, @n);`;
+
+/** A later transaction of the same action (a bulk round or chunk) says what has been committed so far. */
+export const UPDATE_AUDIT_ROW = `UPDATE readpast.AuditLog SET after_json = @after_json, n = @n WHERE id = @id;`;

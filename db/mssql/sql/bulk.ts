@@ -3,7 +3,7 @@
 // counts (sql/tally.ts). Lock order (sql/claim.ts): what a retry reads of Batches and BatchStages it reads
 // before taking any lock; then Tasks, ExecutionLog, the kept counts. Each returns (done, found), then the
 // touched batches.
-import { DELETE_ATTEMPT_LOGS, PAST_ABORT } from './operators';
+import { DELETE_ATTEMPT_LOGS, heldCount, PAST_ABORT } from './operators';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 
 /** The chunk's tokens (@k) and how many of them name a task (@found), read before anything changes. */
@@ -17,7 +17,15 @@ DECLARE @done int = 0;`;
 const RESULT = `SELECT @done AS done, @found AS found;
 ${TOUCHED}`;
 
-/** dead or cancelled → pending (one more attempt if used up); as operators.ts retry, over @k. */
+/** The tasks of a bulk retry: as operators.ts retry, over @k. */
+const BULK_RETRY_WHERE = `t.token IN (SELECT k.token FROM @k AS k) AND t.status IN ('dead', 'cancelled')
+      AND (t.batch_id IS NULL OR NOT EXISTS (SELECT 1 FROM readpast.Batches AS b
+        WHERE b.id = t.batch_id AND b.status IN ('completed', 'cancelled')))`;
+
+/**
+ * dead or cancelled → pending (one more attempt if used up): the newest per dedup key, its key free.
+ * Returns (done, found, held: see heldCount), then the touched batches.
+ */
 export const BULK_RETRY = `${BEGIN}
 ${DECLARE_MOVES}
 ${TOKENS}
@@ -26,14 +34,13 @@ INSERT INTO @cand (id)
   SELECT c.id FROM (
     SELECT t.id, t.dedup_key, ROW_NUMBER() OVER (PARTITION BY t.dedup_key ORDER BY t.id DESC) AS rn
     FROM readpast.Tasks AS t
-    WHERE t.token IN (SELECT k.token FROM @k AS k) AND t.status IN ('dead', 'cancelled')
-      AND (t.batch_id IS NULL OR NOT EXISTS (SELECT 1 FROM readpast.Batches AS b
-        WHERE b.id = t.batch_id AND b.status IN ('completed', 'cancelled')))
+    WHERE ${BULK_RETRY_WHERE}
       AND NOT (${PAST_ABORT})
   ) AS c
   WHERE (c.dedup_key IS NULL OR c.rn = 1)
     AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
       WHERE o.dedup_key = c.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running'));
+${heldCount(BULK_RETRY_WHERE)}
 BEGIN TRANSACTION;
 UPDATE t
   SET status = 'pending', run_after = @now, finished_at = NULL, cancel_requested = 0,
@@ -47,7 +54,8 @@ SET @done = @@ROWCOUNT;
 ${MOVES_TO_DELTAS}
 ${TALLY}
 COMMIT TRANSACTION;
-${RESULT}`;
+SELECT @done AS done, @found AS found, @held AS held;
+${TOUCHED}`;
 
 /** pending → cancelled; running → cancel requested (counted as done). */
 export const BULK_CANCEL = `${BEGIN}

@@ -92,6 +92,20 @@ export const PAST_ABORT = `t.batch_id IS NOT NULL AND EXISTS (SELECT 1 FROM read
       WHERE b.id = t.batch_id AND b.on_failure = 'abort' AND s.dead > 0 AND s.stage < t.stage)`;
 
 /**
+ * @held: how many of the tasks `where` selects (not past an aborted stage) keep their dedup key's task
+ * dead: a newer one of them takes the key, or an unfinished task holds it. Read before anything changes,
+ * so in the last round of a bulk retry it counts every task the rounds skipped so (still dead, key held).
+ */
+export const heldCount = (where: string) => `DECLARE @held int = (SELECT COUNT(*) FROM (
+    SELECT t.id, t.dedup_key, ROW_NUMBER() OVER (PARTITION BY t.dedup_key ORDER BY t.id DESC) AS rn
+    FROM readpast.Tasks AS t
+    WHERE ${where} AND t.dedup_key IS NOT NULL
+      AND NOT (${PAST_ABORT})
+  ) AS c
+  WHERE c.rn > 1 OR EXISTS (SELECT 1 FROM readpast.Tasks AS o
+    WHERE o.dedup_key = c.dedup_key AND o.status IN ('pending', 'running')));`;
+
+/**
  * dead or cancelled → pending, granting one more attempt when they were used up. A task whose
  * dedup key a live task holds is skipped, and of several matching tasks sharing a key only the
  * newest comes back (the key stays unique among live tasks); so is a task of a stage after a failed
@@ -113,6 +127,7 @@ INSERT INTO @cand (id)
     AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
       WHERE o.dedup_key = c.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running'))
   ORDER BY c.id;
+${heldCount(where)}
 BEGIN TRANSACTION;
 UPDATE t
   SET status = 'pending', run_after = @now, finished_at = NULL, cancel_requested = 0,
@@ -131,7 +146,8 @@ ${TOUCHED}`;
 
 /**
  * One task by token; not one of a completed or cancelled batch. Returns (retried, status_now, past_abort:
- * 1 when refused as a task of a stage after a failed one), then the touched batches.
+ * 1 when refused as a task of a stage after a failed one, held_key / held_by / held_status: the unfinished
+ * task holding its dedup key), then the touched batches.
  */
 const RETRY_ONE_WHERE = `t.token = @token AND t.status IN ('dead', 'cancelled')
     AND (t.batch_id IS NULL OR NOT EXISTS (SELECT 1 FROM readpast.Batches AS b
@@ -146,12 +162,17 @@ export const RETRY_ONE = retry(
   `SELECT (SELECT COUNT(*) FROM @moves) AS retried,
   (SELECT TOP (1) t.status FROM readpast.Tasks AS t WHERE t.token = @token) AS status_now,
   CASE WHEN EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.token = @token AND t.status IN ('dead', 'cancelled')
-    AND ${PAST_ABORT}) THEN 1 ELSE 0 END AS past_abort;`,
+    AND ${PAST_ABORT}) THEN 1 ELSE 0 END AS past_abort,
+  h.dedup_key AS held_key, h.token AS held_by, h.status AS held_status
+FROM (VALUES (1)) AS x (one)
+OUTER APPLY (SELECT TOP (1) o.dedup_key, o.token, o.status FROM readpast.Tasks AS t
+  JOIN readpast.Tasks AS o ON o.dedup_key = t.dedup_key AND o.id <> t.id
+  WHERE t.token = @token AND t.status IN ('dead', 'cancelled') AND o.status IN ('pending', 'running')) AS h;`,
 );
 
-/** Up to BULK_BATCH dead tasks per call. Returns (retried), then the touched batches. */
+/** Up to BULK_BATCH dead tasks per call. Returns (retried, held: see heldCount), then the touched batches. */
 export const retryFailedSql = (s: FailureShape) =>
-  retry(failureWhere(s), `TOP (${BULK_BATCH}) `, 'SELECT COUNT(*) AS retried FROM @moves;');
+  retry(failureWhere(s), `TOP (${BULK_BATCH}) `, 'SELECT COUNT(*) AS retried, @held AS held FROM @moves;');
 
 /** Delete one finished task and its log rows. Returns (deleted, found), then the touched batches. */
 export const DELETE_ONE = `${BEGIN}

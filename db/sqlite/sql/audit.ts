@@ -4,6 +4,9 @@
 export const INSERT_AUDIT = `INSERT INTO AuditLog (at, actor, source, action, target, before_json, after_json, n)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
 
+/** (after_json, n, id): a later transaction of the same action says what has been committed so far */
+export const UPDATE_AUDIT = 'UPDATE AuditLog SET after_json = ?, n = ? WHERE id = ?';
+
 const AUDIT_COLUMNS = 'id, at, actor, source, action, target, before_json, after_json, n';
 
 /**

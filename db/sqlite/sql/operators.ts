@@ -30,20 +30,33 @@ export const FAILURE_FILTER = {
 export const PAST_ABORT = `SELECT 1 AS past FROM Batches b JOIN BatchStages s ON s.batch_id = b.id
       WHERE b.id = ? AND b.on_failure = 'abort' AND s.dead > 0 AND s.stage < ? LIMIT 1`;
 
+/** An unfinished task holds this task's dedup key (the partial unique index Tasks_dedup answers it). */
+const KEY_HELD = `EXISTS (SELECT 1 FROM Tasks o WHERE o.dedup_key = Tasks.dedup_key
+        AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running'))`;
+
+/** Not of a stage after a failed one in a batch that aborts on failure (see PAST_ABORT). */
+const NOT_PAST_ABORT = `(batch_id IS NULL OR NOT EXISTS (SELECT 1 FROM Batches b JOIN BatchStages s ON s.batch_id = b.id
+        WHERE b.id = Tasks.batch_id AND b.on_failure = 'abort' AND s.dead > 0 AND s.stage < Tasks.stage))`;
+
 /**
- * Tasks that may be retried: matching `filters`, not holding a dedup key a live task holds, and not of a
- * stage after a failed one in a batch that aborts on failure (see PAST_ABORT).
+ * Tasks a filter would retry, newest first, each with its dedup key and whether an unfinished task holds
+ * it (`held`): the caller retries the newest per key whose key is free and counts the rest as skipped.
  */
 export function retryCandidatesSql(filters: readonly string[]): string {
-  return `SELECT id, queue, batch_id, stage, status AS prior FROM Tasks WHERE ${filters.join(' AND ')}
-      AND (dedup_key IS NULL OR NOT EXISTS (SELECT 1 FROM Tasks o WHERE o.dedup_key = Tasks.dedup_key
-        AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running')))
-      AND (batch_id IS NULL OR NOT EXISTS (SELECT 1 FROM Batches b JOIN BatchStages s ON s.batch_id = b.id
-        WHERE b.id = Tasks.batch_id AND b.on_failure = 'abort' AND s.dead > 0 AND s.stage < Tasks.stage))`;
+  return `SELECT id, queue, batch_id, stage, status AS prior, dedup_key,
+        CASE WHEN dedup_key IS NOT NULL AND ${KEY_HELD} THEN 1 ELSE 0 END AS held
+      FROM Tasks WHERE ${filters.join(' AND ')} AND ${NOT_PAST_ABORT}
+      ORDER BY id DESC`;
 }
 
-/** (id) */
-export const RETRY_ONE_CANDIDATE = retryCandidatesSql(['id = ?']);
+/** (id): the task, when it may be retried: its dedup key free, not past an aborted stage */
+export const RETRY_ONE_CANDIDATE = `SELECT id, queue, batch_id, stage, status AS prior FROM Tasks
+      WHERE id = ? AND (dedup_key IS NULL OR NOT ${KEY_HELD}) AND ${NOT_PAST_ABORT}`;
+
+/** (id): the unfinished task holding this task's dedup key */
+export const DEDUP_HOLDER = `SELECT o.token, o.status, o.dedup_key FROM Tasks t
+      JOIN Tasks o ON o.dedup_key = t.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running')
+      WHERE t.id = ? AND o.id <> t.id LIMIT 1`;
 
 /** Back to pending, due now, with one more attempt if they were used up (run_after, id). */
 export const RETRY_TASK = `UPDATE Tasks SET status = 'pending', run_after = ?, finished_at = NULL, cancel_requested = 0,

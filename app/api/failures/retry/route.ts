@@ -8,5 +8,6 @@ export const dynamic = 'force-dynamic';
 export const POST = handle(async (req: Request) => {
   const filter = await readBody(req, failureFilter);
   const { readpast } = await getEngine();
-  return json({ count: await readpast.retryFailed(filter) });
+  const r = await readpast.retryFailed(filter);
+  return json({ count: r.retried, skipped: r.skipped });
 });
