@@ -226,6 +226,18 @@ describe('readpast without a worker', () => {
     expect(retried.stdout).toContain(token);
     expect((await statusOf(token, db)).status).toBe('pending');
   });
+
+  it('retry of a task whose dedup key an unfinished task holds: 4, naming the key and the holder', async () => {
+    const later = new Date(Date.now() + 3600_000).toISOString();
+    const first = (await cliOk(['enqueue', '--handler', 'demo.echo', '--dedup-key', 'k-held', '--run-at', later], db)).trim();
+    expect((await cli(['cancel', first], db)).code).toBe(0);
+    const holder = (await cliOk(['enqueue', '--handler', 'demo.echo', '--dedup-key', 'k-held', '--run-at', later], db)).trim();
+    expect(holder).not.toBe(first);
+    const r = await cli(['retry', first], db);
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr).toContain(`dedup key "k-held" is held by task ${holder} (pending)`);
+    expect((await statusOf(first, db)).status).toBe('cancelled');
+  });
 });
 
 describe('readpast with a worker', () => {

@@ -64,7 +64,7 @@ export function aggregateTests(factory: StoreFactory) {
       expect((await store.reads.failureGroups({ q: 'input' })).map((g) => g.message)).toEqual(['bad input']);
 
       // groups follow retries and deletes
-      expect(await store.commands.retryFailed({ message: 'bad input' })).toBe(2);
+      expect((await store.commands.retryFailed({ message: 'bad input' })).retried).toBe(2);
       expect((await store.reads.failureGroups({})).map((g) => g.message).sort()).toEqual(['disk full', 'disk full']);
       expect(await store.commands.deleteFailed({ queue: 'q2' })).toBe(1);
       const left = await store.reads.failureGroups({});

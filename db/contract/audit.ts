@@ -1,6 +1,40 @@
-// The audit trail: appended in order, read newest first with keyset paging and filters, values kept as JSON.
+// The audit trail: appended in order, read newest first with keyset paging and filters, values kept as JSON;
+// a command's row written in the command's own transaction (AuditWrite): both commit or neither.
 import { describe, expect, it } from 'vitest';
-import { useStore, type StoreFactory } from './harness';
+import type { AuditWrite, Store } from '../../lib/engine/ports';
+import type { AuditInput } from '../../lib/engine/types';
+import { useStore, type Harness, type StoreFactory } from './harness';
+
+/** An audit row the store refuses: AuditLog.actor is NOT NULL on every store. */
+const refused = <R>(): AuditWrite<R> => ({
+  entry: () => ({ actor: null as unknown as string, source: 'api', action: 'test.refused', target: 'x' }),
+});
+
+/** A row for every outcome (what a careless caller would write); `seen` keeps the outcomes the store passed. */
+function always<R>(action: string, seen: R[] = []): AuditWrite<R> & { seen: R[] } {
+  return {
+    seen,
+    entry: (o: R): AuditInput => {
+      seen.push(o);
+      return { actor: 'op', source: 'api', action, target: 't', after: { outcome: o as unknown }, count: 1 };
+    },
+  };
+}
+
+/** Only what changed something, as the front door writes it. */
+const onSuccess = <R>(action: string, ok: (o: R) => boolean): AuditWrite<R> => ({
+  entry: (o) => (ok(o) ? { actor: 'op', source: 'api', action, target: 't', count: 1 } : null),
+});
+
+const rows = async (store: Store) => (await store.reads.listAudit({ limit: 100 })).items;
+
+/** A dead task, a pending one and a released batch to act on. */
+async function scene(h: Harness) {
+  const slot = await h.worker();
+  const dead = await h.deadTask(slot, 'boom', { queue: 'audited' });
+  const pending = await h.add({ queue: 'audited', payload: { v: 1 } });
+  return { slot, dead, pending };
+}
 
 export function auditTests(factory: StoreFactory): void {
   describe('audit trail', () => {
@@ -91,6 +125,105 @@ export function auditTests(factory: StoreFactory): void {
       expect(r!.count).toBe(5000);
       expect(JSON.stringify(r!.before).length).toBeLessThan(20_000);
       expect(r!.before).toMatchObject({ truncated: true });
+    });
+  });
+
+  describe("a command's audit row, in the command's own transaction", () => {
+    const h = useStore(factory);
+
+    it('a command whose audit row the store refuses changes nothing', async () => {
+      const { store } = h();
+      const { dead, pending } = await scene(h());
+      const batch = await store.commands.createBatch({ caller: null, maxParallel: null, onFailure: 'continue' });
+      await store.commands.setPoolSetting({ host: 'h', role: 'r', size: 2, updatedBy: 'op' });
+      const before = await Promise.all([h().task(dead), h().task(pending)]);
+      const queues = await store.reads.listQueues();
+
+      const attempts: [string, () => Promise<unknown>][] = [
+        ['cancel', () => store.commands.cancel(pending, refused())],
+        ['retry', () => store.commands.retry(dead, refused())],
+        ['deleteTask', () => store.commands.deleteTask(dead, refused())],
+        ['retryFailed', () => store.commands.retryFailed({}, refused())],
+        ['deleteFailed', () => store.commands.deleteFailed({}, refused())],
+        ['setQueue', () => store.commands.setQueue('audited', { concurrencyLimit: 3, paused: true }, 'op', refused())],
+        ['bulk cancel', () => store.commands.bulk('cancel', [pending], {}, refused())],
+        ['bulk retry', () => store.commands.bulk('retry', [dead], {}, refused())],
+        ['editTask', () => store.commands.editTask(dead, { payload: { v: 2 } }, true, refused())],
+        ['releaseBatch', () => store.commands.releaseBatch(batch.id, refused())],
+        ['cancelBatch', () => store.commands.cancelBatch(batch.id, refused())],
+        ['setPoolSetting', () => store.commands.setPoolSetting({ host: 'h', role: 'r', size: 9, updatedBy: 'op' }, refused())],
+        ['enqueue', () => store.commands.enqueue({ kind: 'handler', command: 'demo.echo', payload: null, queue: 'other' }, {}, refused())],
+      ];
+      for (const [name, act] of attempts) await expect(act(), name).rejects.toThrow();
+
+      expect(await Promise.all([h().task(dead), h().task(pending)])).toEqual(before);
+      expect(await store.reads.listQueues()).toEqual(queues);
+      expect((await store.reads.getBatch(batch.id))!.status).toBe('open');
+      expect((await store.reads.getPoolSetting('h', 'r'))!.size).toBe(2);
+      expect((await store.reads.listTasks({ queue: 'other', limit: 10 })).items).toHaveLength(0);
+      expect(await rows(store)).toHaveLength(0);
+    });
+
+    it('a command that fails or is refused leaves no audit row', async () => {
+      const { store } = h();
+      const slot = await h().worker();
+      const running = await h().add({ queue: 'audited' });
+      expect((await h().claimOne(slot)).token).toBe(running);
+      // refused: retry of a running task, cancel of an unknown token (the row is only for a change)
+      expect(
+        await store.commands.retry(
+          running,
+          onSuccess('task.retry', (r) => r === 'retried'),
+        ),
+      ).toBe('conflict');
+      const unknown = '00000000-0000-4000-8000-00000000abcd';
+      expect(
+        await store.commands.cancel(
+          unknown,
+          onSuccess('task.cancel', (r) => r === 'cancelled'),
+        ),
+      ).toBe('not_found');
+      // failed: an enqueue into a released batch throws inside the store, after the row was asked for
+      const b = await store.commands.createBatch({ caller: null, maxParallel: null, onFailure: 'continue' });
+      expect(await store.commands.releaseBatch(b.id)).toBe('released');
+      const careless = always<unknown>('task.enqueue');
+      await expect(
+        store.commands.enqueue({ kind: 'handler', command: 'demo.echo', payload: null, batchId: b.id, stage: 0 }, {}, careless),
+      ).rejects.toThrow(/batch/);
+      expect(await rows(store)).toHaveLength(0);
+      // the store hands the builder what the command did
+      const seen = always<unknown>('task.cancel');
+      expect(await store.commands.cancel(unknown, seen)).toBe('not_found');
+      expect(seen.seen).toEqual(['not_found']);
+    });
+
+    it('a command and its row commit together; the chunks of one action keep one row up to date', async () => {
+      const { store } = h();
+      const { dead, pending } = await scene(h());
+      expect(await store.commands.cancel(pending, always('task.cancel'))).toBe('cancelled');
+      const [cancelRow] = await rows(store);
+      expect(cancelRow).toMatchObject({ actor: 'op', source: 'api', action: 'task.cancel', after: { outcome: 'cancelled' }, count: 1 });
+      expect(await h().status(pending)).toBe('cancelled');
+
+      // one action in two transactions (lib/api/bulk.ts chunks): the first writes the row, the second rewrites it
+      const total = { done: 0 };
+      const chunks: AuditWrite<{ done: number }> = {
+        entry: (o) => ({
+          actor: 'op',
+          source: 'ui',
+          action: 'tasks.bulk_retry',
+          target: 'tokens:2',
+          after: { done: total.done + o.done },
+          count: total.done + o.done,
+        }),
+      };
+      total.done += (await store.commands.bulk('retry', [dead], {}, chunks)).done;
+      expect(chunks.id).toBeGreaterThan(0);
+      total.done += (await store.commands.bulk('retry', [pending], {}, chunks)).done;
+      const bulkRows = (await rows(store)).filter((r) => r.action === 'tasks.bulk_retry');
+      expect(bulkRows).toHaveLength(1);
+      expect(bulkRows[0]).toMatchObject({ id: chunks.id, count: 2, after: { done: 2 } });
+      expect([await h().status(dead), await h().status(pending)]).toEqual(['pending', 'pending']);
     });
   });
 }

@@ -20,22 +20,37 @@ export function bulkTests(factory: StoreFactory): void {
       for (const t of [...dead, done, later, ready]) all.add(t);
       const check = async (step: string) => expect(await h().counts(), step).toEqual(await h().expectedCounts(all));
 
-      expect(await store.commands.bulk('retry', [...dead, done, UNKNOWN], {})).toEqual({ done: 2, skipped: 1, missing: 1 });
+      expect(await store.commands.bulk('retry', [...dead, done, UNKNOWN], {})).toEqual({
+        done: 2,
+        skipped: 1,
+        missing: 1,
+        dedupKeyHeld: 0,
+      });
       for (const t of dead) expect(await h().status(t)).toBe('pending');
       await check('after retry');
 
-      expect(await store.commands.bulk('run_now', [later, ready], {})).toEqual({ done: 1, skipped: 1, missing: 0 });
+      expect(await store.commands.bulk('run_now', [later, ready], {})).toEqual({ done: 1, skipped: 1, missing: 0, dedupKeyHeld: 0 });
       expect((await h().task(later)).runAfter.getTime()).toBeLessThanOrEqual(Date.now() + 1000);
 
-      expect(await store.commands.bulk('priority', [later, ready, done], { priority: 7 })).toEqual({ done: 2, skipped: 1, missing: 0 });
+      expect(await store.commands.bulk('priority', [later, ready, done], { priority: 7 })).toEqual({
+        done: 2,
+        skipped: 1,
+        missing: 0,
+        dedupKeyHeld: 0,
+      });
       expect((await h().task(ready)).priority).toBe(7);
       expect((await h().task(done)).priority).toBe(0);
 
-      expect(await store.commands.bulk('cancel', [later, ready, done], {})).toEqual({ done: 2, skipped: 1, missing: 0 });
+      expect(await store.commands.bulk('cancel', [later, ready, done], {})).toEqual({ done: 2, skipped: 1, missing: 0, dedupKeyHeld: 0 });
       expect(await h().status(later)).toBe('cancelled');
       await check('after cancel');
 
-      expect(await store.commands.bulk('delete', [later, ready, done, dead[0]!], {})).toEqual({ done: 3, skipped: 1, missing: 0 });
+      expect(await store.commands.bulk('delete', [later, ready, done, dead[0]!], {})).toEqual({
+        done: 3,
+        skipped: 1,
+        missing: 0,
+        dedupKeyHeld: 0,
+      });
       expect(await store.reads.getTask(done)).toBeNull();
       for (const t of [later, ready, done]) all.delete(t);
       await check('after delete');
@@ -46,7 +61,7 @@ export function bulkTests(factory: StoreFactory): void {
       const slot = await h().worker();
       const t = await h().add();
       await h().claimOne(slot, { leaseMs: LONG_LEASE });
-      expect(await store.commands.bulk('cancel', [t], {})).toEqual({ done: 1, skipped: 0, missing: 0 });
+      expect(await store.commands.bulk('cancel', [t], {})).toEqual({ done: 1, skipped: 0, missing: 0, dedupKeyHeld: 0 });
       expect(await h().task(t)).toMatchObject({ status: 'running', cancelRequested: true });
     });
   });
@@ -131,7 +146,7 @@ export function bulkTests(factory: StoreFactory): void {
       expect(rest.nextCursor).toBeNull();
 
       const n = await store.commands.retryFailed({ queue: 'fp', fingerprint: big.fingerprint, command: 'demo.fail' });
-      expect(n).toBe(12);
+      expect(n.retried).toBe(12);
       for (const t of tokens) expect(await h().status(t)).toBe('pending');
       const after = await store.reads.failureGroupPage({ queue: 'fp' });
       expect(after.items.map((g) => g.count)).toEqual([1, 1]);
@@ -152,7 +167,7 @@ export function bulkTests(factory: StoreFactory): void {
       expect(page.items).toHaveLength(1);
       expect(page.items[0]).toMatchObject({ count: 2, queue: 'lost' });
       expect(page.items[0]!.fingerprint).toMatch(/^[0-9a-f]{16}$/);
-      expect(await store.commands.retryFailed({ queue: 'lost', fingerprint: page.items[0]!.fingerprint })).toBe(2);
+      expect((await store.commands.retryFailed({ queue: 'lost', fingerprint: page.items[0]!.fingerprint })).retried).toBe(2);
     });
   });
 }

@@ -82,7 +82,7 @@ export function countsTests(factory: StoreFactory) {
       expect(await store.commands.retry(cRun.token)).toBe('retried');
       await check('after manual retry of a cancelled task');
       const deadNow = (await store.reads.listTasks({ status: 'dead', limit: 10 })).items;
-      expect(await store.commands.retryFailed({})).toBe(deadNow.length);
+      expect((await store.commands.retryFailed({})).retried).toBe(deadNow.length);
       await check('after retryFailed');
 
       // delete, deleteFailed, prune

@@ -99,5 +99,57 @@ export function dedupTests(factory: StoreFactory) {
       expect((await h().task(rs[1]!.token)).dedupKey).toBe('k2');
       expect((await h().counts())[0]!.pending).toBe(3);
     });
+
+    describe('retrying dead tasks that share a dedup key', () => {
+      /** two dead tasks of key k1 (older, newer), one of k2 whose key a pending task holds, one without a key */
+      async function deadTasks() {
+        const slot = await h().worker();
+        const older = await h().deadTask(slot, 'boom', { dedupKey: 'k1', maxAttempts: 1 });
+        const newer = await h().deadTask(slot, 'boom', { dedupKey: 'k1', maxAttempts: 1 });
+        const k2 = await h().deadTask(slot, 'boom', { dedupKey: 'k2', maxAttempts: 1 });
+        const free = await h().deadTask(slot, 'boom', { maxAttempts: 1 });
+        const holder = await h().add({ dedupKey: 'k2' });
+        return { older, newer, k2, holder, free };
+      }
+
+      it('retryFailed takes the newest dead task per key, skips the rest and a key an unfinished task holds', async () => {
+        const { store } = h();
+        const t = await deadTasks();
+        expect(await store.commands.retryFailed({})).toEqual({ retried: 2, skipped: { dedupKeyHeld: 2 } });
+        expect(await Promise.all([t.older, t.newer, t.k2, t.holder, t.free].map((x) => h().status(x)))).toEqual([
+          'dead',
+          'pending',
+          'dead',
+          'pending',
+          'pending',
+        ]);
+        // again: nothing left to retry, the same two still skipped
+        expect(await store.commands.retryFailed({})).toEqual({ retried: 0, skipped: { dedupKeyHeld: 2 } });
+      });
+
+      it('a bulk retry follows the same rule', async () => {
+        const { store } = h();
+        const t = await deadTasks();
+        const o = await store.commands.bulk('retry', [t.older, t.newer, t.k2, t.free], {});
+        expect(o).toEqual({ done: 2, skipped: 2, missing: 0, dedupKeyHeld: 2 });
+        expect(await h().status(t.newer)).toBe('pending');
+        expect(await h().status(t.older)).toBe('dead');
+        expect(await h().status(t.k2)).toBe('dead');
+      });
+
+      it('a single retry of a dead task whose key is held names the holder', async () => {
+        const { store } = h();
+        const t = await deadTasks();
+        expect(await store.commands.retry(t.k2)).toEqual({ result: 'dedup_key_held', dedupKey: 'k2', token: t.holder, status: 'pending' });
+        expect(await h().status(t.k2)).toBe('dead');
+        expect(await store.commands.retry(t.newer)).toBe('retried');
+        expect(await store.commands.retry(t.older)).toEqual({
+          result: 'dedup_key_held',
+          dedupKey: 'k1',
+          token: t.newer,
+          status: 'pending',
+        });
+      });
+    });
   });
 }

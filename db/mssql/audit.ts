@@ -35,7 +35,19 @@ function onTransaction(shared: Shared, t: Transaction, state: { woken: boolean; 
   };
   s.query = run;
   s.write = run;
-  s.runner = async () => t;
+  // statements a concern runs on the runner itself (setQueue, settling batches) are watched the same way
+  const runner = Object.create(t) as Transaction;
+  runner.request = () => {
+    const req = t.request();
+    const q = req.query.bind(req);
+    req.query = ((text: string) =>
+      q(text).catch((err: unknown) => {
+        state.failure ??= err;
+        throw err;
+      })) as typeof req.query;
+    return req;
+  };
+  s.runner = async () => runner;
   s.wake = () => {
     state.woken = true;
   };

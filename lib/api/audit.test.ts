@@ -75,4 +75,24 @@ describe('audit of the front door', () => {
     await asActor({ name: 'loopback', source: 'ui' }, () => rp.setQueue('q', { paused: true }, 'dashboard'));
     expect((await rp.queueChanges('q'))[0]!.changedBy).toBe('dashboard');
   });
+
+  it('a refused command records nothing; a retry whose dedup key is held says by which task (409)', async () => {
+    const later = new Date(Date.now() + 60_000).toISOString();
+    await asActor({ name: 'ops', source: 'api' }, async () => {
+      const first = await rp.enqueue({ command: 'demo.echo', payload: null, dedupKey: 'k1', runAt: later });
+      await rp.cancel(first.token);
+      const holder = await rp.enqueue({ command: 'demo.echo', payload: null, dedupKey: 'k1', runAt: later });
+      const before = (await trail()).length;
+      await expect(rp.retry(first.token)).rejects.toMatchObject({
+        name: 'ConflictError',
+        message: `dedup key "k1" is held by task ${holder.token} (pending)`,
+      });
+      await expect(rp.retry(holder.token)).rejects.toThrow(/only dead or cancelled/);
+      await expect(rp.deleteTask(holder.token)).rejects.toThrow(/only finished/);
+      await expect(rp.cancel(first.token)).rejects.toThrow(/already finished/);
+      await expect(rp.cancel('00000000-0000-4000-8000-00000000abcd')).rejects.toThrow(/no task/);
+      expect((await trail()).length).toBe(before);
+      expect((await rp.reads.getTask(first.token))!.status).toBe('cancelled');
+    });
+  });
 });

@@ -43,6 +43,8 @@ const reply: FakeReplier = (req) => {
         },
       ],
     };
+  // the command's audit row (written in the enqueue's transaction): its id
+  if (req.text.includes('INSERT INTO readpast.AuditLog')) return { sets: [{ columns: [['id', 'int']], rows: [[1]] }] };
   // every read: empty
   return { sets: [{ columns: [['x', 'int']], rows: [] }] };
 };
