@@ -69,7 +69,7 @@ const VARIANTS: Record<string, (fn: (arg: never) => string) => NamedStatement[]>
 /** Exported functions of sql/ that build pieces or list shapes, not statements. */
 const HELPERS = new Set([
   'operators.failureWhere',
-  // a piece of every retry statement (retryFailedSql, RETRY_ONE, BULK_RETRY), checked inside them
+  // a piece of retryFailedSql and BULK_RETRY, checked inside them
   'operators.heldCount',
   'reads.allListShapes',
   'reads.taskWindowShapes',

@@ -92,9 +92,9 @@ export const PAST_ABORT = `t.batch_id IS NOT NULL AND EXISTS (SELECT 1 FROM read
       WHERE b.id = t.batch_id AND b.on_failure = 'abort' AND s.dead > 0 AND s.stage < t.stage)`;
 
 /**
- * @held: how many of the tasks `where` selects (not past an aborted stage) keep their dedup key's task
- * dead: a newer one of them takes the key, or an unfinished task holds it. Read before anything changes,
- * so in the last round of a bulk retry it counts every task the rounds skipped so (still dead, key held).
+ * @held: how many of the tasks `where` selects (not past an aborted stage) stay dead for their dedup key:
+ * a newer one of them takes the key, or an unfinished task holds it. Read after a round of retryFailed,
+ * the last round's count is every task the rounds skipped so (still dead, the key held by a live task).
  */
 export const heldCount = (where: string) => `DECLARE @held int = (SELECT COUNT(*) FROM (
     SELECT t.id, t.dedup_key, ROW_NUMBER() OVER (PARTITION BY t.dedup_key ORDER BY t.id DESC) AS rn
@@ -127,7 +127,6 @@ INSERT INTO @cand (id)
     AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
       WHERE o.dedup_key = c.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running'))
   ORDER BY c.id;
-${heldCount(where)}
 BEGIN TRANSACTION;
 UPDATE t
   SET status = 'pending', run_after = @now, finished_at = NULL, cancel_requested = 0,
@@ -172,7 +171,8 @@ OUTER APPLY (SELECT TOP (1) o.dedup_key, o.token, o.status FROM readpast.Tasks A
 
 /** Up to BULK_BATCH dead tasks per call. Returns (retried, held: see heldCount), then the touched batches. */
 export const retryFailedSql = (s: FailureShape) =>
-  retry(failureWhere(s), `TOP (${BULK_BATCH}) `, 'SELECT COUNT(*) AS retried, @held AS held FROM @moves;');
+  retry(failureWhere(s), `TOP (${BULK_BATCH}) `, `${heldCount(failureWhere(s))}
+SELECT COUNT(*) AS retried, @held AS held FROM @moves;`);
 
 /** Delete one finished task and its log rows. Returns (deleted, found), then the touched batches. */
 export const DELETE_ONE = `${BEGIN}
