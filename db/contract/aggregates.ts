@@ -91,7 +91,7 @@ export function aggregateTests(factory: StoreFactory) {
         ['demo.fail', 1],
         ['demo.fail', 2],
       ]);
-      expect(await store.commands.retryFailed({ message: 'Disk full' })).toBe(1);
+      expect((await store.commands.retryFailed({ message: 'Disk full' })).retried).toBe(1);
       expect(await store.commands.deleteFailed({ command: 'Demo.Fail' })).toBe(1);
       expect((await store.reads.failureGroups({})).map((g) => [g.message, g.command, g.count])).toEqual([['disk full', 'demo.fail', 2]]);
     });
