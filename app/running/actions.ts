@@ -1,7 +1,6 @@
 'use server';
 // Server actions of the Running page: cancel a selection of running tasks at once.
 import { z } from 'zod';
-import { ConflictError, NotFoundError } from '@/lib/engine/errors';
 import { parseWith, token as tokenSchema } from '@/lib/engine/validation';
 import { getEngine } from '@/lib/server/engine';
 import { runAction, type ActionResult } from '@/lib/server/actions';
@@ -21,27 +20,15 @@ export interface BulkCancelResult {
   skipped: number;
 }
 
-/** Cancel each selected task (running: cooperative cancel requested); one `tasks.bulk_cancel` audit entry with the count. */
+/**
+ * Cancel the selected tasks through the one bulk command (running: cooperative cancel requested): one
+ * `tasks.bulk_cancel` audit row, written in the same transaction as the cancels.
+ */
 export async function cancelRunning(tokens: string[]): Promise<ActionResult<BulkCancelResult>> {
   return runAction(async () => {
     const list = [...new Set(parseWith(tokenList, tokens, 'tokens').map((t) => t.toLowerCase()))];
     const { readpast } = await getEngine();
-    let cancelled = 0;
-    let skipped = 0;
-    for (const t of list) {
-      try {
-        await readpast.cancel(t);
-        cancelled++;
-      } catch (err) {
-        if (err instanceof NotFoundError || err instanceof ConflictError) skipped++;
-        else throw err;
-      }
-    }
-    await readpast.audit.record('tasks.bulk_cancel', `tokens:${list.length}`, {
-      before: { tokens: list.slice(0, 50) },
-      after: { cancelled, skipped },
-      count: cancelled,
-    });
-    return { cancelled, skipped };
+    const r = await readpast.bulk({ action: 'cancel', tokens: list });
+    return { cancelled: r.done, skipped: list.length - r.done };
   });
 }
