@@ -1,5 +1,5 @@
 // Exit codes and the one-line messages the command line prints for each kind of failure.
-import { ConflictError, NotFoundError, ValidationError } from '../lib/engine/errors';
+import { ConflictError, NotFoundError, SchemaVersionError, ValidationError } from '../lib/engine/errors';
 
 export const EXIT = {
   ok: 0,
@@ -43,7 +43,12 @@ export function oneLine(text: string): string {
 /** The message printed on stderr for an error, prefixed with the command that failed. */
 export function errorLine(command: string | null, err: unknown): string {
   const prefix = command ? `readpast ${command}: ` : 'readpast: ';
-  const known = err instanceof UsageError || err instanceof ValidationError || err instanceof NotFoundError || err instanceof ConflictError;
+  const known =
+    err instanceof UsageError ||
+    err instanceof ValidationError ||
+    err instanceof NotFoundError ||
+    err instanceof ConflictError ||
+    err instanceof SchemaVersionError;
   const message = err instanceof Error ? err.message || err.name : String(err);
   return prefix + oneLine(known ? message : `error: ${message}`);
 }

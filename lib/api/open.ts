@@ -22,7 +22,7 @@ export function databaseUrl(url?: string): string {
  */
 export async function openStore(
   url?: string,
-  opts: { logger?: Logger; migrate?: boolean; accessToken?: () => Promise<string> } = {},
+  opts: { logger?: Logger; migrate?: boolean; checkSchema?: boolean; accessToken?: () => Promise<string> } = {},
 ): Promise<Store> {
   const u = databaseUrl(url);
   if (opts.accessToken !== undefined && !isMssqlUrl(u)) throw new Error('accessToken: only a SQL Server database signs in with a token');
@@ -38,6 +38,7 @@ export async function openStore(
     return openMssqlStore(u, {
       log: logger && ((message, err) => logger.warn({ err: err instanceof Error ? err.message : err }, message)),
       migrate: opts.migrate,
+      checkSchema: opts.checkSchema,
       wakeMs: wakeMs(process.env.READPAST_WAKE_MS),
       accessToken: opts.accessToken,
     });
@@ -133,7 +134,7 @@ export async function diagnoseDatabase(
   }
   let store: Store;
   try {
-    store = await openStore(u, { logger: opts.logger, migrate: false, accessToken: opts.accessToken });
+    store = await openStore(u, { logger: opts.logger, migrate: false, checkSchema: false, accessToken: opts.accessToken });
   } catch (err) {
     const check = {
       id: 'connect',
