@@ -19,6 +19,14 @@ export class ConflictError extends Error {
   override readonly name = 'ConflictError';
 }
 
+/**
+ * A configuration readpast refuses to start with: an environment value out of its range, a database URL it
+ * cannot use, a bind it will not make. The message names the variable. Command line: exit 2, as bad input.
+ */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
 /** An error with a number, as SQL Server errors have; `retryable: false` sends the task straight to dead. */
 export class TaskError extends Error {
   override name = 'TaskError';
