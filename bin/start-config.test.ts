@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 const START = fileURLToPath(new URL('./start.mjs', import.meta.url));
 
 function start(env: Record<string, string>) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('READPAST_')));
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('READPAST_'))) as NodeJS.ProcessEnv;
   return spawnSync(process.execPath, [START], { env: { ...clean, ...env }, encoding: 'utf8', timeout: 60_000 });
 }
 

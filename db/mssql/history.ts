@@ -173,6 +173,6 @@ export async function historyTotals(shared: Shared): Promise<HistoryTotals> {
       failed: Number(r.failed ?? 0),
       dead: Number(r.dead ?? 0),
     })),
-    queues: perQueue.map((r) => queueHistograms(String(r.queue), r)),
+    queues: perQueue.map((r) => queueHistograms(String(r.queue), sumsOfRow(r))),
   };
 }

@@ -145,9 +145,8 @@ export interface QueueHistogramTotals {
 /** The five counters of /metrics, in the order the stores read them per (queue, command). */
 export const COUNT_COLS = ['enqueued', 'started', 'succeeded', 'failed', 'dead'] as const;
 
-/** A queue's histograms from its sums (or its summed row of SUM_COLS). */
-export function queueHistograms(queue: string, sums: HistorySums | Record<string, unknown>): QueueHistogramTotals {
-  const s = 'dur' in sums && Array.isArray(sums.dur) ? (sums as HistorySums) : sumsOfRow(sums as Record<string, unknown>);
+/** A queue's histograms from its sums over all its commands. */
+export function queueHistograms(queue: string, s: HistorySums): QueueHistogramTotals {
   return {
     queue,
     started: s.started,
