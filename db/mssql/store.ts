@@ -244,6 +244,13 @@ export function withAccessToken(target: MssqlTarget, accessToken: unknown): Mssq
 /** Parse the URL and migrate (unless `migrate: false`); connections are opened on first use. */
 export async function openMssqlStore(url: string, opts: MssqlStoreOptions = {}): Promise<MssqlStore> {
   const store = new MssqlStore(parseMssqlUrl(url), opts);
-  if (opts.migrate !== false) await store.migrate();
+  if (opts.migrate !== false) {
+    try {
+      await store.migrate();
+    } catch (err) {
+      await store.close().catch(() => {});
+      throw err;
+    }
+  }
   return store;
 }

@@ -69,3 +69,6 @@ export function resetTablesSql(quoted: readonly string[]): string {
   for (const q of quoted) if (!QUOTED.test(q)) throw new Error(`not a quoted table name: ${q}`);
   return ['SET NOCOUNT ON;', ...quoted.map((q) => `DELETE FROM readpast.${q};`), ...RESET_SEEDS].join('\n');
 }
+
+/** Forget one recorded migration (the tests' way back from a version they recorded with MIGRATE_RECORD). */
+export const FORGET_VERSION = 'DELETE FROM readpast.SchemaVersion WHERE version = @version;';
