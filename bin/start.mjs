@@ -16,7 +16,11 @@ const require = createRequire(import.meta.url);
 const nextBin = require.resolve('next/dist/bin/next');
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
 
-function fail(message, code = 1) {
+/** Exit codes as the command line's (README, Exit codes): 1 a failure at run time, 2 a configuration refused. */
+const EXIT_FAILURE = 1;
+const EXIT_CONFIG = 2;
+
+function fail(message, code = EXIT_FAILURE) {
   console.error(`readpast: ${message}`);
   process.exit(code);
 }
@@ -33,10 +37,10 @@ let config;
 try {
   config = loadServerConfig(env);
 } catch (err) {
-  fail(err.message);
+  fail(err.message, err.name === 'ConfigError' ? EXIT_CONFIG : EXIT_FAILURE);
 }
 const refusal = bindRefusal(config);
-if (refusal) fail(refusal, 2);
+if (refusal) fail(refusal, EXIT_CONFIG);
 
 /** Newest modification time of the sources the build is made from (tests excluded). */
 function newestSource() {
@@ -87,7 +91,7 @@ try {
   const readpast = await openReadpast({ url: config.databaseUrl });
   await readpast.close();
 } catch (err) {
-  fail(`cannot open the database: ${err.message}`);
+  fail(`cannot open the database: ${err.message}`, err.name === 'ConfigError' ? EXIT_CONFIG : EXIT_FAILURE);
 }
 
 const child = spawn(process.execPath, [nextBin, 'start', '-H', config.host, '-p', String(config.port)], {

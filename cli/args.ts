@@ -16,6 +16,10 @@ export function toUsageError(err: unknown): unknown {
   const longFlag = flag?.startsWith('--') ? flag : null;
   switch (e.code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      // `batch status -1`: a negative number is read as an option before any value check sees it
+      if (flag !== null && /^-\d/.test(flag)) {
+        return new UsageError(null, `${flag} is not an option and not a value this command takes (ids and counts are positive)`);
+      }
       return new UsageError(flag, 'unknown option');
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
       if (/argument missing/.test(e.message)) return new UsageError(flag, 'needs a value');
@@ -53,7 +57,7 @@ export function positionals(given: string[], names: string[]): string[] {
 export function intFlag(flag: string, value: string | undefined, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
-  if (!/^[+-]?\d+$/.test(text)) throw new UsageError(flag, `must be an integer (got ${JSON.stringify(value)})`);
+  if (!/^[+-]?\d+$/.test(text)) throw new UsageError(flag, `must be an integer from ${min} to ${max} (got ${JSON.stringify(value)})`);
   const n = Number(text);
   if (!Number.isSafeInteger(n) || n < min || n > max) {
     throw new UsageError(flag, `must be an integer from ${min} to ${max} (got ${value})`);

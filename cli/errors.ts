@@ -1,11 +1,14 @@
 // Exit codes and the one-line messages the command line prints for each kind of failure.
-import { ConflictError, NotFoundError, ValidationError } from '../lib/engine/errors';
+import { ConfigError, ConflictError, NotFoundError, SchemaVersionError, ValidationError } from '../lib/engine/errors';
 
 export const EXIT = {
   ok: 0,
-  /** anything unexpected: the database is unreachable, a bug */
+  /** a failure at run time: the database is unreachable or its schema of another version, a bug */
   failure: 1,
-  /** bad arguments: unknown flag, missing or malformed value, unknown handler, bad token */
+  /**
+   * bad input or a configuration readpast refuses: unknown flag, missing or malformed value, unknown handler,
+   * bad token; an environment value out of range, a database URL it cannot use, a public bind without credentials
+   */
   usage: 2,
   /** no task with that token, no batch with that id, no such queue */
   notFound: 3,
@@ -29,7 +32,7 @@ export class UsageError extends Error {
 }
 
 export function exitCodeFor(err: unknown): number {
-  if (err instanceof UsageError || err instanceof ValidationError) return EXIT.usage;
+  if (err instanceof UsageError || err instanceof ValidationError || err instanceof ConfigError) return EXIT.usage;
   if (err instanceof NotFoundError) return EXIT.notFound;
   if (err instanceof ConflictError) return EXIT.conflict;
   return EXIT.failure;
@@ -43,7 +46,13 @@ export function oneLine(text: string): string {
 /** The message printed on stderr for an error, prefixed with the command that failed. */
 export function errorLine(command: string | null, err: unknown): string {
   const prefix = command ? `readpast ${command}: ` : 'readpast: ';
-  const known = err instanceof UsageError || err instanceof ValidationError || err instanceof NotFoundError || err instanceof ConflictError;
+  const known =
+    err instanceof UsageError ||
+    err instanceof ValidationError ||
+    err instanceof NotFoundError ||
+    err instanceof ConflictError ||
+    err instanceof ConfigError ||
+    err instanceof SchemaVersionError;
   const message = err instanceof Error ? err.message || err.name : String(err);
   return prefix + oneLine(known ? message : `error: ${message}`);
 }

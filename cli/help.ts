@@ -48,8 +48,9 @@ Logging: READPAST_LOG_LEVEL (worker default info, other commands warn), written 
 
 Exit codes:
   0  success
-  1  unexpected failure (database unreachable, internal error)
-  2  bad arguments (unknown flag, missing or malformed value, unknown handler, bad token)
+  1  failure at run time (database unreachable, its schema of another version, internal error)
+  2  bad input or a configuration refused (unknown flag, malformed value, unknown handler, bad token;
+     an environment value out of range, a database URL that cannot be used)
   3  not found (no task with that token, no batch with that id, no such queue or schedule)
   4  conflict (the task's or batch's state does not allow the action; a schedule name taken)
   5  timed out (batch wait --timeout-s passed before the batch or stage was finished)

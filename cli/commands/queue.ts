@@ -74,7 +74,7 @@ async function tokens(argv: string[]): Promise<number> {
   if (rest.length > 1) throw new UsageError(null, `unexpected argument ${JSON.stringify(rest[1])}`);
   const name = rest[0] === undefined ? undefined : queueArg(rest[0]);
   return withContext({}, async ({ readpast }) => {
-    if (name !== undefined) await readpast.queue(name); // an unknown queue is exit 3, not an empty list
+    // an unknown queue is exit 3, not an empty list (NotFoundError)
     const grants = await readpast.tokens(name);
     print(values.json ? JSON.stringify(grants, null, 2) : formatTokens(grants, name));
     return EXIT.ok;

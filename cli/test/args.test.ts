@@ -116,6 +116,7 @@ describe('readpast argument errors', () => {
     [['batch', 'status', 'abc'], /ID: not a batch id/],
     [['batch', 'status', '0'], /ID: not a batch id/],
     [['batch', 'status', '1.5'], /ID: not a batch id/],
+    [['batch', 'status', '-1'], /^readpast batch status: -1 is not an option and not a value this command takes/],
     [['batch', 'release', '1', '2'], /unexpected argument "2"/],
     [['batch', 'cancel', '--force', '1'], /--force: unknown option/],
     [['batch', 'wait'], /ID: missing/],
@@ -274,5 +275,40 @@ describe('--handlers MODULE', () => {
     const wrong = await run(['worker', '--handlers', join(db.dir, 'not-handlers.mjs')]);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/^readpast worker: --handlers: .*export a function/);
+  });
+});
+
+describe('exit codes by class (README, Exit codes)', () => {
+  const withEnv = async (env: Record<string, string>, args: string[]) => {
+    const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, env);
+    try {
+      return await run(args);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  };
+  const server = 'mssql://u:p@127.0.0.1:1/db?encrypt=false&connectTimeout=2000';
+
+  it.each([
+    [{ READPAST_DATABASE_URL: 'postgres://db/jobs' }, /^readpast stats: READPAST_DATABASE_URL: expected sqlite:<path>, mssql:/],
+    [{ READPAST_DATABASE_URL: 'sqlite:' }, /^readpast stats: READPAST_DATABASE_URL: sqlite: needs a file path/],
+    [{ READPAST_DATABASE_URL: 'mssql://u:p@/db' }, /^readpast stats: READPAST_DATABASE_URL: SQL Server URL has no host/],
+    [{ READPAST_DATABASE_URL: server, READPAST_WAKE_MS: 'soon' }, /^readpast stats: READPAST_WAKE_MS: 0 \(off\) or 1 to 60000 ms/],
+  ])('a configuration refused is exit 2, one line naming the variable: %j', async (env, message) => {
+    const r = await withEnv(env, ['stats']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it('a database that does not answer is exit 1 (a failure at run time)', async () => {
+    const r = await withEnv({ READPAST_DATABASE_URL: server }, ['stats']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/^readpast stats: error: /);
+    expect(r.stderr).not.toContain(':p@');
   });
 });

@@ -89,14 +89,23 @@ export function historyTests(factory: StoreFactory): void {
 
       // the cumulative totals count the same
       const totals = await store.reads.historyTotals();
-      const sum = (k: 'enqueued' | 'started' | 'succeeded' | 'failed' | 'dead') => totals.reduce((s, r) => s + r[k], 0);
+      const sum = (k: 'enqueued' | 'started' | 'succeeded' | 'failed' | 'dead') => totals.commands.reduce((s, r) => s + r[k], 0);
       expect(sum('enqueued')).toBe(plan.length);
       expect(sum('started')).toBe(log.length);
       expect(sum('dead')).toBe(2);
-      const hq1a = totals.find((r) => r.queue === 'hq1' && r.command === 'hist.a')!;
+      const hq1a = totals.commands.find((r) => r.queue === 'hq1' && r.command === 'hist.a')!;
       expect(hq1a.succeeded).toBe(2);
-      expect(hq1a.durationCount).toBe(2);
-      expect(hq1a.durationBuckets.reduce((s, n) => s + n, 0)).toBe(2);
+      // the histograms per queue: every ended attempt of the queue once, every start once
+      const ofQueue = (q: string) => log.filter((a) => a.queue === q);
+      for (const q of totals.queues) {
+        const attempts = ofQueue(q.queue);
+        expect(q.started, q.queue).toBe(attempts.length);
+        expect(q.started).toBe(totals.commands.filter((c) => c.queue === q.queue).reduce((s, c) => s + c.started, 0));
+        expect(q.latencyBuckets.reduce((s, n) => s + n, 0)).toBe(attempts.length);
+        expect(q.durationCount).toBe(attempts.filter((a) => a.endedAt).length);
+        expect(q.durationBuckets.reduce((s, n) => s + n, 0)).toBe(q.durationCount);
+      }
+      expect(totals.queues.map((q) => q.queue).sort()).toEqual([...new Set(totals.commands.map((c) => c.queue))].sort());
 
       // the sparklines: succeeded per queue
       const spark = await store.reads.queueThroughput(from, to, 60_000);

@@ -5,7 +5,8 @@
 // producers, operators, finishes and reads. Every worker has its own connection besides
 // (session.ts), and heartbeats have one of their own (workers.ts).
 import * as ns from 'mssql';
-import { retrying, schemaMissing } from './errors';
+import { retrying, schemaMissing, schemaVersionMismatch } from './errors';
+import { SCHEMA_GUARD } from './sql/migrations';
 import { toConfig, type MssqlTarget } from './url';
 
 type Mssql = typeof ns;
@@ -45,8 +46,19 @@ export function requestWithTimeout(pool: Runner, requestTimeout: number): ns.Req
 }
 
 /**
+ * The schema check of a store that does not migrate (one-shot commands): until a statement has passed it,
+ * each statement on the pool carries SCHEMA_GUARD in front, so the check costs no round trip of its own.
+ */
+interface SchemaGuard {
+  codeVersion: number;
+  passed: boolean;
+}
+const schemaGuards = new WeakMap<ns.ConnectionPool, SchemaGuard>();
+
+/**
  * Run a parameterised statement of ours (sp_executesql) on a pool. A statement that finds no
- * readpast table fails with "run readpast migrate" (commands that do not migrate first: lib/api/open.ts).
+ * readpast table fails with "run readpast migrate" (commands that do not migrate first: lib/api/open.ts);
+ * on a pool with a schema guard, the first one also refuses a schema of another version (SchemaVersionError).
  */
 export async function query<T = Record<string, unknown>>(
   pool: Runner,
@@ -56,10 +68,17 @@ export async function query<T = Record<string, unknown>>(
 ): Promise<ns.IResult<T>> {
   const req = requestTimeout === undefined ? pool.request() : requestWithTimeout(pool, requestTimeout);
   for (const [name, type, value] of params) req.input(name, type, value);
+  // a statement inside a transaction is guarded by its pool's check (mssql's Transaction keeps its pool as `parent`)
+  const owner = 'parent' in pool && pool.parent ? (pool.parent as ns.ConnectionPool) : (pool as ns.ConnectionPool);
+  const guard = schemaGuards.get(owner);
+  const guarded = guard !== undefined && !guard.passed;
+  if (guarded) req.input('readpast_code_version', sql.Int, guard.codeVersion);
   try {
-    return await req.query<T>(text);
+    const r = await req.query<T>(guarded ? SCHEMA_GUARD + text : text);
+    if (guarded) guard.passed = true;
+    return r;
   } catch (err) {
-    throw schemaMissing(err) ?? err;
+    throw (guard && schemaVersionMismatch(err, guard.codeVersion)) ?? schemaMissing(err) ?? err;
   }
 }
 
@@ -293,16 +312,22 @@ export class Shared {
   private connecting: Promise<ns.ConnectionPool> | null = null;
   private readonly listeners = new Set<() => void>();
 
+  /**
+   * `schemaVersion`: check the schema against this version on the first statement (a store that does not
+   * migrate: see SchemaGuard); a store that migrates checks it while migrating.
+   */
   constructor(
     readonly target: MssqlTarget,
     readonly log: Logger,
     factory: PoolFactory = defaultPoolFactory,
     accessToken?: AccessTokenProvider,
+    schemaVersion: number | null = null,
   ) {
     this.driver = new Driver(factory, log, accessToken);
     const cfg = toConfig(target, { appName: 'readpast', pool: { min: 0, max: 10 } });
     cfg.options = { ...cfg.options, abortTransactionOnError: true };
     this.sharedPool = this.driver.pool(cfg, 'shared pool');
+    if (schemaVersion !== null) schemaGuards.set(this.sharedPool, { codeVersion: schemaVersion, passed: false });
   }
 
   /** A pool of this store's own (counted, with an 'error' listener): worker sessions, heartbeats, KILL. */

@@ -9,7 +9,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { defaultRegistry } from '../../lib/engine/handlers';
 import type { Logger } from '../../lib/engine/logger';
 import { Pool } from '../../lib/engine/pool';
+import { SchemaVersionError } from '../../lib/engine/errors';
 import { raceCreate } from './connection';
+import { SCHEMA_GUARD_ERROR } from './errors';
+import { CODE_VERSION } from './migrations';
+import { SCHEMA_GUARD } from './sql/migrations';
 import { FakeTds, sessionRow, type FakeConnection, type FakeReplier, type FakeReply, type FakeRequest } from './fake-tds';
 import { openMssqlStore, type MssqlStore } from './store';
 
@@ -145,6 +149,45 @@ describe('connections and round trips (the real driver against a stand-in TDS en
     const s = await open(replier(() => ({ error: { number: 208, message: "Invalid object name 'readpast.Tasks'." } })));
     await expect(s.commands.enqueue({ kind: 'sql', command: 'SELECT 1' })).rejects.toThrow(/run `readpast migrate`/);
     await expect(s.reads.countsByQueue()).rejects.toThrow(/schema is missing or out of date/);
+  });
+
+  it("a store that does not migrate checks the schema's version on its first statement, in the same round trip", async () => {
+    const s = await open(replier());
+    await s.commands.enqueue({ kind: 'sql', command: 'SELECT 1' });
+    await s.commands.enqueue({ kind: 'sql', command: 'SELECT 2' });
+    const [first, second] = tds.requests();
+    // the guard, then the statement: one request
+    const guardLine = SCHEMA_GUARD.split('\n')[0]!;
+    expect(first!.text).toContain(guardLine);
+    expect(first!.text.indexOf(guardLine)).toBeLessThan(first!.text.indexOf('readpast.Tasks'));
+    expect(second!.text).toContain('readpast.Tasks');
+    expect(second!.text).not.toContain('readpast.SchemaVersion');
+    expect(s.driverCounts).toEqual({ connections: 1, roundTrips: 2 });
+  });
+
+  it('a schema a newer readpast migrated is refused naming both versions; an older one says to run readpast migrate', async () => {
+    const guarded = (version: number) =>
+      replier((req) =>
+        req.text.includes('@readpast_code_version')
+          ? { error: { number: SCHEMA_GUARD_ERROR, message: `readpast schema version ${version}` } }
+          : undefined,
+      );
+    const newer = await open(guarded(CODE_VERSION + 1));
+    const refused = newer.commands.enqueue({ kind: 'sql', command: 'SELECT 1' });
+    await expect(refused).rejects.toThrow(SchemaVersionError);
+    await expect(refused).rejects.toThrow(
+      `the database schema is at version ${CODE_VERSION + 1}, newer than this readpast knows (version ${CODE_VERSION}): ` +
+        'a newer readpast migrated it; upgrade readpast here to that version (or a newer one)',
+    );
+    // still refused: nothing got past the check
+    await expect(newer.reads.countsByQueue()).rejects.toThrow(SchemaVersionError);
+    await newer.close();
+    await tds.stop();
+    const older = await open(guarded(CODE_VERSION - 1));
+    await expect(older.reads.countsByQueue()).rejects.toThrow(
+      `the database schema is at version ${CODE_VERSION - 1}, older than this readpast needs (version ${CODE_VERSION}): ` +
+        'run `readpast migrate`',
+    );
   });
 
   it('workers are set up in parallel: one login and two round trips each before the first claim', async () => {

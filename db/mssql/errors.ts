@@ -1,6 +1,6 @@
 // SQL Server errors as readpast records them: number, severity, state, line and message, with
 // every earlier error of the same batch and the informational messages in the detail.
-import { TaskError } from '../../lib/engine/errors';
+import { SchemaVersionError, TaskError } from '../../lib/engine/errors';
 
 /** What the driver tells us about one server message (RequestError fields or an `info` event). */
 export interface ServerMessage {
@@ -139,4 +139,15 @@ export function schemaMissing(err: unknown): SchemaMissingError | null {
   return new SchemaMissingError(
     `the readpast schema is missing or out of date in this database (${m.message.trim()}): run \`readpast migrate\` first`,
   );
+}
+
+/** The number SCHEMA_GUARD (sql/migrations.ts) throws, its message carrying the schema's version. */
+export const SCHEMA_GUARD_ERROR = 51900;
+
+/** SCHEMA_GUARD's error as SchemaVersionError against the code's version; else null. */
+export function schemaVersionMismatch(err: unknown, codeVersion: number): SchemaVersionError | null {
+  const m = serverMessage(err);
+  if (m.number !== SCHEMA_GUARD_ERROR) return null;
+  const have = Number(/version (\d+)/.exec(m.message)?.[1] ?? 0);
+  return new SchemaVersionError(have, codeVersion);
 }

@@ -15,6 +15,7 @@ import {
   type HistoryTotals,
   type HistoryView,
   type QueueThroughput,
+  queueHistograms,
 } from '../../lib/engine/history';
 import { sql, type Param, type Shared } from './connection';
 import * as S from './sql/history';
@@ -158,23 +159,20 @@ export async function queueThroughput(shared: Shared, from: Date, to: Date, buck
   return [...out.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([queue, counts]) => ({ queue, counts }));
 }
 
-export async function historyTotals(shared: Shared): Promise<HistoryTotals[]> {
-  const rows = (await shared.query<Record<string, unknown>>(S.TOTALS)).recordset;
-  return rows.map((r) => {
-    const s = sumsOfRow(r);
-    return {
+/** The cumulative counters of /metrics: five counts per (queue, command), the histograms per queue (S.TOTALS). */
+export async function historyTotals(shared: Shared): Promise<HistoryTotals> {
+  const sets = (await shared.query<Record<string, unknown>>(S.TOTALS)).recordsets as unknown as Record<string, unknown>[][];
+  const [counts = [], perQueue = []] = sets;
+  return {
+    commands: counts.map((r) => ({
       queue: String(r.queue),
       command: String(r.command),
-      enqueued: s.enqueued,
-      started: s.started,
-      succeeded: s.succeeded,
-      failed: s.failed,
-      dead: s.dead,
-      durationCount: s.durN,
-      durationSumMs: s.durSum,
-      durationBuckets: s.dur,
-      latencySumMs: s.latSum,
-      latencyBuckets: s.lat,
-    };
-  });
+      enqueued: Number(r.enqueued ?? 0),
+      started: Number(r.started ?? 0),
+      succeeded: Number(r.succeeded ?? 0),
+      failed: Number(r.failed ?? 0),
+      dead: Number(r.dead ?? 0),
+    })),
+    queues: perQueue.map((r) => queueHistograms(String(r.queue), sumsOfRow(r))),
+  };
 }

@@ -2,13 +2,16 @@
 // several processes starting at once migrate one after the other; each pending migration in one
 // transaction, recorded in readpast.SchemaVersion. The lock is released in `finally` (and with
 // the session, should the process die). First of all it asks what server this is (server.ts) and
-// refuses one readpast cannot promise its claims on.
+// refuses one readpast cannot promise its claims on; then a schema a newer readpast migrated.
+import { checkSchemaVersion } from '../../lib/engine/errors';
 import { sql, type ConnectionPool, type MssqlConfig } from './connection';
 import { MIGRATIONS, type Migration } from './schema';
 import { probeServer, UnsupportedServerError, unsupportedReason } from './server';
 import * as S from './sql/migrations';
 
 export const APPLOCK_TIMEOUT_MS = 60_000;
+/** The newest migration this code has. */
+export const CODE_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 /** sys.sp_getapplock / sys.sp_releaseapplock are called as RPCs (their return code is the result). */
 const APPLOCK_RESOURCE = 'readpast:migrate';
 
@@ -95,6 +98,8 @@ async function applyPending(pool: ConnectionPool, migrations: readonly Migration
   await pool.request().batch(S.MIGRATE_ENSURE_SCHEMA);
   await pool.request().batch(S.MIGRATE_ENSURE_VERSIONS);
   const have = new Set((await pool.request().query<{ version: number }>(S.MIGRATE_VERSIONS)).recordset.map((r) => r.version));
+  // a database a newer readpast migrated is refused before anything is applied
+  checkSchemaVersion(Math.max(0, ...have), Math.max(...migrations.map((m) => m.version)), { migrates: true });
   let applied = 0;
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
     if (have.has(m.version)) continue;

@@ -7,14 +7,15 @@
 // tables and a procedure in its default schema (the tests drop them again). Every test starts
 // from empty readpast tables. Without MSSQL_URL every test here is reported as skipped.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConflictError, ValidationError } from '../../lib/engine/errors';
+import { ConflictError, SchemaVersionError, ValidationError } from '../../lib/engine/errors';
 import { errorInfo } from '../../lib/engine/retry';
 import type { RunningAttempt } from '../../lib/engine/ports';
 import type { ClaimedTask } from '../../lib/engine/types';
 import { storeContract } from '../contract/suite';
 import { callerTests } from './callers-suite';
 import { openMssqlStore, type MssqlStore } from './store';
-import { emptyTables } from './testing';
+import { CODE_VERSION } from './migrations';
+import { emptyTables, recordVersion } from './testing';
 
 const url = process.env.MSSQL_URL;
 const quiet = () => {};
@@ -295,6 +296,27 @@ END`,
       const stores = await Promise.all([1, 2, 3].map(() => openMssqlStore(url!, { log: quiet })));
       await Promise.all(stores.map((s) => s.migrate()));
       await Promise.all(stores.map((s) => s.close()));
+    });
+
+    it('a schema a newer readpast migrated is refused by migrate and by a store that does not migrate', async () => {
+      const newer = CODE_VERSION + 1;
+      await recordVersion(url!, newer, true);
+      try {
+        const message = `the database schema is at version ${newer}, newer than this readpast knows (version ${CODE_VERSION})`;
+        await expect(openMssqlStore(url!, { log: quiet })).rejects.toThrow(message);
+        const oneShot = await openMssqlStore(url!, { log: quiet, migrate: false });
+        try {
+          await expect(oneShot.commands.enqueue({ kind: 'sql', command: 'SELECT 1' })).rejects.toThrow(SchemaVersionError);
+          await expect(oneShot.reads.countsByQueue()).rejects.toThrow(message);
+        } finally {
+          await oneShot.close();
+        }
+      } finally {
+        await recordVersion(url!, newer, false);
+      }
+      const current = await openMssqlStore(url!, { log: quiet, migrate: false });
+      await expect(current.reads.countsByQueue()).resolves.toBeDefined();
+      await current.close();
     });
   });
 }

@@ -21,7 +21,7 @@ import * as failures from './failures';
 import * as history from './history';
 import { Live } from './live';
 import * as maintenance from './maintenance';
-import { migrate } from './migrations';
+import { CODE_VERSION, migrate } from './migrations';
 import * as operators from './operators';
 import { ProcedureCatalog } from './procs';
 import * as queues from './queues';
@@ -40,6 +40,11 @@ export interface MssqlStoreOptions {
   log?: Logger;
   /** false: do not create or upgrade the schema on open (a command against a missing schema then says to run `readpast migrate`) */
   migrate?: boolean;
+  /**
+   * With `migrate: false`: refuse a schema of another version than this code's on the first statement
+   * (default true; false for `readpast doctor`, which reports the schema's version as a check).
+   */
+  checkSchema?: boolean;
   /** makes the driver's pools (tests watch or stand in for the driver with it) */
   poolFactory?: PoolFactory;
   /** how long one wake-up long poll waits on the server, ms (wake.ts; default 1000); 0: no long poll */
@@ -73,7 +78,14 @@ export class MssqlStore implements Store {
     this.target = target = withAccessToken(target, opts.accessToken);
     this.description = describeTarget(target);
     const log = opts.log ?? ((m, e) => console.warn(`readpast (SQL Server): ${m}${e ? `: ${(e as Error).message ?? e}` : ''}`));
-    const shared = (this.shared = new Shared(target, log, opts.poolFactory, opts.accessToken));
+    // a store that does not migrate checks the schema's version on its first statement (connection.ts)
+    const shared = (this.shared = new Shared(
+      target,
+      log,
+      opts.poolFactory,
+      opts.accessToken,
+      opts.migrate === false && opts.checkSchema !== false ? CODE_VERSION : null,
+    ));
     const procs = new ProcedureCatalog(() => shared.pool());
     const workers = (this.workers = new Workers(shared));
     const claims = new Claims(workers, log);
@@ -241,6 +253,13 @@ export function withAccessToken(target: MssqlTarget, accessToken: unknown): Mssq
 /** Parse the URL and migrate (unless `migrate: false`); connections are opened on first use. */
 export async function openMssqlStore(url: string, opts: MssqlStoreOptions = {}): Promise<MssqlStore> {
   const store = new MssqlStore(parseMssqlUrl(url), opts);
-  if (opts.migrate !== false) await store.migrate();
+  if (opts.migrate !== false) {
+    try {
+      await store.migrate();
+    } catch (err) {
+      await store.close().catch(() => {});
+      throw err;
+    }
+  }
   return store;
 }

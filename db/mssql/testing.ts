@@ -3,7 +3,7 @@
 // schema), so a table a later migration adds is emptied too; migrations.test.ts checks that against the
 // CREATE TABLE statements of the migrations.
 import { sql } from './connection';
-import { RESET_CATALOG, resetTablesSql } from './sql/migrations';
+import { FORGET_VERSION, MIGRATE_RECORD, RESET_CATALOG, resetTablesSql } from './sql/migrations';
 import { parseMssqlUrl, toConfig } from './url';
 
 export interface ResetTable {
@@ -39,16 +39,31 @@ export function resetOrder(tables: readonly ResetTable[], fks: readonly ForeignK
   return out;
 }
 
-export async function emptyTables(url: string): Promise<void> {
+async function withTestPool<T>(url: string, fn: (pool: InstanceType<typeof sql.ConnectionPool>) => Promise<T>): Promise<T> {
   const pool = new sql.ConnectionPool(toConfig(parseMssqlUrl(url), { appName: 'readpast tests', pool: { min: 0, max: 1 } }));
   // an unhandled 'error' event on a pool ends the process
   pool.on('error', () => {});
   await pool.connect();
   try {
-    const r = await pool.request().query(RESET_CATALOG);
-    const [tables, fks] = r.recordsets as unknown as [ResetTable[], ForeignKey[]];
-    await pool.request().batch(resetTablesSql(resetOrder(tables, fks).map((t) => t.quoted)));
+    return await fn(pool);
   } finally {
     await pool.close();
   }
+}
+
+export async function emptyTables(url: string): Promise<void> {
+  await withTestPool(url, async (pool) => {
+    const r = await pool.request().query(RESET_CATALOG);
+    const [tables, fks] = r.recordsets as unknown as [ResetTable[], ForeignKey[]];
+    await pool.request().batch(resetTablesSql(resetOrder(tables, fks).map((t) => t.quoted)));
+  });
+}
+
+/** Record migration `version` as a newer readpast would (`present`), or forget it again. */
+export async function recordVersion(url: string, version: number, present: boolean): Promise<void> {
+  await withTestPool(url, async (pool) => {
+    const req = pool.request().input('version', sql.Int, version);
+    if (present) await req.input('name', sql.NVarChar(200), 'a newer readpast (test)').query(MIGRATE_RECORD);
+    else await req.query(FORGET_VERSION);
+  });
 }

@@ -358,6 +358,8 @@ const PARAMETERS = new Set([
   // the wake-up long poll (sql/wake.ts)
   'last',
   'wait_ms',
+  // the schema check on a one-shot store's first statement (sql/migrations.ts: SCHEMA_GUARD; connection.ts)
+  'readpast_code_version',
 ]);
 
 /** Variables a statement uses without declaring them, that are not parameters the store passes. */

@@ -10,6 +10,7 @@ import { HIST_BOUNDS_MS, histBucket, ROLL_MS, type HistoryQuery } from '../../li
 import { openDatabase, type Db, type Shared } from './connection';
 import { history, historyTotals, rollHistory } from './history';
 import { migrate } from './migrations';
+import * as S from './sql/history';
 import { Tally, type HistoryOutcome } from './tally';
 
 interface Ev {
@@ -134,11 +135,79 @@ describe('history rollups of a generated day', () => {
 
     // the totals: everything, per (queue, command), whether rolled or not
     const totals = await historyTotals(shared);
-    expect(totals.reduce((s, r) => s + r.enqueued, 0)).toBe(evs.length);
-    expect(totals.reduce((s, r) => s + r.dead, 0)).toBe(evs.filter((e) => e.outcome === 'dead').length);
-    const q1c3 = totals.find((r) => r.queue === 'q1' && r.command === 'cmd.3')!;
+    expect(totals.commands.reduce((s, r) => s + r.enqueued, 0)).toBe(evs.length);
+    expect(totals.commands.reduce((s, r) => s + r.dead, 0)).toBe(evs.filter((e) => e.outcome === 'dead').length);
+    const q1c3 = totals.commands.find((r) => r.queue === 'q1' && r.command === 'cmd.3')!;
     expect(q1c3.succeeded).toBe(evs.filter((e) => e.queue === 'q1' && e.command === 'cmd.3' && e.outcome === 'succeeded').length);
     expect(before.queues).toEqual(['q0', 'q1', 'q2']);
     expect(after.commands).toEqual(['cmd.0', 'cmd.1', 'cmd.2', 'cmd.3', 'cmd.4']);
+  });
+});
+
+describe('the /metrics totals', () => {
+  let dir: string;
+  let db: Db;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'readpast-totals-'));
+    db = openDatabase(join(dir, 't.db'));
+    await migrate(db);
+  });
+  afterEach(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('read the kept totals and the quarter not rolled yet, never the history: exact, and the same without it', async () => {
+    const shared = { db } as unknown as Shared;
+    const day0 = Date.UTC(2026, 0, 5);
+    const evs = generateDay(day0, 3000);
+    const tally = new Tally();
+    for (const e of evs) {
+      tally.historyEnqueued(e.enq, e.queue, e.command);
+      tally.historyStarted(e.start, e.queue, e.command, e.start - e.enq);
+      tally.historyEnded(e.end, e.queue, e.command, e.outcome, e.end - e.start);
+    }
+    db.transaction(() => tally.flush(db))();
+    // roll the first 20 hours: the rest stays in per-minute rows
+    while (rollHistory(db, day0 + 20 * 3600_000) > 0);
+    const rolled = (db.prepare(S.ROLLED_UNTIL).get() as { rolled_until: number }).rolled_until;
+    expect(rolled).toBeGreaterThan(day0);
+    expect((db.prepare('SELECT COUNT(*) AS n FROM HistoryMinutes WHERE t >= ?').get(rolled) as { n: number }).n).toBeGreaterThan(0);
+
+    const totals = await historyTotals(shared);
+    for (const c of totals.commands) {
+      const mine = evs.filter((e) => e.queue === c.queue && e.command === c.command);
+      expect(c.enqueued).toBe(mine.length);
+      expect(c.succeeded).toBe(mine.filter((e) => e.outcome === 'succeeded').length);
+      expect(c.dead).toBe(mine.filter((e) => e.outcome === 'dead').length);
+    }
+    expect(totals.commands.reduce((s, c) => s + c.started, 0)).toBe(evs.length);
+    for (const q of totals.queues) {
+      const mine = evs.filter((e) => e.queue === q.queue);
+      expect(q.started).toBe(mine.length);
+      expect(q.latencyBuckets.reduce((s, n) => s + n, 0)).toBe(mine.length);
+      expect(q.latencySumMs).toBe(mine.reduce((s, e) => s + (e.start - e.enq), 0));
+      const ended = mine.filter((e) => e.outcome !== 'cancelled');
+      expect(q.durationBuckets.reduce((s, n) => s + n, 0)).toBe(q.durationCount);
+      expect(q.durationSumMs).toBe(ended.reduce((s, e) => s + (e.end - e.start), 0));
+    }
+    expect(totals.queues.map((q) => q.queue).sort()).toEqual(['q0', 'q1', 'q2']);
+
+    // what the statements read: the history tables only by the time of the quarter not rolled yet
+    const plans = [
+      [S.COMMAND_TOTALS, [rolled]],
+      [S.QUEUE_TOTALS, []],
+      [S.QUEUE_UNROLLED, [rolled]],
+    ] as const;
+    for (const [text, args] of plans) {
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...args) as { detail: string }[]).map((p) => p.detail);
+      expect(plan.some((d) => /HistoryTotals/.test(d)) || plan.some((d) => /HistoryMinutes/.test(d))).toBe(true);
+      for (const d of plan.filter((d) => /HistoryMinutes|HistoryRollup/.test(d))) {
+        expect(d).toMatch(/^SEARCH HistoryMinutes USING PRIMARY KEY \(t>\?\)$/);
+      }
+    }
+    // and so the rolled history may go (as pruning does): the totals stay what they were
+    db.exec(`DELETE FROM HistoryRollup; DELETE FROM HistoryMinutes WHERE t < ${rolled}`);
+    expect(await historyTotals(shared)).toEqual(totals);
   });
 });

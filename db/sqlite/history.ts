@@ -15,6 +15,7 @@ import {
   type HistoryTotals,
   type HistoryView,
   type QueueThroughput,
+  queueHistograms,
 } from '../../lib/engine/history';
 import type { Db, Shared } from './connection';
 import * as S from './sql/history';
@@ -150,36 +151,33 @@ export async function queueThroughput(shared: Shared, from: Date, to: Date, buck
   return [...out.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([queue, counts]) => ({ queue, counts }));
 }
 
-/** Cumulative counts per (queue, command): the rolled totals plus the minutes not rolled yet. */
-export async function historyTotals(shared: Shared): Promise<HistoryTotals[]> {
+/**
+ * The cumulative counters of /metrics: per (queue, command) its five counts, per queue its histograms, each
+ * the rolled totals plus the minutes not rolled yet — rows of HistoryTotals and of the last quarter hour,
+ * whatever the history holds.
+ */
+export async function historyTotals(shared: Shared): Promise<HistoryTotals> {
   const db = shared.db;
-  const acc = new Map<string, { queue: string; command: string; s: HistorySums }>();
-  const add = (rows: Record<string, unknown>[]) => {
-    for (const r of rows) {
-      const key = `${r.queue}\u0000${r.command}`;
-      const s = sumsOfRow(r);
-      const have = acc.get(key);
-      if (have) addSums(have.s, s);
-      else acc.set(key, { queue: String(r.queue), command: String(r.command), s });
+  // one read transaction: a roll between the reads would count its quarter twice
+  return db.transaction(() => {
+    const from = rolledUntil(db);
+    const rows = stmt(db, S.COMMAND_TOTALS).raw(true).all(from) as (string | number)[][];
+    const commands = rows.map(([queue, command, enqueued, started, succeeded, failed, dead]) => ({
+      queue: String(queue),
+      command: String(command),
+      enqueued: Number(enqueued),
+      started: Number(started),
+      succeeded: Number(succeeded),
+      failed: Number(failed),
+      dead: Number(dead),
+    }));
+    const perQueue = new Map<string, HistorySums>();
+    for (const r of [...stmt(db, S.QUEUE_TOTALS).all(), ...stmt(db, S.QUEUE_UNROLLED).all(from)] as Record<string, unknown>[]) {
+      const have = perQueue.get(String(r.queue));
+      if (have) addSums(have, sumsOfRow(r));
+      else perQueue.set(String(r.queue), sumsOfRow(r));
     }
-  };
-  // one read transaction: a roll between the two reads would count its quarter twice
-  db.transaction(() => {
-    add(stmt(db, S.TOTALS).all() as Record<string, unknown>[]);
-    add(stmt(db, S.UNROLLED).all(rolledUntil(db)) as Record<string, unknown>[]);
+    const queues = [...perQueue].map(([queue, s]) => queueHistograms(queue, s));
+    return { commands, queues };
   })();
-  return [...acc.values()].map(({ queue, command, s }) => ({
-    queue,
-    command,
-    enqueued: s.enqueued,
-    started: s.started,
-    succeeded: s.succeeded,
-    failed: s.failed,
-    dead: s.dead,
-    durationCount: s.durN,
-    durationSumMs: s.durSum,
-    durationBuckets: s.dur,
-    latencySumMs: s.latSum,
-    latencyBuckets: s.lat,
-  }));
 }

@@ -199,9 +199,14 @@ export function diagnoseSqliteFile(path: string): Promise<DoctorCheck[]> {
   return diagnoseSqlite(path);
 }
 
-/** Open the database file (created if missing) and migrate it. */
+/** Open the database file (created if missing) and migrate it; a file a newer readpast migrated is refused. */
 export async function openSqliteStore(path: string): Promise<SqliteStore> {
   const store = new SqliteStore(path);
-  await store.migrate();
+  try {
+    await store.migrate();
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   return store;
 }

@@ -8,14 +8,14 @@ import { fingerprint } from '../engine/fingerprint';
 import { BULK_CHUNK, MAX_ATTEMPTS, MAX_BULK_FILTER, MAX_BULK_TOKENS, MAX_PRIORITY, MIN_ATTEMPTS, MIN_PRIORITY } from '../engine/limits';
 import type { Store } from '../engine/ports';
 import type { BulkAction, BulkOutcome, EditTaskResult, FailureGroupQuery, FingerprintGroup, TaskPatch, TaskView } from '../engine/types';
-import { parseWith, queueName, token as tokenSchema, validateEnqueue } from '../engine/validation';
+import { intIn, parseWith, queueName, token as tokenSchema, validateEnqueue } from '../engine/validation';
 import type { Audit } from './audit';
 import { taskJson } from './present';
 import { parseTaskQuery, TASK_PAGE_MAX, taskQueryString } from './task-query';
 
 export const BULK_ACTIONS = ['retry', 'cancel', 'delete', 'run_now', 'priority'] as const satisfies readonly BulkAction[];
 
-const priority = z.number().int('must be an integer').min(MIN_PRIORITY).max(MAX_PRIORITY);
+const priority = intIn(MIN_PRIORITY, MAX_PRIORITY);
 
 /** `POST /api/tasks/bulk` and `…/bulk/preview`: an action on tokens or on everything a filter matches. */
 export const bulkRequest = z
@@ -147,7 +147,7 @@ export const taskPatchRequest = z
     queue: queueName.optional(),
     priority: priority.optional(),
     runAt: z.union([z.iso.datetime({ offset: true }), z.date()]).optional(),
-    maxAttempts: z.number().int('must be an integer').min(MIN_ATTEMPTS).max(MAX_ATTEMPTS).optional(),
+    maxAttempts: intIn(MIN_ATTEMPTS, MAX_ATTEMPTS).optional(),
     retry: z.boolean().optional(),
   })
   .refine((p) => Object.keys(p).some((k) => k !== 'retry') || p.retry === true, { message: 'give something to change' });

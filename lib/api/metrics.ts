@@ -1,10 +1,11 @@
 // GET /metrics: the Prometheus text exposition, built per scrape in a Registry of its own from the store.
 // Gauges are read now (kept counts, queues, workers, the pending breakdown). Counters and histograms come
-// from the cumulative history totals (HistoryTotals plus the minutes not rolled yet), which only grow —
+// from the cumulative history totals (HistoryTotals plus the minutes not rolled yet: counts per queue and
+// command, histograms per queue), which only grow —
 // so they are monotonic across scrapes, processes and restarts, as Prometheus counters must be. Label
 // sets are bounded: queue, command, state, le; never a task.
 import { Counter, Gauge, Registry } from 'prom-client';
-import { HIST_BOUNDS_MS, type HistoryTotals } from '../engine/history';
+import { HIST_BOUNDS_MS, type CommandTotals, type HistoryTotals, type QueueHistogramTotals } from '../engine/history';
 import type { ReadModel } from '../engine/ports';
 
 /** The text's content type (Prometheus 0.0.4). */
@@ -42,17 +43,8 @@ function histogramSamples(name: string, perQueue: Map<string, { buckets: number[
   return out;
 }
 
-function perQueue(totals: HistoryTotals[], pick: (t: HistoryTotals) => { buckets: number[]; sumMs: number; count: number }) {
-  const m = new Map<string, { buckets: number[]; sumMs: number; count: number }>();
-  for (const t of totals) {
-    const p = pick(t);
-    let h = m.get(t.queue);
-    if (!h) m.set(t.queue, (h = { buckets: new Array<number>(p.buckets.length).fill(0), sumMs: 0, count: 0 }));
-    p.buckets.forEach((n, i) => (h!.buckets[i]! += n));
-    h.sumMs += p.sumMs;
-    h.count += p.count;
-  }
-  return m;
+function histograms(totals: HistoryTotals, pick: (q: QueueHistogramTotals) => { buckets: number[]; sumMs: number; count: number }) {
+  return new Map(totals.queues.map((q) => [q.queue, pick(q)]));
 }
 
 /** How far back readpast_attempts_abandoned_last_hour counts. */
@@ -120,9 +112,9 @@ export async function prometheusText(reads: ReadModel, now = Date.now()): Promis
   });
   for (const a of abandonedCounts) abandoned.set({ queue: a.queue, reason: a.reason }, a.n);
 
-  const counter = (name: string, help: string, pick: (t: HistoryTotals) => number) => {
+  const counter = (name: string, help: string, pick: (t: CommandTotals) => number) => {
     const c = new Counter({ name, help, labelNames: ['queue', 'command'], registers });
-    for (const t of totals) c.inc({ queue: t.queue, command: t.command }, pick(t));
+    for (const t of totals.commands) c.inc({ queue: t.queue, command: t.command }, pick(t));
   };
   counter('readpast_enqueued_total', 'Tasks enqueued, by queue and command.', (t) => t.enqueued);
   counter('readpast_started_total', 'Attempts started, by queue and command.', (t) => t.started);
@@ -131,12 +123,12 @@ export async function prometheusText(reads: ReadModel, now = Date.now()): Promis
   counter('readpast_dead_total', 'Tasks that went dead (no attempts left), by queue and command.', (t) => t.dead);
 
   const duration = 'readpast_attempt_duration_seconds';
-  const durations = perQueue(totals, (t) => ({ buckets: t.durationBuckets, sumMs: t.durationSumMs, count: t.durationCount }));
+  const durations = histograms(totals, (q) => ({ buckets: q.durationBuckets, sumMs: q.durationSumMs, count: q.durationCount }));
   registry.registerMetric(
     countedHistogram(duration, 'Duration of ended attempts, by queue.', () => histogramSamples(duration, durations)) as never,
   );
   const latency = 'readpast_start_latency_seconds';
-  const latencies = perQueue(totals, (t) => ({ buckets: t.latencyBuckets, sumMs: t.latencySumMs, count: t.started }));
+  const latencies = histograms(totals, (q) => ({ buckets: q.latencyBuckets, sumMs: q.latencySumMs, count: q.started }));
   registry.registerMetric(
     countedHistogram(latency, 'Time from due (enqueue or run-at) to start, by queue.', () => histogramSamples(latency, latencies)) as never,
   );

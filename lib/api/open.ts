@@ -5,10 +5,11 @@ import { pathToFileURL } from 'node:url';
 import { doctorJson, type DoctorJson } from './present';
 import { Readpast } from './readpast';
 import { HandlerRegistry, defaultRegistry, type Handler } from '../engine/handlers';
+import { ConfigError } from '../engine/errors';
 import type { Logger } from '../engine/logger';
 import type { Store } from '../engine/ports';
 import { webhookPolicy, type WebhookPolicyOptions } from '../engine/webhook-guard';
-import { isMssqlUrl } from '../../db/mssql/url';
+import { isMssqlUrl, parseMssqlUrl } from '../../db/mssql/url';
 
 export const DEFAULT_DATABASE_URL = 'sqlite:data/readpast.db';
 
@@ -22,27 +23,34 @@ export function databaseUrl(url?: string): string {
  */
 export async function openStore(
   url?: string,
-  opts: { logger?: Logger; migrate?: boolean; accessToken?: () => Promise<string> } = {},
+  opts: { logger?: Logger; migrate?: boolean; checkSchema?: boolean; accessToken?: () => Promise<string> } = {},
 ): Promise<Store> {
   const u = databaseUrl(url);
   if (opts.accessToken !== undefined && !isMssqlUrl(u)) throw new Error('accessToken: only a SQL Server database signs in with a token');
   if (u.startsWith('sqlite:')) {
     const path = u.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    if (!path) throw new Error('READPAST_DATABASE_URL: sqlite: needs a file path, e.g. sqlite:data/readpast.db');
+    if (!path) throw new ConfigError('READPAST_DATABASE_URL: sqlite: needs a file path, e.g. sqlite:data/readpast.db');
     const { openSqliteStore } = await import('../../db/sqlite/store');
     return openSqliteStore(path);
   }
   if (isMssqlUrl(u)) {
     const { openMssqlStore } = await import('../../db/mssql/store');
+    try {
+      parseMssqlUrl(u);
+    } catch (err) {
+      // a URL or connection string that cannot be read is configuration, not a failure of the server
+      throw new ConfigError(`READPAST_DATABASE_URL: ${err instanceof Error ? err.message : String(err)}`);
+    }
     const logger = opts.logger;
     return openMssqlStore(u, {
       log: logger && ((message, err) => logger.warn({ err: err instanceof Error ? err.message : err }, message)),
       migrate: opts.migrate,
+      checkSchema: opts.checkSchema,
       wakeMs: wakeMs(process.env.READPAST_WAKE_MS),
       accessToken: opts.accessToken,
     });
   }
-  throw new Error('READPAST_DATABASE_URL: expected sqlite:<path>, mssql://… or an ADO string (Server=…;Database=…)');
+  throw new ConfigError('READPAST_DATABASE_URL: expected sqlite:<path>, mssql://… or an ADO string (Server=…;Database=…)');
 }
 
 /**
@@ -52,7 +60,7 @@ export async function openStore(
 export function wakeMs(raw: string | undefined): number | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 60_000) throw new Error('READPAST_WAKE_MS: 0 (off) or 1 to 60000 ms');
+  if (!Number.isInteger(n) || n < 0 || n > 60_000) throw new ConfigError('READPAST_WAKE_MS: 0 (off) or 1 to 60000 ms');
   return n;
 }
 
@@ -133,7 +141,7 @@ export async function diagnoseDatabase(
   }
   let store: Store;
   try {
-    store = await openStore(u, { logger: opts.logger, migrate: false, accessToken: opts.accessToken });
+    store = await openStore(u, { logger: opts.logger, migrate: false, checkSchema: false, accessToken: opts.accessToken });
   } catch (err) {
     const check = {
       id: 'connect',

@@ -455,15 +455,23 @@ export class Readpast {
     return queueJson(q);
   }
 
+  /** NotFoundError for a queue that does not exist (what is asked of one queue answers 404 / exit 3, never an empty list) */
+  private async knownQueue(name: string): Promise<void> {
+    if (!(await this.store.reads.listQueues()).some((v) => v.name === name)) throw new NotFoundError(`no queue ${name}`);
+  }
+
   /** recorded changes of one queue (or of all), newest first, at most `limit` (1…MAX_CHANGES_LISTED) */
   async queueChanges(name: string | null, limit = DEFAULT_CHANGES_LISTED) {
     const n = name === null ? null : parseWith(queueName, name, 'name');
+    if (n !== null) await this.knownQueue(n);
     const changes = await this.audit.queueChanges(n, Math.min(Math.max(1, limit), MAX_CHANGES_LISTED));
     return changes.map(queueChangeJson);
   }
 
+  /** the concurrency tokens of one queue (NotFoundError when there is no such queue), or of all */
   async tokens(queue?: string) {
     const q = queue === undefined ? null : parseWith(queueName, queue, 'queue');
+    if (q !== null) await this.knownQueue(q);
     return (await this.store.reads.listTokens(q)).map(tokenJson);
   }
 

@@ -1,7 +1,7 @@
 // Request shapes shared by route handlers, server actions and lib/api helpers (zod).
 import { z } from 'zod';
 import { MAX_BULK, MAX_CONCURRENCY_LIMIT, MAX_DASHBOARD_WORKERS, MAX_STAGE, MIN_CONCURRENCY_LIMIT, MIN_STAGE } from '../engine/limits';
-import { queueName } from '../engine/validation';
+import { intIn, queueName } from '../engine/validation';
 
 /** Which dead tasks / failures an operator acts on; empty = all. */
 export const failureFilter = z.strictObject({
@@ -19,24 +19,21 @@ export const failureFilter = z.strictObject({
   command: z.string().min(1).max(4000).optional(),
 });
 
-export const poolSize = z.number().int('must be an integer').min(0).max(MAX_DASHBOARD_WORKERS);
+export const poolSize = intIn(0, MAX_DASHBOARD_WORKERS);
 
 export const poolBody = z.strictObject({ workers: poolSize });
 
 // ---- queues: limits and pause ------------------------------------------------------------------
 
 /** null = unlimited; 1 = singleton */
-export const concurrencyLimit = z.union([
-  z.number().int('must be an integer').min(MIN_CONCURRENCY_LIMIT, `must be at least ${MIN_CONCURRENCY_LIMIT}`).max(MAX_CONCURRENCY_LIMIT),
-  z.null(),
-]);
+export const concurrencyLimit = z.union([intIn(MIN_CONCURRENCY_LIMIT, MAX_CONCURRENCY_LIMIT), z.null()]);
 
 export const pausedFlag = z.boolean();
 
 // ---- batches -----------------------------------------------------------------------------------
 
 /** a batch id passed to a server action */
-export const batchIdArg = z.number().int('must be an integer').positive('must be a positive integer').max(Number.MAX_SAFE_INTEGER);
+export const batchIdArg = intIn(1, Number.MAX_SAFE_INTEGER);
 
 /** a batch id in a URL path */
 export const batchIdSegment = z
@@ -48,7 +45,7 @@ export const batchIdSegment = z
 /** `POST /api/batches/{id}/tasks` in its bulk form: tasks, and the stage of those that name none */
 export const batchTasksBody = z.strictObject({
   tasks: z.array(z.unknown()).min(1, 'give at least one task').max(MAX_BULK, `at most ${MAX_BULK} per call`),
-  stage: z.number().int('must be an integer').min(MIN_STAGE).max(MAX_STAGE).optional(),
+  stage: intIn(MIN_STAGE, MAX_STAGE).optional(),
 });
 
 /** how long `GET /api/batches/{id}/wait` may hold the request */

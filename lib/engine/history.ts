@@ -108,8 +108,18 @@ export interface QueueThroughput {
   counts: number[];
 }
 
-/** Cumulative counts of one (queue, command) since history began (never pruned): Prometheus counters. */
+/**
+ * Cumulative counts since history began (never pruned): the Prometheus counters, read at every scrape.
+ * The counts per (queue, command); the histograms per queue only (what /metrics exposes), so a scrape
+ * reads five numbers per (queue, command) and the wide histogram columns once per queue.
+ */
 export interface HistoryTotals {
+  commands: CommandTotals[];
+  queues: QueueHistogramTotals[];
+}
+
+/** The counts of one (queue, command). */
+export interface CommandTotals {
   queue: string;
   command: string;
   enqueued: number;
@@ -117,12 +127,35 @@ export interface HistoryTotals {
   succeeded: number;
   failed: number;
   dead: number;
+}
+
+/** The duration and start-latency histograms of one queue, over all its commands. */
+export interface QueueHistogramTotals {
+  queue: string;
+  /** attempts started: the latency histogram's count */
+  started: number;
   durationCount: number;
   durationSumMs: number;
   /** per histogram bucket (HIST_BOUNDS_MS), not cumulative */
   durationBuckets: number[];
   latencySumMs: number;
   latencyBuckets: number[];
+}
+
+/** The five counters of /metrics, in the order the stores read them per (queue, command). */
+export const COUNT_COLS = ['enqueued', 'started', 'succeeded', 'failed', 'dead'] as const;
+
+/** A queue's histograms from its sums over all its commands. */
+export function queueHistograms(queue: string, s: HistorySums): QueueHistogramTotals {
+  return {
+    queue,
+    started: s.started,
+    durationCount: s.durN,
+    durationSumMs: s.durSum,
+    durationBuckets: s.dur,
+    latencySumMs: s.latSum,
+    latencyBuckets: s.lat,
+  };
 }
 
 /** A row of summed counters (what a store's aggregate read returns), turned into a bucket by `toBucket`. */

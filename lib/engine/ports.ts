@@ -299,8 +299,8 @@ export interface ReadModel {
   history(q: HistoryQuery): Promise<HistoryView>;
   /** succeeded per queue and bucket over [from, to) (per-minute rollups) */
   queueThroughput(from: Date, to: Date, bucketMs: number): Promise<QueueThroughput[]>;
-  /** cumulative counts and histograms per (queue, command), monotonic (the Prometheus counters) */
-  historyTotals(): Promise<HistoryTotals[]>;
+  /** cumulative counts per (queue, command) and histograms per queue, monotonic (the Prometheus counters) */
+  historyTotals(): Promise<HistoryTotals>;
   countsByQueue(): Promise<QueueCounts[]>;
   /** every queue with its limit, paused, pending, running and granted tokens */
   listQueues(): Promise<QueueView[]>;

@@ -29,6 +29,19 @@ import type { EnqueueInput, ScheduleInput, TaskKind } from './types';
 // the bounds live in ./limits (client-safe); re-exported for existing importers
 export { MAX_PAYLOAD_BYTES, MAX_SQL_CHARS, PROCEDURE_NAME, QUEUE_NAME };
 
+/**
+ * A whole number in [min, max] whose every failure states the range in plain words: zod's defaults for a
+ * non-number, a fraction or a number past the safe-integer range name its internals instead.
+ */
+export function intIn(min: number, max: number) {
+  const range = `must be a whole number from ${min} to ${max}`;
+  return z
+    .number({ error: (iss) => (iss.input === undefined ? 'required' : range) })
+    .int({ error: (iss) => (iss.code === 'too_big' ? `at most ${max}` : iss.code === 'too_small' ? `at least ${min}` : range) })
+    .min(min, `at least ${min}`)
+    .max(max, `at most ${max}`);
+}
+
 export const queueName = z.string().regex(QUEUE_NAME, `${QUEUE_NAME_RULE}, starting with a letter or digit`);
 export const token = z.uuid('not a task token (uuid)');
 
@@ -37,24 +50,24 @@ export const enqueueRequest = z.strictObject({
   command: z.string().trim().min(1, 'required'),
   payload: z.unknown().optional(),
   queue: queueName.default('default'),
-  priority: z.number().int().min(MIN_PRIORITY).max(MAX_PRIORITY).default(0),
+  priority: intIn(MIN_PRIORITY, MAX_PRIORITY).default(0),
   runAt: z.union([z.iso.datetime({ offset: true }), z.date()]).optional(),
-  maxAttempts: z.number().int().min(MIN_ATTEMPTS).max(MAX_ATTEMPTS).optional(),
-  timeoutMs: z.number().int().min(MIN_TIMEOUT_MS).max(MAX_TIMEOUT_MS).optional(),
+  maxAttempts: intIn(MIN_ATTEMPTS, MAX_ATTEMPTS).optional(),
+  timeoutMs: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
   dedupKey: z.string().min(1).max(MAX_DEDUP_KEY_LENGTH).optional(),
-  batchId: z.number().int().positive().optional(),
-  stage: z.number().int().min(MIN_STAGE).max(MAX_STAGE).optional(),
+  batchId: intIn(1, Number.MAX_SAFE_INTEGER).optional(),
+  stage: intIn(MIN_STAGE, MAX_STAGE).optional(),
 });
 
 export const queuePatch = z
   .strictObject({
-    concurrencyLimit: z.union([z.number().int().min(MIN_CONCURRENCY_LIMIT).max(MAX_CONCURRENCY_LIMIT), z.null()]).optional(),
+    concurrencyLimit: z.union([intIn(MIN_CONCURRENCY_LIMIT, MAX_CONCURRENCY_LIMIT), z.null()]).optional(),
     paused: z.boolean().optional(),
   })
   .refine((p) => p.concurrencyLimit !== undefined || p.paused !== undefined, { message: 'give concurrencyLimit and/or paused' });
 
 export const batchRequest = z.strictObject({
-  maxParallel: z.union([z.number().int().min(MIN_BATCH_PARALLEL).max(MAX_BATCH_PARALLEL), z.null()]).optional(),
+  maxParallel: z.union([intIn(MIN_BATCH_PARALLEL, MAX_BATCH_PARALLEL), z.null()]).optional(),
   onFailure: z.enum(['continue', 'abort']).default('continue'),
 });
 
@@ -62,11 +75,73 @@ export const batchId = z.coerce.number().int().positive();
 
 export type EnqueueRequest = z.input<typeof enqueueRequest>;
 
-/** Turn the first zod issue into a ValidationError naming the field. */
+/** What a value must be, by zod's name of its type, in plain words. */
+const KINDS: Record<string, string> = {
+  number: 'a number',
+  int: 'a whole number',
+  string: 'a string',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'a list',
+  date: 'a date',
+  null: 'null',
+};
+
+/** zod's own wording ("Too big: expected int to be <=9007199254740991"), as opposed to a message of ours. */
+const ZOD_DEFAULT = /^(Invalid|Too (big|small)|Unrecognized)\b/;
+
+/**
+ * An issue in plain words stating the real bound: messages of our own are kept; zod's defaults, which
+ * name its internals (`expected int to be <=9007199254740991`, `Invalid option: expected one of "a"|"b"`),
+ * are rewritten.
+ */
+export function plainMessage(issue: z.core.$ZodIssue): string {
+  if (!ZOD_DEFAULT.test(issue.message)) return issue.message;
+  switch (issue.code) {
+    case 'invalid_type':
+      if (/received undefined$/.test(issue.message)) return 'required';
+      return `must be ${KINDS[issue.expected] ?? issue.expected}`;
+    case 'too_big': {
+      const max = Number(issue.maximum);
+      if (issue.origin === 'string') return `at most ${max} characters`;
+      if (issue.origin === 'array' || issue.origin === 'set') return `at most ${max} items`;
+      return max >= Number.MAX_SAFE_INTEGER ? 'too large' : `at most ${max}`;
+    }
+    case 'too_small': {
+      const min = Number(issue.minimum);
+      if (issue.origin === 'string') return min <= 1 ? 'must not be empty' : `at least ${min} characters`;
+      if (issue.origin === 'array' || issue.origin === 'set') return min <= 1 ? 'must not be empty' : `at least ${min} items`;
+      return min <= -Number.MAX_SAFE_INTEGER ? 'too small' : `at least ${min}`;
+    }
+    case 'invalid_value':
+      return `must be one of ${issue.values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ')}`;
+    case 'invalid_format':
+      if (issue.format === 'datetime') return 'must be an ISO-8601 date and time with its offset (e.g. 2026-01-05T10:00:00Z)';
+      if (issue.format === 'regex') return 'has characters that are not allowed';
+      return `must be ${issue.format === 'uuid' ? 'a uuid' : `a valid ${issue.format}`}`;
+    case 'invalid_union': {
+      // a value or null: say what the value must be, and that null is allowed
+      const branches = issue.errors.map((b) => b[0]).filter((b): b is z.core.$ZodIssue => b !== undefined);
+      const nullable = branches.some((b) => b.code === 'invalid_type' && b.expected === 'null');
+      const first = branches.find((b) => !(b.code === 'invalid_type' && b.expected === 'null'));
+      return first ? `${plainMessage(first)}${nullable ? ' (or null)' : ''}` : 'invalid value';
+    }
+    default:
+      return 'invalid value';
+  }
+}
+
+/**
+ * Turn a zod error into a ValidationError naming the field: its first issue — of that field, the one that
+ * states the field's own bound rather than the safe-integer range `.int()` checks — in plain words.
+ */
 export function toValidationError(err: z.ZodError, prefix = ''): ValidationError {
-  const issue = err.issues[0]!;
+  const first = err.issues[0]!;
+  const samePath = err.issues.filter((i) => i.path.join('.') === first.path.join('.'));
+  const unsafeRange = (i: z.core.$ZodIssue) => (i.code === 'too_big' || i.code === 'too_small') && i.origin === 'int';
+  const issue = samePath.find((i) => !unsafeRange(i)) ?? first;
   let field = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
-  let message = issue.message;
+  let message = plainMessage(issue);
   if (issue.code === 'unrecognized_keys') {
     field = [prefix, ...issue.path.map(String), issue.keys[0]].filter(Boolean).join('.');
     message = 'unknown field';

@@ -29,9 +29,9 @@ export interface ServerConfig {
   webhookAllow: string | null;
 }
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+import { ConfigError } from '../engine/errors';
+
+export { ConfigError };
 
 /** Unset and empty are the same thing for environment variables. */
 const optional = <T extends z.ZodType>(schema: T) =>

@@ -70,4 +70,21 @@ describe('readQuery and handle', () => {
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ field: 'minutes' });
   });
+
+  it('states the bound in plain words', () => {
+    const message = (url: string, s: z.ZodType = schema) => {
+      try {
+        readQuery(new Request(url), s);
+        return '';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    expect(message('http://h/x?minutes=61')).toBe('minutes: at most 60');
+    expect(message('http://h/x?minutes=0')).toBe('minutes: at least 1');
+    expect(message('http://h/x?minutes=soon')).toBe('minutes: must be an integer from 1 to 60');
+    const ids = z.object({ cursor: intParam(1, Number.MAX_SAFE_INTEGER).optional() });
+    expect(message('http://h/x?cursor=-4', ids)).toBe('cursor: must be a positive integer');
+    expect(message('http://h/x?cursor=99999999999999999999', ids)).toBe('cursor: too large');
+  });
 });

@@ -134,12 +134,16 @@ export function readQuery<T extends z.ZodType>(req: Request, schema: T): z.outpu
 
 // ---- query building blocks -----------------------------------------------------------------
 
-export const intParam = (min: number, max: number) =>
-  z
+/** An integer query parameter in [min, max]; its messages state the bound (an id's is just "positive"). */
+export const intParam = (min: number, max: number) => {
+  const unbounded = max >= Number.MAX_SAFE_INTEGER;
+  const rule = unbounded && min === 1 ? 'must be a positive integer' : `must be an integer from ${min} to ${max}`;
+  return z
     .string()
-    .regex(/^-?\d+$/, 'must be an integer')
+    .regex(/^-?\d+$/, rule)
     .transform(Number)
-    .pipe(z.number().min(min).max(max));
+    .pipe(z.number().min(min, unbounded ? rule : `at least ${min}`).max(max, unbounded ? 'too large' : `at most ${max}`));
+};
 
 /** a row id (task, attempt, batch) */
 export const idParam = intParam(1, Number.MAX_SAFE_INTEGER);

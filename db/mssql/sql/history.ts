@@ -4,7 +4,7 @@
 // QueueCounts: readers sum the slots). Housekeeping rolls finished quarter hours into HistoryRollup at
 // four levels — (queue, command), (queue, all), (all, command), (all, all), "all" being N'' — and into the
 // cumulative HistoryTotals (never pruned: the Prometheus counters). Column lists come from SUM_COLS.
-import { ALL, HIST_BOUNDS_MS, HISTORY_COMMAND_MAX, SUM_COLS } from '../../../lib/engine/history';
+import { ALL, COUNT_COLS, HIST_BOUNDS_MS, HISTORY_COMMAND_MAX, SUM_COLS } from '../../../lib/engine/history';
 
 const MAXED = new Set(['dur_max', 'lat_max']);
 const cols = SUM_COLS.join(', ');
@@ -157,17 +157,25 @@ SELECT h.queue, h.command FROM readpast.HistoryTotals AS h
 UNION SELECT m.queue, m.command FROM readpast.HistoryMinutes AS m WHERE m.t >= @rolled;`;
 
 /**
- * Cumulative counts per (queue, command): the totals plus the minutes not rolled yet, in one statement (one
- * consistent read: a roll between two reads would count its quarter twice or not at all).
+ * The cumulative counters of /metrics: the totals plus the minutes not rolled yet, summed in one statement
+ * (one consistent read: a roll between two reads would count its quarter twice or not at all) into @t,
+ * then two result sets — the five counts per (queue, command), the histograms per queue — so the wide
+ * histogram columns cross the wire once per queue. Reads HistoryTotals and the last quarter hour only.
  */
-export const TOTALS = `SELECT x.queue, x.command, ${sums('x')}
+export const TOTALS = `SET NOCOUNT ON;
+DECLARE @t TABLE (queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  command nvarchar(${HISTORY_COMMAND_MAX}) COLLATE Latin1_General_100_BIN2 NOT NULL, ${colDefs}, PRIMARY KEY (queue, command));
+INSERT INTO @t (queue, command, ${cols})
+SELECT x.queue, x.command, ${sums('x')}
 FROM (
   SELECT h.queue, h.command, ${SUM_COLS.map((c) => `h.${c}`).join(', ')} FROM readpast.HistoryTotals AS h
   UNION ALL
   SELECT m.queue, m.command, ${SUM_COLS.map((c) => `m.${c}`).join(', ')} FROM readpast.HistoryMinutes AS m
   WHERE m.t >= COALESCE((SELECT s.rolled_until FROM readpast.HistoryState AS s WHERE s.id = 1), 0)
 ) AS x
-GROUP BY x.queue, x.command;`;
+GROUP BY x.queue, x.command;
+SELECT t.queue, t.command, ${COUNT_COLS.map((c) => `t.${c}`).join(', ')} FROM @t AS t;
+SELECT t.queue, ${sums('t')} FROM @t AS t GROUP BY t.queue;`;
 
 /** Rollups older than the history keeps (@before_ms), in chunks. */
 export const PRUNE_HISTORY = `SET NOCOUNT ON;

@@ -11,6 +11,20 @@ CREATE TABLE readpast.SchemaVersion (
   applied_at datetime2(3)  NOT NULL,
   CONSTRAINT PK_SchemaVersion PRIMARY KEY CLUSTERED (version)
 );`;
+/**
+ * Put before the first statement a store that does not migrate sends (one-shot commands; connection.ts):
+ * in the same round trip, a schema whose newest migration is not the code's (@readpast_code_version) —
+ * newer, older, or none recorded — stops the batch with error 51900 (errors.ts: SCHEMA_GUARD_ERROR)
+ * whose message carries the schema's version. A missing schema fails on SchemaVersion itself (208).
+ */
+export const SCHEMA_GUARD = `IF EXISTS (SELECT 1 FROM readpast.SchemaVersion AS v
+  HAVING COALESCE(MAX(v.version), 0) <> @readpast_code_version)
+BEGIN
+  DECLARE @readpast_schema_message nvarchar(100) = CONCAT(N'readpast schema version ',
+    (SELECT COALESCE(MAX(v.version), 0) FROM readpast.SchemaVersion AS v));
+  THROW 51900, @readpast_schema_message, 1;
+END;
+`;
 export const MIGRATE_VERSIONS = 'SELECT v.version FROM readpast.SchemaVersion AS v ORDER BY v.version;';
 export const MIGRATE_BEGIN = 'BEGIN TRANSACTION;';
 export const MIGRATE_RECORD = `INSERT INTO readpast.SchemaVersion (version, name, applied_at)
@@ -55,3 +69,6 @@ export function resetTablesSql(quoted: readonly string[]): string {
   for (const q of quoted) if (!QUOTED.test(q)) throw new Error(`not a quoted table name: ${q}`);
   return ['SET NOCOUNT ON;', ...quoted.map((q) => `DELETE FROM readpast.${q};`), ...RESET_SEEDS].join('\n');
 }
+
+/** Forget one recorded migration (the tests' way back from a version they recorded with MIGRATE_RECORD). */
+export const FORGET_VERSION = 'DELETE FROM readpast.SchemaVersion WHERE version = @version;';

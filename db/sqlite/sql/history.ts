@@ -1,6 +1,6 @@
 // SQL of the history rollups (migration 6): the per-minute upsert of the tally, the quarter-hour roll,
 // the reads, pruning. Column lists are built once from SUM_COLS (lib/engine/history.ts); values are bound.
-import { ALL, SUM_COLS } from '../../../lib/engine/history';
+import { ALL, COUNT_COLS, SUM_COLS } from '../../../lib/engine/history';
 
 const MAXED = new Set(['dur_max', 'lat_max']);
 const cols = SUM_COLS.join(', ');
@@ -58,10 +58,21 @@ export const QUEUE_THROUGHPUT = `SELECT queue, t - (t % ?) AS b, SUM(succeeded) 
 export const NAMES = `SELECT queue, command FROM HistoryTotals
   UNION SELECT DISTINCT queue, command FROM HistoryMinutes WHERE t >= ?`;
 
-/** Every (queue, command) rolled so far. */
-export const TOTALS = `SELECT queue, command, ${cols} FROM HistoryTotals`;
-/** Minutes not rolled yet per (queue, command) (from). */
-export const UNROLLED = `SELECT queue, command, ${sums()} FROM HistoryMinutes WHERE t >= ? GROUP BY queue, command`;
+const counts = COUNT_COLS.join(', ');
+/**
+ * The counters per (queue, command) as /metrics reads them: the rolled totals plus the minutes not rolled
+ * yet (rolled_until) — five columns, never the rolled history itself.
+ */
+export const COMMAND_TOTALS = `SELECT queue, command, ${COUNT_COLS.map((c) => `SUM(${c})`).join(', ')} FROM (
+  SELECT queue, command, ${counts} FROM HistoryTotals
+  UNION ALL SELECT queue, command, ${counts} FROM HistoryMinutes WHERE t >= ?
+) GROUP BY queue, command`;
+/**
+ * The histograms per queue, summed over its commands: of the rolled totals (in their key's order: no sort),
+ * and of the minutes not rolled yet (rolled_until). Two reads of one transaction, added per queue.
+ */
+export const QUEUE_TOTALS = `SELECT queue, ${sums()} FROM HistoryTotals GROUP BY queue`;
+export const QUEUE_UNROLLED = `SELECT queue, ${sums()} FROM HistoryMinutes WHERE t >= ? GROUP BY queue`;
 
 export const PRUNE_MINUTES = 'DELETE FROM HistoryMinutes WHERE t < ?';
 export const PRUNE_ROLLUP = 'DELETE FROM HistoryRollup WHERE t < ?';

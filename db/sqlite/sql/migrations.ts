@@ -7,3 +7,6 @@ export const HAS_VERSION = 'SELECT 1 FROM SchemaVersion WHERE version = ?';
 
 /** (version, name, applied_at) */
 export const RECORD_VERSION = 'INSERT INTO SchemaVersion (version, name, applied_at) VALUES (?, ?, ?)';
+
+/** The newest migration recorded (NULL: none). */
+export const LATEST_VERSION = 'SELECT MAX(version) AS version FROM SchemaVersion';
