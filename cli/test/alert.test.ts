@@ -142,7 +142,7 @@ describe('readpast alert', () => {
     expect(allowed.code, allowed.stderr).toBe(0);
     // a bad allow-list is refused before anything is done, naming the variable
     const bad = await cli(['alert', 'list'], { env: { ...env, READPAST_WEBHOOK_ALLOW: '10.0.0.0/8,10.0.0.0/33' } });
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('READPAST_WEBHOOK_ALLOW: "10.0.0.0/33" is not a CIDR, an IP address or a host name');
   }, 180_000); // fifteen processes
 });

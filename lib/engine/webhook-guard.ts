@@ -7,6 +7,7 @@
 // addresses that were checked, with no second lookup in between).
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { ConfigError } from './errors';
 
 export const WEBHOOK_ALLOW_ENV = 'READPAST_WEBHOOK_ALLOW';
 
@@ -174,7 +175,7 @@ export function addressRefusal(address: string, allow: WebhookAllow, host: strin
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 
 function badEntry(entry: string): Error {
-  return new Error(
+  return new ConfigError(
     `${WEBHOOK_ALLOW_ENV}: ${JSON.stringify(entry)} is not a CIDR, an IP address or a host name ` +
       '(comma-separated, e.g. 10.20.0.0/16,fd00:1::/64,10.1.2.3,hooks.corp.example,*.corp.example)',
   );
