@@ -1,15 +1,25 @@
 #!/usr/bin/env node
-// The `readpast` command line: loads TypeScript through tsx, then hands over to cli/main.ts.
+// The `readpast` command line. Runs the compiled JavaScript (dist/cli.js) in the package; in the
+// repository, where the TypeScript sources sit beside this file, it runs them through tsx so the
+// command is always the current code (READPAST_CLI=compiled runs a `npm run build:lib` build instead).
+// tsx is loaded only for that, or later for a user's handlers module written in TypeScript.
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { register } from 'tsx/esm/api';
-import { register as registerCjs } from 'tsx/cjs/api';
 
-const tsconfig = fileURLToPath(new URL('../tsconfig.json', import.meta.url));
-register({ tsconfig });
-// a --handlers module written in TypeScript outside an ESM package loads as CommonJS
-registerCjs({ tsconfig });
-
-const { main } = await import('../cli/main.ts');
+const sources = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
+let main;
+if (process.env.READPAST_CLI !== 'compiled' && existsSync(sources)) {
+  const { register } = await import('tsx/esm/api');
+  const { register: registerCjs } = await import('tsx/cjs/api');
+  const tsconfig = fileURLToPath(new URL('../tsconfig.json', import.meta.url));
+  register({ tsconfig });
+  // a --handlers module written in TypeScript outside an ESM package loads as CommonJS
+  registerCjs({ tsconfig });
+  globalThis[Symbol.for('readpast.tsx')] = true;
+  ({ main } = await import('../cli/main.ts'));
+} else {
+  ({ main } = await import('../dist/cli.js'));
+}
 const code = await main(process.argv.slice(2));
 // Let pending stdout/stderr writes drain before leaving (pipes may be asynchronous).
 await new Promise((resolve) => process.stdout.write('', resolve));

@@ -4,6 +4,7 @@ import {
   MAX_ATTEMPTS,
   MAX_BATCH_PARALLEL,
   MAX_CONCURRENCY_LIMIT,
+  MAX_DASHBOARD_WORKERS,
   MAX_PRIORITY,
   MAX_STAGE,
   MIN_ATTEMPTS,
@@ -21,6 +22,7 @@ Commands:
   migrate [--allow-sql on|off]  create or upgrade the database schema
   doctor [--json]            what will work on this database, each missing piece with its remedy
   worker                     run a pool of workers in the foreground (SIGTERM/SIGINT stop it gracefully)
+  dashboard [--port N]       serve the prebuilt dashboard (and a worker pool) on 127.0.0.1:3000
   enqueue                    add a task; prints its token alone on stdout
   status TOKEN [--json]      a task's state, result, last error and attempt history
   stats [--json]             task counts by status per queue; workers and their heartbeat age
@@ -88,6 +90,23 @@ schema's migration level, a write transaction (BEGIN IMMEDIATE, rolled back), be
 checks: [{id, title, ok, detail, remedy, needed}]}; ok is true/false/null (null: information or
 skipped). Exit 0 when everything this configuration needs is in place (features marked
 optional may be off), 6 when a needed check fails (the database cannot be reached included).`,
+
+  dashboard: `Usage: readpast dashboard [--port N] [--host H] [--handlers MODULE] [--workers N]
+
+Serves the dashboard that comes built in the package (no build step) against READPAST_DATABASE_URL
+(default sqlite:data/readpast.db under the current directory), with a pool of N workers in the same
+process (default 4; 0: dashboard only). The same settings and checks as \`npm start\`: READPAST_AUTH,
+READPAST_VIEWERS, READPAST_ALLOW_SQL, READPAST_HOST and PORT (the flags win over them); listening
+on anything but loopback without READPAST_AUTH is refused (exit 2).
+
+Options:
+  --port N             port (default PORT, else 3000)
+  --host H             address to bind (default READPAST_HOST, else 127.0.0.1)
+  --handlers MODULE    your handlers module (as for worker), so the dashboard's workers run them
+  --workers N          workers in the dashboard's process, 0 to ${MAX_DASHBOARD_WORKERS} (default READPAST_WORKERS, else 4)
+
+SIGTERM / SIGINT stop it gracefully (running tasks get 10 s, the rest are given back); it also
+stops when the process that started it is gone.`,
 
   worker: `Usage: readpast worker [--concurrency N] [--lease-seconds S] [--handlers MODULE] [--queues a,b]
 
@@ -299,6 +318,7 @@ export const COMMAND_NAMES = [
   'migrate',
   'doctor',
   'worker',
+  'dashboard',
   'enqueue',
   'status',
   'stats',

@@ -9,6 +9,7 @@ type Command = (argv: string[]) => Promise<number>;
 const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
   migrate: () => import('./commands/migrate'),
   worker: () => import('./commands/worker'),
+  dashboard: () => import('./commands/dashboard'),
   enqueue: () => import('./commands/enqueue'),
   status: () => import('./commands/status'),
   stats: () => import('./commands/stats'),

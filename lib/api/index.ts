@@ -1,5 +1,5 @@
 // readpast as a library: open a database, register handlers, enqueue, run a pool, read the views.
-//   import { openReadpast } from './lib/api';
+//   import { openReadpast } from 'readpast';      (the package's main export: dist/index.js, built from here)
 export {
   DEFAULT_DATABASE_URL,
   databaseUrl,
@@ -20,5 +20,25 @@ export { loadDeclaredSchedules } from './schedules';
 export { ConflictError, NonRetryableError, NotFoundError, TaskError, ValidationError } from '../engine/errors';
 export { HandlerRegistry, defaultRegistry, type Handler, type HandlerContext } from '../engine/handlers';
 export type { Pool, PoolOptions } from '../engine/pool';
+export type { DashboardHandle, DashboardOptions } from './dashboard';
+export {
+  defineHandlers,
+  type BuiltinHandlers,
+  type CommandOf,
+  type EnqueueArg,
+  type EnqueueResultOf,
+  type HandlerMap,
+  type HandlerTask,
+  type PayloadOf,
+  type ResultOf,
+  type SqlTask,
+  type StatusOf,
+  type TaskOptions,
+  type TaskToken,
+  type TypedHandler,
+  type TypedStatusJson,
+  type UntypedHandlers,
+  type WithBuiltins,
+} from './typed';
 export type { EnqueueRequest } from '../engine/validation';
 export type { ResolvedAddress, WebhookPolicyOptions, WebhookResolver } from '../engine/webhook-guard';

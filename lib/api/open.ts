@@ -9,6 +9,7 @@ import { ConfigError } from '../engine/errors';
 import type { Logger } from '../engine/logger';
 import type { Store } from '../engine/ports';
 import { webhookPolicy, type WebhookPolicyOptions } from '../engine/webhook-guard';
+import type { HandlerMap, UntypedHandlers, WithBuiltins } from './typed';
 import { isMssqlUrl, parseMssqlUrl } from '../../db/mssql/url';
 
 export const DEFAULT_DATABASE_URL = 'sqlite:data/readpast.db';
@@ -64,12 +65,30 @@ export function wakeMs(raw: string | undefined): number | undefined {
   return n;
 }
 
+const TSX = Symbol.for('readpast.tsx');
+
+/**
+ * A handlers module in TypeScript is loaded through tsx, registered here once, only then (readpast's own
+ * code is compiled JavaScript; the repository's CLI has registered it already).
+ */
+async function registerTsx(): Promise<void> {
+  const g = globalThis as { [TSX]?: boolean };
+  if (g[TSX]) return;
+  const esm = (await import(/* webpackIgnore: true */ /* turbopackIgnore: true */ 'tsx/esm/api')) as { register: () => unknown };
+  const cjs = (await import(/* webpackIgnore: true */ /* turbopackIgnore: true */ 'tsx/cjs/api')) as { register: () => unknown };
+  esm.register();
+  // a TypeScript module outside an ESM package loads as CommonJS
+  cjs.register();
+  g[TSX] = true;
+}
+
 export type HandlerModule = ((registry: HandlerRegistry) => void | Promise<void>) | Record<string, Handler>;
 
 /** Import a user module of handlers: a default (or `register`) export `(registry) => void`, or an object name → function. */
 export async function loadHandlers(registry: HandlerRegistry, modulePath: string): Promise<void> {
   // a user module is loaded by Node at run time, never bundled
   const url = pathToFileURL(resolve(modulePath)).href;
+  if (/\.[cm]?tsx?$/.test(modulePath)) await registerTsx();
   const mod = (await import(/* webpackIgnore: true */ /* turbopackIgnore: true */ url)) as Record<string, unknown>;
   const entry = (mod.register ?? mod.default ?? mod) as unknown;
   if (typeof entry === 'function') {
@@ -89,8 +108,13 @@ export async function loadHandlers(registry: HandlerRegistry, modulePath: string
   throw new Error(`${modulePath}: export a function (registry) => void, or an object of handler functions`);
 }
 
-export interface OpenOptions {
+export interface OpenOptions<H extends HandlerMap = UntypedHandlers> {
   url?: string;
+  /**
+   * Your handlers by command name, registered at open; enqueue and status are then typed by them
+   * (lib/api/typed.ts): `openReadpast({ handlers: { 'billing.invoice': async (p: { id: number }) => … } })`.
+   */
+  handlers?: H;
   registry?: HandlerRegistry;
   logger?: Logger;
   /** a module of user handlers to register (see loadHandlers) */
@@ -113,13 +137,15 @@ export interface OpenOptions {
   accessToken?: () => Promise<string>;
 }
 
-export async function openReadpast(opts: OpenOptions = {}): Promise<Readpast> {
+export async function openReadpast<H extends HandlerMap = UntypedHandlers>(opts: OpenOptions<H> = {}): Promise<Readpast<WithBuiltins<H>>> {
   // a bad READPAST_WEBHOOK_ALLOW is refused before the database is touched
   const webhooks = webhookPolicy(opts.webhooks);
   const registry = opts.registry ?? defaultRegistry();
+  for (const [name, fn] of Object.entries(opts.handlers ?? {})) registry.register(name, fn as Handler);
   if (opts.handlersModule) await loadHandlers(registry, opts.handlersModule);
-  const store = await openStore(opts.url, { logger: opts.logger, migrate: opts.migrate, accessToken: opts.accessToken });
-  return new Readpast(store, { registry, logger: opts.logger, webhooks });
+  const url = databaseUrl(opts.url);
+  const store = await openStore(url, { logger: opts.logger, migrate: opts.migrate, accessToken: opts.accessToken });
+  return new Readpast<WithBuiltins<H>>(store, { registry, logger: opts.logger, webhooks, url });
 }
 
 /**

@@ -62,6 +62,8 @@ import { withTransaction, type ReadpastTransaction, type TransactionOptions } fr
 import { getPoolSetting, savePoolSize } from './pool-settings';
 import { waitBatch, type WaitOptions, type WaitResult } from './wait';
 import { queueHealth, queueHealthOf, whyTask } from './why';
+import { startDashboard, type DashboardHandle, type DashboardOptions } from './dashboard';
+import type { CommandOf, EnqueueArg, EnqueueResultOf, HandlerMap, StatusOf, TaskToken, UntypedHandlers } from './typed';
 
 export interface ReadpastOptions {
   registry?: HandlerRegistry;
@@ -71,6 +73,8 @@ export interface ReadpastOptions {
    * syntax (default: that variable; a bad entry throws here) and a resolver (default: the system's).
    */
   webhooks?: WebhookPolicyOptions;
+  /** the database URL the store was opened with (serveDashboard serves the same database) */
+  url?: string;
 }
 
 export interface EnqueueOptions {
@@ -89,7 +93,11 @@ export const DEFAULT_CHANGES_LISTED = 200;
 /** dead tasks listed beside the failure groups */
 export const MAX_DEAD_LISTED = 200;
 
-export class Readpast {
+/**
+ * The front door. `H` is the handlers declared at openReadpast({ handlers }) (lib/api/typed.ts): with
+ * them, enqueue and status are typed by command; without, they take anything and validate at run time.
+ */
+export class Readpast<H extends HandlerMap = UntypedHandlers> {
   readonly registry: HandlerRegistry;
   readonly logger: Logger;
   /** the typed read model (Dates, not JSON) for library users and tests; the JSON views below are built from it */
@@ -101,6 +109,8 @@ export class Readpast {
   readonly alerts: Alerts;
   /** where alert webhooks may point, checked when a rule is saved and when a delivery connects */
   readonly webhooks: WebhookPolicy;
+  private readonly url: string | null;
+  private readonly dashboards = new Set<DashboardHandle>();
 
   constructor(
     private readonly store: Store,
@@ -113,6 +123,7 @@ export class Readpast {
     this.webhooks = webhookPolicy(opts.webhooks);
     this.alerts = new Alerts(store, this.audit, this.webhooks);
     this.scheduling = new Schedules(store, (opts) => this.context(opts), this.audit);
+    this.url = opts.url ?? null;
   }
 
   get dialect(): Dialect {
@@ -166,6 +177,7 @@ export class Readpast {
 
   // ---- commands: tasks ------------------------------------------------------------------------
 
+  async enqueue<C extends CommandOf<H>>(raw: EnqueueArg<H, C>, opts?: EnqueueOptions): Promise<EnqueueResultOf<H, C>>;
   async enqueue(raw: EnqueueRequest | unknown, opts: EnqueueOptions = {}): Promise<EnqueueResult> {
     const input = await validateEnqueue(raw, await this.context(opts));
     // a library's own producing is its business (and its hot path); what people do is recorded
@@ -280,6 +292,7 @@ export class Readpast {
 
   // ---- reads: tasks, attempts, workers --------------------------------------------------------
 
+  async status<C extends CommandOf<H> = never>(token: TaskToken<C>): Promise<StatusOf<H, C>>;
   async status(token: string): Promise<StatusJson> {
     const t = await this.store.reads.getTask(this.checkToken(token));
     if (!t) throw new NotFoundError(`no task with token ${token}`);
@@ -600,7 +613,22 @@ export class Readpast {
     return new Pool(this.store, registerBuiltinHandlers(this.registry, alertRule, this.webhooks), { logger: this.logger, ...opts });
   }
 
+  /**
+   * Serve the prebuilt dashboard on this database: `readpast dashboard` as a managed child process (see
+   * lib/api/dashboard.ts), with the same settings and checks as `npm start`. Resolves once it answers;
+   * stopped by close() (or the handle's stop()), and it stops by itself when this process is gone.
+   */
+  async serveDashboard(opts: DashboardOptions = {}): Promise<DashboardHandle> {
+    if (!this.url) throw new ValidationError('url', 'this Readpast was not opened from a database URL (use openReadpast)');
+    const handle = await startDashboard(this.url, opts, this.logger);
+    this.dashboards.add(handle);
+    handle.exited.then(() => this.dashboards.delete(handle));
+    return handle;
+  }
+
+  /** Stop the dashboards this instance serves, then close the store. */
   async close(): Promise<void> {
+    await Promise.all([...this.dashboards].map((d) => d.stop()));
     await this.store.close();
   }
 }

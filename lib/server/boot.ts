@@ -51,7 +51,29 @@ export function startupRefusal(config: ServerConfig, argv: readonly string[]): s
   return bindRefusal(config) ?? bindRefusal({ host: bound, auth: config.auth });
 }
 
-function installSignalHandlers(): void {
+/**
+ * The pid of the process that started this one and that it must not outlive (READPAST_PARENT_PID, set by
+ * `npm start` and `readpast dashboard`), or null.
+ */
+export function parentPid(env: Record<string, string | undefined> = process.env): number | null {
+  const n = Number(env.READPAST_PARENT_PID);
+  return Number.isInteger(n) && n > 1 ? n : null;
+}
+
+/** Stops this process (as SIGTERM would) once READPAST_PARENT_PID is no longer its parent: a launcher killed hard. */
+function watchParent(stop: (signal: NodeJS.Signals) => void): void {
+  const parent = parentPid();
+  if (parent === null) return;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    serverLogger().warn({ parent }, 'the process that started the dashboard is gone; stopping');
+    stop('SIGTERM');
+  }, 500);
+  timer.unref();
+}
+
+function installSignalHandlers(): (signal: NodeJS.Signals) => void {
   const logger = serverLogger();
   let shuttingDown = false;
   const shutdown = (signal: NodeJS.Signals) => {
@@ -75,6 +97,7 @@ function installSignalHandlers(): void {
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
+  return shutdown;
 }
 
 export async function boot(): Promise<void> {
@@ -91,7 +114,7 @@ export async function boot(): Promise<void> {
     logger.error({}, `readpast: ${refusal}`);
     process.exit(1);
   }
-  installSignalHandlers();
+  watchParent(installSignalHandlers());
   try {
     const engine = await startEngine();
     const url = dashboardUrl(config, process.argv);
