@@ -11,7 +11,8 @@ export default defineConfig({
   },
   test: {
     include: ['**/*.test.ts'],
-    exclude: ['**/node_modules/**', '**/.next/**', '**/.tmp/**', 'e2e/**'],
+    // bin/test/: the package and the served dashboard, run after the builds (npm run test:package)
+    exclude: ['**/node_modules/**', '**/.next/**', '**/.tmp/**', 'e2e/**', 'bin/test/**'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -18,7 +18,12 @@ if (process.env.READPAST_CLI !== 'compiled' && existsSync(sources)) {
   globalThis[Symbol.for('readpast.tsx')] = true;
   ({ main } = await import('../cli/main.ts'));
 } else {
-  ({ main } = await import('../dist/cli.js'));
+  if (!existsSync(new URL('../dist/cli.js', import.meta.url))) {
+    console.error('readpast: no compiled CLI in dist/; run `npm run build:lib` first');
+    process.exit(1);
+  }
+  // built by `npm run build:lib` (dist/ is not in the repository)
+  ({ main } = await import(new URL('../dist/cli.js', import.meta.url).href));
 }
 const code = await main(process.argv.slice(2));
 // Let pending stdout/stderr writes drain before leaving (pipes may be asynchronous).

@@ -1,0 +1,267 @@
+// Issue 23: readpast proved from outside, as a team installs it. `npm pack` (its prepack builds), then a
+// fresh project outside the repository (`npm init -y && npm install readpast-x.tgz`, from the npm cache)
+// where readpast's own code runs as compiled JavaScript — tsx is taken out of that project's node_modules
+// first, so anything that still needed it would fail:
+//   (a) an .mjs script registers its own handler, enqueues 100 tasks, runs a pool, sees them succeed;
+//   (b) a .ts file using the typed API passes `tsc --noEmit`, one with a wrong payload fails it;
+//   (c) `npx readpast dashboard` answers / and /api/stats, lists the project's handler and runs it, and a
+//       SIGTERM to npx alone stops it all; rp.serveDashboard() serves it from a script, stopped by rp.close();
+//   (d) `npx readpast migrate` and `doctor` work; one-shot commands' wall times.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { freePort, get, groupProcesses, killGroup, listening, until } from './processes';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const version = (pkg: string) =>
+  (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+
+let work = '';
+let app = '';
+const env = () => {
+  const e: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
+  // the project's own settings only: nothing of the repository's test environment
+  for (const k of Object.keys(e)) if (k.startsWith('READPAST_') || k === 'PORT') delete e[k];
+  return e;
+};
+
+function sh(cmd: string, args: string[], opts: { cwd?: string; input?: string } = {}) {
+  const r = spawnSync(cmd, args, { cwd: opts.cwd ?? app, env: env(), encoding: 'utf8', input: opts.input, timeout: 600_000 });
+  return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+const HANDLERS = `// the project's own handlers, for readpast dashboard --handlers
+export default {
+  'shop.double': async (payload) => ({ doubled: payload.n * 2 }),
+};
+`;
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'readpast-consumer-'));
+  const t0 = Date.now();
+  const packed = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const json = packed.slice(packed.search(/^\[\s*\{/m));
+  const [info] = JSON.parse(json) as { filename: string; size: number; unpackedSize: number; entryCount: number }[];
+  const tgz = join(work, info!.filename);
+  console.log(
+    `npm pack: ${info!.filename}, ${(info!.size / 1e6).toFixed(1)} MB packed, ${(info!.unpackedSize / 1e6).toFixed(1)} MB unpacked, ` +
+      `${info!.entryCount} files (${Math.round((Date.now() - t0) / 1000)} s)`,
+  );
+
+  app = join(work, 'app');
+  mkdirSync(app);
+  const t1 = Date.now();
+  expect(sh('npm', ['init', '-y']).code).toBe(0);
+  expect(sh('npm', ['pkg', 'set', 'type=module']).code).toBe(0);
+  const install = sh('npm', [
+    'install',
+    '--no-audit',
+    '--no-fund',
+    '--prefer-offline',
+    tgz,
+    `typescript@${version('typescript')}`,
+    `@types/node@${version('@types/node')}`,
+  ]);
+  expect(install.code, install.stderr).toBe(0);
+  console.log(`npm install of the tarball in a fresh project: ${Math.round((Date.now() - t1) / 1000)} s`);
+  // readpast's own code must not need tsx at run time: take it away
+  renameSync(join(app, 'node_modules', 'tsx'), join(app, 'node_modules', '.tsx-removed'));
+  writeFileSync(join(app, 'handlers.mjs'), HANDLERS);
+}, 900_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('readpast installed from its tarball', () => {
+  test('(a) an .mjs script registers its handler, enqueues 100 tasks, runs a pool and sees them succeed', () => {
+    writeFileSync(
+      join(app, 'library.mjs'),
+      `import { openReadpast } from 'readpast';
+const rp = await openReadpast({
+  url: 'sqlite:library.db',
+  handlers: { 'shop.double': async (payload) => ({ doubled: payload.n * 2 }) },
+});
+const results = await rp.enqueueMany(Array.from({ length: 100 }, (_, n) => ({ command: 'shop.double', payload: { n } })));
+const pool = rp.createPool({ concurrency: 4 });
+await pool.start();
+const deadline = Date.now() + 60_000;
+let stats;
+do {
+  await new Promise((r) => setTimeout(r, 200));
+  stats = await rp.stats();
+} while (stats.totals.succeeded < 100 && Date.now() < deadline);
+const last = await rp.status(results[99].token);
+await pool.stop();
+await rp.close();
+console.log(JSON.stringify({ succeeded: stats.totals.succeeded, dead: stats.totals.dead, last: last.result }));
+`,
+    );
+    const r = sh(process.execPath, ['library.mjs']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { succeeded: number; dead: number; last: unknown };
+    expect(out).toEqual({ succeeded: 100, dead: 0, last: { doubled: 198 } });
+  });
+
+  test('(b) the typed API: a correct .ts file passes tsc --noEmit, a wrong payload or command fails it', () => {
+    const tsconfig = (file: string) =>
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          noEmit: true,
+          types: ['node'],
+        },
+        files: [file],
+      });
+    writeFileSync(
+      join(app, 'good.ts'),
+      `import { openReadpast, type HandlerContext } from 'readpast';
+const rp = await openReadpast({
+  handlers: {
+    'billing.invoice': async (p: { id: number }, ctx: HandlerContext) => ({ invoiced: p.id, attempt: ctx.attempt }),
+  },
+});
+const { token } = await rp.enqueue({ command: 'billing.invoice', payload: { id: 42 }, queue: 'billing' });
+const status = await rp.status(token);
+const id: number | undefined = status.result?.invoiced;
+console.log(id);
+`,
+    );
+    writeFileSync(
+      join(app, 'bad.ts'),
+      `import { openReadpast } from 'readpast';
+const rp = await openReadpast({ handlers: { 'billing.invoice': async (p: { id: number }) => p.id } });
+await rp.enqueue({ command: 'billing.invoice', payload: { id: '42' } });
+await rp.enqueue({ command: 'billing.refund', payload: { id: 42 } });
+`,
+    );
+    writeFileSync(join(app, 'tsconfig.good.json'), tsconfig('good.ts'));
+    writeFileSync(join(app, 'tsconfig.bad.json'), tsconfig('bad.ts'));
+    const tsc = join(app, 'node_modules', 'typescript', 'bin', 'tsc');
+    const good = sh(process.execPath, [tsc, '-p', 'tsconfig.good.json']);
+    expect(good.code, good.stdout).toBe(0);
+    const bad = sh(process.execPath, [tsc, '-p', 'tsconfig.bad.json']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stdout).toMatch(/bad\.ts\(3,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/);
+    expect(bad.stdout).toMatch(/bad\.ts\(4,\d+\): error TS2322: Type '"billing\.refund"' is not assignable/);
+  });
+
+  test('(d) npx readpast migrate and doctor work in the project; one-shot commands are fast', () => {
+    const migrate = sh('npx', ['readpast', 'migrate']);
+    expect(migrate.code, migrate.stderr).toBe(0);
+    expect(migrate.stdout).toContain(`migrated sqlite:data/readpast.db`);
+    const doctor = sh('npx', ['readpast', 'doctor', '--json']);
+    expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
+    expect((JSON.parse(doctor.stdout) as { ok: boolean }).ok).toBe(true);
+
+    // the installed command itself (what npx runs, without npx's own start-up)
+    const bin = join(app, 'node_modules', '.bin', 'readpast');
+    const timed = (args: string[]) => {
+      const t = process.hrtime.bigint();
+      const r = sh(bin, args);
+      expect(r.code, r.stderr).toBe(0);
+      return { seconds: Number(process.hrtime.bigint() - t) / 1e9, stdout: r.stdout.trim() };
+    };
+    const enqueues = [0, 1, 2].map(() => timed(['enqueue', '--handler', 'demo.echo', '--payload', '{"n":1}']));
+    const token = enqueues[0]!.stdout;
+    const statuses = [0, 1, 2].map(() => timed(['status', token]));
+    const median = (xs: { seconds: number }[]) => xs.map((x) => x.seconds).sort((a, b) => a - b)[1]!;
+    console.log(`packaged CLI wall time (median of 3): enqueue ${median(enqueues).toFixed(3)} s, status ${median(statuses).toFixed(3)} s`);
+    // the target is 0.35 s on an idle machine (npm run bench); a shared CI machine gets slack
+    expect(median(statuses)).toBeLessThan(1.5);
+  });
+
+  test('(c) npx readpast dashboard serves the prebuilt build, runs the project handler; SIGTERM to npx alone stops it all', async () => {
+    const port = await freePort();
+    const started = Date.now();
+    const child = spawn('npx', ['readpast', 'dashboard', '--port', String(port), '--handlers', './handlers.mjs', '--workers', '2'], {
+      cwd: app,
+      env: env(),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const pgid = child.pid!;
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      const stats = await until(`the dashboard answering\n${output}`, 30_000, async () => {
+        const r = await get(`${base}/api/stats`);
+        return r?.status === 200 ? r : undefined;
+      });
+      const upMs = Date.now() - started;
+      console.log(`npx readpast dashboard: /api/stats answered ${upMs} ms after the command started`);
+      expect(upMs).toBeLessThan(15_000);
+      expect((JSON.parse(stats.body) as { workers: unknown[] }).workers.length).toBe(2);
+      expect(output).toContain(`readpast dashboard on http://127.0.0.1:${port}`);
+      expect(output).not.toMatch(/next build|Creating an optimized/);
+
+      const home = await get(`${base}/`);
+      expect(home?.status).toBe(200);
+      expect(home?.body).toContain('readpast');
+      const handlers = await get(`${base}/api/handlers`);
+      expect((JSON.parse(handlers!.body) as { handlers: string[] }).handlers).toContain('shop.double');
+
+      // the dashboard's own workers know the project's handler
+      const post = await fetch(`${base}/api/tasks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ command: 'shop.double', payload: { n: 21 } }),
+      });
+      expect(post.status).toBe(201);
+      const { token } = (await post.json()) as { token: string };
+      const done = await until('the task succeeded', 20_000, async () => {
+        const r = await get(`${base}/api/tasks/${token}`);
+        const t = r && (JSON.parse(r.body) as { status: string; result: unknown });
+        return t?.status === 'succeeded' ? t : undefined;
+      });
+      expect(done.result).toEqual({ doubled: 42 });
+
+      const signalled = Date.now();
+      process.kill(child.pid!, 'SIGTERM');
+      await until(`the port free\n${output}`, 15_000, async () => ((await listening(port)) ? undefined : true), 200);
+      await until(`no process left: ${groupProcesses(pgid).join('; ')}`, 15_000, () =>
+        groupProcesses(pgid).length === 0 ? true : undefined,
+      );
+      console.log(`npx readpast dashboard stopped by SIGTERM to npx only in ${Date.now() - signalled} ms`);
+    } finally {
+      killGroup(pgid);
+    }
+  });
+
+  test('(c) rp.serveDashboard() serves it from the project process; rp.close() stops it', async () => {
+    const port = await freePort();
+    writeFileSync(
+      join(app, 'serve.mjs'),
+      `import { openReadpast } from 'readpast';
+const rp = await openReadpast({ url: 'sqlite:serve.db', handlers: { 'shop.double': async (p) => ({ doubled: p.n * 2 }) } });
+const pool = rp.createPool({ concurrency: 1 });
+await pool.start();
+const started = Date.now();
+const dashboard = await rp.serveDashboard({ port: ${port} });
+const upMs = Date.now() - started;
+const handlers = await (await fetch(dashboard.url + '/api/handlers')).json();
+await pool.stop();
+await rp.close();
+let alive = true;
+try { process.kill(dashboard.pid, 0); } catch { alive = false; }
+console.log(JSON.stringify({ url: dashboard.url, upMs, handlers: handlers.handlers, alive }));
+`,
+    );
+    const r = sh(process.execPath, ['serve.mjs']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { url: string; upMs: number; handlers: string[]; alive: boolean };
+    console.log(`rp.serveDashboard(): up in ${out.upMs} ms`);
+    expect(out.url).toBe(`http://127.0.0.1:${port}`);
+    expect(out.handlers).toContain('shop.double');
+    expect(out.alive).toBe(false);
+    expect(await listening(port)).toBe(false);
+  });
+});
