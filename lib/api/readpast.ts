@@ -63,7 +63,7 @@ import { getPoolSetting, savePoolSize } from './pool-settings';
 import { waitBatch, type WaitOptions, type WaitResult } from './wait';
 import { queueHealth, queueHealthOf, whyTask } from './why';
 import { startDashboard, type DashboardHandle, type DashboardOptions } from './dashboard';
-import type { CommandOf, EnqueueArg, EnqueueResultOf, HandlerMap, StatusOf, TaskToken, UntypedHandlers } from './typed';
+import type { CommandOf, EnqueueArg, EnqueueResultOf, HandlerMap, SqlTask, StatusOf, TaskToken, UntypedHandlers } from './typed';
 
 export interface ReadpastOptions {
   registry?: HandlerRegistry;
@@ -178,6 +178,7 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
   // ---- commands: tasks ------------------------------------------------------------------------
 
   async enqueue<C extends CommandOf<H>>(raw: EnqueueArg<H, C>, opts?: EnqueueOptions): Promise<EnqueueResultOf<H, C>>;
+  async enqueue(raw: SqlTask, opts?: EnqueueOptions): Promise<EnqueueResult>;
   async enqueue(raw: EnqueueRequest | unknown, opts: EnqueueOptions = {}): Promise<EnqueueResult> {
     const input = await validateEnqueue(raw, await this.context(opts));
     // a library's own producing is its business (and its hot path); what people do is recorded

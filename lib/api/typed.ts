@@ -49,8 +49,11 @@ export type HandlerTask<H, C extends keyof H> = TaskOptions & { kind?: 'handler'
 /** A `sql` batch or a stored `procedure` (SQL Server): its text or name, and parameters. */
 export type SqlTask = TaskOptions & { kind: 'sql' | 'procedure'; command: string; payload?: unknown };
 
-/** What enqueue accepts for command C: typed when the handlers are declared, else anything (checked at run time). */
-export type EnqueueArg<H, C extends CommandOf<H>> = Declared<H> extends true ? HandlerTask<H, C & keyof H> | SqlTask : unknown;
+/**
+ * What enqueue accepts for command C: its handler task when the handlers are declared (a `sql` or
+ * `procedure` task goes through enqueue's second signature), else anything (checked at run time).
+ */
+export type EnqueueArg<H, C extends CommandOf<H>> = Declared<H> extends true ? HandlerTask<H, C & keyof H> : unknown;
 
 declare const commandOfToken: unique symbol;
 
