@@ -69,7 +69,7 @@ export function libState(root = ROOT) {
 }
 
 /** Next.js's build output, as the few phases worth a line of progress. */
-const PHASES = [
+export const PHASES = [
   [/Creating an optimized production build/, 'compiling'],
   [/Compiled successfully|✓ Compiled/, 'compiled'],
   [/Running TypeScript|Linting and checking/, 'checking types'],
@@ -83,7 +83,7 @@ const PHASES = [
  * that output (one line rewritten in place on a terminal, one line per phase otherwise). Resolves true
  * when it succeeded.
  */
-function runLogged({ root, cmd, args, env, logFile, label, phases = [] }) {
+export function runLogged({ root, cmd, args, env, logFile, label, phases = [] }) {
   const tty = process.stdout.isTTY;
   const started = Date.now();
   let phase = 'starting';

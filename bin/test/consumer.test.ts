@@ -255,7 +255,7 @@ await rp.enqueue({ command: 'billing.refund', payload: { id: 42 } });
     }
   });
 
-  test('(c) rp.serveDashboard() serves it from the project process; rp.close() stops it', async () => {
+  test('(c) rp.serveDashboard() serves it from the project process, with its auth; rp.close() stops it', async () => {
     const port = await freePort();
     writeFileSync(
       join(app, 'serve.mjs'),
@@ -264,21 +264,30 @@ const rp = await openReadpast({ url: 'sqlite:serve.db', handlers: { 'shop.double
 const pool = rp.createPool({ concurrency: 1 });
 await pool.start();
 const started = Date.now();
-const dashboard = await rp.serveDashboard({ port: ${port} });
+const dashboard = await rp.serveDashboard({ port: ${port}, env: { READPAST_AUTH: 'ops:s3cret' } });
 const upMs = Date.now() - started;
-const handlers = await (await fetch(dashboard.url + '/api/handlers')).json();
+const anonymous = (await fetch(dashboard.url + '/api/handlers')).status;
+const handlers = await (await fetch(dashboard.url + '/api/handlers', { headers: { authorization: 'Bearer s3cret' } })).json();
 await pool.stop();
 await rp.close();
 let alive = true;
 try { process.kill(dashboard.pid, 0); } catch { alive = false; }
-console.log(JSON.stringify({ url: dashboard.url, upMs, handlers: handlers.handlers, alive }));
+console.log(JSON.stringify({ url: dashboard.url, upMs, anonymous, handlers: handlers.handlers, alive }));
 `,
     );
     const r = sh(process.execPath, ['serve.mjs']);
     expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { url: string; upMs: number; handlers: string[]; alive: boolean };
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as {
+      url: string;
+      upMs: number;
+      anonymous: number;
+      handlers: string[];
+      alive: boolean;
+    };
     console.log(`rp.serveDashboard(): up in ${out.upMs} ms`);
     expect(out.url).toBe(`http://127.0.0.1:${port}`);
+    // READPAST_AUTH applies as in npm start: no credentials, no answer
+    expect(out.anonymous).toBe(401);
     expect(out.handlers).toContain('shop.double');
     expect(out.alive).toBe(false);
     expect(await listening(port)).toBe(false);
