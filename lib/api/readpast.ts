@@ -55,7 +55,6 @@ import { attemptOutput, type AttemptOutputJson } from './attempt-output';
 import { Audit, currentActor } from './audit';
 import { bulkPreview, bulkTasks, editTask, failureGroupPage, taskFingerprint } from './bulk';
 import { historyJson, sparklinesJson, type HistoryRequest } from './history';
-import { prometheusText } from './metrics';
 import { killTaskSession, procedureParameters } from './procedures';
 import { Schedules } from './schedules';
 import { withTransaction, type ReadpastTransaction, type TransactionOptions } from './transaction';
@@ -345,8 +344,12 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
     return historyJson(this.store.reads, input);
   }
 
-  /** The Prometheus text exposition of one scrape (GET /metrics; lib/api/metrics.ts). */
-  prometheus() {
+  /**
+   * The Prometheus text exposition of one scrape (GET /metrics; lib/api/metrics.ts). Loaded on first use:
+   * prom-client is not worth its load time to a one-shot CLI command.
+   */
+  async prometheus(): Promise<string> {
+    const { prometheusText } = await import('./metrics');
     return prometheusText(this.store.reads);
   }
 
