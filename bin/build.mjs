@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds what the package ships, each part only when its sources are newer than its last build:
 //   the library and the CLI (tsdown → dist/, about 10 s) and the dashboard (next build → .next/, about
-//   2 minutes on 2 cores). `npm run build:package` (and so `prepack`) runs this; `npm start` uses
+//   2 to 5 minutes on 2 cores). `npm run build:package` (and so `prepack`) runs this; `npm start` uses
 //   buildDashboard. A build prints one line saying what it builds and how long that takes, then its
 //   progress in a few lines; the build's own output goes to a log file, named when it fails.
 import { spawn } from 'node:child_process';
@@ -129,7 +129,7 @@ export function runLogged({ root, cmd, args, env, logFile, label, phases = [] })
 /** `next build`, announced once with how long it takes; its output kept in build.log. Resolves true when it built. */
 export async function buildDashboard(root = ROOT, why = 'no build yet') {
   const logFile = join(root, 'build.log');
-  console.log(`readpast: building the dashboard (${why}); this takes about 2 minutes, once — its output goes to ${logFile}`);
+  console.log(`readpast: building the dashboard (${why}); this takes a few minutes (2 to 5 on two cores), once — its output goes to ${logFile}`);
   const nextBin = createRequire(join(root, 'package.json')).resolve('next/dist/bin/next');
   const ok = await runLogged({
     root,
