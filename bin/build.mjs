@@ -129,7 +129,8 @@ export function runLogged({ root, cmd, args, env, logFile, label, phases = [] })
 /** `next build`, announced once with how long it takes; its output kept in build.log. Resolves true when it built. */
 export async function buildDashboard(root = ROOT, why = 'no build yet') {
   const logFile = join(root, 'build.log');
-  console.log(`readpast: building the dashboard (${why}); this takes a few minutes (2 to 5 on two cores), once — its output goes to ${logFile}`);
+  const took = 'this takes a few minutes (2 to 5 on two cores), once';
+  console.log(`readpast: building the dashboard (${why}); ${took} — its output goes to ${logFile}`);
   const nextBin = createRequire(join(root, 'package.json')).resolve('next/dist/bin/next');
   const ok = await runLogged({
     root,
