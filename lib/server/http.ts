@@ -142,7 +142,12 @@ export const intParam = (min: number, max: number) => {
     .string()
     .regex(/^-?\d+$/, rule)
     .transform(Number)
-    .pipe(z.number().min(min, unbounded ? rule : `at least ${min}`).max(max, unbounded ? 'too large' : `at most ${max}`));
+    .pipe(
+      z
+        .number()
+        .min(min, unbounded ? rule : `at least ${min}`)
+        .max(max, unbounded ? 'too large' : `at most ${max}`),
+    );
 };
 
 /** a row id (task, attempt, batch) */

@@ -171,8 +171,12 @@ OUTER APPLY (SELECT TOP (1) o.dedup_key, o.token, o.status FROM readpast.Tasks A
 
 /** Up to BULK_BATCH dead tasks per call. Returns (retried, held: see heldCount), then the touched batches. */
 export const retryFailedSql = (s: FailureShape) =>
-  retry(failureWhere(s), `TOP (${BULK_BATCH}) `, `${heldCount(failureWhere(s))}
-SELECT COUNT(*) AS retried, @held AS held FROM @moves;`);
+  retry(
+    failureWhere(s),
+    `TOP (${BULK_BATCH}) `,
+    `${heldCount(failureWhere(s))}
+SELECT COUNT(*) AS retried, @held AS held FROM @moves;`,
+  );
 
 /** Delete one finished task and its log rows. Returns (deleted, found), then the touched batches. */
 export const DELETE_ONE = `${BEGIN}
