@@ -1,11 +1,12 @@
-// Claiming on SQL Server: one CLAIM per slot, each on its worker's own connection, so the session
-// that claims an attempt is the one that runs it. The lanes, tokens and locks are in sql/claim.ts.
+// Claiming on SQL Server: one claim per slot (readpast.Claim_v<n>, the statement CLAIM installed:
+// sql/hot.ts), each on its worker's own connection, so the session that claims an attempt is the one
+// that runs it. The lanes, tokens and locks are in sql/claim.ts.
 import type { ClaimedTask, ClaimOptions, WorkerSlot } from '../../lib/engine/types';
 import { sql, type Logger } from './connection';
 import { retrying } from './errors';
 import { claimedTask, id, intMs, type ClaimRow } from './rows';
 import { idleTag } from './session';
-import { CLAIM } from './sql/claim';
+import { HOT, hotName } from './sql/hot';
 import type { Workers } from './workers';
 
 /** This process's claims: it remembers when it last served the unbatched lane (for fairness). */
@@ -22,7 +23,7 @@ export class Claims {
     const conn = this.workers.connection(slot.workerId);
     await conn.ensureCurrent();
     const r = await retrying(() =>
-      conn.query(CLAIM, [
+      conn.call(hotName(HOT.claim), [
         ['worker_id', sql.NVarChar(256), slot.workerId],
         ['lease_ms', sql.Int, intMs(opts.leaseMs)],
         ['queues', sql.NVarChar(sql.MAX), opts.queues?.length ? JSON.stringify(opts.queues) : null],

@@ -69,7 +69,7 @@ describe('names compare case-sensitively on SQL Server (binary collation)', () =
       }
     }
     expect(seen).toEqual(
-      expect.arrayContaining(['claim.CLAIM @cand.queue', 'enqueue.ENQUEUE @in.dedup_key', 'workers.REGISTER_HANDLERS @n.name']),
+      expect.arrayContaining(['claim.CLAIM @cand.queue', 'enqueue.ENQUEUE_WRITE @in.dedup_key', 'workers.REGISTER_HANDLERS @n.name']),
     );
     expect(missing).toEqual([]);
   });

@@ -82,6 +82,41 @@ export async function query<T = Record<string, unknown>>(
   }
 }
 
+/** An OUTPUT parameter of a procedure: name (without @) and SQL type; its value comes back in `output`. */
+export type OutParam = readonly [name: string, type: ns.ISqlType | (() => ns.ISqlType)];
+
+/**
+ * Call an installed procedure of ours (one RPC: its name and typed parameters, no statement text) on a
+ * request the caller made (a pool's, a transaction's). A procedure or table that is not there fails with
+ * "run readpast migrate".
+ */
+export async function callOn<T = Record<string, unknown>>(
+  req: ns.Request,
+  name: string,
+  params: readonly Param[],
+  outputs: readonly OutParam[] = [],
+): Promise<ns.IProcedureResult<T>> {
+  for (const [n, type, value] of params) req.input(n, type, value);
+  for (const [n, type] of outputs) req.output(n, type);
+  try {
+    return await req.execute<T>(name);
+  } catch (err) {
+    throw schemaMissing(err) ?? err;
+  }
+}
+
+/** Call an installed procedure of ours on a pool (`requestTimeout`: its own, ms). */
+export function call<T = Record<string, unknown>>(
+  pool: ns.ConnectionPool,
+  name: string,
+  params: readonly Param[],
+  requestTimeout?: number,
+  outputs: readonly OutParam[] = [],
+): Promise<ns.IProcedureResult<T>> {
+  const req = requestTimeout === undefined ? pool.request() : requestWithTimeout(pool, requestTimeout);
+  return callOn<T>(req, name, params, outputs);
+}
+
 // ---- pools ---------------------------------------------------------------------------------------
 
 /** What a store's connections have cost so far: logins, and requests sent (each one round trip). */
@@ -356,6 +391,16 @@ export class Shared {
   /** A writing batch on the shared pool, run again after a deadlock. */
   write<T = Record<string, unknown>>(text: string, params: readonly Param[] = []): Promise<ns.IResult<T>> {
     return retrying(() => this.query<T>(text, params));
+  }
+
+  /** A writing procedure of ours on the shared pool, run again after a deadlock. */
+  async callWrite<T = Record<string, unknown>>(
+    name: string,
+    params: readonly Param[],
+    outputs: readonly OutParam[] = [],
+  ): Promise<ns.IProcedureResult<T>> {
+    const pool = await this.pool();
+    return retrying(() => call<T>(pool, name, params, undefined, outputs));
   }
 
   onWake(listener: () => void): () => void {

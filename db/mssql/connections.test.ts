@@ -140,7 +140,7 @@ describe('connections and round trips (the real driver against a stand-in TDS en
     expect(t).toBeUndefined(); // the stand-in returns no rows; what matters is what was sent
     expect(tds.logins()).toHaveLength(1);
     expect(tds.requests()).toHaveLength(1);
-    expect(tds.requests()[0]!.text).toContain('readpast.Tasks');
+    expect(tds.requests()[0]!.text).toContain('readpast.Enqueue_v'); // the installed procedure, by name
     // the store's own count agrees with what the server saw
     expect(s.driverCounts).toEqual({ connections: 1, roundTrips: 1 });
   });

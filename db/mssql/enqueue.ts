@@ -1,17 +1,18 @@
-// Enqueueing on SQL Server: one or many tasks as a JSON array that ENQUEUE reads (OPENJSON) in one
-// transaction; procedure tasks are checked against the catalog first.
+// Enqueueing on SQL Server: one or many tasks as a JSON array that readpast.Enqueue_v<n> (sql/hot.ts: the
+// statement ENQUEUE_WRITE, installed) reads (OPENJSON) in one transaction; procedure tasks are checked
+// against the catalog first.
 import { randomUUID } from 'node:crypto';
 import { ConflictError, ValidationError } from '../../lib/engine/errors';
 import type { EnqueueInput, EnqueueResult } from '../../lib/engine/types';
-import { sql, type IResult, type Param, type Shared } from './connection';
+import { sql, type IProcedureResult, type OutParam, type Param, type Shared } from './connection';
 import { serverMessage } from './errors';
 import type { ProcedureCatalog } from './procs';
 import { isoUtc, toJson, token } from './rows';
-import { ENQUEUE } from './sql/enqueue';
+import { HOT, hotName } from './sql/hot';
 
 export const DEFAULT_QUEUE = 'default';
 
-/** One element of ENQUEUE's @tasks. */
+/** One element of the enqueue procedure's @tasks. */
 export function enqueueRow(input: EnqueueInput, ord: number, prefix = '') {
   const batchId = input.batchId ?? null;
   if (batchId === null && input.stage !== undefined && input.stage !== null) {
@@ -36,14 +37,14 @@ export function enqueueRow(input: EnqueueInput, ord: number, prefix = '') {
   };
 }
 
-/** ENQUEUE's first result set → results in input order. */
+/** Enqueue's @results (JSON [{ord, token, created}]) → results in input order. */
 export function enqueueResults(rows: { ord: number; token: string; created: number }[], n: number): EnqueueResult[] {
   const out: EnqueueResult[] = new Array(n);
   for (const r of rows) out[r.ord] = { token: token(r.token), created: r.created === 1 };
   return out;
 }
 
-/** The batch errors ENQUEUE raises, as the engine's errors. */
+/** The batch errors the enqueue raises (ENQUEUE_WRITE), as the engine's errors. */
 export function enqueueError(err: unknown): unknown {
   const m = serverMessage(err);
   if (m.number === 51001) return new ValidationError('batchId', m.message);
@@ -51,8 +52,11 @@ export function enqueueError(err: unknown): unknown {
   return err;
 }
 
-/** Runs ENQUEUE: on the shared pool (retried after a deadlock), or in a caller's transaction (transaction.ts). */
-export type EnqueueRunner = (text: string, params: readonly Param[]) => Promise<IResult<unknown>>;
+/** Calls the enqueue procedure: on the shared pool (retried after a deadlock), or in a caller's transaction (transaction.ts). */
+export type EnqueueRunner = (name: string, params: readonly Param[], outputs: readonly OutParam[]) => Promise<IProcedureResult<unknown>>;
+
+/** The procedure every enqueue calls. */
+export const ENQUEUE_PROCEDURE = hotName(HOT.enqueue);
 
 /**
  * Store the tasks (after checking procedure tasks); `prefix(i)` names input i in validation errors. With
@@ -71,10 +75,11 @@ export async function insertTasks(
   }
   try {
     const params: Param[] = [['tasks', sql.NVarChar(sql.MAX), JSON.stringify(rows)]];
-    const r = run ? await run(ENQUEUE, params) : await shared.write(ENQUEUE, params);
-    const sets = r.recordsets as unknown as { ord: number; token: string; created: number }[][];
+    const outputs: OutParam[] = [['results', sql.NVarChar(sql.MAX)]];
+    const r = run ? await run(ENQUEUE_PROCEDURE, params, outputs) : await shared.callWrite(ENQUEUE_PROCEDURE, params, outputs);
+    const out = (r.output as { results?: string | null }).results;
     if (!run) shared.wake();
-    return enqueueResults(sets[0] ?? [], inputs.length);
+    return enqueueResults(out ? (JSON.parse(out) as { ord: number; token: string; created: number }[]) : [], inputs.length);
   } catch (err) {
     throw enqueueError(err);
   }

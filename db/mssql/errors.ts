@@ -132,10 +132,13 @@ export class SchemaMissingError extends Error {
   override readonly name = 'SchemaMissingError';
 }
 
-/** Error 208 on a readpast object ("Invalid object name 'readpast.Tasks'") as SchemaMissingError; else null. */
+/**
+ * Error 208 or 2812 on a readpast object ("Invalid object name 'readpast.Tasks'", "Could not find stored
+ * procedure 'readpast.Claim_v17'": a schema older than this code) as SchemaMissingError; else null.
+ */
 export function schemaMissing(err: unknown): SchemaMissingError | null {
   const m = serverMessage(err);
-  if (m.number !== 208 || !/'readpast\./i.test(m.message)) return null;
+  if ((m.number !== 208 && m.number !== 2812) || !/'readpast\./i.test(m.message)) return null;
   return new SchemaMissingError(
     `the readpast schema is missing or out of date in this database (${m.message.trim()}): run \`readpast migrate\` first`,
   );

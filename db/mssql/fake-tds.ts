@@ -19,6 +19,8 @@ export interface FakeReply {
   error?: { number: number; message: string };
   /** answer after this long (a slow or blocked statement) */
   delayMs?: number;
+  /** an RPC's OUTPUT parameters (name without @ → nvarchar value, at most 4,000 characters) */
+  outputs?: Record<string, string | null>;
 }
 
 export interface FakeRequest {
@@ -26,6 +28,8 @@ export interface FakeRequest {
   /** the statement text (an RPC's payload decoded loosely: match with `includes`) */
   text: string;
   at: number;
+  /** bytes the client sent for it (TDS packets, headers included) */
+  bytes: number;
 }
 
 /** How a LOGIN7 signed in: a SQL login's name, an Entra ID token (FEDAUTH feature), or an SSPI (NTLM) blob. */
@@ -153,7 +157,14 @@ function tokensFor(reply: FakeReply, kind: 'batch' | 'rpc'): Buffer {
   } else {
     for (const s of reply.sets ?? []) parts.push(resultSet(s), done(endOfSet, MORE | COUNT, s.rows.length));
   }
-  if (kind === 'rpc') parts.push(u8(0x79), i32(0), done(DONE_PROC, reply.error ? ERROR : 0));
+  if (kind === 'rpc') {
+    parts.push(u8(0x79), i32(0));
+    // RETURNVALUE: ordinal, name, status (1: an output parameter), user type, flags, type info, value
+    Object.entries(reply.outputs ?? {}).forEach(([name, v], i) =>
+      parts.push(u8(0xac), u16(i), bVarchar(`@${name}`), u8(0x01), u32(0), u16(0x0001), typeInfo('nvarchar'), value('nvarchar', v)),
+    );
+    parts.push(done(DONE_PROC, reply.error ? ERROR : 0));
+  }
   else parts.push(done(DONE, reply.error ? ERROR : 0));
   return Buffer.concat(parts);
 }
@@ -303,6 +314,7 @@ export class FakeTds {
     let initialSqlSeen = false;
     let buffered = Buffer.alloc(0);
     let message: Buffer[] = [];
+    let messageBytes = 0;
     let queue: Promise<unknown> = Promise.resolve();
     socket.on('data', (data: Buffer) => {
       buffered = Buffer.concat([buffered, data]);
@@ -312,13 +324,16 @@ export class FakeTds {
         const type = buffered.readUInt8(0);
         const last = (buffered.readUInt8(1) & 0x01) === 0x01;
         message.push(buffered.subarray(8, len));
+        messageBytes += len;
         buffered = buffered.subarray(len);
         if (!last) continue;
         const payload = Buffer.concat(message);
+        const bytes = messageBytes;
         message = [];
+        messageBytes = 0;
         // answer in order, each after its own delay
         queue = queue
-          .then(() => this.handle(socket, type, payload, conn, initialSqlSeen))
+          .then(() => this.handle(socket, type, payload, bytes, conn, initialSqlSeen))
           .then(
             (next) => {
               if (next.conn) conn = next.conn;
@@ -334,6 +349,7 @@ export class FakeTds {
     socket: Socket,
     type: number,
     payload: Buffer,
+    bytes: number,
     conn: FakeConnection | null,
     initialSqlSeen: boolean,
   ): Promise<{ conn?: FakeConnection; initialSqlSeen?: boolean }> {
@@ -364,7 +380,7 @@ export class FakeTds {
     }
     if ((type === PACKET.BATCH || type === PACKET.RPC) && conn) {
       const kind = type === PACKET.BATCH ? 'batch' : 'rpc';
-      const req: FakeRequest = { kind, text: textOf(kind, payload), at: Date.now() };
+      const req: FakeRequest = { kind, text: textOf(kind, payload), at: Date.now(), bytes };
       if (!initialSqlSeen && kind === 'batch') {
         send(done(DONE, 0));
         return { initialSqlSeen: true };

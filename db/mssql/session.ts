@@ -5,7 +5,7 @@
 // the connection (dropped, killed), the next use notices, re-tags it and reports the new session.
 // After a task's own T-SQL the session is put back, or replaced when it cannot be: an open
 // transaction, another database, or another security context (EXECUTE AS, SETUSER, an application role).
-import { query, sql, type ConnectionPool, type Param, type Shared } from './connection';
+import { call, query, sql, type ConnectionPool, type Param, type Shared } from './connection';
 import { SESSION_CLEANUP, SESSION_TAG } from './sql/session';
 import { toConfig } from './url';
 
@@ -172,6 +172,11 @@ export class WorkerConnection {
   async ensureCurrent(): Promise<SessionInfo> {
     if (!this.info || this.replaced) return this.tag(idleTag(this.workerId));
     return this.info;
+  }
+
+  /** An installed procedure of ours on this session (`requestTimeout`: its own, ms). */
+  async call<T = Record<string, unknown>>(name: string, params: readonly Param[], requestTimeout?: number) {
+    return call<T>(await this.ready(), name, params, requestTimeout);
   }
 
   /** A parameterised statement of ours on this session. */

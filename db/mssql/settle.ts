@@ -1,12 +1,13 @@
-// Ending attempts on SQL Server: a worker's settlements (FINISH, fenced on task, worker and attempt;
-// the attempt's token released), then the batches whose tasks moved are settled — completed once all
+// Ending attempts on SQL Server: a worker's settlements (FINISH, installed as readpast.Finish_v<n>:
+// sql/hot.ts; fenced on task, worker and attempt; the attempt's token released), then the batches whose tasks moved are settled — completed once all
 // their tasks are finished, or aborted — in a transaction of their own (SETTLE_BATCHES).
 import { fingerprint } from '../../lib/engine/fingerprint';
 import type { AttemptResult } from '../../lib/engine/types';
 import { query, sql, type Runner, type Shared } from './connection';
 import { retrying } from './errors';
 import { id, isoUtc, toJson, type Id } from './rows';
-import { FINISH, SETTLE_BATCHES } from './sql/settle';
+import { HOT, hotName } from './sql/hot';
+import { SETTLE_BATCHES } from './sql/settle';
 
 const cap = (s: string | null | undefined, n: number) => (s === null || s === undefined ? null : s.slice(0, n));
 
@@ -56,7 +57,7 @@ export function finishRow(r: AttemptResult, ord: number) {
 /** Settle attempts; false where the attempt no longer owns its task or its lease expired. */
 export async function finish(shared: Shared, results: AttemptResult[]): Promise<boolean[]> {
   if (results.length === 0) return [];
-  const r = await shared.write(FINISH, [['results', sql.NVarChar(sql.MAX), JSON.stringify(results.map(finishRow))]]);
+  const r = await shared.callWrite(hotName(HOT.finish), [['results', sql.NVarChar(sql.MAX), JSON.stringify(results.map(finishRow))]]);
   const rows = (r.recordsets as unknown as { ord: number; ok: number; frees: number }[][])[0] ?? [];
   const accepted = new Array<boolean>(results.length).fill(false);
   let wake = false;

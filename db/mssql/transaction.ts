@@ -2,36 +2,32 @@
 // shared pool) and `enqueue(input, { transaction })` (one the caller opened with mssql).
 //
 // withTransaction: a `sql.Transaction` on the store's shared pool pins one pooled connection from
-// begin to commit/rollback; the caller's statements (tx.execute) and ENQUEUE (sql/enqueue.ts, whose own
-// BEGIN/COMMIT TRANSACTION nest inside it) run on that connection, so they commit together. A
+// begin to commit/rollback; the caller's statements (tx.execute) and the enqueue procedure (readpast.Enqueue_v<n>,
+// sql/hot.ts, whose own BEGIN/COMMIT TRANSACTION nest inside it) run on that connection, so they commit together. A
 // Transaction takes one request at a time (EREQINPROG otherwise): calls are queued here and run in
 // turn, whatever the callback awaits. Any error of a statement ends the transaction on the server (the
-// shared pool sets XACT_ABORT ON, abortTransactionOnError; ENQUEUE sets it too), so a failed call is
+// shared pool sets XACT_ABORT ON, abortTransactionOnError; the procedure sets it too), so a failed call is
 // never followed by a commit: the callback's error rolls back (a no-op when the server already did) and
 // is rethrown. Nothing is retried inside the transaction — a deadlock victim has lost the whole of it.
 // The transaction holds its locks until it ends: the queue's kept-count rows of its slot (sql/tally.ts),
 // a new queue's key, a batch it adds to; claims skip its uncommitted tasks (READPAST). So it is bounded
 // like SQLite's: rolled back once open `timeoutMs` (the rollback waits for a statement still running).
 //
-// `enqueue(input, { transaction })`: ENQUEUE runs on the caller's `sql.Transaction` (the same driver
+// `enqueue(input, { transaction })`: the enqueue procedure runs on the caller's `sql.Transaction` (the same driver
 // module: instanceof); committing or rolling back is the caller's, and its 'commit' event wakes the pool.
 import { ValidationError } from '../../lib/engine/errors';
 import { MAX_TRANSACTION_TIMEOUT_MS, TRANSACTION_TIMEOUT_MS } from '../../lib/engine/limits';
 import type { EnqueueCallOptions, StoreTransaction } from '../../lib/engine/ports';
 import type { EnqueueInput, EnqueueResult, ExecuteParams, ExecuteResult, TransactionOptions } from '../../lib/engine/types';
-import { sql, type IResult, type Param, type Shared } from './connection';
+import { callOn, sql, type Shared } from './connection';
 import { insertTasks, type EnqueueRunner } from './enqueue';
 import type { ProcedureCatalog } from './procs';
 
 type MssqlTransaction = InstanceType<typeof sql.Transaction>;
 
-/** ENQUEUE (or a caller's statement) as one request on the transaction; not retried. */
+/** The enqueue procedure as one request on the transaction; not retried. */
 function runner(t: MssqlTransaction): EnqueueRunner {
-  return async (text: string, params: readonly Param[]): Promise<IResult<unknown>> => {
-    const req = new sql.Request(t);
-    for (const [name, type, value] of params) req.input(name, type, value);
-    return req.query(text);
-  };
+  return (name, params, outputs) => callOn(new sql.Request(t), name, params, outputs);
 }
 
 /** The caller's transaction from `opts`, checked; null when there is none. */

@@ -11,11 +11,12 @@ import {
   type WorkerRegistration,
   type WorkerSession,
 } from '../../lib/engine/types';
-import { query, sql, type ConnectionPool, type Shared } from './connection';
+import { call, sql, type ConnectionPool, type Shared } from './connection';
 import { retrying } from './errors';
 import { id, intMs, type Id } from './rows';
 import { WorkerConnection, type SessionInfo } from './session';
-import { DEREGISTER_WORKER, HEARTBEAT, REGISTER_HANDLERS, REGISTER_WORKER, UPDATE_WORKER_SESSION } from './sql/workers';
+import { HOT, hotName } from './sql/hot';
+import { DEREGISTER_WORKER, REGISTER_HANDLERS, REGISTER_WORKER, UPDATE_WORKER_SESSION } from './sql/workers';
 import { toConfig } from './url';
 
 const big = (v: unknown) => JSON.stringify(v);
@@ -113,9 +114,9 @@ export class Workers {
   async heartbeat(input: HeartbeatInput): Promise<HeartbeatResult> {
     const pool = await this.beatPool();
     const r = await retrying(() =>
-      query<{ id: Id; cancel_requested: boolean }>(
+      call<{ id: Id; cancel_requested: boolean }>(
         pool,
-        HEARTBEAT,
+        hotName(HOT.heartbeat),
         [
           ['workers', sql.NVarChar(sql.MAX), big(input.workerIds)],
           ['running', sql.NVarChar(sql.MAX), big(input.running)],

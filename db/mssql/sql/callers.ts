@@ -13,15 +13,16 @@
 // caller's transaction (an application lock per key, ENQUEUE_WRITE) and returns its token, as the library
 // does; if the first rolls back, the second enqueues.
 //
-// Same statements as the store. ExecAsync runs ENQUEUE_WRITE (sql/enqueue.ts), the very text the Node
-// enqueue sends, on a one-element @tasks array it builds with FOR JSON; CancelTask and RetryTask run
+// Same statements as the store. ExecAsync calls readpast.Enqueue_v<n> (sql/hot.ts: ENQUEUE_WRITE installed),
+// the very procedure the Node enqueue calls, with a one-element @tasks array it builds with FOR JSON; CancelTask and RetryTask run
 // CANCEL_WRITE and RETRY_ONE_WRITE (sql/operators.ts); ReleaseScheduler, CancelTask and RetryTask settle the
 // batches they touched with SETTLE_BATCHES_WRITE (sql/settle.ts, here as readpast.SettleBatches). So the
 // lock order of sql/claim.ts holds here as there.
 //
 // Installed text. The procedures hold copies of those statements as they were when the migration ran: a
-// change to ENQUEUE_WRITE, CANCEL_WRITE, RETRY_ONE_WRITE or SETTLE_BATCHES_WRITE needs a new migration
-// that installs them again (CREATE OR ALTER); callers.test.ts pins their text to say so.
+// change to CANCEL_WRITE, RETRY_ONE_WRITE or SETTLE_BATCHES_WRITE (or a new version of the enqueue
+// procedure) needs a new migration that installs them again (CREATE OR ALTER); callers.test.ts pins their
+// text to say so.
 //
 // Permissions: ownership chaining. Every object of the schema readpast has the schema's owner (none is
 // given an owner of its own), so a procedure of readpast reading or writing a table of readpast is checked
@@ -49,7 +50,7 @@ import {
   QUEUE_NAME,
   QUEUE_NAME_RULE,
 } from '../../../lib/engine/limits';
-import { ENQUEUE_WRITE } from './enqueue';
+import { HOT, hotName } from './hot';
 import { CANCEL_WRITE, PAST_ABORT, RETRY_ONE_WRITE } from './operators';
 import { SETTLE_BATCHES_WRITE } from './settle';
 
@@ -216,8 +217,9 @@ export const CALLER_PROCEDURES: readonly CallerProcedure[] = [
       ${CALLER} AS caller, @BatchId AS batchId,
       CASE WHEN @BatchId IS NULL THEN NULL ELSE COALESCE(@Stage, 0) END AS stage
     FOR JSON PATH, INCLUDE_NULL_VALUES);
-  ${ENQUEUE_WRITE}
-  SELECT @Token = i.token FROM @in AS i;
+  DECLARE @results nvarchar(max);
+  EXEC ${hotName(HOT.enqueue)} @tasks = @tasks, @results = @results OUTPUT;
+  SET @Token = JSON_VALUE(@results, '$[0].token');
   RETURN 0;`,
     granted: true,
   },

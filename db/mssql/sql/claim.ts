@@ -60,12 +60,10 @@
 // behind other writers' locks, gone many rounds or compiled slowly, so a worker never receives a lease
 // already partly spent (issue 26). A wait inside step 3 only makes the room check stricter.
 //
-// Not a stored procedure, for now: the plan of this parameterised batch is cached like a procedure's, and
-// table variables cause no recompilations; what a procedure would add is the caching of its table
-// variables (fewer tempdb allocations per call) and a name DBAs can read and grant. Against that, a
-// procedure is one per database: during a rolling upgrade workers of two versions would call the one
-// installed, so it would need a versioned name and a migration for every change of the claim. Worth it
-// when a server shows tempdb allocation contention under claims (see the note of issue 16).
+// Installed as a procedure (readpast.Claim_v<n>, sql/hot.ts): a claim is sent as its name and four
+// parameters instead of this batch's ~60 KB, and its table variables are cached with the procedure. The
+// name carries the migration that installed it, so during a rolling upgrade workers of two versions each
+// call the claim they were written against; a change of the claim is a new version (hot-procedures.test.ts).
 import { BEGIN, TALLY, TOUCHED } from './tally';
 import { historyCommandOf } from './history';
 

@@ -17,20 +17,21 @@
 // of the store is cut into statements of at most ESCALATION_CHUNK rows, inside its one transaction (here:
 // the INSERT of up to 10,000 tasks). LOCK_ESCALATION = DISABLE was the other way: it only moves the
 // problem to lock memory (escalation still happens under memory pressure) and to every table it is set on.
-import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
+import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY } from './tally';
 import { historyCommandOf } from './history';
 
 /** Rows per statement of a multi-row write: far below the ~5,000 locks per statement that escalate. */
 export const ESCALATION_CHUNK = 1000;
 
 /**
- * The write of ENQUEUE (everything but its result sets), shared with readpast.ExecAsync (sql/callers.ts) so
- * that the T-SQL callers' enqueue and the store's cannot drift. Leaves @in (ord, token, existing, …).
+ * The enqueue, installed as readpast.Enqueue_v<n> (sql/hot.ts: its results as JSON in @results), which the
+ * store and readpast.ExecAsync (sql/callers.ts) both call, so the T-SQL callers' enqueue and the store's
+ * cannot drift. Leaves @in (ord, token, existing, …).
  * Enqueue a JSON array of tasks (one or many) in one transaction. Each element:
  * {ord, token, queue, kind, command, payload (JSON text|null), priority, runAfter ('YYYY-MM-DDTHH:MM:SS.mmm' UTC|null),
  *  maxAttempts|null, timeoutGiven (0|1), timeoutMs|null, dedupKey|null, caller|null, batchId|null, stage|null}.
- * Returns (ord, token, created) in input order, then the touched batches. A dedup key held by a live
- * task returns that task's token; a key repeated within the array returns the first one's token.
+ * A dedup key held by a live task returns that task's token; a key repeated within the array returns the
+ * first one's token.
  * A batch that does not exist, no longer takes tasks, or has started a later stage fails the whole call
  * (errors 51001 / 51002 / 51003).
  */
@@ -137,7 +138,3 @@ ${MOVES_TO_DELTAS}
 SET @m_enqueued = (SELECT COUNT(*) FROM @moves);
 ${TALLY}
 COMMIT TRANSACTION;`;
-
-export const ENQUEUE = `${ENQUEUE_WRITE}
-SELECT i.ord, i.token, CASE WHEN i.existing = 1 THEN 0 ELSE 1 END AS created FROM @in AS i ORDER BY i.ord;
-${TOUCHED}`;
