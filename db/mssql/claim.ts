@@ -2,12 +2,12 @@
 // sql/hot.ts), each on its worker's own connection, so the session that claims an attempt is the one
 // that runs it. The lanes, tokens and locks are in sql/claim.ts.
 import type { ClaimedTask, ClaimOptions, WorkerSlot } from '../../lib/engine/types';
-import { sql, type Logger } from './connection';
-import { retrying } from './errors';
+import { sql, type Logger, type Param, type Shared } from './connection';
+import { retrying, serverMessage } from './errors';
 import { claimedTask, id, intMs, type ClaimRow } from './rows';
 import { idleTag } from './session';
 import { HOT, hotName } from './sql/hot';
-import type { Workers } from './workers';
+import { workerStatementTimeoutMs, type Workers } from './workers';
 
 /** This process's claims: it remembers when it last served the unbatched lane (for fairness). */
 export class Claims {
@@ -15,21 +15,29 @@ export class Claims {
 
   constructor(
     private readonly workers: Workers,
+    private readonly shared: Pick<Shared, 'leaseMs'>,
     private readonly log: Logger,
   ) {}
 
   /** One slot's claim, on that worker's own connection. */
   private async claimOne(slot: WorkerSlot, opts: ClaimOptions): Promise<ClaimedTask | null> {
     const conn = this.workers.connection(slot.workerId);
+    this.shared.leaseMs = opts.leaseMs;
     await conn.ensureCurrent();
-    const r = await retrying(() =>
-      conn.call(hotName(HOT.claim), [
-        ['worker_id', sql.NVarChar(256), slot.workerId],
-        ['lease_ms', sql.Int, intMs(opts.leaseMs)],
-        ['queues', sql.NVarChar(sql.MAX), opts.queues?.length ? JSON.stringify(opts.queues) : null],
-        ['unbatched_served', sql.BigInt, this.unbatchedServed],
-      ]),
-    );
+    const params: Param[] = [
+      ['worker_id', sql.NVarChar(256), slot.workerId],
+      ['lease_ms', sql.Int, intMs(opts.leaseMs)],
+      ['queues', sql.NVarChar(sql.MAX), opts.queues?.length ? JSON.stringify(opts.queues) : null],
+      ['unbatched_served', sql.BigInt, this.unbatchedServed],
+    ];
+    let r;
+    try {
+      r = await retrying(() => conn.call(hotName(HOT.claim), params, workerStatementTimeoutMs(opts.leaseMs)));
+    } catch (err) {
+      // a claim cut short may leave its session in a transaction, or on a dead socket: start afresh
+      if (serverMessage(err).number === null) await conn.reset();
+      throw err;
+    }
     const sets = r.recordsets as unknown as ClaimRow[][];
     const row = sets[0]?.[0];
     if (!row) return null;

@@ -259,13 +259,51 @@ function reusingPoolClass(): new (config: ns.config) => ns.ConnectionPool {
 export const defaultPoolFactory: PoolFactory = (config) => new (reusingPoolClass())(config);
 
 /**
+ * TCP keep-alive on every connection: probes start after this much silence (tedious sets 30 s); Node's
+ * libuv then probes every second, 10 times (TCP_KEEPINTVL 1, TCP_KEEPCNT 10 on Linux), so an idle
+ * connection whose server vanished without a FIN is dropped ~15 s later instead of ~40 s.
+ */
+export const KEEPALIVE_MS = 5000;
+
+/**
+ * After a request times out, the driver sends the server an attention and waits this long for it to be
+ * acknowledged before it drops the connection (tedious's default: 5 s). A server that does not answer
+ * within 1 s is taken for gone (a half-open connection never answers); the session then ends on the
+ * server, which rolls back what it had open.
+ */
+export const CANCEL_TIMEOUT_MS = 1000;
+
+/** What the driver's pool and tedious connection expose that the Driver uses (mssql 12, tedious 19). */
+interface DriverConnection {
+  closed?: boolean;
+  socket?: { destroyed: boolean; setKeepAlive(enable: boolean, ms: number): unknown } | null;
+  once(event: 'connect', fn: (err?: unknown) => void): unknown;
+}
+interface PoolHooks {
+  acquire: (...args: unknown[]) => unknown;
+  release: (connection: unknown) => unknown;
+  _poolValidate?: (connection: unknown) => unknown;
+}
+
+/**
  * Makes every pool of one store: each gets an 'error' listener (mssql emits 'error' on the pool for
  * every failed acquire and connection error; an EventEmitter with no listener throws it, which ends
- * the process), validates an idle connection by its socket (not with a SELECT 1 round trip), and
- * counts its logins and requests.
+ * the process), validates an idle connection by its socket (not with a SELECT 1 round trip), sets TCP
+ * keep-alive and a short cancel timeout on each connection, and counts its logins and requests.
+ *
+ * A dead connection is not handed out again. A socket that a server left without a FIN (a failover, a
+ * host gone, a network cut) looks healthy until a request on it times out; every other connection idle
+ * since then is probably the same, and each would hold its next request for a timeout of its own — a
+ * worker's claims one after the other, the shared pool's ten connections one by one. So when a
+ * connection of any pool of the store comes back dead (its request failed on a closed socket, or timed
+ * out and was not acknowledged), every connection of every pool of the store that has been idle since
+ * before that moment is replaced on its next use, not validated by its socket alone.
  */
 export class Driver {
   readonly counts: DriverCounts = { connections: 0, roundTrips: 0 };
+  /** when a connection last came back dead (ms since 1970; 0: never) */
+  private suspectSince = 0;
+  private readonly releasedAt = new WeakMap<object, number>();
 
   constructor(
     private readonly factory: PoolFactory,
@@ -284,19 +322,38 @@ export class Driver {
     const pool = this.factory({
       validateConnection: 'socket',
       ...config,
+      options: { cancelTimeout: CANCEL_TIMEOUT_MS, ...config.options },
       beforeConnect: (conn) => {
         counts.connections++;
+        const c = conn as unknown as DriverConnection;
+        c.once('connect', (err) => {
+          if (!err) c.socket?.setKeepAlive(true, KEEPALIVE_MS);
+        });
         before?.(conn);
       },
     });
     pool.on('error', (err: unknown) => this.log(`${label}: connection error`, err));
+    const inner = pool as unknown as PoolHooks;
     // every request (query, batch, execute) acquires a connection once: one round trip each
-    const inner = pool as unknown as { acquire: (...args: unknown[]) => unknown };
     const acquire = inner.acquire.bind(pool);
     inner.acquire = (...args: unknown[]) => {
       counts.roundTrips++;
       return acquire(...args);
     };
+    const release = inner.release.bind(pool);
+    inner.release = (connection: unknown) => {
+      const c = connection as DriverConnection | null;
+      if (c && (c.closed || !c.socket || c.socket.destroyed)) this.suspectSince = Date.now();
+      if (c) this.releasedAt.set(c, Date.now());
+      return release(connection);
+    };
+    const validate = inner._poolValidate?.bind(pool);
+    if (validate) {
+      inner._poolValidate = (connection: unknown) => {
+        const at = connection ? this.releasedAt.get(connection as object) : undefined;
+        return at !== undefined && at <= this.suspectSince ? false : validate(connection);
+      };
+    }
     return pool;
   }
 
@@ -343,6 +400,8 @@ export class Driver {
  */
 export class Shared {
   readonly driver: Driver;
+  /** the lease the workers of this process last asked for (bounds their finishes: workers.ts) */
+  leaseMs = 30_000;
   private readonly sharedPool: ns.ConnectionPool;
   private connecting: Promise<ns.ConnectionPool> | null = null;
   private readonly listeners = new Set<() => void>();
@@ -398,9 +457,10 @@ export class Shared {
     name: string,
     params: readonly Param[],
     outputs: readonly OutParam[] = [],
+    requestTimeout?: number,
   ): Promise<ns.IProcedureResult<T>> {
     const pool = await this.pool();
-    return retrying(() => call<T>(pool, name, params, undefined, outputs));
+    return retrying(() => call<T>(pool, name, params, requestTimeout, outputs));
   }
 
   onWake(listener: () => void): () => void {

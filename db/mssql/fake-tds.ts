@@ -283,11 +283,17 @@ export class FakeTds {
     this.server = server;
   }
 
-  /** Stop listening and drop every connection (a server going down). */
-  async stop(): Promise<void> {
+  /**
+   * Stop listening and drop every connection (a server going down); `reset`: with a TCP reset (RST), as a
+   * server's host does to connections it no longer knows, rather than a FIN.
+   */
+  async stop(opts: { reset?: boolean } = {}): Promise<void> {
     const server = this.server;
     this.server = null;
-    for (const s of this.sockets) s.destroy();
+    for (const s of this.sockets) {
+      if (opts.reset && !s.destroyed) s.resetAndDestroy();
+      else s.destroy();
+    }
     this.sockets.clear();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
@@ -305,6 +311,18 @@ export class FakeTds {
     return this.connections.filter((c) => matches(c.appName, app));
   }
 
+  /**
+   * Every connection open now goes silent for good, without a FIN or a reset: what reaches it is dropped
+   * and nothing is answered (a half-open connection: the server's host vanished, a failover moved the
+   * listener, a network cut). New connections are served as usual. Returns how many were frozen.
+   */
+  freeze(): number {
+    for (const s of this.sockets) this.frozen.add(s);
+    return this.sockets.size;
+  }
+
+  private readonly frozen = new WeakSet<Socket>();
+
   private accept(socket: Socket): void {
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
@@ -317,6 +335,7 @@ export class FakeTds {
     let messageBytes = 0;
     let queue: Promise<unknown> = Promise.resolve();
     socket.on('data', (data: Buffer) => {
+      if (this.frozen.has(socket)) return;
       buffered = Buffer.concat([buffered, data]);
       while (buffered.length >= 8) {
         const len = buffered.readUInt16BE(2);
@@ -355,7 +374,7 @@ export class FakeTds {
   ): Promise<{ conn?: FakeConnection; initialSqlSeen?: boolean }> {
     if (this.latencyMs) await new Promise((r) => setTimeout(r, this.latencyMs));
     const send = (b: Buffer) => {
-      if (!socket.destroyed) socket.write(packets(PACKET.TABULAR, b));
+      if (!socket.destroyed && !this.frozen.has(socket)) socket.write(packets(PACKET.TABULAR, b));
     };
     if (type === PACKET.PRELOGIN) {
       send(preloginReply());

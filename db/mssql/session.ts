@@ -9,8 +9,11 @@ import { call, query, sql, type ConnectionPool, type Param, type Shared } from '
 import { SESSION_CLEANUP, SESSION_TAG } from './sql/session';
 import { toConfig } from './url';
 
-/** Our own statements on a worker session (claims, tags) give up after this long. */
-export const INTERNAL_TIMEOUT_MS = 30_000;
+/**
+ * Our own statements on a worker session (tags, the clean-up after a task) give up after this long; a
+ * claim sooner (workers.ts: workerStatementTimeoutMs). A task's own work has no such bound.
+ */
+export const INTERNAL_TIMEOUT_MS = 10_000;
 
 export interface SessionInfo {
   session: number;

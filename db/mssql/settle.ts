@@ -7,6 +7,7 @@ import { query, sql, type Runner, type Shared } from './connection';
 import { retrying } from './errors';
 import { id, isoUtc, toJson, type Id } from './rows';
 import { HOT, hotName } from './sql/hot';
+import { workerStatementTimeoutMs } from './workers';
 import { SETTLE_BATCHES } from './sql/settle';
 
 const cap = (s: string | null | undefined, n: number) => (s === null || s === undefined ? null : s.slice(0, n));
@@ -57,7 +58,12 @@ export function finishRow(r: AttemptResult, ord: number) {
 /** Settle attempts; false where the attempt no longer owns its task or its lease expired. */
 export async function finish(shared: Shared, results: AttemptResult[]): Promise<boolean[]> {
   if (results.length === 0) return [];
-  const r = await shared.callWrite(hotName(HOT.finish), [['results', sql.NVarChar(sql.MAX), JSON.stringify(results.map(finishRow))]]);
+  const r = await shared.callWrite(
+    hotName(HOT.finish),
+    [['results', sql.NVarChar(sql.MAX), JSON.stringify(results.map(finishRow))]],
+    [],
+    workerStatementTimeoutMs(shared.leaseMs),
+  );
   const rows = (r.recordsets as unknown as { ord: number; ok: number; frees: number }[][])[0] ?? [];
   const accepted = new Array<boolean>(results.length).fill(false);
   let wake = false;

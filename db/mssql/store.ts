@@ -88,7 +88,7 @@ export class MssqlStore implements Store {
     ));
     const procs = new ProcedureCatalog(() => shared.pool());
     const workers = (this.workers = new Workers(shared));
-    const claims = new Claims(workers, log);
+    const claims = new Claims(workers, shared, log);
     const settle = (results: AttemptResult[]) => finish(shared, results);
     const live = (this.live = new Live(shared, procs, settle));
     const wakes = (this.wakes = new WakePoller(shared, log, { waitMs: opts.wakeMs }));

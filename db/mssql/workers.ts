@@ -21,9 +21,14 @@ import { toConfig } from './url';
 
 const big = (v: unknown) => JSON.stringify(v);
 
-/** A heartbeat gives up after half the lease (within 1–30 s): a later one may still renew in time. */
-export function heartbeatTimeoutMs(leaseMs: number): number {
-  return Math.max(1000, Math.min(30_000, Math.floor(leaseMs / 2)));
+/**
+ * A worker's own statements — heartbeat, claim, finish; never a task's work — give up after a quarter of
+ * the lease (within 1–10 s), and a request not acknowledged then is dropped after CANCEL_TIMEOUT_MS
+ * (connection.ts): on a connection the server left without a FIN, a worker notices within about a third
+ * of its lease, reconnects, and a later heartbeat still renews in time.
+ */
+export function workerStatementTimeoutMs(leaseMs: number): number {
+  return Math.max(1000, Math.min(10_000, Math.floor(leaseMs / 4)));
 }
 
 /** The worker connections of this process, by worker id, and the connection their heartbeats share. */
@@ -112,6 +117,7 @@ export class Workers {
   }
 
   async heartbeat(input: HeartbeatInput): Promise<HeartbeatResult> {
+    this.shared.leaseMs = input.leaseMs;
     const pool = await this.beatPool();
     const r = await retrying(() =>
       call<{ id: Id; cancel_requested: boolean }>(
@@ -122,7 +128,7 @@ export class Workers {
           ['running', sql.NVarChar(sql.MAX), big(input.running)],
           ['lease_ms', sql.Int, intMs(input.leaseMs)],
         ],
-        heartbeatTimeoutMs(input.leaseMs),
+        workerStatementTimeoutMs(input.leaseMs),
       ),
     );
     const owned = r.recordset.map((x) => id(x.id));

@@ -1,0 +1,235 @@
+// A real worker pool (lib/engine/pool.ts) on the SQL Server store, with the real driver, against the
+// stand-in TDS endpoint (fake-tds.ts) playing a server with a little state of its own: tasks, leases that
+// expire on its clock, heartbeats that renew only live leases, finishes fenced on the lease. Then the
+// outages seen in production: the server restarting (every connection reset mid-request, the listener
+// gone for a while, then back), and a failover that leaves every open connection silent without a FIN.
+// What must hold: the first claim within 2 s of the server answering again, and no attempt lost whose
+// worker lived through an outage shorter than its lease.
+import { afterEach, describe, expect, it } from 'vitest';
+import { defaultRegistry } from '../../lib/engine/handlers';
+import type { Logger } from '../../lib/engine/logger';
+import { Pool } from '../../lib/engine/pool';
+import { FakeTds, sessionRow, type FakeConnection, type FakeReply, type FakeRequest } from './fake-tds';
+import { openMssqlStore, type MssqlStore } from './store';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** How long the listener stays gone (the production run: 30 s; shorter here, and under the lease). */
+const OUTAGE_MS = Number(process.env.READPAST_TEST_OUTAGE_MS ?? 3000);
+const LEASE_MS = 8000;
+const TASK_MS = 9000;
+
+interface ModelTask {
+  id: number;
+  status: 'pending' | 'running' | 'done';
+  worker: string | null;
+  attempt: number;
+  leaseUntil: number;
+}
+
+/** The server's side: what CLAIM, HEARTBEAT and FINISH would do to readpast's tables, on its clock. */
+class Server {
+  readonly tasks: ModelTask[] = [];
+  /** claims answered (when, by which worker, with a task or not) */
+  readonly claims: { at: number; worker: string; got: number | null }[] = [];
+  readonly beats: { at: number; conn: number }[] = [];
+  readonly finishes: { at: number; taskId: number; ok: boolean }[] = [];
+
+  constructor(n: number) {
+    for (let i = 1; i <= n; i++) this.tasks.push({ id: i, status: 'pending', worker: null, attempt: 0, leaseUntil: 0 });
+  }
+
+  reply = (req: FakeRequest, conn: FakeConnection): FakeReply | undefined => {
+    const now = Date.now();
+    if (req.text.includes('SET CONTEXT_INFO @tag')) return { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] };
+    if (req.text.includes('readpast.Claim_v')) {
+      const worker = conn.appName.replace(/^readpast worker /, '');
+      const t = this.tasks.find((x) => x.status === 'pending');
+      this.claims.push({ at: now, worker, got: t?.id ?? null });
+      if (!t) return { sets: [claimSet([]), { columns: [['batch_id', 'bigint']], rows: [] }] };
+      Object.assign(t, { status: 'running', worker, attempt: t.attempt + 1, leaseUntil: now + LEASE_MS });
+      return { sets: [claimSet([claimRow(t, conn)]), { columns: [['batch_id', 'bigint']], rows: [] }] };
+    }
+    if (req.text.includes('readpast.Heartbeat_v')) {
+      this.beats.push({ at: now, conn: conn.id });
+      const owned: number[] = [];
+      for (const m of req.text.matchAll(/\{"taskId":(\d+),"workerId":"([^"]+)","attempt":(\d+)\}/g)) {
+        const t = this.tasks.find((x) => x.id === Number(m[1]));
+        if (t && t.status === 'running' && t.worker === m[2] && t.attempt === Number(m[3]) && t.leaseUntil >= now) {
+          t.leaseUntil = now + LEASE_MS;
+          if (!owned.includes(t.id)) owned.push(t.id);
+        }
+      }
+      return { sets: [{ columns: [['id', 'bigint'], ['cancel_requested', 'bit']], rows: owned.map((id) => [id, false]) }] };
+    }
+    if (req.text.includes('readpast.Finish_v')) {
+      const rows: unknown[][] = [];
+      for (const m of req.text.matchAll(/\{"ord":(\d+),"taskId":(\d+),"workerId":"([^"]+)","attempt":(\d+)/g)) {
+        const t = this.tasks.find((x) => x.id === Number(m[2]));
+        const ok = !!t && t.status === 'running' && t.worker === m[3] && t.attempt === Number(m[4]) && t.leaseUntil >= now;
+        if (ok) t.status = 'done';
+        this.finishes.push({ at: now, taskId: Number(m[2]), ok });
+        rows.push([Number(m[1]), ok ? 1 : 0, 0]);
+      }
+      return {
+        sets: [
+          { columns: [['ord', 'int'], ['ok', 'int'], ['frees', 'int']], rows },
+          { columns: [['batch_id', 'bigint']], rows: [] },
+        ],
+      };
+    }
+    return undefined;
+  };
+}
+
+const CLAIM_COLUMNS = [
+  ['id', 'bigint'],
+  ['token', 'nvarchar'],
+  ['queue', 'nvarchar'],
+  ['kind', 'nvarchar'],
+  ['command', 'nvarchar'],
+  ['payload', 'nvarchar'],
+  ['priority', 'int'],
+  ['attempts', 'int'],
+  ['max_attempts', 'int'],
+  ['timeout_ms', 'int'],
+  ['created_at', 'datetime'],
+  ['run_after', 'datetime'],
+  ['started_at', 'datetime'],
+  ['token_no', 'int'],
+  ['batch_id', 'bigint'],
+  ['stage', 'int'],
+  ['backoff_ms', 'int'],
+  ['session', 'int'],
+  ['served_stamp', 'bigint'],
+] as const;
+
+const claimSet = (rows: unknown[][]) => ({ columns: CLAIM_COLUMNS, rows });
+
+function claimRow(t: ModelTask, conn: FakeConnection): unknown[] {
+  const now = new Date();
+  const token = `00000000-0000-4000-8000-${String(t.id).padStart(12, '0')}`;
+  const payload = JSON.stringify({ ms: TASK_MS });
+  return [t.id, token, 'default', 'handler', 'demo.sleep', payload, 0, t.attempt, 3, null, now, now, now, null, null, null, 1000, conn.spid, 1];
+}
+
+function capture(): Logger & { warnings: string[] } {
+  const warnings: string[] = [];
+  const noop = () => {};
+  return { warnings, debug: noop, info: noop, error: noop, warn: (_o, m) => warnings.push(m ?? '') };
+}
+
+let tds: FakeTds;
+let store: MssqlStore | null = null;
+let pool: Pool | null = null;
+
+afterEach(async () => {
+  await pool?.stop(0).catch(() => {});
+  pool = null;
+  await store?.close().catch(() => {});
+  store = null;
+  await tds?.stop();
+});
+
+/** Three long tasks running on a pool of four (the fourth keeps claiming), against `server`. */
+async function running(server: Server): Promise<ReturnType<typeof capture>> {
+  tds = new FakeTds(server.reply);
+  await tds.start();
+  store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0 });
+  const log = capture();
+  pool = new Pool(store, defaultRegistry(), { concurrency: 4, maintenance: false, heartbeatMs: 500, pollMs: 300, leaseMs: LEASE_MS, logger: log });
+  await pool.start();
+  for (let i = 0; i < 300 && pool.busy < 3; i++) await sleep(10);
+  expect(pool.busy).toBe(3);
+  // a moment of normal running: every connection of the store open, some of them idle in their pools
+  await sleep(600);
+  return log;
+}
+
+/** The first claim the server answered at or after `from` (waits up to `withinMs` for it). */
+async function firstClaimAfter(server: Server, from: number, withinMs: number): Promise<number | null> {
+  for (let waited = 0; waited < withinMs; waited += 20) {
+    const c = server.claims.find((x) => x.at >= from);
+    if (c) return c.at - from;
+    await sleep(20);
+  }
+  return null;
+}
+
+/** Wait for the three long tasks to be settled; what was accepted, what was lost. */
+async function settled(server: Server, log: ReturnType<typeof capture>) {
+  for (let i = 0; i < 800 && server.finishes.filter((f) => f.taskId <= 3).length < 3; i++) await sleep(20);
+  const lost = log.warnings.filter((w) => /lost its lease|lease was lost/.test(w));
+  return { accepted: server.finishes.filter((f) => f.ok).map((f) => f.taskId).sort(), lost };
+}
+
+describe('an outage shorter than the lease (the real driver and pool against a stand-in server)', () => {
+  it(`a server restart — connections reset mid-request, the listener gone ${OUTAGE_MS} ms: claims resume within 2 s, no attempt lost`, async () => {
+    const server = new Server(3);
+    const log = await running(server);
+    await tds.stop({ reset: true });
+    await sleep(OUTAGE_MS);
+    await tds.start();
+    const back = Date.now();
+    const first = await firstClaimAfter(server, back, 10_000);
+    console.log(`restart: first claim ${first} ms after the server was back`);
+    expect(first).not.toBeNull();
+    expect(first!).toBeLessThan(2000);
+    const r = await settled(server, log);
+    expect(r.lost).toEqual([]);
+    expect(r.accepted).toEqual([1, 2, 3]);
+  }, 30_000);
+
+  it('a failover that leaves every open connection silent (no FIN): noticed well within the lease, claims resume, no attempt lost', async () => {
+    const server = new Server(3);
+    const log = await running(server);
+    const cut = Date.now();
+    expect(tds.freeze()).toBeGreaterThan(0);
+    // the new primary answers at once: what is measured is how long the old connections hold the workers
+    const beat = await (async () => {
+      for (let i = 0; i < 1000; i++) {
+        const b = server.beats.find((x) => x.at > cut);
+        if (b) return b.at - cut;
+        await sleep(20);
+      }
+      return null;
+    })();
+    const first = await firstClaimAfter(server, cut, 15_000);
+    console.log(`half-open: first heartbeat ${beat} ms, first claim ${first} ms after the cut`);
+    expect(beat).not.toBeNull();
+    expect(beat!).toBeLessThan(LEASE_MS / 2);
+    expect(first).not.toBeNull();
+    expect(first!).toBeLessThan(LEASE_MS / 2);
+    const r = await settled(server, log);
+    expect(r.lost).toEqual([]);
+    expect(r.accepted).toEqual([1, 2, 3]);
+  }, 40_000);
+
+  it('a dead connection is not handed out again: once one is found dead, the others idle since then are replaced', async () => {
+    const server = new Server(0);
+    const slow = new Set<number>();
+    tds = new FakeTds((req, conn) => (slow.has(conn.id) ? { ...server.reply(req, conn), delayMs: 300 } : server.reply(req, conn)));
+    await tds.start();
+    store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0 });
+    const s = store;
+    const result = { taskId: 1, workerId: 'w', attempt: 1, settlement: { kind: 'succeeded', result: null } } as const;
+    // a heartbeat sets the lease finishes are bounded by (a quarter of it: 1 s), then four finishes at once
+    // open four connections of the shared pool, idle afterwards
+    await s.worker.heartbeat({ workerIds: ['w'], running: [], leaseMs: 4000 });
+    for (let i = 1; i <= 20; i++) slow.add(i);
+    await Promise.all([1, 2, 3, 4].map(() => s.worker.finish([result])));
+    slow.clear();
+    expect(tds.logins('readpast').length).toBeGreaterThanOrEqual(4);
+    tds.freeze();
+    const times: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const began = Date.now();
+      await s.worker.finish([result]).catch(() => {});
+      times.push(Date.now() - began);
+    }
+    console.log(`finishes after the cut: ${times.join(', ')} ms`);
+    // the first waits for its timeout and the unanswered cancel; the next ones get new connections
+    expect(times[0]!).toBeGreaterThanOrEqual(900);
+    expect(times[0]!).toBeLessThan(3000);
+    for (const t of times.slice(1)) expect(t).toBeLessThan(500);
+  }, 30_000);
+});
