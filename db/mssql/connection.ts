@@ -5,7 +5,8 @@
 // producers, operators, finishes and reads. Every worker has its own connection besides
 // (session.ts), and heartbeats have one of their own (workers.ts).
 import * as ns from 'mssql';
-import { retrying, schemaMissing, schemaVersionMismatch } from './errors';
+import { retrying, SchemaMissingError, schemaMissing, schemaVersionMismatch, serverMessage } from './errors';
+import { probeServer, UnsupportedServerError, unsupportedReason } from './server';
 import { SCHEMA_GUARD } from './sql/migrations';
 import { toConfig, type MssqlTarget } from './url';
 
@@ -444,12 +445,40 @@ export class Shared {
 
   /** A statement on the shared pool. */
   async query<T = Record<string, unknown>>(text: string, params: readonly Param[] = []): Promise<ns.IResult<T>> {
-    return query<T>(await this.pool(), text, params);
+    const pool = await this.pool();
+    return this.judged(() => query<T>(pool, text, params));
   }
 
   /** A writing batch on the shared pool, run again after a deadlock. */
-  write<T = Record<string, unknown>>(text: string, params: readonly Param[] = []): Promise<ns.IResult<T>> {
-    return retrying(() => this.query<T>(text, params));
+  async write<T = Record<string, unknown>>(text: string, params: readonly Param[] = []): Promise<ns.IResult<T>> {
+    const pool = await this.pool();
+    return this.judged(() => retrying(() => query<T>(pool, text, params)));
+  }
+
+  /** null: not asked yet (or the question failed); else the server's refusal, or '' for a server readpast runs on */
+  private refusal: string | null = null;
+
+  /**
+   * Run `fn`; on its first error from the server, ask once what server this is. A stand-in (Babelfish) or
+   * a server readpast cannot run on fails every command with the refusal `migrate` and the worker give,
+   * not with whatever its parser or catalog said first — a one-shot command never migrates, so this is
+   * where it learns (and once refused, nothing more is sent). On SQL Server the error is the statement's own.
+   */
+  private async judged<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.refusal) throw new UnsupportedServerError(this.refusal);
+    try {
+      return await fn();
+    } catch (err) {
+      if (this.refusal === null && (serverMessage(err).number !== null || err instanceof SchemaMissingError)) {
+        try {
+          this.refusal = unsupportedReason(await probeServer(await this.pool())) ?? '';
+        } catch {
+          // could not ask: the statement's own error says the most
+        }
+      }
+      if (this.refusal) throw new UnsupportedServerError(this.refusal);
+      throw err;
+    }
   }
 
   /** A writing procedure of ours on the shared pool, run again after a deadlock. */
@@ -460,7 +489,7 @@ export class Shared {
     requestTimeout?: number,
   ): Promise<ns.IProcedureResult<T>> {
     const pool = await this.pool();
-    return retrying(() => call<T>(pool, name, params, requestTimeout, outputs));
+    return this.judged(() => retrying(() => call<T>(pool, name, params, requestTimeout, outputs)));
   }
 
   onWake(listener: () => void): () => void {

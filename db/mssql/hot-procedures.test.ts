@@ -103,3 +103,52 @@ describe('installed procedures: one definition, versioned names', () => {
     expect(now).toEqual(PINNED);
   });
 });
+
+describe('a stand-in is refused on the first error of a command that does not migrate', () => {
+  const probe = (babelfish: boolean) => ({
+    sets: [
+      {
+        columns: [
+          ['babelfish', 'int'],
+          ['babelfish_version', 'nvarchar'],
+          ['version_text', 'nvarchar'],
+          ['database_name', 'nvarchar'],
+          ['product_version', 'nvarchar'],
+          ['engine_edition', 'int'],
+          ['compatibility_level', 'int'],
+        ],
+        rows: [
+          babelfish
+            ? [1, '4.3.0', 'Babelfish for Aurora PostgreSQL with SQL Server Compatibility - 12.0.2000.8', 'fake', null, null, null]
+            : [0, null, 'Microsoft SQL Server 2022 (RTM-CU12) - 16.0.4125.3', 'fake', '16.0.4125.3', 3, 160],
+        ],
+      },
+    ] as const,
+  });
+  const isProbe = (text: string) => text.includes("SERVERPROPERTY('Babelfish')");
+
+  it('Babelfish: the enqueue fails with the refusal migrate gives, not with the stand-in’s parse error', async () => {
+    const s = await open((req, conn) => {
+      if (isProbe(req.text)) return probe(true);
+      if (req.text.includes(hotName(HOT.enqueue))) return { error: { number: 33557097, message: 'syntax error at or near "READPAST"' } };
+      return tagReply(req, conn);
+    });
+    await expect(s.commands.enqueue({ kind: 'handler', command: 'demo.echo' })).rejects.toThrow(
+      /Babelfish for PostgreSQL 4\.3\.0, SERVERPROPERTY\('Babelfish'\) = 1\) is not SQL Server/,
+    );
+    // and so does every later command, without asking again
+    await expect(s.reads.countsByQueue()).rejects.toThrow(/is not SQL Server/);
+    expect(tds.requests().filter((r) => isProbe(r.text))).toHaveLength(1);
+  });
+
+  it('SQL Server: the statement’s own error, and the server is asked once', async () => {
+    const s = await open((req, conn) => {
+      if (isProbe(req.text)) return probe(false);
+      if (req.text.includes(hotName(HOT.enqueue))) return { error: { number: 51002, message: 'batch 7 is released; only an open batch takes new tasks' } };
+      return tagReply(req, conn);
+    });
+    for (let i = 0; i < 2; i++)
+      await expect(s.commands.enqueue({ kind: 'handler', command: 'demo.echo', batchId: 7 })).rejects.toThrow(/only an open batch/);
+    expect(tds.requests().filter((r) => isProbe(r.text))).toHaveLength(1);
+  });
+});

@@ -5,10 +5,12 @@
 // gone for a while, then back), and a failover that leaves every open connection silent without a FIN.
 // What must hold: the first claim within 2 s of the server answering again, and no attempt lost whose
 // worker lived through an outage shorter than its lease.
-import { afterEach, describe, expect, it } from 'vitest';
+import { Socket } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { defaultRegistry } from '../../lib/engine/handlers';
 import type { Logger } from '../../lib/engine/logger';
 import { Pool } from '../../lib/engine/pool';
+import { KEEPALIVE_MS } from './connection';
 import { FakeTds, sessionRow, type FakeConnection, type FakeReply, type FakeRequest } from './fake-tds';
 import { openMssqlStore, type MssqlStore } from './store';
 
@@ -232,4 +234,25 @@ describe('an outage shorter than the lease (the real driver and pool against a s
     expect(times[0]!).toBeLessThan(3000);
     for (const t of times.slice(1)) expect(t).toBeLessThan(500);
   }, 30_000);
+
+  it('every connection of the store has TCP keep-alive after a short idle time (not tedious’s 30 s)', async () => {
+    const spy = vi.spyOn(Socket.prototype, 'setKeepAlive');
+    try {
+      const server = new Server(0);
+      tds = new FakeTds(server.reply);
+      await tds.start();
+      store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0 });
+      await store.worker.registerWorker({ workerId: 'w-ka', host: 'h', pid: 1, role: 'test' });
+      await store.worker.heartbeat({ workerIds: ['w-ka'], running: [], leaseMs: 30_000 });
+      await store.worker.finish([{ taskId: 1, workerId: 'w-ka', attempt: 1, settlement: { kind: 'succeeded', result: null } }]);
+      // the shared pool, the worker's own connection and the heartbeats': each socket's last word is ours
+      const last = new Map<unknown, unknown[]>();
+      spy.mock.calls.forEach((args, i) => last.set(spy.mock.contexts[i], args));
+      expect(tds.logins().length).toBe(3);
+      expect(last.size).toBe(3);
+      for (const args of last.values()) expect(args).toEqual([true, KEEPALIVE_MS]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
 });

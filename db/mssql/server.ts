@@ -1,8 +1,9 @@
 // What server this is, asked once in one round trip (sql/server.ts), and what readpast makes of it:
 // whether it may run here at all (a stand-in such as Babelfish is refused before anything else, then
 // too old a version, then too low a compatibility level), and how to name it. `migrate` and `doctor`
-// both read it; the judgement is pure, so it is tested without a server.
-import { query, type ConnectionPool } from './connection';
+// both read it, and a store asks it on its first server error (connection.ts: a one-shot command that
+// does not migrate is refused like the others); the judgement is pure, so it is tested without a server.
+import type { ConnectionPool } from './connection';
 import { SERVER_PROBE } from './sql/server';
 
 /** SERVERPROPERTY('EngineEdition') values readpast tells apart. */
@@ -102,7 +103,8 @@ export function serverInfoFromRow(row: ServerRow): ServerInfo {
 
 /** Ask the server (one round trip). */
 export async function probeServer(pool: ConnectionPool): Promise<ServerInfo> {
-  const row = (await query<ServerRow>(pool, SERVER_PROBE)).recordset[0];
+  // the pool's own request (connection.ts asks this on a store's first server error: no import back)
+  const row = (await pool.request().query<ServerRow>(SERVER_PROBE)).recordset[0];
   if (!row) throw new Error('the server probe returned no row');
   return serverInfoFromRow(row);
 }
@@ -199,7 +201,7 @@ export function unsupportedReason(info: ServerInfo): string | null {
   return refusal(info)?.message ?? null;
 }
 
-/** A refusal to run on this server (migrate, the worker's start, doctor). */
+/** A refusal to run on this server (migrate, the worker's start, doctor, a store's first server error). */
 export class UnsupportedServerError extends Error {
   override readonly name = 'UnsupportedServerError';
 }

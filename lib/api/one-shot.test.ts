@@ -72,4 +72,23 @@ describe('one-shot commands against SQL Server', () => {
     expect(tds.logins()).toHaveLength(2);
     expect(tds.requests()).toHaveLength(1 + 2);
   });
+
+  it('readpast enqueue against a stand-in (Babelfish): refused as migrate refuses it, not with its parse error', async () => {
+    tds.reply = (req) => {
+      if (req.text.includes("SERVERPROPERTY('Babelfish')")) {
+        const columns = [
+          ['babelfish', 'int'],
+          ['babelfish_version', 'nvarchar'],
+          ['version_text', 'nvarchar'],
+          ['database_name', 'nvarchar'],
+        ] as const;
+        return { sets: [{ columns, rows: [[1, '4.3.0', 'Babelfish for Aurora PostgreSQL', 'fake']] }] };
+      }
+      return { error: { number: 33557097, message: 'syntax error at or near "READPAST"' } };
+    };
+    const r = await cli(['enqueue', '--sql', 'SELECT 1'], tds.url());
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/SERVERPROPERTY\('Babelfish'\) = 1\) is not SQL Server/);
+    expect(r.stderr).not.toMatch(/syntax error/);
+  });
 });
