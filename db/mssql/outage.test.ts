@@ -17,8 +17,10 @@ import { openMssqlStore, type MssqlStore } from './store';
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** How long the listener stays gone (the production run: 30 s; shorter here, and under the lease). */
 const OUTAGE_MS = Number(process.env.READPAST_TEST_OUTAGE_MS ?? 3000);
-const LEASE_MS = 8000;
-const TASK_MS = 9000;
+/** longer than the outage, with room for the heartbeat after it */
+const LEASE_MS = Math.max(8000, 2 * OUTAGE_MS + 2000);
+/** the long tasks run through the outage and end after it */
+const TASK_MS = OUTAGE_MS + 6000;
 
 interface ModelTask {
   id: number;
@@ -179,7 +181,7 @@ describe('an outage shorter than the lease (the real driver and pool against a s
     const r = await settled(server, log);
     expect(r.lost).toEqual([]);
     expect(r.accepted).toEqual([1, 2, 3]);
-  }, 30_000);
+  }, 30_000 + 2 * OUTAGE_MS);
 
   it('a failover that leaves every open connection silent (no FIN): noticed well within the lease, claims resume, no attempt lost', async () => {
     const server = new Server(3);
