@@ -164,8 +164,7 @@ function tokensFor(reply: FakeReply, kind: 'batch' | 'rpc'): Buffer {
       parts.push(u8(0xac), u16(i), bVarchar(`@${name}`), u8(0x01), u32(0), u16(0x0001), typeInfo('nvarchar'), value('nvarchar', v)),
     );
     parts.push(done(DONE_PROC, reply.error ? ERROR : 0));
-  }
-  else parts.push(done(DONE, reply.error ? ERROR : 0));
+  } else parts.push(done(DONE, reply.error ? ERROR : 0));
   return Buffer.concat(parts);
 }
 

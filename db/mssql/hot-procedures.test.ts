@@ -45,9 +45,7 @@ describe('bytes per call of the hot writes', () => {
     const figures = {
       enqueue: await sent(() => s.commands.enqueue({ kind: 'handler', command: 'demo.echo', payload: { a: 1 } })),
       claim: await sent(() => s.worker.claim([{ workerId, session: 51 }], { leaseMs: 30_000 })),
-      finish: await sent(() =>
-        s.worker.finish([{ taskId: 1, workerId, attempt: 1, settlement: { kind: 'succeeded', result: null } }]),
-      ),
+      finish: await sent(() => s.worker.finish([{ taskId: 1, workerId, attempt: 1, settlement: { kind: 'succeeded', result: null } }])),
       heartbeat: await sent(() =>
         s.worker.heartbeat({ workerIds: [workerId], running: [{ taskId: 1, workerId, attempt: 1 }], leaseMs: 30_000 }),
       ),
@@ -56,7 +54,11 @@ describe('bytes per call of the hot writes', () => {
     console.log('bytes per call', figures);
     for (const [k, v] of Object.entries(figures)) expect(v, k).toBeLessThan(2048);
     // by name: each is an RPC of its versioned procedure
-    for (const p of HOT_PROCEDURES) expect(tds.requests().some((r) => r.kind === 'rpc' && r.text.includes(hotName(p))), p.name).toBe(true);
+    for (const p of HOT_PROCEDURES)
+      expect(
+        tds.requests().some((r) => r.kind === 'rpc' && r.text.includes(hotName(p))),
+        p.name,
+      ).toBe(true);
   });
 
   it('a procedure the database lacks (a schema older than the code) says to run readpast migrate', async () => {
@@ -144,7 +146,8 @@ describe('a stand-in is refused on the first error of a command that does not mi
   it('SQL Server: the statement’s own error, and the server is asked once', async () => {
     const s = await open((req, conn) => {
       if (isProbe(req.text)) return probe(false);
-      if (req.text.includes(hotName(HOT.enqueue))) return { error: { number: 51002, message: 'batch 7 is released; only an open batch takes new tasks' } };
+      if (req.text.includes(hotName(HOT.enqueue)))
+        return { error: { number: 51002, message: 'batch 7 is released; only an open batch takes new tasks' } };
       return tagReply(req, conn);
     });
     for (let i = 0; i < 2; i++)

@@ -63,7 +63,17 @@ class Server {
           if (!owned.includes(t.id)) owned.push(t.id);
         }
       }
-      return { sets: [{ columns: [['id', 'bigint'], ['cancel_requested', 'bit']], rows: owned.map((id) => [id, false]) }] };
+      return {
+        sets: [
+          {
+            columns: [
+              ['id', 'bigint'],
+              ['cancel_requested', 'bit'],
+            ],
+            rows: owned.map((id) => [id, false]),
+          },
+        ],
+      };
     }
     if (req.text.includes('readpast.Finish_v')) {
       const rows: unknown[][] = [];
@@ -76,7 +86,14 @@ class Server {
       }
       return {
         sets: [
-          { columns: [['ord', 'int'], ['ok', 'int'], ['frees', 'int']], rows },
+          {
+            columns: [
+              ['ord', 'int'],
+              ['ok', 'int'],
+              ['frees', 'int'],
+            ],
+            rows,
+          },
           { columns: [['batch_id', 'bigint']], rows: [] },
         ],
       };
@@ -113,7 +130,27 @@ function claimRow(t: ModelTask, conn: FakeConnection): unknown[] {
   const now = new Date();
   const token = `00000000-0000-4000-8000-${String(t.id).padStart(12, '0')}`;
   const payload = JSON.stringify({ ms: TASK_MS });
-  return [t.id, token, 'default', 'handler', 'demo.sleep', payload, 0, t.attempt, 3, null, now, now, now, null, null, null, 1000, conn.spid, 1];
+  return [
+    t.id,
+    token,
+    'default',
+    'handler',
+    'demo.sleep',
+    payload,
+    0,
+    t.attempt,
+    3,
+    null,
+    now,
+    now,
+    now,
+    null,
+    null,
+    null,
+    1000,
+    conn.spid,
+    1,
+  ];
 }
 
 function capture(): Logger & { warnings: string[] } {
@@ -140,7 +177,14 @@ async function running(server: Server): Promise<ReturnType<typeof capture>> {
   await tds.start();
   store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0 });
   const log = capture();
-  pool = new Pool(store, defaultRegistry(), { concurrency: 4, maintenance: false, heartbeatMs: 500, pollMs: 300, leaseMs: LEASE_MS, logger: log });
+  pool = new Pool(store, defaultRegistry(), {
+    concurrency: 4,
+    maintenance: false,
+    heartbeatMs: 500,
+    pollMs: 300,
+    leaseMs: LEASE_MS,
+    logger: log,
+  });
   await pool.start();
   for (let i = 0; i < 300 && pool.busy < 3; i++) await sleep(10);
   expect(pool.busy).toBe(3);
@@ -163,27 +207,37 @@ async function firstClaimAfter(server: Server, from: number, withinMs: number): 
 async function settled(server: Server, log: ReturnType<typeof capture>) {
   for (let i = 0; i < 800 && server.finishes.filter((f) => f.taskId <= 3).length < 3; i++) await sleep(20);
   const lost = log.warnings.filter((w) => /lost its lease|lease was lost/.test(w));
-  return { accepted: server.finishes.filter((f) => f.ok).map((f) => f.taskId).sort(), lost };
+  return {
+    accepted: server.finishes
+      .filter((f) => f.ok)
+      .map((f) => f.taskId)
+      .sort(),
+    lost,
+  };
 }
 
 describe('an outage shorter than the lease (the real driver and pool against a stand-in server)', () => {
-  it(`a server restart — connections reset mid-request, the listener gone ${OUTAGE_MS} ms: claims resume within 2 s, no attempt lost`, async () => {
-    const server = new Server(3);
-    const log = await running(server);
-    await tds.stop({ reset: true });
-    await sleep(OUTAGE_MS);
-    await tds.start();
-    const back = Date.now();
-    const first = await firstClaimAfter(server, back, 10_000);
-    console.log(`restart: first claim ${first} ms after the server was back`);
-    expect(first).not.toBeNull();
-    expect(first!).toBeLessThan(2000);
-    const r = await settled(server, log);
-    expect(r.lost).toEqual([]);
-    expect(r.accepted).toEqual([1, 2, 3]);
-  }, 30_000 + 2 * OUTAGE_MS);
+  it(
+    `a server restart — connections reset mid-request, the listener gone ${OUTAGE_MS} ms: claims resume within 2 s, no attempt lost`,
+    async () => {
+      const server = new Server(3);
+      const log = await running(server);
+      await tds.stop({ reset: true });
+      await sleep(OUTAGE_MS);
+      await tds.start();
+      const back = Date.now();
+      const first = await firstClaimAfter(server, back, 10_000);
+      console.log(`restart: first claim ${first} ms after the server was back`);
+      expect(first).not.toBeNull();
+      expect(first!).toBeLessThan(2000);
+      const r = await settled(server, log);
+      expect(r.lost).toEqual([]);
+      expect(r.accepted).toEqual([1, 2, 3]);
+    },
+    30_000 + 2 * OUTAGE_MS,
+  );
 
-  it('a failover that leaves every open connection silent (no FIN): noticed well within the lease, claims resume, no attempt lost', async () => {
+  it('a failover leaving every open connection silent (no FIN): noticed well within the lease, claims resume, none lost', async () => {
     const server = new Server(3);
     const log = await running(server);
     const cut = Date.now();

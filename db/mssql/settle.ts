@@ -1,6 +1,7 @@
 // Ending attempts on SQL Server: a worker's settlements (FINISH, installed as readpast.Finish_v<n>:
-// sql/hot.ts; fenced on task, worker and attempt; the attempt's token released), then the batches whose tasks moved are settled — completed once all
-// their tasks are finished, or aborted — in a transaction of their own (SETTLE_BATCHES).
+// sql/hot.ts; fenced on task, worker and attempt; the attempt's token released), then the batches whose
+// tasks moved are settled — completed once all their tasks are finished, or aborted — in a transaction
+// of their own (SETTLE_BATCHES).
 import { fingerprint } from '../../lib/engine/fingerprint';
 import type { AttemptResult } from '../../lib/engine/types';
 import { query, sql, type Runner, type Shared } from './connection';
