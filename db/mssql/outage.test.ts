@@ -311,4 +311,23 @@ describe('an outage shorter than the lease (the real driver and pool against a s
       spy.mockRestore();
     }
   });
+
+  it('a claim that times out on a live but slow server leaves its session: the next claim runs on a new one', async () => {
+    const server = new Server(1);
+    let slowClaims = 1;
+    tds = new FakeTds((req, conn) =>
+      req.text.includes('readpast.Claim_v') && slowClaims-- > 0 ? { sets: [claimSet([])], delayMs: 1600 } : server.reply(req, conn),
+    );
+    await tds.start();
+    store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0 });
+    const reg = await store.worker.registerWorker({ workerId: 'w-slow', host: 'h', pid: 1, role: 'test' });
+    const slot = { workerId: 'w-slow', session: reg.session };
+    // a lease of 4 s bounds a claim by 1 s: the first is cut short (the server acknowledges the cancel)
+    await expect(store.worker.claim([slot], { leaseMs: 4000 })).rejects.toThrow(/Timeout|1000ms/);
+    const claimed = await store.worker.claim([slot], { leaseMs: 4000 });
+    expect(claimed.map((t) => t.id)).toEqual([1]);
+    const logins = tds.logins(/^readpast worker /);
+    expect(logins).toHaveLength(2);
+    expect(logins[1]!.requests.some((r) => r.text.includes('readpast.Claim_v'))).toBe(true);
+  });
 });
