@@ -101,7 +101,8 @@ describe('installed procedures: one definition, versioned names', () => {
     // When this fails because CLAIM, FINISH, HEARTBEAT or ENQUEUE_WRITE changed: set that procedure's
     // version (sql/hot.ts) to a new migration's number, have that migration install it (createHotProcedure)
     // and ExecAsync again if it was Enqueue (callers.test.ts), drop the old name there if the schema change
-    // breaks it, and pin the new name here. Never change the hash of a name already released.
+    // breaks it, and pin the new name here. Never change the hash of a name already released (a name
+    // whose migration has not been released yet may be re-pinned instead: no database holds it).
     expect(now).toEqual(PINNED);
   });
 });
