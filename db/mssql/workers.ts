@@ -22,13 +22,15 @@ import { toConfig } from './url';
 const big = (v: unknown) => JSON.stringify(v);
 
 /**
- * A worker's own statements — heartbeat, claim, finish; never a task's work — give up after a quarter of
+ * A worker's own statements — heartbeat, claim, finish; never a task's work — give up after a third of
  * the lease (within 1–10 s), and a request not acknowledged then is dropped after CANCEL_TIMEOUT_MS
- * (connection.ts): on a connection the server left without a FIN, a worker notices within about a third
- * of its lease, reconnects, and a later heartbeat still renews in time.
+ * (connection.ts): on a connection the server left without a FIN, a worker notices within a third of its
+ * lease and a second, reconnects, and a later heartbeat still renews in time. (Half the lease, as before,
+ * plus tedious's 5 s cancel wait, let a 10 s lease lapse; a quarter would give up on a slow server's
+ * heartbeats that would still have renewed in time.)
  */
 export function workerStatementTimeoutMs(leaseMs: number): number {
-  return Math.max(1000, Math.min(10_000, Math.floor(leaseMs / 4)));
+  return Math.max(1000, Math.min(10_000, Math.floor(leaseMs / 3)));
 }
 
 /** The worker connections of this process, by worker id, and the connection their heartbeats share. */
