@@ -34,10 +34,13 @@ export interface HotProcedure {
   body: string;
 }
 
-/** ENQUEUE_WRITE, its results as JSON [{ord, token, created}] in @results. */
+/**
+ * ENQUEUE_WRITE, its results as JSON [{ord, token, created}] in @results (in no particular order: each
+ * carries its ord; no ORDER BY in a subquery, which T-SQL allows only beside TOP, OFFSET or FOR XML).
+ */
 const ENQUEUE_BODY = `${ENQUEUE_WRITE}
   SET @results = (SELECT i.ord, i.token, CASE WHEN i.existing = 1 THEN 0 ELSE 1 END AS created
-    FROM @in AS i ORDER BY i.ord FOR JSON PATH);`;
+    FROM @in AS i FOR JSON PATH);`;
 
 export const HOT = {
   enqueue: { name: 'Enqueue', version: 17, params: ['@tasks nvarchar(max)', '@results nvarchar(max) = NULL OUTPUT'], body: ENQUEUE_BODY },
