@@ -7,7 +7,7 @@ import { retrying, serverMessage } from './errors';
 import { claimedTask, id, intMs, type ClaimRow } from './rows';
 import { idleTag } from './session';
 import { HOT, hotName } from './sql/hot';
-import { workerStatementTimeoutMs, type Workers } from './workers';
+import type { Workers } from './workers';
 
 /** This process's claims: it remembers when it last served the unbatched lane (for fairness). */
 export class Claims {
@@ -15,14 +15,13 @@ export class Claims {
 
   constructor(
     private readonly workers: Workers,
-    private readonly shared: Pick<Shared, 'leaseMs'>,
+    private readonly shared: Pick<Shared, 'statementTimeoutMs'>,
     private readonly log: Logger,
   ) {}
 
   /** One slot's claim, on that worker's own connection. */
   private async claimOne(slot: WorkerSlot, opts: ClaimOptions): Promise<ClaimedTask | null> {
     const conn = this.workers.connection(slot.workerId);
-    this.shared.leaseMs = opts.leaseMs;
     await conn.ensureCurrent();
     const params: Param[] = [
       ['worker_id', sql.NVarChar(256), slot.workerId],
@@ -32,7 +31,7 @@ export class Claims {
     ];
     let r;
     try {
-      r = await retrying(() => conn.call(hotName(HOT.claim), params, workerStatementTimeoutMs(opts.leaseMs)));
+      r = await retrying(() => conn.call(hotName(HOT.claim), params, this.shared.statementTimeoutMs));
     } catch (err) {
       // a claim cut short may leave its session in a transaction, or on a dead socket: start afresh
       if (serverMessage(err).number === null) await conn.reset();

@@ -274,6 +274,9 @@ export const KEEPALIVE_MS = 5000;
  */
 export const CANCEL_TIMEOUT_MS = 1000;
 
+/** The default of Shared.statementTimeoutMs: longer than a claim waits behind the longest caller transaction (20 s max; 10 s default). */
+export const STATEMENT_TIMEOUT_MS = 15_000;
+
 /** What the driver's pool and tedious connection expose that the Driver uses (mssql 12, tedious 19). */
 interface DriverConnection {
   closed?: boolean;
@@ -401,8 +404,12 @@ export class Driver {
  */
 export class Shared {
   readonly driver: Driver;
-  /** the lease the workers of this process last asked for (bounds their finishes: workers.ts) */
-  leaseMs = 30_000;
+  /**
+   * How long the store's own statements on a worker's session (tags, clean-up), its claims and its
+   * finishes may take before they are cancelled (MssqlStoreOptions.statementTimeoutMs): a bound on how
+   * long a connection the server left without a FIN holds a worker's dispatcher.
+   */
+  statementTimeoutMs = STATEMENT_TIMEOUT_MS;
   private readonly sharedPool: ns.ConnectionPool;
   private connecting: Promise<ns.ConnectionPool> | null = null;
   private readonly listeners = new Set<() => void>();
@@ -417,7 +424,9 @@ export class Shared {
     factory: PoolFactory = defaultPoolFactory,
     accessToken?: AccessTokenProvider,
     schemaVersion: number | null = null,
+    statementTimeoutMs?: number,
   ) {
+    if (statementTimeoutMs !== undefined) this.statementTimeoutMs = statementTimeoutMs;
     this.driver = new Driver(factory, log, accessToken);
     const cfg = toConfig(target, { appName: 'readpast', pool: { min: 0, max: 10 } });
     cfg.options = { ...cfg.options, abortTransactionOnError: true };

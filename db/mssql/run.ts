@@ -34,7 +34,7 @@ function onSession<T>(workers: Workers, attempt: RunningAttempt, fn: (pool: Conn
     async (pool, info) => {
       if (inTask && info.session !== attempt.session) {
         // the connection was replaced since the claim: the attempt runs on the new session, recorded from that
-        // session itself (never the shared pool), bounded by the worker pool's request timeout (INTERNAL_TIMEOUT_MS)
+        // session itself (never the shared pool), bounded by the worker pool's request timeout (Shared.statementTimeoutMs)
         await retrying(() =>
           query(pool, UPDATE_ATTEMPT_SESSION, [
             ['session', sql.Int, info.session],

@@ -9,12 +9,6 @@ import { call, query, sql, type ConnectionPool, type Param, type Shared } from '
 import { SESSION_CLEANUP, SESSION_TAG } from './sql/session';
 import { toConfig } from './url';
 
-/**
- * Our own statements on a worker session (tags, the clean-up after a task) give up after this long; a
- * claim sooner (workers.ts: workerStatementTimeoutMs). A task's own work has no such bound.
- */
-export const INTERNAL_TIMEOUT_MS = 10_000;
-
 export interface SessionInfo {
   session: number;
   /** as the server keeps it (its local time, read as if UTC): compared with sys.dm_exec_sessions, never shown */
@@ -89,7 +83,7 @@ export class WorkerConnection {
   private replacing = false;
 
   constructor(
-    private readonly shared: Pick<Shared, 'target' | 'log' | 'openPool'>,
+    private readonly shared: Pick<Shared, 'target' | 'log' | 'openPool' | 'statementTimeoutMs'>,
     readonly workerId: string,
     /**
      * called when the session is first known and whenever it changes (`expected`: replaced on
@@ -106,7 +100,8 @@ export class WorkerConnection {
     const cfg = toConfig(this.shared.target, {
       appName: `readpast worker ${this.workerId}`,
       pool: { min: 1, max: 1 },
-      requestTimeout: INTERNAL_TIMEOUT_MS,
+      // our own statements on it (tags, clean-up, claims); a task's own work has no bound
+      requestTimeout: this.shared.statementTimeoutMs,
     });
     cfg.beforeConnect = () => {
       this.generation++;

@@ -8,7 +8,6 @@ import { query, sql, type Runner, type Shared } from './connection';
 import { retrying } from './errors';
 import { id, isoUtc, toJson, type Id } from './rows';
 import { HOT, hotName } from './sql/hot';
-import { workerStatementTimeoutMs } from './workers';
 import { SETTLE_BATCHES } from './sql/settle';
 
 const cap = (s: string | null | undefined, n: number) => (s === null || s === undefined ? null : s.slice(0, n));
@@ -63,7 +62,7 @@ export async function finish(shared: Shared, results: AttemptResult[]): Promise<
     hotName(HOT.finish),
     [['results', sql.NVarChar(sql.MAX), JSON.stringify(results.map(finishRow))]],
     [],
-    workerStatementTimeoutMs(shared.leaseMs),
+    shared.statementTimeoutMs,
   );
   const rows = (r.recordsets as unknown as { ord: number; ok: number; frees: number }[][])[0] ?? [];
   const accepted = new Array<boolean>(results.length).fill(false);

@@ -54,6 +54,8 @@ export interface MssqlStoreOptions {
    * Directory Access Token`, or with no Authentication in the URL (then it is that mode).
    */
   accessToken?: AccessTokenProvider;
+  /** how long claims, finishes and the store's statements on a worker's session may take, ms (default 15,000) */
+  statementTimeoutMs?: number;
 }
 
 export class MssqlStore implements Store {
@@ -85,6 +87,7 @@ export class MssqlStore implements Store {
       opts.poolFactory,
       opts.accessToken,
       opts.migrate === false && opts.checkSchema !== false ? CODE_VERSION : null,
+      opts.statementTimeoutMs,
     ));
     const procs = new ProcedureCatalog(() => shared.pool());
     const workers = (this.workers = new Workers(shared));

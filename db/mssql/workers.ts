@@ -22,14 +22,14 @@ import { toConfig } from './url';
 const big = (v: unknown) => JSON.stringify(v);
 
 /**
- * A worker's own statements — heartbeat, claim, finish; never a task's work — give up after a third of
- * the lease (within 1–10 s), and a request not acknowledged then is dropped after CANCEL_TIMEOUT_MS
- * (connection.ts): on a connection the server left without a FIN, a worker notices within a third of its
- * lease and a second, reconnects, and a later heartbeat still renews in time. (Half the lease, as before,
- * plus tedious's 5 s cancel wait, let a 10 s lease lapse; a quarter would give up on a slow server's
- * heartbeats that would still have renewed in time.)
+ * A heartbeat gives up after a third of the lease (within 1–10 s), and one not acknowledged then is
+ * dropped after CANCEL_TIMEOUT_MS (connection.ts): on a connection the server left without a FIN, the
+ * pool notices within a third of its lease and a second, reconnects, and a later heartbeat still renews in
+ * time. (Half the lease, as before, plus tedious's 5 s cancel wait, let a 10 s lease lapse.) Claims and
+ * finishes are bounded by the store's statement timeout instead (Shared.statementTimeoutMs): they may
+ * rightly wait behind locks for longer than a lease (a claim counts its lease from when it takes the row).
  */
-export function workerStatementTimeoutMs(leaseMs: number): number {
+export function heartbeatTimeoutMs(leaseMs: number): number {
   return Math.max(1000, Math.min(10_000, Math.floor(leaseMs / 3)));
 }
 
@@ -119,7 +119,6 @@ export class Workers {
   }
 
   async heartbeat(input: HeartbeatInput): Promise<HeartbeatResult> {
-    this.shared.leaseMs = input.leaseMs;
     const pool = await this.beatPool();
     const r = await retrying(() =>
       call<{ id: Id; cancel_requested: boolean }>(
@@ -130,7 +129,7 @@ export class Workers {
           ['running', sql.NVarChar(sql.MAX), big(input.running)],
           ['lease_ms', sql.Int, intMs(input.leaseMs)],
         ],
-        workerStatementTimeoutMs(input.leaseMs),
+        heartbeatTimeoutMs(input.leaseMs),
       ),
     );
     const owned = r.recordset.map((x) => id(x.id));
