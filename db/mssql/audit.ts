@@ -3,7 +3,7 @@
 import { auditJson, parseAuditJson as parse } from '../../lib/engine/audit';
 import type { AuditWrite } from '../../lib/engine/ports';
 import type { AuditFilter, AuditInput, AuditRecord, AuditSource, Page } from '../../lib/engine/types';
-import { query, sql, type Param, type Shared, type Transaction } from './connection';
+import { callOn, query, sql, type OutParam, type Param, type Shared, type Transaction } from './connection';
 import { retrying } from './errors';
 import * as S from './sql/audit';
 
@@ -35,6 +35,14 @@ function onTransaction(shared: Shared, t: Transaction, state: { woken: boolean; 
   };
   s.query = run;
   s.write = run;
+  // the installed procedures a concern calls (the enqueue: sql/hot.ts) join the transaction too
+  s.callWrite = (<T>(name: string, params: readonly Param[], outputs: readonly OutParam[] = []) => {
+    const r = turn.then(() => shared.judged(() => callOn<T>(t.request(), name, params, outputs)));
+    turn = r.catch((err: unknown) => {
+      state.failure ??= err;
+    });
+    return r;
+  }) as Shared['callWrite'];
   // statements a concern runs on the runner itself (setQueue, settling batches) are watched the same way
   const runner = Object.create(t) as Transaction;
   runner.request = () => {

@@ -473,7 +473,7 @@ export class Shared {
    * not with whatever its parser or catalog said first — a one-shot command never migrates, so this is
    * where it learns (and once refused, nothing more is sent). On SQL Server the error is the statement's own.
    */
-  private async judged<T>(fn: () => Promise<T>): Promise<T> {
+  async judged<T>(fn: () => Promise<T>): Promise<T> {
     if (this.refusal) throw new UnsupportedServerError(this.refusal);
     try {
       return await fn();
