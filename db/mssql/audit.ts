@@ -37,7 +37,7 @@ function onTransaction(shared: Shared, t: Transaction, state: { woken: boolean; 
   s.write = run;
   // the installed procedures a concern calls (the enqueue: sql/hot.ts) join the transaction too
   s.callWrite = (<T>(name: string, params: readonly Param[], outputs: readonly OutParam[] = []) => {
-    const r = turn.then(() => shared.judged(() => callOn<T>(t.request(), name, params, outputs)));
+    const r = turn.then(() => shared.judged(() => callOn<T>(t, name, params, outputs)));
     turn = r.catch((err: unknown) => {
       state.failure ??= err;
     });

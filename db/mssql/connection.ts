@@ -7,6 +7,7 @@
 import * as ns from 'mssql';
 import { retrying, SchemaMissingError, schemaMissing, schemaVersionMismatch, serverMessage } from './errors';
 import { probeServer, UnsupportedServerError, unsupportedReason } from './server';
+import { execText } from './sql/hot';
 import { SCHEMA_GUARD } from './sql/migrations';
 import { toConfig, type MssqlTarget } from './url';
 
@@ -88,21 +89,36 @@ export type OutParam = readonly [name: string, type: ns.ISqlType | (() => ns.ISq
 
 /**
  * Call an installed procedure of ours (one RPC: its name and typed parameters, no statement text) on a
- * request the caller made (a pool's, a transaction's). A procedure or table that is not there fails with
- * "run readpast migrate".
+ * pool or a transaction open on it (`requestTimeout`: its own, ms). A procedure or table that is not there
+ * fails with "run readpast migrate". On a pool whose schema check has not passed yet (a store that does
+ * not migrate) the first call goes as SCHEMA_GUARD then EXEC, in the same round trip, as query() does.
  */
 export async function callOn<T = Record<string, unknown>>(
-  req: ns.Request,
+  runner: Runner,
   name: string,
   params: readonly Param[],
   outputs: readonly OutParam[] = [],
+  requestTimeout?: number,
 ): Promise<ns.IProcedureResult<T>> {
+  const req = requestTimeout === undefined ? runner.request() : requestWithTimeout(runner, requestTimeout);
   for (const [n, type, value] of params) req.input(n, type, value);
   for (const [n, type] of outputs) req.output(n, type);
+  const owner = 'parent' in runner && runner.parent ? (runner.parent as ns.ConnectionPool) : (runner as ns.ConnectionPool);
+  const guard = schemaGuards.get(owner);
+  const guarded = guard !== undefined && !guard.passed;
   try {
-    return await req.execute<T>(name);
+    if (!guarded) return await req.execute<T>(name);
+    req.input('readpast_code_version', sql.Int, guard.codeVersion);
+    const text = execText(
+      name,
+      params.map(([n]) => n),
+      outputs.map(([n]) => n),
+    );
+    const r = await req.query<T>(SCHEMA_GUARD + text);
+    guard.passed = true;
+    return r as unknown as ns.IProcedureResult<T>;
   } catch (err) {
-    throw schemaMissing(err) ?? err;
+    throw (guard && schemaVersionMismatch(err, guard.codeVersion)) ?? schemaMissing(err) ?? err;
   }
 }
 
@@ -114,8 +130,7 @@ export function call<T = Record<string, unknown>>(
   requestTimeout?: number,
   outputs: readonly OutParam[] = [],
 ): Promise<ns.IProcedureResult<T>> {
-  const req = requestTimeout === undefined ? pool.request() : requestWithTimeout(pool, requestTimeout);
-  return callOn<T>(req, name, params, outputs);
+  return callOn<T>(pool, name, params, outputs, requestTimeout);
 }
 
 // ---- pools ---------------------------------------------------------------------------------------

@@ -159,8 +159,8 @@ describe('connections and round trips (the real driver against a stand-in TDS en
     // the guard, then the statement: one request
     const guardLine = SCHEMA_GUARD.split('\n')[0]!;
     expect(first!.text).toContain(guardLine);
-    expect(first!.text.indexOf(guardLine)).toBeLessThan(first!.text.indexOf('readpast.Tasks'));
-    expect(second!.text).toContain('readpast.Tasks');
+    expect(first!.text.indexOf(guardLine)).toBeLessThan(first!.text.indexOf('EXEC readpast.Enqueue_v'));
+    expect(second!.text).toContain('readpast.Enqueue_v'); // the installed procedure, by name
     expect(second!.text).not.toContain('readpast.SchemaVersion');
     expect(s.driverCounts).toEqual({ connections: 1, roundTrips: 2 });
   });

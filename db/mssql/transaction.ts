@@ -27,7 +27,7 @@ type MssqlTransaction = InstanceType<typeof sql.Transaction>;
 
 /** The enqueue procedure as one request on the transaction; not retried. */
 function runner(t: MssqlTransaction): EnqueueRunner {
-  return (name, params, outputs) => callOn(new sql.Request(t), name, params, outputs);
+  return (name, params, outputs) => callOn(t, name, params, outputs);
 }
 
 /** The caller's transaction from `opts`, checked; null when there is none. */

@@ -10,6 +10,8 @@ import { alterToBinary, MIGRATIONS, NAME_TABLES } from './schema';
 import { BATCH_LIST_SHAPES } from './sql/batches';
 import { FAILURE_SHAPES } from './sql/operators';
 import { allListShapes, taskWindowShapes } from './sql/reads';
+import { HOT_PROCEDURES, hotName } from './sql/hot';
+import { SCHEMA_GUARD } from './sql/migrations';
 
 interface NamedStatement {
   name: string;
@@ -62,6 +64,18 @@ const VARIANTS: Record<string, (fn: (arg: never) => string) => NamedStatement[]>
   'reads.taskWindowSql': (fn) => taskWindowShapes().map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
   'reads.listAttemptsSql': (fn) => allListShapes().attempts.map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
   'batches.listBatchesSql': (fn) => BATCH_LIST_SHAPES.map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
+  // the first call of a store that does not migrate: the guard, then each procedure as EXEC text
+  'hot.execText': (fn) =>
+    HOT_PROCEDURES.map((p) => {
+      const names = p.params.map((x) => /^@(\w+)/.exec(x)![1]!);
+      const outs = p.params.filter((x) => x.endsWith(' OUTPUT')).map((x) => /^@(\w+)/.exec(x)![1]!);
+      const call = (fn as unknown as (n: string, a: string[], o: string[]) => string)(
+        hotName(p),
+        names.filter((n) => !outs.includes(n)),
+        outs,
+      );
+      return { name: `(${p.name})`, text: SCHEMA_GUARD + call };
+    }),
   'live.killSql': (fn) => [1, 32767].map((n) => ({ name: `(${n})`, text: fn(n as never) })),
   'migrations.resetTablesSql': (fn) => [{ name: '([Tasks], [AuditLog])', text: fn(['[Tasks]', '[AuditLog]'] as never) }],
 };
@@ -435,6 +449,7 @@ describe('T-SQL parse check', () => {
       'callers.ASYNC_EXEC_RESULTS_VIEW',
       'wake.WAKE_POLL',
       'migration 17 batch 1',
+      'hot.execText(Enqueue)',
     ]) {
       expect(names).toContain(must);
     }

@@ -76,3 +76,12 @@ BEGIN
   ${p.body}
 END;`;
 }
+
+/**
+ * `EXEC readpast.X_v17 @a = @a, …, @o = @o OUTPUT;`: a call as statement text, for the first call of a store
+ * that does not migrate, sent after SCHEMA_GUARD in the same request (connection.ts callOn).
+ */
+export function execText(name: string, params: readonly string[], outputs: readonly string[] = []): string {
+  const args = [...params.map((n) => `@${n} = @${n}`), ...outputs.map((n) => `@${n} = @${n} OUTPUT`)].join(', ');
+  return `EXEC ${name} ${args};`;
+}
