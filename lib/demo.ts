@@ -120,7 +120,8 @@ export async function createDemoBatch(readpast: Readpast, opts: DemoOptions = {}
 export async function limitDemoQueue(readpast: Readpast): Promise<boolean> {
   const queue = (await readpast.reads.listQueues()).find((q) => q.name === DEMO_LIMIT.queue);
   if (queue && queue.concurrencyLimit !== null) return false;
-  const changes = await readpast.queueChanges(DEMO_LIMIT.queue, 50);
+  // a queue that does not exist yet has no changes (asking for one answers NotFound)
+  const changes = queue ? await readpast.queueChanges(DEMO_LIMIT.queue, 50) : [];
   if (changes.some((c) => c.field === 'concurrencyLimit')) return false;
   await readpast.setQueue(DEMO_LIMIT.queue, { concurrencyLimit: DEMO_LIMIT.concurrencyLimit }, 'demo');
   return true;
