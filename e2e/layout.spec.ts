@@ -46,12 +46,16 @@ function measureTables(page: Page): Promise<{ docOverflow: boolean; tables: Tabl
       let pinnedAfterScroll = true;
       let lastReachable = true;
       if (overflow) {
+        const first = (firstTd ?? firstTh)!;
+        first.scrollIntoView({ block: 'center', inline: 'nearest' });
         const before = box.scrollLeft;
         box.scrollLeft = box.scrollWidth;
-        const r = (firstTd ?? firstTh)!.getBoundingClientRect();
+        const left = box.getBoundingClientRect().left;
+        const right = box.getBoundingClientRect().right;
+        const r = first.getBoundingClientRect();
         const hit = document.elementFromPoint(r.left + Math.min(12, r.width / 2), r.top + r.height / 2);
-        pinnedAfterScroll = Math.abs(r.left - boxRect.left) <= 1 && hit !== null && (firstTd ?? firstTh)!.contains(hit);
-        lastReachable = lastTh.getBoundingClientRect().right <= boxRect.right + 1;
+        pinnedAfterScroll = Math.abs(r.left - left) <= 1 && hit !== null && first.contains(hit);
+        lastReachable = lastTh.getBoundingClientRect().right <= right + 1;
         box.scrollLeft = before;
       }
       return {
@@ -79,9 +83,12 @@ function expectFitsOrPinned(where: string, r: TableReport) {
 
 /** Something in every table: a paused queue with waiting work (its "why" note), failures, running tasks. */
 async function seed(request: APIRequestContext) {
+  // the queue exists once a task names it; paused before its ready task comes, which then waits
   const paused = unique('e2e-layout-paused');
-  await enqueue(request, { command: 'demo.echo', queue: paused, payload: { n: 1 } });
+  const later = new Date(Date.now() + 3_600_000).toISOString();
+  const waiting = [await enqueue(request, { command: 'demo.echo', queue: paused, payload: { n: 0 }, runAt: later })];
   expect((await request.patch(`/api/queues/${paused}`, { data: { paused: true } })).status()).toBe(200);
+  waiting.push(await enqueue(request, { command: 'demo.echo', queue: paused, payload: { n: 1 } }));
   const busy = unique('e2e-layout');
   const dead = await enqueue(request, {
     command: 'demo.fail',
@@ -89,9 +96,11 @@ async function seed(request: APIRequestContext) {
     payload: { message: 'Transaction (Process ID 57) was deadlocked on lock resources with another process', number: 1205 },
     maxAttempts: 1,
   });
+  // cancelled at the end of each test
   const running = [
-    await enqueue(request, { command: 'demo.progress', queue: busy, payload: { steps: 60, ms: 500 } }),
-    await enqueue(request, { command: 'demo.sleep', queue: busy, payload: { ms: 30_000 } }),
+    await enqueue(request, { command: 'demo.progress', queue: busy, payload: { steps: 600, ms: 500 } }),
+    await enqueue(request, { command: 'demo.sleep', queue: busy, payload: { ms: 300_000 } }),
+    ...waiting,
   ];
   await waitForStatus(request, dead, 'dead');
   return { paused, busy, dead, running };
@@ -108,6 +117,7 @@ async function settle(page: Page, path: string) {
   await page.waitForTimeout(700);
 }
 
+const DARK_PAGES = ['/', '/running', '/tasks?status=dead', '/queues', '/failed', '/log'];
 const PAGES = ['/', '/running', '/tasks', '/tasks?status=dead', '/queues', '/failed', '/log', '/workers', '/batches', '/audit', '/alerts'];
 
 test('at 1280×900 every table fits or scrolls with its first column pinned, in both themes', async ({ page, request }) => {
@@ -117,21 +127,33 @@ test('at 1280×900 every table fits or scrolls with its first column pinned, in 
   await page.setViewportSize({ width: 1280, height: 900 });
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
-    for (const path of [...PAGES, `/tasks/${seeded.dead}`]) {
+    // every page in the light theme; the pages with the widest tables again in the dark one
+    for (const path of scheme === 'light' ? [...PAGES, `/tasks/${seeded.dead}`] : DARK_PAGES) {
       await settle(page, path);
       const m = await measureTables(page);
       expect(m.docOverflow, `${path}: the page itself does not scroll sideways`).toBe(false);
       for (const t of m.tables) expectFitsOrPinned(`${scheme} ${path}`, t);
       const name = path === '/' ? 'overview' : path.slice(1).replace(/[/?=]/g, '-');
-      await page.screenshot({ path: join(SHOTS, `1280-${scheme}-${name}.png`), fullPage: true });
+      await page.screenshot({ path: join(SHOTS, `1280-${scheme}-${name}.png`) });
     }
   }
   // the paused queue's why note does not push its name out of view
   await page.emulateMedia({ colorScheme: 'light' });
   await settle(page, '/queues');
   const row = page.locator(`[data-testid="queue-row"][data-queue="${seeded.paused}"]`);
-  await expect(row.getByTestId('queue-why')).toBeVisible();
-  await expect(row.getByTestId('queue-select')).toBeInViewport();
+  await expect(row.getByTestId('queue-why')).toBeAttached();
+  // scrolled to the table's last column, the queue's name is still in view
+  const list = page.getByTestId('queue-list');
+  await list.evaluate((el) => {
+    el.parentElement!.scrollLeft = el.parentElement!.scrollWidth;
+  });
+  const name = row.getByTestId('queue-select');
+  await name.evaluate((el) => el.scrollIntoView({ block: 'center', inline: 'nearest' }));
+  expect(
+    await list.evaluate((el) => el.parentElement!.scrollLeft + el.parentElement!.clientWidth >= el.parentElement!.scrollWidth - 1),
+  ).toBe(true);
+  await expect(name).toBeInViewport({ ratio: 1 });
+  await expect(row.getByTestId('queue-why')).toBeInViewport();
   await cancel(request, seeded.running);
 });
 
@@ -160,7 +182,7 @@ test('a narrower window: wide tables scroll inside their card with the first col
   await expect(page.getByTestId('running-row').first()).toBeVisible();
   await expect(page.getByTestId('cancel-running').first()).toBeInViewport();
   await expect(page.getByTestId('running-token').first()).toBeInViewport();
-  await page.screenshot({ path: join(SHOTS, '900-light-running.png'), fullPage: true });
+  await page.screenshot({ path: join(SHOTS, '900-light-running.png') });
   await cancel(request, seeded.running);
 });
 
@@ -195,11 +217,11 @@ test('at 390×844 the Tasks tabs are all reachable and the queue name stays visi
     });
     const name = table.locator('tbody tr').first().locator('td').first();
     await expect(name).toBeInViewport({ ratio: 1 });
-    await page.screenshot({ path: join(SHOTS, `390-${scheme}-overview.png`), fullPage: true });
+    await page.screenshot({ path: join(SHOTS, `390-${scheme}-overview.png`) });
     for (const path of ['/running', '/queues', '/failed', '/log']) {
       await settle(page, path);
       expect((await measureTables(page)).docOverflow, `${path}: no sideways scroll on a phone`).toBe(false);
-      await page.screenshot({ path: join(SHOTS, `390-${scheme}-${path.slice(1)}.png`), fullPage: true });
+      await page.screenshot({ path: join(SHOTS, `390-${scheme}-${path.slice(1)}.png`) });
     }
   }
   await cancel(request, seeded.running);
@@ -217,7 +239,7 @@ test('empty states draw the navigation icons, never an emoji', async ({ page }) 
   ]) {
     await page.goto(path);
     const icons = page.getByTestId('empty-icon');
-    await expect(icons.first()).toBeVisible();
+    await expect(icons.first()).toBeVisible({ timeout: 30_000 });
     for (const icon of await icons.all()) {
       await expect(icon.locator('svg path')).toHaveCount(1);
       expect(await icon.textContent()).toBe('');

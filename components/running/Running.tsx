@@ -191,7 +191,9 @@ export function Running() {
       header: 'Queue',
       cell: (r) => (
         <div className="text-xs">
-          <span className="font-mono">{r.queue}</span>
+          <span className="inline-block max-w-40 truncate whitespace-nowrap align-bottom font-mono" title={r.queue}>
+            {r.queue}
+          </span>
           {r.tokenNo !== null && (
             <span className="ml-1.5 text-slate-400" title="concurrency token held by this attempt">
               token {r.tokenNo}

@@ -170,7 +170,8 @@ export function TaskTable({
       header: 'Last error',
       cell: (t) =>
         t.lastError ? (
-          <p className="max-w-48 truncate text-xs text-rose-800" title={t.lastError.message}>
+          // two lines at most, and narrower when the table needs the room (a truncated line would not give way)
+          <p className="line-clamp-2 min-w-36 max-w-56 break-words text-xs text-rose-800" title={t.lastError.message}>
             {t.lastError.number !== null && <span className="mr-1 font-mono text-rose-500">#{t.lastError.number}</span>}
             {t.lastError.message}
           </p>
