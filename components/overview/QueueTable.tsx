@@ -30,7 +30,7 @@ function count(n: number, status: (typeof STATUSES)[number]) {
   return <span className={n ? `tabular font-medium ${COLORS[status]}` : 'tabular text-slate-300'}>{formatNumber(n)}</span>;
 }
 
-/** `2 ready · 1 scheduled · 0 retrying` under a queue's pending count */
+/** `2 ready · 1 scheduled · 0 retrying` under a queue's pending count (not on a phone: the counts come first) */
 function Split({ h }: { h: QueueHealthJson }) {
   const parts = [
     [h.ready, 'ready'],
@@ -38,7 +38,7 @@ function Split({ h }: { h: QueueHealthJson }) {
     [h.retrying, 'retry'],
   ] as const;
   return (
-    <div className="whitespace-nowrap text-[11px] font-normal text-slate-400" data-testid="pending-split">
+    <div className="hidden whitespace-nowrap text-[11px] font-normal text-slate-400 sm:block" data-testid="pending-split">
       {parts
         .filter(([n]) => n > 0)
         .map(([n, label]) => `${formatNumber(n)} ${label}`)
