@@ -26,11 +26,15 @@ export async function enqueueTask(input: unknown): Promise<ActionResult<{ token:
   });
 }
 
-export async function retryTask(token: string): Promise<ActionResult> {
+/** The server's clock as a retry starts: the dashboard tells how long after it the new attempt ended. */
+const retryClock = () => new Date().toISOString();
+
+export async function retryTask(token: string): Promise<ActionResult<{ at: string }>> {
   return run(async () => {
     const { readpast } = await getEngine();
+    const at = retryClock();
     await readpast.retry(parseWith(tokenSchema, token, 'token'));
-    return {};
+    return { at };
   });
 }
 
@@ -50,10 +54,11 @@ export async function deleteTask(token: string): Promise<ActionResult> {
 }
 
 /** Retry each selected task that is dead or cancelled; tasks in another state are skipped. */
-export async function retryTasks(tokens: string[]): Promise<ActionResult<{ count: number }>> {
+export async function retryTasks(tokens: string[]): Promise<ActionResult<{ count: number; at: string }>> {
   return run(async () => {
     const list = parseWith(tokenList, tokens, 'tokens');
     const { readpast } = await getEngine();
+    const at = retryClock();
     let count = 0;
     for (const t of list) {
       try {
@@ -64,7 +69,7 @@ export async function retryTasks(tokens: string[]): Promise<ActionResult<{ count
         if (name !== 'ConflictError' && name !== 'NotFoundError') throw err;
       }
     }
-    return { count };
+    return { count, at };
   });
 }
 
@@ -72,12 +77,13 @@ export async function retryFailures(filter: {
   queue?: string;
   message?: string;
   q?: string;
-}): Promise<ActionResult<{ count: number; skipped: RetryFailedResult['skipped'] }>> {
+}): Promise<ActionResult<{ count: number; skipped: RetryFailedResult['skipped']; at: string }>> {
   return run(async () => {
     const f = parseWith(failureFilter, filter ?? {});
     const { readpast } = await getEngine();
+    const at = retryClock();
     const r = await readpast.retryFailed(f);
-    return { count: r.retried, skipped: r.skipped };
+    return { count: r.retried, skipped: r.skipped, at };
   });
 }
 

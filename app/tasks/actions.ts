@@ -25,22 +25,26 @@ export interface BulkDone {
   dedupKeyHeld: number;
   expected: number | null;
   count: number;
+  /** the server's clock as the action started (the dashboard's note on retried tasks) */
+  at: string;
 }
 
 /** Apply a bulk action; `expected` (from previewBulk) is the count the operator confirmed. */
 export async function runBulk(request: unknown): Promise<ActionResult<BulkDone>> {
   return runAction(async () => {
     const { readpast } = await getEngine();
-    return readpast.bulk(request);
+    const at = new Date().toISOString();
+    return { ...(await readpast.bulk(request)), at };
   });
 }
 
 /** Edit a task that is not running; `retry: true` saves and retries a dead or cancelled task in one step. */
-export async function editTask(token: string, patch: unknown): Promise<ActionResult<{ result: string }>> {
+export async function editTask(token: string, patch: unknown): Promise<ActionResult<{ result: string; at: string }>> {
   return runAction(async () => {
     const { readpast } = await getEngine();
+    const at = new Date().toISOString();
     const r = await readpast.editTask(token, patch);
-    return { result: r.result };
+    return { result: r.result, at };
   });
 }
 
@@ -48,12 +52,13 @@ export async function editTask(token: string, patch: unknown): Promise<ActionRes
 export async function actOnFailures(
   action: 'retry' | 'delete',
   filter: unknown,
-): Promise<ActionResult<{ count: number; skipped?: RetryFailedResult['skipped'] }>> {
+): Promise<ActionResult<{ count: number; skipped?: RetryFailedResult['skipped']; at: string }>> {
   return runAction(async () => {
     const f = parseWith(failureFilter, filter ?? {});
     const { readpast } = await getEngine();
-    if (action === 'delete') return { count: await readpast.deleteFailed(f) };
+    const at = new Date().toISOString();
+    if (action === 'delete') return { count: await readpast.deleteFailed(f), at };
     const r = await readpast.retryFailed(f);
-    return { count: r.retried, skipped: r.skipped };
+    return { count: r.retried, skipped: r.skipped, at };
   });
 }

@@ -6,6 +6,8 @@ import { useLive } from '../live';
 import { Badge, StatusBadge } from '../ui/Badge';
 import { Button } from '../ui/Button';
 import { Card, CardHeader } from '../ui/Card';
+import { cx } from '../ui/cx';
+import { PIN_CELL, ScrollBox } from '../ui/DataTable';
 import { EmptyState, ErrorState, LoadingState } from '../ui/States';
 import { RelativeTime } from '../ui/Time';
 import { TokenLink } from '../ui/TokenLink';
@@ -17,8 +19,8 @@ function Rows({ items }: { items: AlertFiringJson[] }) {
   return (
     <>
       {items.map((f) => (
-        <tr key={f.id} className="align-top" data-testid="alert-firing">
-          <td className="whitespace-nowrap px-4 py-2 text-xs text-slate-600">
+        <tr key={f.id} className="bg-white align-top hover:bg-slate-50" data-testid="alert-firing">
+          <td className={cx('whitespace-nowrap px-4 py-2 text-xs text-slate-600', PIN_CELL, 'dt-pin-start left-0')}>
             <RelativeTime iso={f.firedAt} />
           </td>
           <td className="whitespace-nowrap px-4 py-2 font-mono text-xs text-slate-800">
@@ -81,15 +83,15 @@ export function AlertHistory() {
       ) : q.isError && !q.data ? (
         <ErrorState error={q.error} onRetry={() => void q.refetch()} />
       ) : items.length === 0 ? (
-        <EmptyState title="Nothing fired yet" icon="🔔" testId="alert-history-empty">
+        <EmptyState title="Nothing fired yet" icon="alerts" testId="alert-history-empty">
           Use <strong>Send test</strong> on a rule to check its webhook.
         </EmptyState>
       ) : (
-        <div className="overflow-x-auto">
+        <ScrollBox>
           <table className="min-w-full divide-y divide-slate-100 text-left">
-            <thead className="bg-slate-50 text-xs font-medium text-slate-500">
-              <tr>
-                <th className="px-4 py-2">Fired</th>
+            <thead className="text-xs font-medium text-slate-500">
+              <tr className="bg-slate-50">
+                <th className={cx('px-4 py-2', PIN_CELL, 'dt-pin-start left-0')}>Fired</th>
                 <th className="px-4 py-2">Rule</th>
                 <th className="px-4 py-2">Message</th>
                 <th className="px-4 py-2">Delivery</th>
@@ -111,7 +113,7 @@ export function AlertHistory() {
                 ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       )}
     </Card>
   );

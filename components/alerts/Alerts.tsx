@@ -59,7 +59,7 @@ export function Alerts() {
         ) : q.isError && !q.data ? (
           <ErrorState error={q.error} onRetry={() => void q.refetch()} />
         ) : rules.length === 0 ? (
-          <EmptyState title="No alert rules yet" icon="🔔" testId="alert-rules-empty">
+          <EmptyState title="No alert rules yet" icon="alerts" testId="alert-rules-empty">
             Press <strong>New rule</strong>, or run{' '}
             <code className="font-mono">readpast alert add NAME --kind task_dead --url https://…</code>.
           </EmptyState>

@@ -113,7 +113,7 @@ export function BatchDetail({ id }: { id: string }) {
         <PageHeader title={`Batch ${id}`} />
         <Card>
           {notFound ? (
-            <EmptyState title="No such batch" icon="?" testId="batch-not-found">
+            <EmptyState title="No such batch" icon="help" testId="batch-not-found">
               {q.error?.message}.{' '}
               <Link className="text-brand-600 hover:underline" href="/batches">
                 See every batch
@@ -158,7 +158,7 @@ export function BatchDetail({ id }: { id: string }) {
         <Card className="lg:col-span-2" testId="batch-stages">
           <CardHeader title="Stages" subtitle={<Legend />} />
           {b.stages.length === 0 ? (
-            <EmptyState title="No tasks yet" icon="☰">
+            <EmptyState title="No tasks yet" icon="tasks">
               {b.status === 'open' ? 'This batch is open: add tasks to its stages, then release it.' : 'This batch never got any task.'}
             </EmptyState>
           ) : (

@@ -226,7 +226,7 @@ export function Batches() {
         ) : q.isError && !q.data ? (
           <ErrorState error={q.error} onRetry={() => void q.refetch()} />
         ) : items.length === 0 ? (
-          <EmptyState title={status ? `No ${status} batches` : cursor ? 'No older batches' : 'No batches yet'} icon="☰">
+          <EmptyState title={status ? `No ${status} batches` : cursor ? 'No older batches' : 'No batches yet'} icon="batches">
             {status || cursor ? (
               'Try another status.'
             ) : (

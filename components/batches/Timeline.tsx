@@ -163,7 +163,7 @@ export function Timeline({ batch }: { batch: BatchJson }) {
       ) : q.isError && !q.data ? (
         <ErrorState error={q.error} onRetry={() => void q.refetch()} />
       ) : !model || model.rows.length === 0 ? (
-        <EmptyState title="No attempts yet" icon="▭" testId="timeline-empty">
+        <EmptyState title="No attempts yet" icon="timeline" testId="timeline-empty">
           Bars appear as workers start the batch&apos;s tasks.
         </EmptyState>
       ) : (

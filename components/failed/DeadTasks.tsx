@@ -5,6 +5,7 @@ import { Button } from '../ui/Button';
 import { DataTable, type Column } from '../ui/DataTable';
 import { RelativeTime } from '../ui/Time';
 import { TokenLink } from '../ui/TokenLink';
+import { RetriedNote } from '../task/RetriedNote';
 
 export function DeadTasks({
   tasks,
@@ -53,6 +54,7 @@ export function DeadTasks({
       key: 'task',
       header: 'Task',
       mobile: 'primary',
+      pin: 'start',
       cell: (t) => (
         <div className="flex items-center gap-2">
           <TokenLink token={t.token} testId="dead-token" />
@@ -78,12 +80,15 @@ export function DeadTasks({
       header: 'Last error',
       cell: (t) =>
         t.lastError ? (
-          <p className="max-w-md break-words text-xs text-rose-800" data-testid="dead-error">
-            {t.lastError.number !== null && <span className="mr-1 font-mono text-rose-500">#{t.lastError.number}</span>}
-            {t.lastError.message}
-          </p>
+          <>
+            <p className="max-w-md break-words text-xs text-rose-800" data-testid="dead-error">
+              {t.lastError.number !== null && <span className="mr-1 font-mono text-rose-500">#{t.lastError.number}</span>}
+              {t.lastError.message}
+            </p>
+            <RetriedNote task={t} className="mt-0.5" />
+          </>
         ) : (
-          <span className="text-xs text-slate-400">—</span>
+          <RetriedNote task={t} />
         ),
     },
     { key: 'died', header: 'Died', cell: (t) => <RelativeTime iso={t.finishedAt} className="whitespace-nowrap text-xs text-slate-600" /> },
@@ -91,6 +96,7 @@ export function DeadTasks({
       key: 'actions',
       header: <span className="sr-only">Actions</span>,
       align: 'right',
+      pin: 'end',
       cell: (t) => (
         <Button size="sm" disabled={busy} onClick={() => onRetry(t.token)} data-testid="dead-retry" hidden={!operator}>
           Retry
@@ -105,7 +111,7 @@ export function DeadTasks({
       columns={columns}
       rowKey={(t) => t.token}
       rowAttrs={(t) => ({ 'data-testid': 'dead-row', 'data-token': t.token })}
-      rowClassName={(t) => (selected.has(t.token) ? 'bg-brand-50/60' : undefined)}
+      rowClassName={(t) => (selected.has(t.token) ? 'bg-brand-50' : undefined)}
       phoneRow={(t) => (
         <div className="flex gap-3">
           <input
@@ -129,6 +135,7 @@ export function DeadTasks({
                 {t.lastError.message}
               </p>
             )}
+            <RetriedNote task={t} />
             <div className="flex flex-wrap gap-x-3 text-xs text-slate-500">
               <TokenLink token={t.token} testId="dead-token" />
               <span className="font-mono">{t.queue}</span>

@@ -18,6 +18,7 @@ import { Card, CardHeader, PageHeader } from '../ui/Card';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { EmptyState, ErrorState, LoadingState, StaleBanner } from '../ui/States';
 import { useToast } from '../ui/Toast';
+import { markRetried } from '../task/retried';
 import { DeadTasks } from './DeadTasks';
 import { FailureGroups, groupKey } from './FailureGroups';
 
@@ -140,7 +141,15 @@ export function Failed() {
           All {formatNumber(g.count)} of {groupText(g)} go back to pending with one more attempt, and leave this list.
         </>
       ),
-      run: () => groupRetry.run(groupFilter(g)),
+      run: async () => {
+        const r = await groupRetry.run(groupFilter(g));
+        // the rows shown of that group (the note needs their attempts; rows of other groups are not retried)
+        if (r.ok)
+          markRetried(
+            dead.filter((t) => t.queue === g.queue && t.command === g.command),
+            r.at,
+          );
+      },
     });
 
   return (
@@ -211,7 +220,10 @@ export function Failed() {
                   body:
                     `Every dead task${filtered ? ' matching this filter' : ''} — ${matchingCount} — goes back to pending with one ` +
                     'more attempt.',
-                  run: () => retryAll.run(filter),
+                  run: async () => {
+                    const r = await retryAll.run(filter);
+                    if (r.ok) markRetried(dead, r.at);
+                  },
                 })
               }
               title="Retry every dead task matching the filter, including those beyond this page"
@@ -282,7 +294,7 @@ export function Failed() {
               }
             />
             {groups.length === 0 ? (
-              <EmptyState title={filtered ? 'No failures match this filter' : 'No failures'} icon="✓">
+              <EmptyState title={filtered ? 'No failures match this filter' : 'No failures'} icon="check">
                 {filtered ? 'Clear the filter to see every failure.' : 'Tasks that exhaust their attempts show up here, grouped by error.'}
               </EmptyState>
             ) : (
@@ -341,7 +353,13 @@ export function Failed() {
                         body: 'The selected dead tasks go back to pending with one more attempt, and leave this list.',
                         run: async () => {
                           const r = await retryMany.run([...selected]);
-                          if (r.ok) setPicked(new Set());
+                          if (r.ok) {
+                            markRetried(
+                              dead.filter((t) => selected.has(t.token)),
+                              r.at,
+                            );
+                            setPicked(new Set());
+                          }
                         },
                       })
                     }
@@ -369,7 +387,7 @@ export function Failed() {
               }
             />
             {dead.length === 0 ? (
-              <EmptyState title="No dead tasks" icon="✓">
+              <EmptyState title="No dead tasks" icon="check">
                 Nothing is poisoned{filtered ? ' under this filter' : ''}.
               </EmptyState>
             ) : (
@@ -386,7 +404,14 @@ export function Failed() {
                   })
                 }
                 onToggleAll={(all) => setPicked(all ? new Set(dead.map((t) => t.token)) : new Set())}
-                onRetry={(t) => void retryOne.run(t)}
+                onRetry={async (token) => {
+                  const r = await retryOne.run(token);
+                  if (r.ok)
+                    markRetried(
+                      dead.filter((t) => t.token === token),
+                      r.at,
+                    );
+                }}
               />
             )}
           </Card>

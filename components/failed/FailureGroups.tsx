@@ -128,7 +128,7 @@ export function FailureGroups({
         </div>
       ),
     },
-    { key: 'actions', header: <span className="sr-only">Actions</span>, align: 'right', cell: (g) => actions(g, true) },
+    { key: 'actions', header: <span className="sr-only">Actions</span>, align: 'right', pin: 'end', cell: (g) => actions(g, true) },
   ];
   return (
     <DataTable
@@ -137,7 +137,7 @@ export function FailureGroups({
       columns={columns}
       rowKey={groupKey}
       rowAttrs={(g) => ({ 'data-testid': 'failure-group', 'data-queue': g.queue, 'data-fingerprint': g.fingerprint })}
-      rowClassName={(g) => (selected === groupKey(g) ? 'bg-rose-50/60' : undefined)}
+      rowClassName={(g) => (selected === groupKey(g) ? 'bg-rose-50' : undefined)}
       phoneRow={(g) => (
         <div className="space-y-1.5">
           <Message g={g} selected={selected === groupKey(g)} onSelect={() => toggle(g)} />

@@ -4,6 +4,7 @@ import type { AttemptJson } from '../api';
 import { Badge, OutcomeBadge } from '../ui/Badge';
 import { DataTable, type Column } from '../ui/DataTable';
 import { Elapsed, RelativeTime } from '../ui/Time';
+import { Icon } from '../ui/Icon';
 import { TokenLink } from '../ui/TokenLink';
 import { ABANDON_TEXT } from '../task/abandon';
 import { formatAbsolute, type TimeMode } from './time';
@@ -13,7 +14,13 @@ function FinalMark({ a }: { a: AttemptJson }) {
   if (!a.final) return null;
   return (
     <Badge tone="red" testId="log-final" className="ml-1">
-      <span title="This attempt made its task dead: no attempts were left (or the error was not retryable)">☠ final</span>
+      <span
+        className="inline-flex items-center gap-1"
+        title="This attempt made its task dead: no attempts were left (or the error was not retryable)"
+      >
+        <Icon name="stop" className="size-3" />
+        final
+      </span>
     </Badge>
   );
 }
@@ -108,7 +115,7 @@ function BatchRef({ a }: { a: AttemptJson }) {
         title="Show only this batch's attempts"
         aria-label={`Show only the attempts of batch ${a.batchId}`}
       >
-        ⌕
+        <Icon name="search" className="inline size-3 align-[-2px]" />
       </Link>
     </span>
   );
@@ -206,7 +213,7 @@ const columnsIn = (mode: TimeMode): Column<AttemptJson>[] => [
 /** the table scrolls inside the page with its header row kept in view */
 const STICKY =
   '[&>div]:max-h-[calc(100vh-15rem)] [&>div]:overflow-auto [&_thead_th]:sticky [&_thead_th]:top-0 [&_thead_th]:z-10 ' +
-  '[&_thead_th]:bg-slate-50 [&_thead_th]:shadow-[inset_0_-1px_0_var(--color-slate-200)]';
+  '[&_thead_th]:bg-slate-50 [&_thead_th]:shadow-[inset_0_-1px_0_var(--color-slate-200)] [&_thead_th.dt-pin]:z-20';
 
 export function LogTable({ items, timeMode = 'local' }: { items: AttemptJson[]; timeMode?: TimeMode }) {
   return (

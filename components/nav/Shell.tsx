@@ -6,13 +6,14 @@ import { useEffect, useState, type ReactNode } from 'react';
 import type { StatsJson } from '../api';
 import { useLive } from '../live';
 import { cx } from '../ui/cx';
+import { Icon, type IconName } from '../ui/Icon';
 import { Shortcuts } from './Shortcuts';
 import { ThemeToggle } from './ThemeToggle';
 
 interface Item {
   href: string;
   label: string;
-  icon: string;
+  icon: IconName;
   badge?: (s: StatsJson) => { n: number; tone: 'red' | 'amber' | 'green' | 'blue' } | null;
 }
 
@@ -20,35 +21,35 @@ const ITEMS: Item[] = [
   {
     href: '/',
     label: 'Overview',
-    icon: 'M3 13h8V3H3v10zm0 8h8v-6H3v6zm10 0h8V11h-8v10zm0-18v6h8V3h-8z',
+    icon: 'overview',
     badge: (s) => (s.totals.pending ? { n: s.totals.pending, tone: 'blue' } : null),
   },
   {
     href: '/running',
     label: 'Running',
-    icon: 'M8 5v14l11-7z',
+    icon: 'running',
     badge: (s) => (s.totals.running ? { n: s.totals.running, tone: 'amber' } : null),
   },
-  { href: '/tasks', label: 'Tasks', icon: 'M9 6h11M9 12h11M9 18h11M4 6h.01M4 12h.01M4 18h.01' },
-  { href: '/queues', label: 'Queues', icon: 'M4 21v-7M4 10V3M12 21v-9M12 8V3M20 21v-5M20 12V3M1 14h6M9 8h6M17 16h6' },
-  { href: '/batches', label: 'Batches', icon: 'M12 2 2 7l10 5 10-5-10-5zM2 17l10 5 10-5M2 12l10 5 10-5' },
-  { href: '/schedules', label: 'Schedules', icon: 'M12 22a10 10 0 1 0 0-20 10 10 0 0 0 0 20zM12 6v6l4 2' },
-  { href: '/log', label: 'Execution log', icon: 'M4 6h16M4 12h16M4 18h10' },
+  { href: '/tasks', label: 'Tasks', icon: 'tasks' },
+  { href: '/queues', label: 'Queues', icon: 'queues' },
+  { href: '/batches', label: 'Batches', icon: 'batches' },
+  { href: '/schedules', label: 'Schedules', icon: 'schedules' },
+  { href: '/log', label: 'Execution log', icon: 'log' },
   {
     href: '/failed',
     label: 'Failed & poison',
-    icon: 'M12 9v4m0 4h.01M10.3 3.9 1.8 18a2 2 0 0 0 1.7 3h17a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0z',
+    icon: 'failed',
     badge: (s) => (s.totals.dead ? { n: s.totals.dead, tone: 'red' } : null),
   },
   {
     href: '/workers',
     label: 'Workers',
-    icon: 'M4 4h16v6H4zM4 14h16v6H4zM8 7h.01M8 17h.01',
+    icon: 'workers',
     badge: (s) => ({ n: s.workers.filter((w) => w.state === 'running').length, tone: 'green' }),
   },
-  { href: '/alerts', label: 'Alerts', icon: 'M18 8a6 6 0 0 0-12 0c0 7-3 9-3 9h18s-3-2-3-9M13.7 21a2 2 0 0 1-3.4 0' },
-  { href: '/audit', label: 'Audit', icon: 'M9 11l3 3 8-8M20 12v7a2 2 0 0 1-2 2H6a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h9' },
-  { href: '/enqueue', label: 'Enqueue', icon: 'M12 5v14M5 12h14' },
+  { href: '/alerts', label: 'Alerts', icon: 'alerts' },
+  { href: '/audit', label: 'Audit', icon: 'audit' },
+  { href: '/enqueue', label: 'Enqueue', icon: 'enqueue' },
 ];
 
 const BADGE: Record<string, string> = {
@@ -61,23 +62,6 @@ const BADGE: Record<string, string> = {
 function isActive(pathname: string, href: string) {
   if (href === '/') return pathname === '/';
   return pathname === href || pathname.startsWith(`${href}/`);
-}
-
-function Icon({ d }: { d: string }) {
-  return (
-    <svg
-      viewBox="0 0 24 24"
-      className="size-4 shrink-0"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={2}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden
-    >
-      <path d={d} />
-    </svg>
-  );
 }
 
 function Brand() {
@@ -116,7 +100,7 @@ function NavLinks({ pathname, stats, onNavigate }: { pathname: string; stats: St
                 active ? 'bg-white/10 text-white' : 'text-slate-300 hover:bg-white/5 hover:text-white',
               )}
             >
-              <Icon d={it.icon} />
+              <Icon name={it.icon} />
               <span className="flex-1">{it.label}</span>
               {b && (
                 <span className={cx('tabular min-w-6 rounded-full px-1.5 py-0.5 text-center text-[11px] font-semibold', BADGE[b.tone])}>

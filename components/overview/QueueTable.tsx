@@ -30,7 +30,7 @@ function count(n: number, status: (typeof STATUSES)[number]) {
   return <span className={n ? `tabular font-medium ${COLORS[status]}` : 'tabular text-slate-300'}>{formatNumber(n)}</span>;
 }
 
-/** `2 ready · 1 scheduled · 0 retrying` under a queue's pending count */
+/** `2 ready · 1 scheduled · 0 retrying` under a queue's pending count (not on a phone: the counts come first) */
 function Split({ h }: { h: QueueHealthJson }) {
   const parts = [
     [h.ready, 'ready'],
@@ -38,7 +38,7 @@ function Split({ h }: { h: QueueHealthJson }) {
     [h.retrying, 'retry'],
   ] as const;
   return (
-    <div className="whitespace-nowrap text-[11px] font-normal text-slate-400" data-testid="pending-split">
+    <div className="hidden whitespace-nowrap text-[11px] font-normal text-slate-400 sm:block" data-testid="pending-split">
       {parts
         .filter(([n]) => n > 0)
         .map(([n, label]) => `${formatNumber(n)} ${label}`)
@@ -90,13 +90,13 @@ export function QueueTable({ stats, health }: { stats: StatsJson; health?: Queue
               <Link
                 href={`/log?queue=${encodeURIComponent(r.queue)}`}
                 title={r.queue}
-                className="max-w-56 truncate font-mono text-sm font-medium text-slate-900 hover:text-brand-600 hover:underline"
+                className="max-w-32 truncate font-mono text-sm font-medium text-slate-900 hover:text-brand-600 hover:underline sm:max-w-56"
               >
                 {r.queue}
               </Link>
               <Link
                 href={`/history/queues/${encodeURIComponent(r.queue)}`}
-                className="text-xs text-slate-400 hover:text-brand-600 hover:underline"
+                className="hidden text-xs text-slate-400 hover:text-brand-600 hover:underline sm:inline"
                 title={`History of ${r.queue} (30 days)`}
                 data-testid="queue-history-link"
               >
@@ -113,9 +113,10 @@ export function QueueTable({ stats, health }: { stats: StatsJson; health?: Queue
                 </Badge>
               )}
             </span>
-            {/* why its work waits (the same reason as GET /api/queues/{name}/why) */}
+            {/* why its work waits (the same reason as GET /api/queues/{name}/why); narrow on a phone, where this
+                column stays pinned while the counts scroll under it */}
             {r.health?.why && (
-              <div className="mt-0.5 max-w-[18rem]">
+              <div className="mt-0.5 max-w-[10rem] sm:max-w-[18rem]">
                 <WhyLine why={r.health.why} testId="queue-why" />
               </div>
             )}

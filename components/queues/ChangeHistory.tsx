@@ -94,7 +94,7 @@ export function ChangeHistory({ queue, all }: { queue: string; all: QueueChangeJ
       ) : pending ? (
         <LoadingState rows={3} />
       ) : !changes || changes.length === 0 ? (
-        <EmptyState title="No changes recorded" icon="↺" testId="history-empty">
+        <EmptyState title="No changes recorded" icon="history" testId="history-empty">
           Set a limit or pause a queue above; the change shows here with who made it.
         </EmptyState>
       ) : (

@@ -117,7 +117,7 @@ export function QueueList({
         'data-paused': String(q.paused),
         'data-limit': q.concurrencyLimit === null ? 'unlimited' : String(q.concurrencyLimit),
       })}
-      rowClassName={(q) => (q.name === selected ? 'bg-brand-50/60' : undefined)}
+      rowClassName={(q) => (q.name === selected ? 'bg-brand-50' : undefined)}
       phoneRow={(q) => (
         <div className="space-y-2">
           <div className="flex items-center justify-between gap-2">

@@ -73,7 +73,7 @@ export function Queues() {
         ) : q.isError && !q.data ? (
           <ErrorState error={q.error} onRetry={() => void q.refetch()} />
         ) : queues.length === 0 ? (
-          <EmptyState title="No queues yet" icon="≡">
+          <EmptyState title="No queues yet" icon="queues">
             A queue appears with its first task, or when a limit is set on it (
             <code className="font-mono">readpast queue set NAME --limit N</code>).
           </EmptyState>

@@ -189,7 +189,7 @@ export function TokenGrants({ queue, mode, onMode }: { queue: string; mode: Toke
       ) : q.isError && !q.data ? (
         <ErrorState error={q.error} onRetry={() => void q.refetch()} />
       ) : rows.length === 0 ? (
-        <EmptyState title={mode === 'granted' ? 'No token is granted right now' : 'No tokens yet'} icon="◇" testId="tokens-empty">
+        <EmptyState title={mode === 'granted' ? 'No token is granted right now' : 'No tokens yet'} icon="key" testId="tokens-empty">
           {mode === 'granted'
             ? 'Tasks of limited queues hold a token while they run.'
             : 'A limited queue makes its tokens on its first claim; unlimited queues have none.'}
@@ -207,7 +207,7 @@ export function TokenGrants({ queue, mode, onMode }: { queue: string; mode: Toke
             'data-dead': String(t.holderDead),
             'data-token': t.token ?? undefined,
           })}
-          rowClassName={(t) => (t.holderDead ? 'bg-rose-50/80' : t.status === 'free' ? 'text-slate-400' : undefined)}
+          rowClassName={(t) => (t.holderDead ? 'bg-rose-50' : t.status === 'free' ? 'text-slate-400' : undefined)}
           phoneRow={(t) => <PhoneRow t={t} />}
         />
       )}

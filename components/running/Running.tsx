@@ -9,6 +9,7 @@ import { cancelTask } from '@/app/actions';
 import type { RunningJson, RunningListJson } from '../api';
 import { useLive, useNow } from '../live';
 import { useAction } from '../useAction';
+import { clearRetried } from '../task/retried';
 import { Badge, KindBadge } from '../ui/Badge';
 import { Button } from '../ui/Button';
 import { ConfirmButton } from '../ui/ConfirmButton';
@@ -57,7 +58,10 @@ function CancelControl({ row, disabled }: { row: RunningJson; disabled?: boolean
       }}
       onConfirm={async () => {
         const r = await cancel.run(row.token);
-        if (r.ok) setAsked(true);
+        if (r.ok) {
+          clearRetried(row.token);
+          setAsked(true);
+        }
       }}
     >
       {pending ? 'Cancelling…' : 'Cancel'}
@@ -135,6 +139,7 @@ export function Running() {
       key: 'task',
       header: 'Task',
       mobile: 'primary',
+      pin: 'start',
       cell: (r) => (
         <div style={indent(r)} title={chainTitle(chain.info.get(r.attemptId))}>
           <div className="flex min-w-0 items-center gap-2">
@@ -186,14 +191,16 @@ export function Running() {
       header: 'Queue',
       cell: (r) => (
         <div className="text-xs">
-          <span className="font-mono">{r.queue}</span>
+          <span className="inline-block max-w-40 truncate whitespace-nowrap align-bottom font-mono" title={r.queue}>
+            {r.queue}
+          </span>
           {r.tokenNo !== null && (
             <span className="ml-1.5 text-slate-400" title="concurrency token held by this attempt">
               token {r.tokenNo}
             </span>
           )}
           {r.batchId !== null && (
-            <Link href={`/batches/${r.batchId}`} className="block text-violet-700 hover:underline">
+            <Link href={`/batches/${r.batchId}`} className="block whitespace-nowrap text-violet-700 hover:underline">
               batch {r.batchId}
               {r.stage !== null && ` · stage ${r.stage}`}
             </Link>
@@ -280,6 +287,7 @@ export function Running() {
       key: 'actions',
       header: <span className="sr-only">Actions</span>,
       align: 'right',
+      pin: 'end',
       cell: (r) => (
         <div className={cx('flex justify-end gap-1.5', compact && 'flex-col items-end')}>
           <CancelButton row={r} disabled={stale} />
@@ -341,7 +349,7 @@ export function Running() {
         ) : q.isError && !q.data ? (
           <ErrorState error={q.error} onRetry={() => void q.refetch()} />
         ) : all.length === 0 ? (
-          <EmptyState title="Nothing is running" icon="⏸">
+          <EmptyState title="Nothing is running" icon="pause">
             Idle workers pick up due tasks within a second of their enqueue.
           </EmptyState>
         ) : items.length === 0 ? (
@@ -361,7 +369,7 @@ export function Running() {
                 'data-blocked-by': chain.info.get(r.attemptId)?.blocker ? String(chain.info.get(r.attemptId)!.blocker!.session) : undefined,
                 'data-stale': stale ? 'true' : undefined,
               })}
-              rowClassName={(r) => cx(chain.info.get(r.attemptId)?.blocker && 'bg-rose-50/40', stale && 'opacity-50')}
+              rowClassName={(r) => cx(chain.info.get(r.attemptId)?.blocker && 'bg-rose-50', stale && 'opacity-50')}
               phoneRow={(r) => (
                 <div className="space-y-1.5" style={indent(r)}>
                   <div className="flex items-center gap-2">

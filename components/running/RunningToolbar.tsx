@@ -8,6 +8,7 @@ import { cancelRunning } from '@/app/running/actions';
 import type { RunningJson } from '../api';
 import { inputCls } from '../log/LogFilters';
 import { useAction } from '../useAction';
+import { clearRetried } from '../task/retried';
 import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import type { RunningViewState } from './view';
@@ -101,6 +102,7 @@ function SelectionBarControl({ selected, disabled, onDone }: { selected: string[
             onConfirm={async () => {
               const r = await cancel.run(selected);
               if (r.ok) {
+                for (const t of selected) clearRetried(t);
                 setOpen(false);
                 onDone();
               }

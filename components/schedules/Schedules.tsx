@@ -77,7 +77,7 @@ export function Schedules() {
         ) : q.isError && !q.data ? (
           <ErrorState error={q.error} onRetry={() => void q.refetch()} />
         ) : list.length === 0 ? (
-          <EmptyState title="No schedules yet" icon="⏱">
+          <EmptyState title="No schedules yet" icon="schedules">
             Press <strong>New schedule</strong>, run{' '}
             <code className="font-mono">readpast schedule add NAME --cron EXPR --handler NAME</code>, or export{' '}
             <code className="font-mono">schedules</code> from your handlers module.

@@ -7,6 +7,7 @@ import { MAX_ATTEMPTS, MAX_PRIORITY, MIN_ATTEMPTS, MIN_PRIORITY } from '@/lib/en
 import type { StatusJson } from '../api';
 import { inputCls, labelCls } from '../log/LogFilters';
 import { useCanOperate } from '../role';
+import { clearRetried, markRetried } from './retried';
 import { useAction } from '../useAction';
 import { Button } from '../ui/Button';
 
@@ -112,8 +113,11 @@ export function EditTaskDialog({ task, onClose }: { task: StatusJson; onClose: (
     if ('error' in p) return setProblem(p);
     if (Object.keys(p.patch).length === 0 && !retry) return setProblem({ error: 'nothing changed' });
     const r = await save.run(task.token, retry ? { ...p.patch, retry: true } : p.patch);
-    if (r.ok) onClose();
-    else setProblem({ field: r.field, error: r.error });
+    if (r.ok) {
+      if (r.result === 'retried') markRetried([task], r.at);
+      else clearRetried(task.token);
+      onClose();
+    } else setProblem({ field: r.field, error: r.error });
   };
 
   const set = (k: keyof Form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));

@@ -9,6 +9,7 @@ import { Button } from '../ui/Button';
 import { ConfirmButton } from '../ui/ConfirmButton';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { EditTaskButton } from './EditTask';
+import { clearRetried, markRetried } from './retried';
 
 const RETRYABLE = ['dead', 'cancelled'];
 const CANCELLABLE = ['pending', 'running'];
@@ -31,7 +32,10 @@ function TaskActionsControl({ task }: { task: StatusJson }) {
         variant="primary"
         disabled={!canRetry}
         busy={retry.busy}
-        onClick={() => void retry.run(task.token)}
+        onClick={async () => {
+          const r = await retry.run(task.token);
+          if (r.ok) markRetried([task], r.at);
+        }}
         data-testid="task-retry"
         title={canRetry ? 'Run this task again' : 'Only dead or cancelled tasks can be retried'}
       >
@@ -49,7 +53,10 @@ function TaskActionsControl({ task }: { task: StatusJson }) {
               ? 'Its handler is asked to stop (its AbortSignal fires) and the attempt is recorded as cancelled. Retry runs it again.'
               : 'It will not run. Retry runs it again.',
         }}
-        onConfirm={() => cancel.run(task.token)}
+        onConfirm={async () => {
+          const r = await cancel.run(task.token);
+          if (r.ok) clearRetried(task.token);
+        }}
         data-testid="task-cancel"
         title={
           canCancel
@@ -79,6 +86,7 @@ function TaskActionsControl({ task }: { task: StatusJson }) {
         onConfirm={async () => {
           const r = await del.run(task.token);
           setConfirm(false);
+          if (r.ok) clearRetried(task.token);
           if (r.ok) router.push(task.status === 'dead' ? '/failed' : '/log');
         }}
       >

@@ -15,6 +15,7 @@ import { cx } from '../ui/cx';
 import { AttemptsTimeline } from './AttemptsTimeline';
 import { lastErrorContext } from './lastError';
 import { LogTail } from './LogTail';
+import { RetriedNote } from './RetriedNote';
 import { TaskActions } from './TaskActions';
 import { WhyPanel } from './WhyPanel';
 
@@ -66,7 +67,7 @@ export function TaskDetail({ token }: { token: string }) {
         <PageHeader title="Task" meta={<p className="mt-1 font-mono text-xs text-slate-500">{token}</p>} />
         <Card>
           {notFound ? (
-            <EmptyState title="No such task" icon="?" testId="task-not-found">
+            <EmptyState title="No such task" icon="help" testId="task-not-found">
               {q.error?.message}. It may have been deleted or pruned after the retention period.{' '}
               <Link className="text-brand-600 hover:underline" href="/log">
                 Search the execution log
@@ -94,10 +95,13 @@ export function TaskDetail({ token }: { token: string }) {
           </span>
         }
         meta={
-          <p className="mt-1 flex flex-wrap items-center gap-1 font-mono text-xs text-slate-500" data-testid="task-token">
-            {t.token}
-            <CopyToken token={t.token} />
-          </p>
+          <>
+            <p className="mt-1 flex flex-wrap items-center gap-1 font-mono text-xs text-slate-500" data-testid="task-token">
+              {t.token}
+              <CopyToken token={t.token} />
+            </p>
+            <RetriedNote task={t} className="mt-1" />
+          </>
         }
         actions={<TaskActions task={t} />}
       />
@@ -179,7 +183,7 @@ export function TaskDetail({ token }: { token: string }) {
           <Card testId="attempts-card">
             <CardHeader title="Attempts" subtitle={`${t.history.length} logged in ExecutionLog`} />
             {t.history.length === 0 ? (
-              <EmptyState title="Not started yet" icon="⏳">
+              <EmptyState title="Not started yet" icon="hourglass">
                 {t.status === 'pending' ? (
                   <>
                     Not claimed yet (the reason is above); due <RelativeTime iso={t.runAfter} />.

@@ -20,8 +20,8 @@ export interface BulkBarProps {
   query: string;
   /** how many tasks the filter matches, when known (tab counts); null when not known exactly */
   matching: number | null;
-  /** called after an action finished: clear the selection, refetch */
-  onDone: () => void;
+  /** called after an action finished, with what it did: clear the selection, refetch */
+  onDone: (done: BulkDone) => void;
 }
 
 type Action = 'retry' | 'cancel' | 'run_now' | 'priority' | 'delete';
@@ -143,7 +143,7 @@ export function BulkBar({ selected, query, matching, onDone }: BulkBarProps) {
           if (asking.count === 0) return setAsking(null);
           const r = await run.run({ ...asking.request, expected: asking.count });
           setAsking(null);
-          if (r.ok) onDone();
+          if (r.ok) onDone(r);
         }}
       >
         {asking && v && (

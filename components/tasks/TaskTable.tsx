@@ -8,6 +8,7 @@ import { Badge, KindBadge, STATUS_TONE } from '../ui/Badge';
 import { DataTable, type Column } from '../ui/DataTable';
 import { RelativeTime } from '../ui/Time';
 import { TokenLink } from '../ui/TokenLink';
+import { RetriedNote } from '../task/RetriedNote';
 import { payloadPreview, taskState } from './tabs';
 
 const SUB_TONE = { ready: 'blue', scheduled: 'violet', retrying: 'amber' } as const;
@@ -84,6 +85,7 @@ export function TaskTable({
       key: 'task',
       header: 'Task',
       mobile: 'primary',
+      pin: 'start',
       cell: (t) => (
         <div className="min-w-0">
           <div className="flex items-center gap-1.5">
@@ -109,7 +111,16 @@ export function TaskTable({
         </div>
       ),
     },
-    { key: 'state', header: 'State', cell: (t) => <State t={t} /> },
+    {
+      key: 'state',
+      header: 'State',
+      cell: (t) => (
+        <>
+          <State t={t} />
+          <RetriedNote task={t} className="mt-0.5 min-w-36 max-w-40" />
+        </>
+      ),
+    },
     {
       key: 'queue',
       header: 'Queue',
@@ -142,7 +153,7 @@ export function TaskTable({
         const p = payloadPreview(t.payload, 60);
         return p ? (
           <code
-            className="block max-w-44 truncate text-[11px] text-slate-600"
+            className="block max-w-36 truncate text-[11px] text-slate-600"
             title={payloadPreview(t.payload, 2000)}
             data-testid="task-payload"
           >
@@ -159,7 +170,8 @@ export function TaskTable({
       header: 'Last error',
       cell: (t) =>
         t.lastError ? (
-          <p className="max-w-48 truncate text-xs text-rose-800" title={t.lastError.message}>
+          // two lines at most, and narrower when the table needs the room (a truncated line would not give way)
+          <p className="line-clamp-2 min-w-36 max-w-56 break-words text-xs text-rose-800" title={t.lastError.message}>
             {t.lastError.number !== null && <span className="mr-1 font-mono text-rose-500">#{t.lastError.number}</span>}
             {t.lastError.message}
           </p>
@@ -176,7 +188,7 @@ export function TaskTable({
       columns={shown}
       rowKey={(t) => t.token}
       rowAttrs={(t) => ({ 'data-testid': 'task-row', 'data-token': t.token })}
-      rowClassName={(t) => (selected.has(t.token) ? 'bg-brand-50/60' : undefined)}
+      rowClassName={(t) => (selected.has(t.token) ? 'bg-brand-50' : undefined)}
       testId="tasks-table"
     />
   );

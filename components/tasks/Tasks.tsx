@@ -12,6 +12,7 @@ import { Card, PageHeader } from '../ui/Card';
 import { cx } from '../ui/cx';
 import { EmptyState, ErrorState, LoadingState, Notice, StaleBanner } from '../ui/States';
 import { useReplaceQuery } from '../useReplaceQuery';
+import { clearRetried, markRetried } from '../task/retried';
 import { BulkBar } from './BulkBar';
 import { TaskFilters } from './TaskFilters';
 import { TaskTable } from './TaskTable';
@@ -116,7 +117,8 @@ export function Tasks() {
       />
       {page.data && !badFilter && <StaleBanner error={page.error} updatedAt={page.dataUpdatedAt} />}
       <Card testId="tasks-card">
-        <nav aria-label="Task states" className="flex gap-1 overflow-x-auto border-b border-slate-100 px-3 pt-2" data-testid="task-tabs">
+        {/* the tabs wrap onto a second line on a phone: every state stays in view */}
+        <nav aria-label="Task states" className="flex flex-wrap gap-x-1 border-b border-slate-100 px-3 pt-2" data-testid="task-tabs">
           {TABS.map((t) => {
             const n = tabCount(t, counts.data);
             const on = tab === t;
@@ -194,7 +196,11 @@ export function Tasks() {
             selected={allMatching ? [] : [...selected]}
             query={query}
             matching={matching}
-            onDone={() => {
+            onDone={(done) => {
+              // the tasks shown that the action covered: a retry marks them (RetriedNote), another action ends the mark
+              const hit = allMatching ? items : items.filter((t) => selected.has(t.token));
+              if (done.action === 'retry') markRetried(hit, done.at);
+              else for (const t of hit) clearRetried(t.token);
               clearSelection();
               void page.refetch();
               void counts.refetch();

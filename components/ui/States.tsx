@@ -3,6 +3,7 @@ import type { ReactNode } from 'react';
 import { useNow } from '../live';
 import { formatAge } from '../format';
 import { Button } from './Button';
+import { Icon, type IconName } from './Icon';
 import { cx } from './cx';
 
 export function LoadingState({ rows = 4, label = 'Loading…', className }: { rows?: number; label?: string; className?: string }) {
@@ -19,18 +20,19 @@ export function LoadingState({ rows = 4, label = 'Loading…', className }: { ro
 export function EmptyState({
   title,
   children,
-  icon = '∅',
+  icon = 'empty',
   testId = 'empty',
 }: {
   title: string;
   children?: ReactNode;
-  icon?: ReactNode;
+  /** one of the navigation's icons (components/ui/Icon.tsx) */
+  icon?: IconName;
   testId?: string;
 }) {
   return (
     <div data-testid={testId} className="flex flex-col items-center justify-center px-6 py-12 text-center">
-      <div className="mb-3 flex size-10 items-center justify-center rounded-full bg-slate-100 text-lg text-slate-400" aria-hidden>
-        {icon}
+      <div className="mb-3 flex size-10 items-center justify-center rounded-full bg-slate-100 text-slate-400" data-testid="empty-icon">
+        <Icon name={icon} className="size-5" />
       </div>
       <p className="text-sm font-medium text-slate-700">{title}</p>
       {children && <div className="mt-1 max-w-md text-sm text-slate-500">{children}</div>}

@@ -185,7 +185,7 @@ export function Workers() {
         </Card>
       ) : procs.length === 0 ? (
         <Card>
-          <EmptyState title="No workers registered" icon="⚙">
+          <EmptyState title="No workers registered" icon="workers">
             Start one with <code className="font-mono">readpast worker</code>, or run the dashboard with READPAST_WORKERS above 0.
           </EmptyState>
         </Card>
@@ -239,7 +239,7 @@ export function Workers() {
                   actions={p.self && d?.pool ? <PoolSize size={d.pool.size} busy={busy} source={d.pool.source} /> : undefined}
                 />
                 {shown.length === 0 ? (
-                  <EmptyState title={p.self && d?.pool?.size === 0 ? 'Pool size is 0' : 'No running workers'} icon="○">
+                  <EmptyState title={p.self && d?.pool?.size === 0 ? 'Pool size is 0' : 'No running workers'} icon="workers">
                     {p.self ? 'Raise the pool size to start workers in this process.' : 'This process has no live workers.'}
                   </EmptyState>
                 ) : (
@@ -249,7 +249,7 @@ export function Workers() {
                     columns={columns}
                     rowKey={(w) => w.workerId}
                     rowAttrs={(w) => ({ 'data-testid': 'worker-row', 'data-state': w.state, 'data-self': p.self ? '1' : undefined })}
-                    rowClassName={(w) => (w.state === 'lost' ? 'bg-rose-50/60' : w.state === 'stopped' ? 'opacity-60' : undefined)}
+                    rowClassName={(w) => (w.state === 'lost' ? 'bg-rose-50' : w.state === 'stopped' ? 'opacity-60' : undefined)}
                     phoneRow={(w) => (
                       <div className="space-y-1">
                         <div className="flex items-center gap-2">

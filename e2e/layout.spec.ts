@@ -1,0 +1,288 @@
+// The console at a 1280×900 laptop and a 390×844 phone: every table fits its card or scrolls inside it with
+// its first column pinned (opaque, in both themes), the Tasks tabs wrap instead of being cut, the empty states
+// draw the navigation's SVG icons (no emoji), and a retried task that fails again says so.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { enqueue, taskStatus, unique, waitForStatus } from './helpers';
+
+const SHOTS = process.env.E2E_SHOTS ?? '/tmp/layout-shots';
+
+interface TableReport {
+  id: string;
+  overflow: boolean;
+  /** the last header cell ends inside the card (and the viewport) */
+  lastInside: boolean;
+  /** the first header and body cells are sticky with an opaque background */
+  firstPinned: boolean;
+  /** scrolled to the end: the first column is still at the card's left edge, on top, and the last header is in view */
+  pinnedAfterScroll: boolean;
+  lastReachable: boolean;
+}
+
+/** Every table on the page, measured; overflowing ones scrolled to their end and back. */
+function measureTables(page: Page): Promise<{ docOverflow: boolean; tables: TableReport[] }> {
+  return page.evaluate(() => {
+    const alpha = (c: string) => {
+      if (c === 'transparent') return 0;
+      const m = c.match(/\/\s*([\d.]+)(%?)\s*\)$/) ?? c.match(/^rgba\([^)]*,\s*([\d.]+)()\)$/);
+      if (!m) return 1;
+      return m[2] === '%' ? Number(m[1]) / 100 : Number(m[1]);
+    };
+    const pinned = (el: Element | null) => {
+      if (!el) return true; // no body row: nothing to cover
+      const s = getComputedStyle(el);
+      return s.position === 'sticky' && alpha(s.backgroundColor) === 1;
+    };
+    const tables = [...document.querySelectorAll('main table')].map((t) => {
+      const box = t.parentElement!;
+      const ths = [...t.querySelectorAll(':scope > thead > tr > th')];
+      const firstTh = ths[0] ?? null;
+      const firstTd = t.querySelector(':scope > tbody > tr > td');
+      const lastTh = ths[ths.length - 1]!;
+      const boxRect = box.getBoundingClientRect();
+      const overflow = box.scrollWidth > box.clientWidth + 1;
+      const lastInside = lastTh.getBoundingClientRect().right <= Math.min(boxRect.right, innerWidth) + 1;
+      let pinnedAfterScroll = true;
+      let lastReachable = true;
+      if (overflow) {
+        const first = (firstTd ?? firstTh)!;
+        first.scrollIntoView({ block: 'center', inline: 'nearest' });
+        const before = box.scrollLeft;
+        box.scrollLeft = box.scrollWidth;
+        const left = box.getBoundingClientRect().left;
+        const right = box.getBoundingClientRect().right;
+        const r = first.getBoundingClientRect();
+        const hit = document.elementFromPoint(r.left + Math.min(12, r.width / 2), r.top + r.height / 2);
+        pinnedAfterScroll = Math.abs(r.left - left) <= 1 && hit !== null && first.contains(hit);
+        lastReachable = lastTh.getBoundingClientRect().right <= right + 1;
+        box.scrollLeft = before;
+      }
+      return {
+        id: (t as HTMLElement).dataset.testid ?? t.closest('[data-testid]')?.getAttribute('data-testid') ?? '?',
+        overflow,
+        lastInside,
+        firstPinned: pinned(firstTh) && pinned(firstTd),
+        pinnedAfterScroll,
+        lastReachable,
+      };
+    });
+    return { docOverflow: document.documentElement.scrollWidth > innerWidth + 1, tables };
+  });
+}
+
+function expectFitsOrPinned(where: string, r: TableReport) {
+  if (!r.overflow) {
+    expect(r.lastInside, `${where} ${r.id}: fits, last column inside`).toBe(true);
+    return;
+  }
+  expect(r.firstPinned, `${where} ${r.id}: scrolls, so its first column is sticky and opaque`).toBe(true);
+  expect(r.pinnedAfterScroll, `${where} ${r.id}: scrolled to the end, the first column stays in view on top`).toBe(true);
+  expect(r.lastReachable, `${where} ${r.id}: scrolled to the end, the last column is in view`).toBe(true);
+}
+
+/** Something in every table: a paused queue with waiting work (its "why" note), failures, running tasks. */
+async function seed(request: APIRequestContext) {
+  // the queue exists once a task names it; paused before its ready task comes, which then waits
+  const paused = unique('e2e-layout-paused');
+  const later = new Date(Date.now() + 3_600_000).toISOString();
+  const waiting = [await enqueue(request, { command: 'demo.echo', queue: paused, payload: { n: 0 }, runAt: later })];
+  expect((await request.patch(`/api/queues/${paused}`, { data: { paused: true } })).status()).toBe(200);
+  waiting.push(await enqueue(request, { command: 'demo.echo', queue: paused, payload: { n: 1 } }));
+  const busy = unique('e2e-layout');
+  const dead = await enqueue(request, {
+    command: 'demo.fail',
+    queue: busy,
+    payload: { message: 'Transaction (Process ID 57) was deadlocked on lock resources with another process', number: 1205 },
+    maxAttempts: 1,
+  });
+  // cancelled at the end of each test
+  const running = [
+    await enqueue(request, { command: 'demo.progress', queue: busy, payload: { steps: 600, ms: 500 } }),
+    await enqueue(request, { command: 'demo.sleep', queue: busy, payload: { ms: 300_000 } }),
+    ...waiting,
+  ];
+  await waitForStatus(request, dead, 'dead');
+  return { paused, busy, dead, running };
+}
+
+async function cancel(request: APIRequestContext, tokens: string[]) {
+  for (const t of tokens) await request.post(`/api/tasks/${t}/cancel`);
+}
+
+async function settle(page: Page, path: string) {
+  await page.goto(path);
+  await expect(page.getByTestId('live-indicator').first()).toContainText('live', { timeout: 30_000 });
+  await expect(page.getByTestId('loading')).toHaveCount(0, { timeout: 30_000 });
+  await page.waitForTimeout(700);
+}
+
+const DARK_PAGES = ['/', '/running', '/tasks?status=dead', '/queues', '/failed', '/log'];
+const PAGES = ['/', '/running', '/tasks', '/tasks?status=dead', '/queues', '/failed', '/log', '/workers', '/batches', '/audit', '/alerts'];
+
+test('at 1280×900 every table fits or scrolls with its first column pinned, in both themes', async ({ page, request }) => {
+  test.setTimeout(300_000);
+  mkdirSync(SHOTS, { recursive: true });
+  const seeded = await seed(request);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    // every page in the light theme; the pages with the widest tables again in the dark one
+    for (const path of scheme === 'light' ? [...PAGES, `/tasks/${seeded.dead}`] : DARK_PAGES) {
+      await settle(page, path);
+      const m = await measureTables(page);
+      expect(m.docOverflow, `${path}: the page itself does not scroll sideways`).toBe(false);
+      for (const t of m.tables) expectFitsOrPinned(`${scheme} ${path}`, t);
+      const name = path === '/' ? 'overview' : path.slice(1).replace(/[/?=]/g, '-');
+      await page.screenshot({ path: join(SHOTS, `1280-${scheme}-${name}.png`) });
+    }
+  }
+  // the paused queue's why note does not push its name out of view
+  await page.emulateMedia({ colorScheme: 'light' });
+  await settle(page, '/queues');
+  const row = page.locator(`[data-testid="queue-row"][data-queue="${seeded.paused}"]`);
+  await expect(row.getByTestId('queue-why')).toBeAttached();
+  // scrolled to the table's last column, the queue's name is still in view
+  const list = page.getByTestId('queue-list');
+  await list.evaluate((el) => {
+    el.parentElement!.scrollLeft = el.parentElement!.scrollWidth;
+  });
+  const name = row.getByTestId('queue-select');
+  await name.evaluate((el) => el.scrollIntoView({ block: 'center', inline: 'nearest' }));
+  expect(
+    await list.evaluate((el) => el.parentElement!.scrollLeft + el.parentElement!.clientWidth >= el.parentElement!.scrollWidth - 1),
+  ).toBe(true);
+  await expect(name).toBeInViewport({ ratio: 1 });
+  await expect(row.getByTestId('queue-why')).toBeInViewport();
+  await cancel(request, seeded.running);
+});
+
+test('a narrower window: wide tables scroll inside their card with the first column pinned and opaque', async ({ page, request }) => {
+  test.setTimeout(240_000);
+  const seeded = await seed(request);
+  await page.setViewportSize({ width: 900, height: 900 });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    let scrolling = 0;
+    for (const path of ['/tasks?status=dead', '/running', '/queues', '/log', '/failed']) {
+      await settle(page, path);
+      const m = await measureTables(page);
+      expect(m.docOverflow, `${path}: the page itself does not scroll sideways`).toBe(false);
+      for (const t of m.tables) {
+        expectFitsOrPinned(`${scheme} ${path} at 900 px`, t);
+        if (t.overflow) scrolling++;
+      }
+    }
+    // the case above is exercised, not skipped: at 900 px these tables are wider than their cards
+    expect(scrolling).toBeGreaterThanOrEqual(3);
+  }
+  // the running tasks' Cancel buttons stay in view at the table's end, the task at its start
+  await page.emulateMedia({ colorScheme: 'light' });
+  await settle(page, '/running');
+  await expect(page.getByTestId('running-row').first()).toBeVisible();
+  await expect(page.getByTestId('cancel-running').first()).toBeInViewport();
+  await expect(page.getByTestId('running-token').first()).toBeInViewport();
+  await page.screenshot({ path: join(SHOTS, '900-light-running.png') });
+  await cancel(request, seeded.running);
+});
+
+test('at 390×844 the Tasks tabs are all reachable and the queue name stays visible', async ({ page, request }) => {
+  test.setTimeout(240_000);
+  mkdirSync(SHOTS, { recursive: true });
+  const seeded = await seed(request);
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await settle(page, '/tasks');
+    const tabs = page.getByTestId('task-tabs').locator('button');
+    await expect(tabs).toHaveCount(8);
+    for (const tab of await tabs.all()) {
+      const b = (await tab.boundingBox())!;
+      expect(b.x, `${await tab.textContent()} starts on screen`).toBeGreaterThanOrEqual(0);
+      expect(b.x + b.width, `${await tab.textContent()} ends on screen`).toBeLessThanOrEqual(390);
+    }
+    await page.screenshot({ path: join(SHOTS, `390-${scheme}-tasks.png`) });
+    await page.getByTestId('tab-cancelled').click();
+    await expect(page).toHaveURL(/status=cancelled/);
+
+    // Overview's queue table keeps a table on phones: it scrolls, the queue name stays pinned
+    await settle(page, '/');
+    const table = page.getByTestId('queue-table');
+    await table.scrollIntoViewIfNeeded();
+    const m = await measureTables(page);
+    expect(m.docOverflow).toBe(false);
+    for (const t of m.tables) expectFitsOrPinned(`${scheme} / at 390 px`, t);
+    await table.evaluate((el) => {
+      el.parentElement!.scrollLeft = el.parentElement!.scrollWidth;
+    });
+    const name = table.locator('tbody tr').first().locator('td').first();
+    await expect(name).toBeInViewport({ ratio: 1 });
+    await page.screenshot({ path: join(SHOTS, `390-${scheme}-overview.png`) });
+    for (const path of ['/running', '/queues', '/failed', '/log']) {
+      await settle(page, path);
+      expect((await measureTables(page)).docOverflow, `${path}: no sideways scroll on a phone`).toBe(false);
+      await page.screenshot({ path: join(SHOTS, `390-${scheme}-${path.slice(1)}.png`) });
+    }
+  }
+  await cancel(request, seeded.running);
+});
+
+test('empty states draw the navigation icons, never an emoji', async ({ page }) => {
+  const nothing = unique('e2e-empty');
+  const pictograph = /\p{Extended_Pictographic}/u;
+  for (const path of [
+    `/failed?queue=${nothing}`,
+    `/tasks?queue=${nothing}`,
+    `/log?queue=${nothing}`,
+    `/tasks/00000000-0000-4000-8000-000000000000`,
+    '/no-such-page',
+  ]) {
+    await page.goto(path);
+    const icons = page.getByTestId('empty-icon');
+    await expect(icons.first()).toBeVisible({ timeout: 30_000 });
+    for (const icon of await icons.all()) {
+      await expect(icon.locator('svg path')).toHaveCount(1);
+      expect(await icon.textContent()).toBe('');
+    }
+    const text = await page.locator('main').innerText();
+    expect(pictograph.test(text), `${path}: ${text.match(pictograph)?.[0]}`).toBe(false);
+  }
+});
+
+test('a retried task that fails again at once says so on Failed, Tasks and its own page', async ({ page, request }) => {
+  mkdirSync(SHOTS, { recursive: true });
+  const queue = unique('e2e-again');
+  const token = await enqueue(request, { command: 'demo.fail', queue, payload: { message: 'still broken' }, maxAttempts: 2 });
+  await waitForStatus(request, token, 'dead');
+
+  await page.goto(`/failed?queue=${queue}`);
+  const row = page.locator(`[data-testid="dead-row"][data-token="${token}"]`);
+  await expect(row).toBeVisible();
+  await expect(row.getByTestId('retried-note')).toHaveCount(0);
+  await row.getByTestId('dead-retry').click();
+  await expect.poll(async () => (await taskStatus(request, token)).attempts, { timeout: 15_000 }).toBe(3);
+  await waitForStatus(request, token, 'dead');
+  // the row is back (dead again), and no longer looks as if nothing happened
+  const note = /^retried · failed again (\d+(\.\d)? (ms|s) later|at once), attempt 3\/3$/;
+  await expect(row.getByTestId('retried-note')).toHaveText(note);
+  await page.screenshot({ path: join(SHOTS, 'retried-failed.png') });
+
+  await page.goto(`/tasks?queue=${queue}&status=dead`);
+  const taskRow = page.locator(`[data-testid="task-row"][data-token="${token}"]`);
+  await expect(taskRow.getByTestId('task-state')).toHaveText('dead');
+  await expect(taskRow.getByTestId('retried-note')).toHaveText(note);
+
+  await page.goto(`/tasks/${token}`);
+  await expect(page.getByTestId('retried-note')).toHaveText(note);
+  // the task page's own retry: the note follows the newest attempt
+  await page.getByTestId('task-retry').click();
+  await expect(page.getByTestId('retried-note')).toHaveText(/^retried · failed again .*, attempt 4\/4$/, { timeout: 15_000 });
+  await page.screenshot({ path: join(SHOTS, 'retried-task.png') });
+  // the next action on the task ends the note
+  const marked = () => page.evaluate((t) => (sessionStorage.getItem('readpast.retried') ?? '').includes(t), token);
+  expect(await marked()).toBe(true);
+  await page.getByTestId('task-delete').click();
+  await page.getByTestId('confirm-ok').click();
+  await expect(page).toHaveURL(/\/failed/);
+  expect(await marked()).toBe(false);
+});
