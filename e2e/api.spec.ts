@@ -151,7 +151,7 @@ test('a dead task shows in failures, grouped by message; retry and delete by fil
 
   await expect400(await request.post('/api/failures/retry', { data: { queue: QUEUE, colour: 'red' } }), 'colour');
   const retried = await request.post('/api/failures/retry', { data: { queue: QUEUE, message } });
-  expect(await retried.json()).toEqual({ count: 1 });
+  expect(await retried.json()).toEqual({ count: 1, skipped: { dedupKeyHeld: 0 } });
   const again = await waitForStatus(request, token, 'dead');
   expect(again.history).toHaveLength(2);
 
