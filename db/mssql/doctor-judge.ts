@@ -110,6 +110,24 @@ export function callerFactsFromRows(
   };
 }
 
+/** One hot-write procedure this version calls (DOCTOR_HOT), by its versioned name. */
+export interface HotProcedureFact {
+  /** readpast.Claim_v17 … */
+  name: string;
+  present: boolean;
+  /** HAS_PERMS_BY_NAME(name, 'OBJECT', 'EXECUTE') for this login: 1, 0, or null (not answered) */
+  execute: number | null;
+}
+
+/** DOCTOR_HOT's rows → one fact per name this version calls (`expected`); a name without a row reads as missing. */
+export function hotFactsFromRows(rows: Record<string, unknown>[], expected: readonly string[]): HotProcedureFact[] {
+  const bit = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'boolean' ? Number(v) : null);
+  return expected.map((name) => {
+    const r = rows.find((x) => typeof x.name === 'string' && x.name.toLowerCase() === name.toLowerCase());
+    return { name, present: bit(r?.present) === 1, execute: bit(r?.may_execute) };
+  });
+}
+
 /** Everything the probe found; a step not reached is undefined. */
 export interface DoctorProbe {
   /** the database, printable (no password) */
@@ -127,6 +145,8 @@ export interface DoctorProbe {
   dryRun?: Outcome<DryRun>;
   /** the T-SQL callers' interface, asked once the schema exists */
   callers?: Outcome<CallerFacts>;
+  /** the hot-write procedures this version calls, asked once the schema exists */
+  hot?: Outcome<HotProcedureFact[]>;
 }
 
 /** The migrations this code knows. */
@@ -134,6 +154,8 @@ export interface KnownSchema {
   versions: readonly number[];
   /** the last migration that installs the T-SQL callers' procedures and grants (run again to reinstall them) */
   callersVersion?: number;
+  /** the last migration that installs the hot-write procedures this version calls (run again to reinstall them) */
+  hotVersion?: number;
 }
 
 export type SchemaState = 'missing' | 'current' | 'behind' | 'ahead' | 'unreadable';
@@ -244,6 +266,56 @@ function dmlCheck(f: DoctorFacts, state: SchemaState): DoctorCheck {
     grant,
     true,
   );
+}
+
+/** The hot-write procedures this version calls (sql/hot.ts): each installed, and this login may EXECUTE it. */
+export function hotCheck(probe: DoctorProbe, f: DoctorFacts, state: SchemaState, known: KnownSchema): DoctorCheck {
+  const title = "readpast's procedures (EXECUTE)";
+  const grant = `GRANT EXECUTE ON SCHEMA::readpast TO ${userOf(f)};`;
+  if (state !== 'current') return check('permissions.hot', title, null, 'skipped: the schema is not at the current migration', null, true);
+  if (!probe.hot) return check('permissions.hot', title, null, 'skipped: not asked', null, true);
+  if (!probe.hot.ok) return check('permissions.hot', title, null, `could not be read: ${describe(probe.hot.error)}`, null, true);
+  const procs = probe.hot.value;
+  const names = (ps: HotProcedureFact[]) => ps.map((p) => p.name).join(', ');
+  const them = (ps: HotProcedureFact[]) => (ps.length > 1 ? 'them' : 'it');
+  const missing = procs.filter((p) => !p.present);
+  if (missing.length) {
+    return check(
+      'permissions.hot',
+      title,
+      false,
+      `${names(missing)} not found (or not visible to this login): enqueue, claim, finish and heartbeat of this readpast ` +
+        `version call ${them(missing)}`,
+      known.hotVersion
+        ? `DELETE FROM readpast.SchemaVersion WHERE version = ${known.hotVersion}; then run 'readpast migrate', which installs ` +
+            `them again (CREATE OR ALTER; nothing else changes); if they are there, ${grant}`
+        : `run 'readpast migrate'; if they are there, ${grant}`,
+      true,
+    );
+  }
+  const denied = procs.filter((p) => p.execute === 0);
+  if (denied.length) {
+    return check(
+      'permissions.hot',
+      title,
+      false,
+      `this login may not EXECUTE ${names(denied)}: enqueue, claim, finish or heartbeat fail (error 229)`,
+      grant,
+      true,
+    );
+  }
+  const unknown = procs.filter((p) => p.execute !== 1);
+  if (unknown.length) {
+    return check(
+      'permissions.hot',
+      title,
+      null,
+      `${names(unknown)} installed; whether this login may EXECUTE ${them(unknown)} cannot be told (HAS_PERMS_BY_NAME answered NULL)`,
+      grant,
+      true,
+    );
+  }
+  return check('permissions.hot', title, true, `installed, and this login may EXECUTE ${names(procs)}`, null, true);
 }
 
 function schemaCheck(f: DoctorFacts, known: KnownSchema, state: SchemaState): DoctorCheck {
@@ -633,6 +705,7 @@ const LATER: readonly (readonly [string, string, boolean])[] = [
   ['rcsi', 'READ_COMMITTED_SNAPSHOT', false],
   ['schema', 'Schema and migrations', true],
   ['permissions.dml', "Read and write readpast's tables", true],
+  ['permissions.hot', "readpast's procedures (EXECUTE)", true],
   ['permissions.execute', 'Procedure tasks (EXECUTE)', false],
   ['permissions.live', 'Live request state (DMVs)', false],
   ['permissions.kill', "KILL of a task's session", false],
@@ -726,6 +799,7 @@ export function judgeMssql(probe: DoctorProbe, known: KnownSchema): DoctorCheck[
     out.push(
       schemaCheck(facts, known, state),
       dmlCheck(facts, state),
+      hotCheck(probe, facts, state, known),
       proceduresCheck(facts),
       liveCheck(facts, server),
       killCheck(facts, server),
@@ -738,6 +812,7 @@ export function judgeMssql(probe: DoctorProbe, known: KnownSchema): DoctorCheck[
       check('schema', 'Schema and migrations', false, `could not read the login's permissions and the schema: ${e}`, null, true),
       ...skipped('the permission query failed', [
         'permissions.dml',
+        'permissions.hot',
         'permissions.execute',
         'permissions.live',
         'permissions.kill',

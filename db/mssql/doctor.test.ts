@@ -7,6 +7,7 @@ import type { DoctorCheck } from '../../lib/engine/types';
 import { factsFromRows } from './doctor';
 import {
   callerFactsFromRows,
+  hotFactsFromRows,
   judgeMssql,
   pingChecks,
   sameDefinition,
@@ -15,9 +16,10 @@ import {
   type DoctorFacts,
   type DoctorProbe,
 } from './doctor-judge';
+import { HOT_PROCEDURES, hotName } from './sql/hot';
 import { compareVersions, productName, refusal, serverInfoFromRow, unsupportedReason, type ServerRow } from './server';
 
-const KNOWN = { versions: [1, 2], callersVersion: 2 };
+const KNOWN = { versions: [1, 2], callersVersion: 2, hotVersion: 2 };
 const TARGET = 'mssql://readpast_app@db.example.com:1433/jobs';
 
 const SQL2019: ServerRow = {
@@ -102,6 +104,7 @@ const healthy = (o: Partial<DoctorProbe> = {}, server: ServerRow = SQL2019): Doc
   },
   dryRun: { ok: true, value: { ms: 7.4, claimed: { queue: 'billing', command: 'dbo.usp_charge', kind: 'procedure' } } },
   callers: { ok: true, value: callerFacts() },
+  hot: { ok: true, value: hotFacts() },
   ...o,
 });
 
@@ -127,6 +130,14 @@ function callerFacts(o: Record<string, unknown> = {}, procs: Record<string, Reco
     PROCS,
   );
 }
+
+/** The names this version calls (sql/hot.ts), and DOCTOR_HOT as a database migrated and granted per the README answers it. */
+const HOT_NAMES = HOT_PROCEDURES.map(hotName);
+const hotFacts = (rows: Record<string, Record<string, unknown>> = {}) =>
+  hotFactsFromRows(
+    HOT_NAMES.map((name) => ({ name, present: 1, may_execute: 1, ...rows[name] })),
+    HOT_NAMES,
+  );
 
 const byId = (checks: DoctorCheck[]) => Object.fromEntries(checks.map((c) => [c.id, c]));
 const failingNeeded = (checks: DoctorCheck[]) => checks.filter((c) => c.needed && c.ok === false).map((c) => c.id);
@@ -185,6 +196,7 @@ describe('readpast doctor on SQL Server (the judge)', () => {
       'rcsi',
       'schema',
       'permissions.dml',
+      'permissions.hot',
       'permissions.execute',
       'permissions.live',
       'permissions.kill',
@@ -291,6 +303,59 @@ describe('readpast doctor on SQL Server (the judge)', () => {
     // asked only once the schema is current
     const behind = byId(judgeMssql(healthy({ facts: { ok: true, value: facts({}, [1]) }, callers: undefined }), KNOWN));
     expect(behind.callers).toMatchObject({ ok: null, detail: 'skipped: the schema is not at the current migration' });
+  });
+
+  it('the hot-write procedures this version calls: installed and executable, missing, not granted, or not answered', () => {
+    expect(HOT_NAMES).toContain('readpast.Claim_v17');
+    const ok = byId(judgeMssql(healthy(), KNOWN))['permissions.hot']!;
+    expect(ok).toMatchObject({ ok: true, needed: true, remedy: null });
+    expect(ok.detail).toBe(`installed, and this login may EXECUTE ${HOT_NAMES.join(', ')}`);
+
+    // a procedure not installed (or dropped by a later migration): migrate installs it
+    const gone = judgeMssql(
+      healthy({ hot: { ok: true, value: hotFacts({ 'readpast.Claim_v17': { present: 0, may_execute: null } }) } }),
+      KNOWN,
+    );
+    expect(failingNeeded(gone)).toEqual(['permissions.hot']);
+    const g = byId(gone)['permissions.hot']!;
+    expect(g.detail).toMatch(/^readpast\.Claim_v17 not found/);
+    expect(g.remedy).toMatch(/^DELETE FROM readpast\.SchemaVersion WHERE version = 2; then run 'readpast migrate'/);
+    expect(g.remedy).toContain('GRANT EXECUTE ON SCHEMA::readpast TO [readpast_app];');
+    const noVersion = byId(
+      judgeMssql(healthy({ hot: { ok: true, value: hotFacts({ 'readpast.Claim_v17': { present: 0 } }) } }), { versions: [1, 2] }),
+    );
+    expect(noVersion['permissions.hot']!.remedy).toMatch(/^run 'readpast migrate'/);
+    // no row at all for a name reads as missing
+    expect(hotFactsFromRows([], ['readpast.Finish_v17'])).toEqual([{ name: 'readpast.Finish_v17', present: false, execute: null }]);
+
+    // installed, but this login lacks EXECUTE: the README's GRANT, for this user
+    const denied = judgeMssql(
+      healthy({
+        hot: { ok: true, value: hotFacts({ 'readpast.Enqueue_v17': { may_execute: 0 }, 'readpast.Finish_v17': { may_execute: false } }) },
+      }),
+      KNOWN,
+    );
+    expect(failingNeeded(denied)).toEqual(['permissions.hot']);
+    const d = byId(denied)['permissions.hot']!;
+    expect(d.detail).toBe(
+      'this login may not EXECUTE readpast.Enqueue_v17, readpast.Finish_v17: enqueue, claim, finish or heartbeat fail (error 229)',
+    );
+    expect(d.remedy).toBe('GRANT EXECUTE ON SCHEMA::readpast TO [readpast_app];');
+
+    // HAS_PERMS_BY_NAME answered NULL: neither ✓ nor ✗, and it says so
+    const unsure = byId(
+      judgeMssql(healthy({ hot: { ok: true, value: hotFacts({ 'readpast.Heartbeat_v17': { may_execute: null } }) } }), KNOWN),
+    );
+    expect(unsure['permissions.hot']).toMatchObject({ ok: null, needed: true });
+    expect(unsure['permissions.hot']!.detail).toContain(
+      'readpast.Heartbeat_v17 installed; whether this login may EXECUTE it cannot be told',
+    );
+
+    // not asked before the schema is current; a failed query is reported, not judged
+    const behind = byId(judgeMssql(healthy({ facts: { ok: true, value: facts({}, [1]) }, hot: undefined }), KNOWN));
+    expect(behind['permissions.hot']).toMatchObject({ ok: null, detail: 'skipped: the schema is not at the current migration' });
+    const failed = byId(judgeMssql(healthy({ hot: { ok: false, error: { message: 'boom', code: 'EREQUEST', number: 50000 } } }), KNOWN));
+    expect(failed['permissions.hot']).toMatchObject({ ok: null, detail: 'could not be read: error 50000: boom' });
   });
 
   it('compares installed procedure text loosely (line endings, white space, a final semicolon), and nothing else', () => {

@@ -8,6 +8,7 @@ import type { DoctorCheck } from '../../lib/engine/types';
 import { query, sql, type ConnectionPool, type Shared } from './connection';
 import {
   callerFactsFromRows,
+  hotFactsFromRows,
   judgeMssql,
   mayDryRun,
   schemaState,
@@ -15,6 +16,7 @@ import {
   type DoctorFacts,
   type DoctorProbe,
   type DryRun,
+  type HotProcedureFact,
   type Outcome,
   type Ping,
   type ProbeError,
@@ -23,7 +25,8 @@ import { serverMessage } from './errors';
 import { MIGRATIONS } from './schema';
 import { probeServer, refusal } from './server';
 import { CALLER_PROCEDURES, createProcedure } from './sql/callers';
-import { DOCTOR_CALLERS, DOCTOR_DRY_RUN_CLAIM, DOCTOR_FACTS, DOCTOR_PING } from './sql/doctor';
+import { DOCTOR_CALLERS, DOCTOR_DRY_RUN_CLAIM, DOCTOR_FACTS, DOCTOR_HOT, DOCTOR_PING } from './sql/doctor';
+import { createHotProcedure, HOT_PROCEDURES, hotName } from './sql/hot';
 import { describeTarget, isEntra, signInLabel } from './url';
 
 const PINGS = 5;
@@ -33,6 +36,10 @@ const KNOWN = {
   versions: MIGRATIONS.map((m) => m.version),
   // the last migration that installs the callers' procedures (and so their grants): run again to reinstall them
   callersVersion: Math.max(...MIGRATIONS.filter((m) => m.batches.includes(EXEC_ASYNC)).map((m) => m.version)),
+  // the last migration that installs a hot-write procedure this version calls: run again to reinstall them
+  hotVersion: Math.max(
+    ...MIGRATIONS.filter((m) => HOT_PROCEDURES.some((p) => m.batches.includes(createHotProcedure(p)))).map((m) => m.version),
+  ),
 };
 const EXPECTED_CALLERS = CALLER_PROCEDURES.map((p) => ({ name: p.name, text: createProcedure(p), granted: p.granted }));
 
@@ -109,6 +116,12 @@ async function callers(pool: ConnectionPool): Promise<CallerFacts> {
   return callerFactsFromRows(sets[0]?.[0], sets[1] ?? [], EXPECTED_CALLERS);
 }
 
+/** The hot-write procedures this version calls: installed, and this login may EXECUTE them. */
+async function hot(pool: ConnectionPool): Promise<HotProcedureFact[]> {
+  const r = await query<Record<string, unknown>>(pool, DOCTOR_HOT);
+  return hotFactsFromRows(r.recordset ?? [], HOT_PROCEDURES.map(hotName));
+}
+
 /** The claim a worker sends, inside a transaction rolled back (sql/doctor.ts); its parameters are the claim's own (claim.ts). */
 async function dryRun(pool: ConnectionPool): Promise<DryRun> {
   const t0 = performance.now();
@@ -150,7 +163,10 @@ export async function probeDoctor(shared: Shared): Promise<DoctorProbe> {
   // a stand-in (or an engine readpast cannot use) is named and nothing else is asked of it
   if (!probe.server.ok || refusal(probe.server.value)?.kind === 'stand-in' || refusal(probe.server.value)?.kind === 'engine') return probe;
   probe.facts = await attempt(() => facts(p));
-  if (probe.facts.ok && schemaState(probe.facts.value, KNOWN) === 'current') probe.callers = await attempt(() => callers(p));
+  if (probe.facts.ok && schemaState(probe.facts.value, KNOWN) === 'current') {
+    probe.hot = await attempt(() => hot(p));
+    probe.callers = await attempt(() => callers(p));
+  }
   probe.pings = await attempt(() => pings(p));
   if (mayDryRun(probe, KNOWN)) probe.dryRun = await attempt(() => dryRun(p));
   return probe;

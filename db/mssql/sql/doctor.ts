@@ -3,6 +3,7 @@
 // Nothing here changes the database.
 import { ALLOW_SQL_SETTING, CALLER_PROCEDURES, CALLER_ROLE } from './callers';
 import { CLAIM } from './claim';
+import { HOT_PROCEDURES, hotName } from './hot';
 
 /**
  * Two result sets: one row of facts (login, database user, the readpast schema, permissions per
@@ -91,4 +92,17 @@ SELECT p.name,
       AND dp.permission_name = N'EXECUTE' AND dp.state IN ('G', 'W')) THEN 1 ELSE 0 END AS granted,
   OBJECT_DEFINITION(OBJECT_ID(N'readpast.' + p.name)) AS definition
 FROM (VALUES ${CALLER_PROCEDURES.map((p) => `(N'${p.name}')`).join(', ')}) AS p(name)
+ORDER BY p.name;`;
+
+/**
+ * The hot-write procedures this version calls (sql/hot.ts: readpast.Enqueue_v17, …), asked once the schema
+ * exists. One row each: present (OBJECT_ID: NULL for an object missing, or one this login cannot see) and
+ * whether this login may EXECUTE it (HAS_PERMS_BY_NAME: 1, 0, or NULL where the object does not exist or
+ * the check fails).
+ */
+export const DOCTOR_HOT = `SET NOCOUNT ON;
+SELECT p.name,
+  CASE WHEN OBJECT_ID(p.name, N'P') IS NULL THEN 0 ELSE 1 END AS present,
+  HAS_PERMS_BY_NAME(p.name, N'OBJECT', N'EXECUTE') AS may_execute
+FROM (VALUES ${HOT_PROCEDURES.map((p) => `(N'${hotName(p)}')`).join(', ')}) AS p(name)
 ORDER BY p.name;`;
