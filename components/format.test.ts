@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bucketPoints } from './overview/Charts';
 import { checkInt, checkJson } from './enqueue/fields';
-import { formatAge, formatDuration, formatRelative, isoToLocalInput, localInputToIso } from './format';
+import { formatAge, formatDuration, formatRelative, isoToLocalInput, localInputToIso, shortToken } from './format';
 
 describe('formatDuration', () => {
   it('picks a unit that reads well', () => {
@@ -28,6 +28,14 @@ describe('formatRelative', () => {
   it('formats ages compactly', () => {
     expect(formatAge(400)).toBe('now');
     expect(formatAge(7_200_000)).toBe('2 h');
+  });
+});
+
+describe('shortToken', () => {
+  it('shows the part tasks created together do not share: the end of a v7 or v4, the start of a v8', () => {
+    expect(shortToken('019ab5a1-2e3b-7c4d-8e5f-0123456789ab')).toBe('…456789ab');
+    expect(shortToken('3f2b8c1e-1d2a-4c3b-9a8b-0123456789ab')).toBe('…456789ab');
+    expect(shortToken('3f2b8c1e-1d2a-8c3b-9a8b-019ab5a12e3b')).toBe('3f2b8c1e…');
   });
 });
 

@@ -49,9 +49,12 @@ export function formatLocal(iso: string | null | undefined): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
-/** Tokens are time-ordered (uuid v7): their start is shared by tasks created together, their end is not. */
+/**
+ * The part of a token that tasks created together do not share. Tokens are time-ordered (lib/engine/tokens.ts):
+ * SQLite's (v7) start with the time, so their end is shown; SQL Server's (v8) end with it, so their start is.
+ */
 export function shortToken(token: string): string {
-  return `…${token.slice(-8)}`;
+  return token[14] === '8' ? `${token.slice(0, 8)}…` : `…${token.slice(-8)}`;
 }
 
 /** `datetime-local` value (local wall time) → ISO with offset, or undefined when empty/invalid. */

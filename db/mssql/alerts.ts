@@ -1,7 +1,6 @@
 // Alert rules and firings on SQL Server. writeAlerts is one batch in one transaction (sql/alerts.ts
 // WRITE_ALERTS): cursors compare-and-set, the dedup check under UPDLOCK, HOLDLOCK, the firing and its
 // delivery task inserted together — so processes evaluating at once record each firing once.
-import { randomUUID } from 'node:crypto';
 import type {
   AlertFiring,
   AlertFiringFilter,
@@ -20,6 +19,7 @@ import type { Outcome, Page } from '../../lib/engine/types';
 import { sql, type Param, type Shared } from './connection';
 import { isoUtc, toJson, token } from './rows';
 import * as S from './sql/alerts';
+import { newToken } from './tokens';
 
 /** the failure-streak read looks at most this many of the newest attempts (of every command) */
 export const STREAK_SCAN = 10_000;
@@ -120,7 +120,7 @@ export async function writeAlerts(shared: Shared, w: AlertWrite): Promise<FiredA
   const iso = (d: Date | null) => (d === null ? null : isoUtc(d));
   const fires = w.firings.map((f, ord) => ({
     ord,
-    token: randomUUID(),
+    token: newToken(),
     ruleId: f.ruleId,
     ruleName: f.ruleName.slice(0, 64),
     key: f.dedupKey.slice(0, 400),

@@ -1,7 +1,6 @@
 // Enqueueing on SQL Server: one or many tasks as a JSON array that readpast.Enqueue_v<n> (sql/hot.ts: the
 // statement ENQUEUE_WRITE, installed) reads (OPENJSON) in one transaction; procedure tasks are checked
 // against the catalog first.
-import { randomUUID } from 'node:crypto';
 import { ConflictError, ValidationError } from '../../lib/engine/errors';
 import type { EnqueueInput, EnqueueResult } from '../../lib/engine/types';
 import { sql, type IProcedureResult, type OutParam, type Param, type Shared } from './connection';
@@ -9,6 +8,7 @@ import { serverMessage } from './errors';
 import type { ProcedureCatalog } from './procs';
 import { isoUtc, toJson, token } from './rows';
 import { HOT, hotName } from './sql/hot';
+import { newToken } from './tokens';
 
 export const DEFAULT_QUEUE = 'default';
 
@@ -20,7 +20,7 @@ export function enqueueRow(input: EnqueueInput, ord: number, prefix = '') {
   }
   return {
     ord,
-    token: randomUUID(),
+    token: newToken(),
     queue: input.queue ?? DEFAULT_QUEUE,
     kind: input.kind,
     command: input.command,

@@ -2,7 +2,6 @@
 // check (fireDue) reads the due schedules with the server's clock, plans each with the engine's rules
 // (lib/engine/schedules.ts) and applies each plan with FIRE: one transaction that advances the schedule
 // (compare-and-set) and inserts its tasks, unique per (schedule, tick) — see sql/schedules.ts.
-import { randomUUID } from 'node:crypto';
 import { planFires } from '../../lib/engine/schedules';
 import type {
   EnqueueResult,
@@ -20,6 +19,7 @@ import { sql, type Param, type Shared } from './connection';
 import { serverMessage } from './errors';
 import { isoUtc, parseJson, toJson, token } from './rows';
 import * as S from './sql/schedules';
+import { newToken } from './tokens';
 
 interface ScheduleRow {
   name: string;
@@ -191,7 +191,7 @@ export async function deleteSchedule(shared: Shared, name: string): Promise<'del
 }
 
 export async function runSchedule(shared: Shared, name: string, by: string): Promise<EnqueueResult | null> {
-  const t = randomUUID();
+  const t = newToken();
   const r = await shared.write<{ applied: number }>(S.RUN_SCHEDULE, [
     ['name', NAME, name],
     ['token', sql.UniqueIdentifier, t],
@@ -221,7 +221,7 @@ export async function fireDue(shared: Shared, at?: Date): Promise<FireReport[]> 
       r.now,
       r.previous_active === 1,
     );
-    let fires = plan.fires.map((fireAt, ord) => ({ ord, token: randomUUID(), fireAt }));
+    let fires = plan.fires.map((fireAt, ord) => ({ ord, token: newToken(), fireAt }));
     let applied = false;
     try {
       const w = await shared.write<{ applied: number }>(S.FIRE, [

@@ -1,7 +1,7 @@
 // Task tokens of the SQLite store: RFC 9562 uuid v7 (time first, so new tokens append to the token index),
 // lowercase, never repeated.
 import { describe, expect, it } from 'vitest';
-import { newToken } from './enqueue';
+import { newToken } from './tokens';
 
 describe('newToken', () => {
   it('is a lowercase uuid v7 whose first 48 bits are the time in ms', () => {

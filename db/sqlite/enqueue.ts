@@ -1,15 +1,15 @@
 // Producers: enqueue one task or many in one transaction. Each task is checked against its queue (created
 // with the defaults if new) and its batch; a dedup key held by an unfinished task returns that task.
-// A bulk enqueue pays per chunk what it can: multi-row INSERTs, the random bytes of its tokens, and its kept
-// aggregates (one delta per queue and command, applied once per transaction).
+// A bulk enqueue pays per chunk what it can: multi-row INSERTs, the random bytes of its tokens (drawn in blocks:
+// lib/engine/tokens.ts), and its kept aggregates (one delta per queue and command, applied once per transaction).
 import type { AuditWrite } from '../../lib/engine/ports';
-import { randomFillSync } from 'node:crypto';
 import { ValidationError } from '../../lib/engine/errors';
 import type { EnqueueInput, EnqueueResult } from '../../lib/engine/types';
 import { checkOpen } from './batches';
 import type { Db, Shared } from './connection';
 import { ensureQueue } from './queues';
 import { toJson, type QueueRow } from './rows';
+import { newToken } from './tokens';
 import { FIND_DEDUP, INSERT_CHUNKS, insertTasks, TASK_COLUMNS } from './sql/enqueue';
 import { stmt, type Tally } from './tally';
 
@@ -91,48 +91,6 @@ class Enqueued {
   }
 }
 
-// ---- tokens: uuid v7 (time-ordered: new tokens append to the token index), random bytes drawn in blocks ----
-
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-const RANDOM_BLOCK = 10 * 512;
-const random = Buffer.alloc(RANDOM_BLOCK);
-let randomAt = RANDOM_BLOCK;
-
-/** A uuid v7: 48 bits of ms time, version 7, 74 random bits (RFC 9562), lowercase. */
-export function newToken(now: number): string {
-  if (randomAt + 10 > RANDOM_BLOCK) {
-    randomFillSync(random);
-    randomAt = 0;
-  }
-  const r = random;
-  const o = randomAt;
-  randomAt += 10;
-  const hi = Math.floor(now / 0x1000000);
-  const lo = now % 0x1000000;
-  return (
-    HEX[(hi >>> 16) & 0xff]! +
-    HEX[(hi >>> 8) & 0xff]! +
-    HEX[hi & 0xff]! +
-    HEX[(lo >>> 16) & 0xff]! +
-    '-' +
-    HEX[(lo >>> 8) & 0xff]! +
-    HEX[lo & 0xff]! +
-    '-' +
-    HEX[0x70 | (r[o]! & 0x0f)]! +
-    HEX[r[o + 1]!]! +
-    '-' +
-    HEX[0x80 | (r[o + 2]! & 0x3f)]! +
-    HEX[r[o + 3]!]! +
-    '-' +
-    HEX[r[o + 4]!]! +
-    HEX[r[o + 5]!]! +
-    HEX[r[o + 6]!]! +
-    HEX[r[o + 7]!]! +
-    HEX[r[o + 8]!]! +
-    HEX[r[o + 9]!]!
-  );
-}
-
 /**
  * Validate one task against its queue and batch, and return its INSERT parameters — or, when its
  * dedup key is held by an unfinished task, that task's token.
@@ -156,7 +114,7 @@ function taskRow(
     const existing = stmt(db, FIND_DEDUP).get(input.dedupKey) as { token: string } | undefined;
     if (existing) return { token: existing.token, created: false };
   }
-  // time-ordered (v7): new tokens append to the token index instead of landing on random pages
+  // time-ordered: new tokens append to the token index instead of landing on random pages (tokens.ts)
   const token = newToken(now);
   counts.add(tally, queue, batchId, stage, input.command);
   return {

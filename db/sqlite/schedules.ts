@@ -5,7 +5,6 @@
 // (schedule_name, schedule_fire_at) makes a second task for a tick impossible whatever happens.
 import type { AuditWrite } from '../../lib/engine/ports';
 import { auditVia } from '../../lib/engine/audit';
-import { v7 as uuidv7 } from 'uuid';
 import { planFires } from '../../lib/engine/schedules';
 import type {
   EnqueueResult,
@@ -24,6 +23,7 @@ import { ensureQueue } from './queues';
 import { parseJson, toJson } from './rows';
 import * as S from './sql/schedules';
 import { stmt, type Tally } from './tally';
+import { newToken } from './tokens';
 
 interface ScheduleRow {
   name: string;
@@ -191,7 +191,7 @@ export async function deleteSchedule(
 /** Insert the task of one fire; null when this tick was fired already. */
 function insertFire(db: Db, r: ScheduleRow, fireAt: number | null, caller: string, tally: Tally, now: number): string | null {
   const q = ensureQueue(db, r.queue, now);
-  const token = uuidv7();
+  const token = newToken(now);
   const done = stmt(db, S.INSERT_FIRE).run(
     token,
     r.queue,

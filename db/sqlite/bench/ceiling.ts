@@ -9,7 +9,7 @@
 //    can write: 64 tasks claimed by one UPDATE … RETURNING, settled by one UPDATE, each attempt's log row
 //    written once (at its end), one activity-series row per transaction.
 import { openDatabase, type Db } from '../connection';
-import { newToken } from '../enqueue';
+import { newToken } from '../tokens';
 import { openSqliteStore } from '../store';
 import * as C from '../sql/claim';
 import { insertTasks, INSERT_CHUNKS, TASK_COLUMNS } from '../sql/enqueue';
