@@ -17,6 +17,7 @@ import { migration as v14 } from './versions/v14-worker-queues';
 import { migration as v15 } from './versions/v15-abandon-reason';
 import { migration as v16 } from './versions/v16-callers-utf8-dedup';
 import { migration as v17 } from './versions/v17-hot-procedures';
+import { migration as v18 } from './versions/v18-time-ordered-tokens';
 import { index, table } from './ddl';
 import { ASYNC_EXEC_RESULTS_VIEW, CALLER_PROCEDURES, createProcedure, roleBatches } from './sql/callers';
 import { METRICS_DEAD_COLUMN } from './sql/history';
@@ -607,6 +608,7 @@ END;`,
   v15,
   v16,
   v17,
+  v18,
 ];
 
 /** The highest schema version this code knows. */

@@ -14,7 +14,8 @@
 // does; if the first rolls back, the second enqueues.
 //
 // Same statements as the store. ExecAsync calls readpast.Enqueue_v<n> (sql/hot.ts: ENQUEUE_WRITE installed),
-// the very procedure the Node enqueue calls, with a one-element @tasks array it builds with FOR JSON; CancelTask and RetryTask run
+// the very procedure the Node enqueue calls, with a one-element @tasks array it builds with FOR JSON (its token made
+// as the store makes one: sql/tokens.ts); CancelTask and RetryTask run
 // CANCEL_WRITE and RETRY_ONE_WRITE (sql/operators.ts); ReleaseScheduler, CancelTask and RetryTask settle the
 // batches they touched with SETTLE_BATCHES_WRITE (sql/settle.ts, here as readpast.SettleBatches). So the
 // lock order of sql/claim.ts holds here as there.
@@ -53,6 +54,7 @@ import {
 import { HOT, hotName } from './hot';
 import { CANCEL_WRITE, PAST_ABORT, RETRY_ONE_WRITE } from './operators';
 import { SETTLE_BATCHES_WRITE } from './settle';
+import { NEW_TOKEN } from './tokens';
 
 /** The setting that lets T-SQL callers enqueue `sql` tasks (readpast.Settings; `readpast migrate --allow-sql on`). */
 export const ALLOW_SQL_SETTING = 'allow_sql';
@@ -211,7 +213,8 @@ export const CALLER_PROCEDURES: readonly CallerProcedure[] = [
     body: `SET NOCOUNT ON;
   DECLARE @cmd nvarchar(max), @err nvarchar(2048);
   ${EXEC_CHECKS}
-  DECLARE @tasks nvarchar(max) = (SELECT 0 AS ord, NEWID() AS token, @Queue AS queue, @Kind AS kind, @cmd AS command,
+  ${NEW_TOKEN}
+  DECLARE @tasks nvarchar(max) = (SELECT 0 AS ord, @new_token AS token, @Queue AS queue, @Kind AS kind, @cmd AS command,
       @Payload AS payload, @Priority AS priority, @RunAt AS runAfter, @MaxAttempts AS maxAttempts,
       CASE WHEN @TimeoutMs IS NULL THEN 0 ELSE 1 END AS timeoutGiven, @TimeoutMs AS timeoutMs, @DedupKey AS dedupKey,
       ${CALLER} AS caller, @BatchId AS batchId,
