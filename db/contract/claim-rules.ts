@@ -1,4 +1,4 @@
-// Every claim rule (lib/engine/claim-rules.ts) has its fragment in a dialect (db/<dialect>/claim-rules.ts),
+// Every claim rule (lib/engine/claim-rules.ts) has its fragment in a dialect (CLAIM_RULE_SQL, db/<dialect>/sql/claim.ts),
 // and that dialect's claim SQL contains it; run by db/<dialect>/claim-rules.test.ts. The second case shows
 // that the check fails on a missing fragment and on one the claim does not contain.
 import { describe, expect, it } from 'vitest';

@@ -1,11 +1,10 @@
 // Every claim rule has its SQLite fragment, and the claim's SQL (sql/claim.ts) contains it.
 import { claimRuleFragmentTests } from '../contract/claim-rules';
-import { CLAIM_RULE_SQL } from './claim-rules';
 import * as S from './sql/claim';
 
 claimRuleFragmentTests(
   'SQLite',
-  CLAIM_RULE_SQL,
+  S.CLAIM_RULE_SQL,
   Object.values(S)
     .filter((v) => typeof v === 'string')
     .join('\n'),

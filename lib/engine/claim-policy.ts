@@ -1,6 +1,6 @@
 // The claim policy as a pure model: given a snapshot of tasks, queues and batches, which tasks may a
 // single-slot claim return next? The rules themselves are listed once, by name, in claim-rules.ts (each
-// dialect's claim SQL is composed of one fragment per rule: db/<dialect>/claim-rules.ts); this module
+// dialect's claim SQL is composed of one fragment per rule: db/<dialect>/sql/claim.ts); this module
 // applies that list to a snapshot, for tests to hold every store to (db/contract/claim-model.ts). No SQL,
 // no I/O, no clock: `now` is part of the snapshot.
 //

@@ -5,10 +5,10 @@
 //  - "why isn't it running?" (why.ts), which walks the same rules over the facts a read gathered and
 //    answers with the rule's sentence (`why` below), adding only what no claim rule says (who may claim:
 //    a live worker, its handler; whether a free worker is missing);
-//  - each dialect's claim SQL, composed of one fragment per rule (db/<dialect>/claim-rules.ts:
+//  - each dialect's claim SQL, composed of one fragment per rule (CLAIM_RULE_SQL of db/<dialect>/sql/claim.ts:
 //    Record<ClaimRuleName, string>); a test fails when a dialect lacks a fragment or its claim SQL does not
 //    contain it (db/<dialect>/claim-rules.test.ts).
-// Adding a rule: a name, verdict and why-answer here, one fragment per dialect (used in its claim SQL).
+// Adding a rule: a name, verdict, predicate and why-answer here; one fragment per dialect, used in its claim SQL.
 // Not claim rules: attempts left and a free dedup key are checked where a task becomes pending (enqueue,
 // retry), never by the claim.
 import { plural, whyIn, whyTime, type Why, type WhyFacts, type WhyQueueFacts, type WhyReason } from './why-facts';

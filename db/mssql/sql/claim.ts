@@ -25,7 +25,7 @@
 // highest-priority head wins, ties going to the lane served least recently, so one large batch cannot
 // starve another. Paused queues and limited queues with no room are skipped, so they block nobody else.
 // The rules are listed once, by name, in lib/engine/claim-rules.ts; CLAIM is composed of their T-SQL
-// fragments (../claim-rules.ts), each byte for byte as readpast.Claim_v17 was installed.
+// fragments (CLAIM_RULE_SQL below), each byte for byte as readpast.Claim_v17 was installed.
 //
 // First, without holding anything: the candidate queues (not paused, wanted by this worker, with room by
 // a first count) and the lanes (batches with a due task of a candidate queue in their active stage — those
@@ -66,9 +66,33 @@
 // parameters instead of this batch's ~60 KB, and its table variables are cached with the procedure. The
 // name carries the migration that installed it, so during a rolling upgrade workers of two versions each
 // call the claim they were written against; a change of the claim is a new version (hot-procedures.test.ts).
-import { CLAIM_RULE_SQL as R } from '../claim-rules';
+import { LIVE_BATCH, type ClaimRuleName } from '../../../lib/engine/claim-rules';
 import { BEGIN, TALLY, TOUCHED } from './tally';
 import { historyCommandOf } from './history';
+
+/**
+ * The claim rules (lib/engine/claim-rules.ts) in T-SQL: one fragment per rule, the exact text that implements
+ * it in CLAIM below, which is composed of them (claim-rules.test.ts: every rule has one, CLAIM contains it).
+ * CLAIM is installed as readpast.Claim_v17, its text pinned (hot-procedures.test.ts): a fragment may change
+ * only with a new version. Each round checks the queue rules again under the queue's lock (@paused, @held)
+ * and the batch rules under the batch's (the lane's re-check repeats the batch fragments).
+ */
+export const CLAIM_RULE_SQL = {
+  pending: "t.status = 'pending'",
+  due: 't.run_after <= @now',
+  in_queue_filter: '(@all_queues = 1 OR q.name IN (SELECT w.queue FROM @wanted AS w))',
+  queue_not_paused: 'q.paused = 0',
+  under_queue_limit: `(q.concurrency_limit IS NULL OR q.concurrency_limit > (
+      SELECT COUNT(*) FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
+      WHERE t.status = 'running' AND t.queue = q.name AND t.lease_until >= @now))`,
+  // a lane's tasks are those of a row of Batches
+  batch_exists: 't.batch_id = b.id',
+  batch_live: `b.status IN (${LIVE_BATCH.map((s) => `'${s}'`).join(', ')})`,
+  stage_active: 'MIN(CASE WHEN s.pending + s.running > 0 THEN s.stage END)',
+  not_after_failed_stage: "NOT (b.on_failure = 'abort' AND st.failed_stage IS NOT NULL AND st.stage > st.failed_stage)",
+  under_batch_max_parallel: '(b.max_parallel IS NULL OR st.running < b.max_parallel)',
+} as const satisfies Record<ClaimRuleName, string>;
+const R = CLAIM_RULE_SQL;
 
 export const CLAIM_ROUNDS = 1000;
 

@@ -5,7 +5,6 @@
 // order (sql/claim.ts): Tasks, then ExecutionLog, then the kept counts; what a retry reads of Batches and
 // BatchStages it reads before taking any lock.
 import { DELETE_TASKS_OUTPUT } from './attempt-logs';
-import { PAST_FAILED_STAGE } from '../claim-rules';
 import { ESCALATION_CHUNK } from './enqueue';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 
@@ -88,7 +87,9 @@ ${TOUCHED}`;
  * A task of a stage after a failed one (a dead task) in a batch that aborts on failure: the claim never
  * starts it (its lane is skipped, sql/claim.ts), so it is not retried.
  */
-export const PAST_ABORT = PAST_FAILED_STAGE;
+export const PAST_ABORT = `t.batch_id IS NOT NULL AND EXISTS (SELECT 1 FROM readpast.Batches AS b
+      JOIN readpast.BatchStages AS s ON s.batch_id = b.id
+      WHERE b.id = t.batch_id AND b.on_failure = 'abort' AND s.dead > 0 AND s.stage < t.stage)`;
 
 /**
  * @held: how many of the tasks `where` selects (not past an aborted stage) stay dead for their dedup key:

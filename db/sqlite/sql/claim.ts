@@ -1,9 +1,32 @@
 // SQL of the claim (see claim.ts for how it runs): which queues can take work, the lanes (unbatched
 // tasks and each live batch's active stage), the heads of each lane in dequeue order, Taskling's token
 // grant, and the start of an attempt. The claim rules are listed in lib/engine/claim-rules.ts; their SQL
-// is composed here of one fragment per rule (R, sql/claim-rules.ts).
-import { CLAIM_RULE_SQL as R } from '../claim-rules';
+// is composed here of one fragment per rule (CLAIM_RULE_SQL).
+import { LIVE_BATCH, type ClaimRuleName } from '../../../lib/engine/claim-rules';
 import { HELD } from './queues';
+
+/**
+ * The claim rules in SQLite: one fragment per rule, the exact text that implements it in the statements
+ * below, which are composed of them (claim-rules.test.ts: every rule has one, the claim's SQL contains it).
+ * Two are partly in claim.ts's TypeScript: a paused queue and a full limit put the queue on the claim's
+ * excluded list (capacity()).
+ */
+export const CLAIM_RULE_SQL = {
+  pending: "t.status = 'pending'",
+  due: 't.run_after <= @now',
+  in_queue_filter: '(@queues IS NULL OR t.queue IN (SELECT value FROM json_each(@queues)))',
+  // queues that fail it are read out and excluded
+  queue_not_paused: 'paused = 0',
+  // a queue's held tokens, compared with its limit in capacity(): running tasks with a live lease (queue, now)
+  under_queue_limit: "SELECT COUNT(*) AS n FROM Tasks WHERE queue = ? AND status = 'running' AND lease_until >= ?",
+  // a lane's tasks are those of a row of Batches
+  batch_exists: 't.batch_id = x.id',
+  batch_live: `b.status IN (${LIVE_BATCH.map((s) => `'${s}'`).join(', ')})`,
+  stage_active: '(SELECT MIN(s.stage) FROM BatchStages s WHERE s.batch_id = b.id AND s.pending + s.running > 0)',
+  not_after_failed_stage: "NOT (x.on_failure = 'abort' AND x.failed_stage IS NOT NULL AND x.stage > x.failed_stage)",
+  under_batch_max_parallel: '(x.max_parallel IS NULL OR x.running < x.max_parallel)',
+} as const satisfies Record<ClaimRuleName, string>;
+const R = CLAIM_RULE_SQL;
 
 // ---- capacity: paused queues and limited queues with no room left are skipped ------------------------
 

@@ -1,6 +1,5 @@
 // SQL of what operators do to tasks: cancel, retry, delete — one task by its token, or every dead task
 // matching a failure filter.
-import { pastFailedStage } from '../claim-rules';
 
 export const TASK_BY_TOKEN = 'SELECT id, queue, batch_id, stage, status FROM Tasks WHERE token = ?';
 
@@ -25,8 +24,16 @@ export const FAILURE_FILTER = {
 } as const;
 
 /**
+ * not_after_failed_stage for one task of stage `stage` of batch `batch` (SQL expressions), true when it
+ * fails: a stage after one with a dead task, in a batch that aborts on failure. The claim never starts such
+ * a task (its rule not_after_failed_stage, sql/claim.ts), so retry and bulk retry refuse it.
+ */
+const pastFailedStage = (batch: string, stage: string) => `EXISTS (SELECT 1 FROM Batches b
+        JOIN BatchStages s ON s.batch_id = b.id WHERE b.id = ${batch} AND b.on_failure = 'abort' AND s.dead > 0 AND s.stage < ${stage})`;
+
+/**
  * A task of a stage after a failed one (a dead task) in a batch that aborts on failure: the claim never
- * starts it (the claim rule not_after_failed_stage, sql/claim-rules.ts), so it is not retried (batch_id, stage).
+ * starts it, so it is not retried (batch_id, stage).
  */
 export const PAST_ABORT = `SELECT 1 AS past WHERE ${pastFailedStage('?', '?')}`;
 
