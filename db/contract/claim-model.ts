@@ -6,6 +6,12 @@
 // reads the same state back through the read model. A failure names its seed; replay one with
 // CLAIM_MODEL_SEEDS=<seed>[,<seed>…].
 //
+// "Why isn't it running?" against the same rules (lib/engine/claim-rules.ts): on each state, before the
+// claim, the store's why answer (the read path of the front door: getTask, then why-read.ts) for every task
+// the claim may take and for a few others drawn at random must be one the model's verdict allows
+// (VERDICT_WHY; judged for any worker, without the claimer's queue filter), and the task the claim took
+// must have been ready or waiting only for a worker.
+//
 // Steps and time per seed: 80 steps in 60 s by default; a slow server gets fewer steps or more time from its
 // suite (storeContract's `claimModel` option; CLAIM_MODEL_STEPS overrides the steps). A seed that runs out of
 // time stops its store first (every later call through the walk's store is refused) and fails saying at
@@ -17,19 +23,24 @@
 // aborted batch (refused now: `batch_aborted`).
 import { describe, expect, it } from 'vitest';
 import { allowedClaims, verdicts, type ClaimSnapshot, type PolicyTask } from '../../lib/engine/claim-policy';
+import { VERDICT_WHY } from '../../lib/engine/claim-rules';
 import type { Store } from '../../lib/engine/ports';
 import type { BatchView, ClaimedTask, Settlement, WorkerSlot } from '../../lib/engine/types';
+import type { Why } from '../../lib/engine/why';
+import { whyOfTask } from '../../lib/engine/why-read';
 import { err, Harness, LONG_LEASE, sleep, useStore, type StoreFactory } from './harness';
 
 const SEEDS = process.env.CLAIM_MODEL_SEEDS ? process.env.CLAIM_MODEL_SEEDS.split(',').map(Number) : [1, 2, 3, 5, 8, 13, 21, 34];
-/** Steps per seed and the time a seed may take, unless the suite says otherwise. */
-export const CLAIM_MODEL_DEFAULTS = { steps: 80, timeoutMs: 60_000 };
+/** Steps per seed, the time a seed may take and the tasks drawn for "why" per step, unless the suite says otherwise. */
+export const CLAIM_MODEL_DEFAULTS = { steps: 80, timeoutMs: 60_000, whyPerStep: 4 };
 
 export interface ClaimModelOptions {
   /** steps per seed (CLAIM_MODEL_STEPS overrides it) */
   steps?: number;
   /** the time one seed may take, set-up included */
   timeoutMs?: number;
+  /** tasks besides those the claim may take whose "why" is checked per step */
+  whyPerStep?: number;
 }
 
 /** What is left for the walk once its test's time is up: stop this long before vitest would. */
@@ -92,12 +103,13 @@ function prng(seed: number) {
 }
 type Rng = ReturnType<typeof prng>;
 
-/** The state the model needs, read back through the read model. */
-async function snapshot(store: Store, only: string[] | null, now: Date): Promise<ClaimSnapshot> {
+/** The state the model needs, read back through the read model; `tokens`: each task's token by id. */
+async function snapshot(store: Store, only: string[] | null, now: Date, tokens: Map<number, string>): Promise<ClaimSnapshot> {
   const tasks: PolicyTask[] = [];
   for (let cursor: number | undefined; ; ) {
     const page = await store.reads.listTasks({ cursor, limit: 200 });
     for (const t of page.items) {
+      tokens.set(t.id, t.token);
       tasks.push({
         id: t.id,
         queue: t.queue,
@@ -157,13 +169,22 @@ class Walk {
   readonly limits = new Map<string, number | null>();
   claims = 0;
   empties = 0;
+  /** "why" answers checked, by the model's verdict */
+  readonly whyChecked = new Map<string, number>();
   /** the store's clock less ours, learnt from claims (a database server keeps its own time) */
   skew = 0;
+
+  /** draws the tasks whose "why" is checked: apart from `rng`, so the walk's own moves stay as they were */
+  readonly whyRng: Rng;
 
   constructor(
     readonly h: Harness,
     readonly rng: Rng,
-  ) {}
+    seed: number,
+    readonly whyPerStep: number,
+  ) {
+    this.whyRng = prng(seed ^ 0x5eed);
+  }
 
   get store() {
     return this.h.store;
@@ -183,6 +204,8 @@ class Walk {
   async setUp() {
     const r = this.rng;
     for (let i = 0; i < 4; i++) this.slots.push(await this.h.worker());
+    // the walk's tasks run handler demo.echo: known, so that "why" does not stop at the handler
+    await this.store.worker.registerHandlers(['demo.echo']);
     for (const q of QUEUES) {
       const patch = { concurrencyLimit: r.pick([null, null, 1, 2, 3]), paused: r.chance(0.15) };
       this.limits.set(q, (await this.store.commands.setQueue(q, patch, 'contract')).concurrencyLimit);
@@ -265,8 +288,10 @@ class Walk {
     const r = this.rng;
     const only = r.chance(0.3) ? QUEUES.filter(() => r.chance(0.5)) : null;
     const short = r.chance(0.1);
-    const s = await snapshot(this.store, only, new Date(Date.now() + this.skew));
+    const tokens = new Map<number, string>();
+    const s = await snapshot(this.store, only, new Date(Date.now() + this.skew), tokens);
     const allowed = allowedClaims(s);
+    const whys = await this.whyBefore(s, allowed, tokens, `seed ${seed}, step ${step}`);
     const opts = { leaseMs: short ? SHORT_LEASE : LONG_LEASE, queues: only ?? undefined };
     const before = Date.now();
     const got = await this.store.worker.claim([r.pick(this.slots)], opts);
@@ -288,8 +313,48 @@ class Walk {
       const context = await this.context(c);
       expect.fail(`${where}: the store claimed #${c.id} (${why}), the model allows ${may}\n${describeSnapshot(s)}\n${context}`);
     }
+    const why = whys.get(c.id);
+    if (why && !VERDICT_WHY.eligible.includes(why.reason)) {
+      expect.fail(`${where}: the store claimed #${c.id}, but "why" said before: ${why.reason} (${why.text})\n${describeSnapshot(s)}`);
+    }
     this.running.set(c.id, c);
     if (short) await sleep(SHORT_LEASE + MARGIN);
+  }
+
+  /**
+   * "Why" for the tasks the claim may take and for a few others (a verdict drawn first, so that rare ones
+   * are asked about too), asked of the store before the claim: each answer must be one the model's verdict
+   * allows, judged for any worker (no queue filter: "why" has no claimer in view). Returns the answers by id.
+   */
+  async whyBefore(s: ClaimSnapshot, allowed: Set<number>, tokens: Map<number, string>, where: string): Promise<Map<number, Why>> {
+    const v = verdicts({ ...s, only: null });
+    const r = this.whyRng;
+    const byVerdict = new Map<string, number[]>();
+    for (const t of s.tasks) if (!allowed.has(t.id)) byVerdict.set(v.get(t.id)!, [...(byVerdict.get(v.get(t.id)!) ?? []), t.id]);
+    const ids = new Set(allowed);
+    for (let n = 0; n < this.whyPerStep && byVerdict.size > 0; n++) {
+      const verdict = r.pick([...byVerdict.keys()]);
+      const group = byVerdict.get(verdict)!;
+      ids.add(group.splice(r.int(group.length), 1)[0]!);
+      if (group.length === 0) byVerdict.delete(verdict);
+    }
+    const answers = await Promise.all(
+      [...ids].map(async (id) => {
+        const task = await this.store.reads.getTask(tokens.get(id)!);
+        return [id, await whyOfTask(this.store.reads, task!, s.now)] as const;
+      }),
+    );
+    for (const [id, why] of answers) {
+      const verdict = v.get(id)!;
+      this.whyChecked.set(verdict, (this.whyChecked.get(verdict) ?? 0) + 1);
+      if (!VERDICT_WHY[verdict].includes(why.reason)) {
+        expect.fail(
+          `${where}: "why" says ${why.reason} for #${id} (${why.text}), the model's verdict is ${verdict} ` +
+            `(why may say ${VERDICT_WHY[verdict].join(' or ')})\n${describeSnapshot(s)}`,
+        );
+      }
+    }
+    return new Map(answers);
   }
 }
 
@@ -297,19 +362,20 @@ export function claimModelTests(factory: StoreFactory, opts: ClaimModelOptions =
   const envSteps = Number(process.env.CLAIM_MODEL_STEPS);
   const steps = Number.isInteger(envSteps) && envSteps > 0 ? envSteps : (opts.steps ?? CLAIM_MODEL_DEFAULTS.steps);
   const timeoutMs = opts.timeoutMs ?? CLAIM_MODEL_DEFAULTS.timeoutMs;
+  const whyPerStep = opts.whyPerStep ?? CLAIM_MODEL_DEFAULTS.whyPerStep;
   describe('claim against the claim policy model (randomized)', () => {
     const h = useStore(factory);
 
     for (const seed of SEEDS) {
       it(
-        `seed ${seed}: every claim is one the model allows; nothing only when the model agrees`,
+        `seed ${seed}: every claim is one the model allows; nothing only when the model agrees; "why" agrees with both`,
         async () => {
           const stop = new AbortController();
           const timer = setTimeout(
             () => stop.abort(`seed ${seed} out of time after ${timeoutMs - STOP_MARGIN_MS} ms`),
             timeoutMs - STOP_MARGIN_MS,
           );
-          const walk = new Walk(new Harness(stoppable(h().store, stop.signal)), prng(seed));
+          const walk = new Walk(new Harness(stoppable(h().store, stop.signal)), prng(seed), seed, whyPerStep);
           let step = 0;
           try {
             await walk.setUp();
@@ -333,6 +399,7 @@ export function claimModelTests(factory: StoreFactory, opts: ClaimModelOptions =
           }
           // a walk that never claims proves nothing (a third or so of the claims find nothing, by design)
           expect(walk.claims, `seed ${seed}: ${walk.claims} claims, ${walk.empties} found nothing`).toBeGreaterThan(steps / 10);
+          if (process.env.CLAIM_MODEL_WHY_TALLY) console.log(`seed ${seed}: "why" checked`, Object.fromEntries(walk.whyChecked));
         },
         timeoutMs,
       );

@@ -10,6 +10,8 @@
 //  - a task of a limited queue starts only with a token granted in this transaction (Taskling's way:
 //    the queue row is written first, its lock column serialising grants for the queue).
 // Tokens are released by the attempt's end (queues.ts releaseToken).
+// The claim rules are listed once, by name, in lib/engine/claim-rules.ts; their SQLite fragments are in
+// sql/claim.ts (CLAIM_RULE_SQL), whose statements are composed of them.
 import type { ClaimedTask, ClaimOptions, TaskKind, WorkerSlot } from '../../lib/engine/types';
 import { stageTimes } from './batches';
 import type { Db, Shared } from './connection';

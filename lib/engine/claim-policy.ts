@@ -1,14 +1,18 @@
 // The claim policy as a pure model: given a snapshot of tasks, queues and batches, which tasks may a
-// single-slot claim return next? Each dialect writes this policy in SQL (db/<dialect>/claim.ts); this
-// module writes it once, for tests to hold every store to (db/contract/claim-model.ts). No SQL, no I/O,
-// no clock: `now` is part of the snapshot.
+// single-slot claim return next? The rules themselves are listed once, by name, in claim-rules.ts (each
+// dialect's claim SQL is composed of one fragment per rule: db/<dialect>/sql/claim.ts); this module
+// applies that list to a snapshot, for tests to hold every store to (db/contract/claim-model.ts). No SQL,
+// no I/O, no clock: `now` is part of the snapshot.
 //
-// A pending task is *eligible* when every rule below lets it through. Eligible tasks form lanes:
+// A pending task is *eligible* when every rule lets it through. Eligible tasks form lanes:
 // the unbatched tasks are one lane, each batch another. A lane's head is its best task (higher
 // priority first, then the older, i.e. lower id). A claim takes the head of a lane whose head has
 // the top priority among all heads; which of several such lanes wins (the least recently served)
 // is the store's to track, so the model answers with the set of those heads.
+import { firstFailing, type RuleContext, type Verdict } from './claim-rules';
 import type { BatchStatus, OnFailure, TaskStatus } from './types';
+
+export { LIVE_BATCH, type Verdict } from './claim-rules';
 
 export interface PolicyTask {
   id: number;
@@ -46,23 +50,6 @@ export interface ClaimSnapshot {
   only: readonly string[] | null;
   now: Date;
 }
-
-/** Why a task cannot be claimed now (or `eligible`). */
-export type Verdict =
-  | 'eligible'
-  | 'not_pending'
-  | 'not_due'
-  | 'filtered'
-  | 'paused'
-  | 'no_token'
-  | 'no_batch'
-  | 'batch_closed'
-  | 'stage_waits'
-  | 'batch_aborted'
-  | 'batch_full';
-
-/** Batches whose tasks may still start: a cancelled or completed batch starts nothing. */
-export const LIVE_BATCH: readonly BatchStatus[] = ['open', 'released', 'aborted'];
 
 const better = (a: PolicyTask, b: PolicyTask) => a.priority > b.priority || (a.priority === b.priority && a.id < b.id);
 
@@ -107,44 +94,38 @@ function heldTokens(s: ClaimSnapshot): Map<string, number> {
 }
 
 /**
- * The verdict on every task of the snapshot, rule by rule, first failing rule wins:
- *  1. status pending;
- *  2. due: `runAfter <= now`;
- *  3. in the claimer's queue filter;
- *  4. its queue not paused;
- *  5. its queue's limit (when set) above the tokens held (see heldTokens);
- *  6. batched tasks: the batch exists and is live (open, released or aborted — not cancelled/completed);
- *  7. stage gating: its stage is the batch's active stage, i.e. every task of earlier stages is terminal;
- *  8. a batch with `onFailure: abort` starts no stage after one with a dead task;
- *  9. the batch's running tasks are below its maxParallel.
+ * The verdict on every task of the snapshot: the first rule of CLAIM_RULES (claim-rules.ts) that stops it.
+ * A queue absent from the snapshot is unlimited and not paused; a queue's held tokens are its running
+ * tasks with a live lease (heldTokens); a batch's stages are read off its tasks (batchStates).
  */
 export function verdicts(s: ClaimSnapshot): Map<number, Verdict> {
-  const now = s.now.getTime();
   const only = s.only?.length ? new Set(s.only) : null;
   const queues = new Map(s.queues.map((q) => [q.name, q]));
   const held = heldTokens(s);
   const batches = batchStates(s);
   const out = new Map<number, Verdict>();
-  for (const t of s.tasks) out.set(t.id, verdict(t));
-  return out;
-
-  function verdict(t: PolicyTask): Verdict {
-    if (t.status !== 'pending') return 'not_pending';
-    if (t.runAfter.getTime() > now) return 'not_due';
-    if (only && !only.has(t.queue)) return 'filtered';
+  for (const t of s.tasks) {
     const q = queues.get(t.queue);
-    if (q?.paused) return 'paused';
-    if (q && q.limit !== null && (held.get(t.queue) ?? 0) >= q.limit) return 'no_token';
-    if (t.batchId === null) return 'eligible';
-    const b = batches.get(t.batchId)!;
-    if (!b.batch) return 'no_batch';
-    if (!LIVE_BATCH.includes(b.batch.status)) return 'batch_closed';
-    const stage = t.stage ?? 0;
-    if (stage !== b.activeStage) return 'stage_waits';
-    if (b.batch.onFailure === 'abort' && b.failedStage !== null && stage > b.failedStage) return 'batch_aborted';
-    if (b.batch.maxParallel !== null && b.running >= b.batch.maxParallel) return 'batch_full';
-    return 'eligible';
+    const b = t.batchId === null ? undefined : batches.get(t.batchId);
+    const c: RuleContext = {
+      now: s.now,
+      task: t,
+      queue: { paused: q?.paused ?? false, limit: q?.limit ?? null, held: held.get(t.queue) ?? 0 },
+      only,
+      batch: b?.batch
+        ? {
+            status: b.batch.status,
+            onFailure: b.batch.onFailure,
+            maxParallel: b.batch.maxParallel,
+            activeStage: b.activeStage,
+            failedStage: b.failedStage,
+            running: b.running,
+          }
+        : null,
+    };
+    out.set(t.id, firstFailing(c)?.verdict ?? 'eligible');
   }
+  return out;
 }
 
 /** Eligible tasks by lane: `null` = the unbatched lane, otherwise the batch id. */

@@ -24,6 +24,8 @@
 // only, while under its maxParallel, never past a failed stage of a batch that aborts); the
 // highest-priority head wins, ties going to the lane served least recently, so one large batch cannot
 // starve another. Paused queues and limited queues with no room are skipped, so they block nobody else.
+// The rules are listed once, by name, in lib/engine/claim-rules.ts; CLAIM is composed of their T-SQL
+// fragments (CLAIM_RULE_SQL below), each byte for byte as readpast.Claim_v17 was installed.
 //
 // First, without holding anything: the candidate queues (not paused, wanted by this worker, with room by
 // a first count) and the lanes (batches with a due task of a candidate queue in their active stage — those
@@ -64,8 +66,33 @@
 // parameters instead of this batch's ~60 KB, and its table variables are cached with the procedure. The
 // name carries the migration that installed it, so during a rolling upgrade workers of two versions each
 // call the claim they were written against; a change of the claim is a new version (hot-procedures.test.ts).
+import { LIVE_BATCH, type ClaimRuleName } from '../../../lib/engine/claim-rules';
 import { BEGIN, TALLY, TOUCHED } from './tally';
 import { historyCommandOf } from './history';
+
+/**
+ * The claim rules (lib/engine/claim-rules.ts) in T-SQL: one fragment per rule, the exact text that implements
+ * it in CLAIM below, which is composed of them (claim-rules.test.ts: every rule has one, CLAIM contains it).
+ * CLAIM is installed as readpast.Claim_v17, its text pinned (hot-procedures.test.ts): a fragment may change
+ * only with a new version. Each round checks the queue rules again under the queue's lock (@paused, @held)
+ * and the batch rules under the batch's (the lane's re-check repeats the batch fragments).
+ */
+export const CLAIM_RULE_SQL = {
+  pending: "t.status = 'pending'",
+  due: 't.run_after <= @now',
+  in_queue_filter: '(@all_queues = 1 OR q.name IN (SELECT w.queue FROM @wanted AS w))',
+  queue_not_paused: 'q.paused = 0',
+  under_queue_limit: `(q.concurrency_limit IS NULL OR q.concurrency_limit > (
+      SELECT COUNT(*) FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
+      WHERE t.status = 'running' AND t.queue = q.name AND t.lease_until >= @now))`,
+  // a lane's tasks are those of a row of Batches
+  batch_exists: 't.batch_id = b.id',
+  batch_live: `b.status IN (${LIVE_BATCH.map((s) => `'${s}'`).join(', ')})`,
+  stage_active: 'MIN(CASE WHEN s.pending + s.running > 0 THEN s.stage END)',
+  not_after_failed_stage: "NOT (b.on_failure = 'abort' AND st.failed_stage IS NOT NULL AND st.stage > st.failed_stage)",
+  under_batch_max_parallel: '(b.max_parallel IS NULL OR st.running < b.max_parallel)',
+} as const satisfies Record<ClaimRuleName, string>;
+const R = CLAIM_RULE_SQL;
 
 export const CLAIM_ROUNDS = 1000;
 
@@ -87,9 +114,9 @@ const CLAIM_SET = `SET status = 'running', attempts = attempts + 1, worker_id = 
         INTO @claimed`;
 
 /** The round's lane and queue: due pending rows (the literals match the filters of IX_Tasks_ready / IX_Tasks_batch_dequeue). */
-const UNBATCHED = "t.status = 'pending' AND t.batch_id IS NULL AND t.queue = @queue AND t.run_after <= @now";
-const BATCHED = `t.status = 'pending' AND t.batch_id IS NOT NULL AND t.batch_id = @lane AND t.stage = @lane_stage
-            AND t.queue = @queue AND t.run_after <= @now`;
+const UNBATCHED = `${R.pending} AND t.batch_id IS NULL AND t.queue = @queue AND ${R.due}`;
+const BATCHED = `${R.pending} AND t.batch_id IS NOT NULL AND t.batch_id = @lane AND t.stage = @lane_stage
+            AND t.queue = @queue AND ${R.due}`;
 const ORDERED = '\n          ORDER BY t.priority DESC, t.id';
 
 /** The claim of one row: skips rows others hold, locks the one it takes, starts its attempt (into @claimed). */
@@ -142,24 +169,22 @@ IF @all_queues = 0
 -- the candidate queues: not paused, wanted, and (a first count, skipping rows others hold) with room
 INSERT INTO @cand (queue, limited)
   SELECT q.name, CASE WHEN q.concurrency_limit IS NULL THEN 0 ELSE 1 END FROM readpast.Queues AS q
-  WHERE q.paused = 0 AND (@all_queues = 1 OR q.name IN (SELECT w.queue FROM @wanted AS w))
-    AND (q.concurrency_limit IS NULL OR q.concurrency_limit > (
-      SELECT COUNT(*) FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
-      WHERE t.status = 'running' AND t.queue = q.name AND t.lease_until >= @now));
+  WHERE ${R.queue_not_paused} AND ${R.in_queue_filter}
+    AND ${R.under_queue_limit};
 -- the lanes: batches with a due task of a candidate queue in their active stage, least recently served first
 INSERT INTO @lanes (batch_id, stage, served_at)
   SELECT TOP (${CLAIM_LANES}) b.id, st.stage, b.served_at
   FROM readpast.Batches AS b
-  CROSS APPLY (SELECT MIN(CASE WHEN s.pending + s.running > 0 THEN s.stage END) AS stage,
+  CROSS APPLY (SELECT ${R.stage_active} AS stage,
                       COALESCE(SUM(s.running), 0) AS running,
                       MIN(CASE WHEN s.dead > 0 THEN s.stage END) AS failed_stage
                FROM readpast.BatchStages AS s WHERE s.batch_id = b.id) AS st
-  WHERE b.status IN ('open', 'released', 'aborted') AND st.stage IS NOT NULL
-    AND (b.max_parallel IS NULL OR st.running < b.max_parallel)
-    AND NOT (b.on_failure = 'abort' AND st.failed_stage IS NOT NULL AND st.stage > st.failed_stage)
+  WHERE ${R.batch_live} AND st.stage IS NOT NULL
+    AND ${R.under_batch_max_parallel}
+    AND ${R.not_after_failed_stage}
     AND EXISTS (SELECT 1 FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
-      WHERE t.status = 'pending' AND t.batch_id IS NOT NULL AND t.batch_id = b.id AND t.stage = st.stage
-        AND t.run_after <= @now AND ${CANDIDATE})
+      WHERE ${R.pending} AND t.batch_id IS NOT NULL AND ${R.batch_exists} AND t.stage = st.stage
+        AND ${R.due} AND ${CANDIDATE})
   ORDER BY b.served_at, b.id;
 WHILE @done = 0 AND @rounds < ${CLAIM_ROUNDS}
 BEGIN
@@ -178,15 +203,15 @@ BEGIN
       @unbatched_served AS served_at, u.id
     FROM @cand AS k
     CROSS APPLY (SELECT TOP (1) t.priority, t.id FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
-          WHERE t.status = 'pending' AND t.batch_id IS NULL AND t.queue = k.queue AND t.run_after <= @now
+          WHERE ${R.pending} AND t.batch_id IS NULL AND t.queue = k.queue AND ${R.due}
           ORDER BY t.priority DESC, t.id) AS u
     WHERE NOT EXISTS (SELECT 1 FROM @skipped AS x WHERE x.lane = -1 AND x.queue = k.queue)
     UNION ALL
     SELECT l.batch_id, l.stage, bh.queue, k.limited, bh.priority, l.served_at, bh.id
     FROM @lanes AS l
     CROSS APPLY (SELECT TOP (1) t.queue, t.priority, t.id FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
-          WHERE t.status = 'pending' AND t.batch_id IS NOT NULL AND t.batch_id = l.batch_id AND t.stage = l.stage
-            AND t.run_after <= @now AND ${CANDIDATE}
+          WHERE ${R.pending} AND t.batch_id IS NOT NULL AND t.batch_id = l.batch_id AND t.stage = l.stage
+            AND ${R.due} AND ${CANDIDATE}
             AND NOT EXISTS (SELECT 1 FROM @skipped AS x WHERE x.lane = l.batch_id AND x.queue = t.queue)
           ORDER BY t.priority DESC, t.id) AS bh
     JOIN @cand AS k ON k.queue = bh.queue
@@ -241,13 +266,13 @@ BEGIN
         DELETE FROM @lanes WHERE batch_id = @lane AND @served_now IS NULL;
       END
       ELSE IF NOT EXISTS (SELECT 1 FROM readpast.Batches AS b
-          CROSS APPLY (SELECT MIN(CASE WHEN s.pending + s.running > 0 THEN s.stage END) AS stage,
+          CROSS APPLY (SELECT ${R.stage_active} AS stage,
                               COALESCE(SUM(s.running), 0) AS running,
                               MIN(CASE WHEN s.dead > 0 THEN s.stage END) AS failed_stage
                        FROM readpast.BatchStages AS s WHERE s.batch_id = b.id) AS st
-          WHERE b.id = @lane AND b.status IN ('open', 'released', 'aborted') AND st.stage = @lane_stage
-            AND (b.max_parallel IS NULL OR st.running < b.max_parallel)
-            AND NOT (b.on_failure = 'abort' AND st.failed_stage IS NOT NULL AND st.stage > st.failed_stage))
+          WHERE b.id = @lane AND ${R.batch_live} AND st.stage = @lane_stage
+            AND ${R.under_batch_max_parallel}
+            AND ${R.not_after_failed_stage})
       BEGIN
         SET @ok = 0;
         DELETE FROM @lanes WHERE batch_id = @lane;

@@ -1,19 +1,44 @@
-// SQL of the claim (see claim.ts for its rules): which queues can take work, the lanes (unbatched
+// SQL of the claim (see claim.ts for how it runs): which queues can take work, the lanes (unbatched
 // tasks and each live batch's active stage), the heads of each lane in dequeue order, Taskling's token
-// grant, and the start of an attempt.
+// grant, and the start of an attempt. The claim rules are listed in lib/engine/claim-rules.ts; their SQL
+// is composed here of one fragment per rule (CLAIM_RULE_SQL).
+import { LIVE_BATCH, type ClaimRuleName } from '../../../lib/engine/claim-rules';
 import { HELD } from './queues';
+
+/**
+ * The claim rules in SQLite: one fragment per rule, the exact text that implements it in the statements
+ * below, which are composed of them (claim-rules.test.ts: every rule has one, the claim's SQL contains it).
+ * Two are partly in claim.ts's TypeScript: a paused queue and a full limit put the queue on the claim's
+ * excluded list (capacity()).
+ */
+export const CLAIM_RULE_SQL = {
+  pending: "t.status = 'pending'",
+  due: 't.run_after <= @now',
+  in_queue_filter: '(@queues IS NULL OR t.queue IN (SELECT value FROM json_each(@queues)))',
+  // queues that fail it are read out and excluded
+  queue_not_paused: 'paused = 0',
+  // a queue's held tokens, compared with its limit in capacity(): running tasks with a live lease (queue, now)
+  under_queue_limit: "SELECT COUNT(*) AS n FROM Tasks WHERE queue = ? AND status = 'running' AND lease_until >= ?",
+  // a lane's tasks are those of a row of Batches
+  batch_exists: 't.batch_id = x.id',
+  batch_live: `b.status IN (${LIVE_BATCH.map((s) => `'${s}'`).join(', ')})`,
+  stage_active: '(SELECT MIN(s.stage) FROM BatchStages s WHERE s.batch_id = b.id AND s.pending + s.running > 0)',
+  not_after_failed_stage: "NOT (x.on_failure = 'abort' AND x.failed_stage IS NOT NULL AND x.stage > x.failed_stage)",
+  under_batch_max_parallel: '(x.max_parallel IS NULL OR x.running < x.max_parallel)',
+} as const satisfies Record<ClaimRuleName, string>;
+const R = CLAIM_RULE_SQL;
 
 // ---- capacity: paused queues and limited queues with no room left are skipped ------------------------
 
-export const PAUSED_OR_LIMITED_QUEUES =
-  'SELECT name, concurrency_limit, paused FROM Queues WHERE paused = 1 OR concurrency_limit IS NOT NULL';
+export const PAUSED_OR_LIMITED_QUEUES = `SELECT name, concurrency_limit, paused FROM Queues
+      WHERE NOT (${R.queue_not_paused}) OR concurrency_limit IS NOT NULL`;
 
 /**
  * Running tasks of a queue with a live lease (queue, now), token or not: a task claimed while its queue
  * was unlimited holds no token but counts against a limit set later (no new grant until running < limit).
  * Matches the index Tasks_running.
  */
-export const RUNNING_LIVE = `SELECT COUNT(*) AS n FROM Tasks WHERE queue = ? AND status = 'running' AND lease_until >= ?`;
+export const RUNNING_LIVE = R.under_queue_limit;
 
 // ---- lanes and their heads ------------------------------------------------------------------------
 
@@ -24,7 +49,7 @@ const HEAD_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.pr
 
 /** Skips the excluded queues (a JSON array) and, when @queues (a JSON array) is given, every other queue. */
 const QUEUE_FILTER = `AND t.queue NOT IN (SELECT value FROM json_each(@excluded))
-  AND (@queues IS NULL OR t.queue IN (SELECT value FROM json_each(@queues)))`;
+  AND ${R.in_queue_filter}`;
 
 /** At most this many batch lanes per claim round. */
 export const MAX_LANES = 500;
@@ -37,24 +62,24 @@ export const MAX_LANES = 500;
  */
 export const LIVE_BATCHES = `SELECT x.id, x.max_parallel, x.served_at, x.stage, x.running FROM (
         SELECT b.id, b.max_parallel, b.on_failure, b.served_at,
-          (SELECT MIN(s.stage) FROM BatchStages s WHERE s.batch_id = b.id AND s.pending + s.running > 0) AS stage,
+          ${R.stage_active} AS stage,
           (SELECT COALESCE(SUM(s.running), 0) FROM BatchStages s WHERE s.batch_id = b.id) AS running,
           (SELECT MIN(s.stage) FROM BatchStages s WHERE s.batch_id = b.id AND s.dead > 0) AS failed_stage
-        FROM Batches b WHERE b.status IN ('open', 'released', 'aborted')) x
+        FROM Batches b WHERE ${R.batch_live}) x
       WHERE x.stage IS NOT NULL
-        AND (x.max_parallel IS NULL OR x.running < x.max_parallel)
-        AND NOT (x.on_failure = 'abort' AND x.failed_stage IS NOT NULL AND x.stage > x.failed_stage)
-        AND EXISTS (SELECT 1 FROM Tasks t WHERE t.status = 'pending' AND t.batch_id = x.id AND t.stage = x.stage
-          AND t.batch_id IS NOT NULL AND t.run_after <= @now ${QUEUE_FILTER})
+        AND ${R.under_batch_max_parallel}
+        AND ${R.not_after_failed_stage}
+        AND EXISTS (SELECT 1 FROM Tasks t WHERE ${R.pending} AND ${R.batch_exists} AND t.stage = x.stage
+          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER})
       ORDER BY x.served_at, x.id LIMIT ${MAX_LANES}`;
 
 /** The due unbatched tasks in dequeue order (@now, @excluded, @queues, @limit); matches the index Tasks_dequeue. */
-export const UNBATCHED_HEADS = `SELECT ${HEAD_COLUMNS} FROM Tasks t WHERE t.status = 'pending' AND t.batch_id IS NULL
-        AND t.run_after <= @now ${QUEUE_FILTER} ORDER BY t.priority DESC, t.id LIMIT @limit`;
+export const UNBATCHED_HEADS = `SELECT ${HEAD_COLUMNS} FROM Tasks t WHERE ${R.pending} AND t.batch_id IS NULL
+        AND ${R.due} ${QUEUE_FILTER} ORDER BY t.priority DESC, t.id LIMIT @limit`;
 
 /** The due tasks of one batch's stage in dequeue order (@batch, @stage, @now, …); matches Tasks_batch_dequeue. */
-export const BATCH_HEADS = `SELECT ${HEAD_COLUMNS} FROM Tasks t WHERE t.status = 'pending' AND t.batch_id = @batch AND t.stage = @stage
-          AND t.batch_id IS NOT NULL AND t.run_after <= @now ${QUEUE_FILTER} ORDER BY t.priority DESC, t.id LIMIT @limit`;
+export const BATCH_HEADS = `SELECT ${HEAD_COLUMNS} FROM Tasks t WHERE ${R.pending} AND t.batch_id = @batch AND t.stage = @stage
+          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER} ORDER BY t.priority DESC, t.id LIMIT @limit`;
 
 export const MARK_SERVED = 'UPDATE Batches SET served_at = ? WHERE id = ?';
 

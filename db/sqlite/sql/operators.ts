@@ -24,19 +24,25 @@ export const FAILURE_FILTER = {
 } as const;
 
 /**
+ * not_after_failed_stage for one task of stage `stage` of batch `batch` (SQL expressions), true when it
+ * fails: a stage after one with a dead task, in a batch that aborts on failure. The claim never starts such
+ * a task (its rule not_after_failed_stage, sql/claim.ts), so retry and bulk retry refuse it.
+ */
+const pastFailedStage = (batch: string, stage: string) => `EXISTS (SELECT 1 FROM Batches b
+        JOIN BatchStages s ON s.batch_id = b.id WHERE b.id = ${batch} AND b.on_failure = 'abort' AND s.dead > 0 AND s.stage < ${stage})`;
+
+/**
  * A task of a stage after a failed one (a dead task) in a batch that aborts on failure: the claim never
  * starts it, so it is not retried (batch_id, stage).
  */
-export const PAST_ABORT = `SELECT 1 AS past FROM Batches b JOIN BatchStages s ON s.batch_id = b.id
-      WHERE b.id = ? AND b.on_failure = 'abort' AND s.dead > 0 AND s.stage < ? LIMIT 1`;
+export const PAST_ABORT = `SELECT 1 AS past WHERE ${pastFailedStage('?', '?')}`;
 
 /** An unfinished task holds this task's dedup key (the partial unique index Tasks_dedup answers it). */
 const KEY_HELD = `EXISTS (SELECT 1 FROM Tasks o WHERE o.dedup_key = Tasks.dedup_key
         AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running'))`;
 
 /** Not of a stage after a failed one in a batch that aborts on failure (see PAST_ABORT). */
-const NOT_PAST_ABORT = `(batch_id IS NULL OR NOT EXISTS (SELECT 1 FROM Batches b JOIN BatchStages s ON s.batch_id = b.id
-        WHERE b.id = Tasks.batch_id AND b.on_failure = 'abort' AND s.dead > 0 AND s.stage < Tasks.stage))`;
+const NOT_PAST_ABORT = `(batch_id IS NULL OR NOT ${pastFailedStage('Tasks.batch_id', 'Tasks.stage')})`;
 
 /**
  * Tasks a filter would retry, newest first, each with its dedup key and whether an unfinished task holds
