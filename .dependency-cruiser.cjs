@@ -106,6 +106,13 @@ module.exports = {
       to: { path: '^lib/engine/', circular: true },
     },
     {
+      name: 'db-cycle',
+      comment: 'No circular dependencies inside db/ (type-only imports included).',
+      severity: 'error',
+      from: { path: '^db/' },
+      to: { path: '^db/', circular: true },
+    },
+    {
       name: 'not-to-unresolvable',
       comment:
         'An import that cannot be resolved cannot be checked against the rules above (a mistyped path or an `@/` alias ' +
