@@ -106,6 +106,22 @@ module.exports = {
       to: { path: '^lib/engine/', circular: true },
     },
     {
+      name: 'lib-outside-layers',
+      comment:
+        'Every module of lib/ sits in a layer — lib/api, lib/engine or lib/server — none directly in lib/ (tests aside): ' +
+        'such a module imports nothing and nothing imports it.',
+      severity: 'error',
+      from: { path: '^lib/[^/]+$', pathNot: TEST },
+      to: {},
+    },
+    {
+      name: 'lib-outside-layers',
+      comment: 'Nothing imports a module directly in lib/ (see above).',
+      severity: 'error',
+      from: {},
+      to: { path: '^lib/[^/]+$', pathNot: TEST },
+    },
+    {
       name: 'db-cycle',
       comment: 'No circular dependencies inside db/ (type-only imports included).',
       severity: 'error',

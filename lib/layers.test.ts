@@ -42,6 +42,12 @@ const PROBES: { rule: string; file: string; text: string }[] = [
   { rule: 'engine-imports-upper-layer', file: 'lib/engine/probe.ts', text: "import { present } from '../api/present';" },
   { rule: 'db-imports-upper-layer', file: 'db/sqlite/probe.ts', text: "import { openReadpast } from '../../lib/api/open';" },
   { rule: 'engine-cycle', file: 'lib/engine/types.ts', text: "import { size } from './pool';\nexport type Task = { id: number };" },
+  {
+    rule: 'db-cycle',
+    file: 'db/sqlite/store.ts',
+    text: "import { probe } from './store.test';\nexport const openSqliteStore = (path: string) => [path, probe];",
+  },
+  { rule: 'lib-outside-layers', file: 'lib/probe.ts', text: "import type { Task } from './engine/types';" },
 ];
 
 let dir = '';
