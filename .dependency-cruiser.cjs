@@ -19,6 +19,16 @@ const DRIVER = '(^|/)node_modules/(@types/)?(better-sqlite3|mssql|tedious)/|^(@t
 /** Test files: `x.test.ts`, `x.test.tsx`. */
 const TEST = '[.]test[.]tsx?$';
 
+/**
+ * Test support: what only tests use (fakes, harnesses, suites other test files run), never part of the runtime
+ * build — `test-support/` folders (e.g. db/mssql/test-support/), the contract suite (db/contract/), and the test
+ * folders (cli/test/, bin/test/, e2e/).
+ */
+const TEST_SUPPORT = '(^|/)test-support/|^db/contract/|^(cli|bin)/test/|^e2e/';
+
+/** The test frameworks, resolved into node_modules or not found. */
+const TEST_FRAMEWORK = '(^|/)node_modules/(vitest|@vitest/[^/]+|@playwright/test|playwright)/|^(vitest|@playwright/test)(/|$)';
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -120,6 +130,25 @@ module.exports = {
       severity: 'error',
       from: {},
       to: { path: '^lib/[^/]+$', pathNot: TEST },
+    },
+    {
+      name: 'runtime-imports-test-support',
+      comment:
+        'Runtime code never imports test support (TEST_SUPPORT): what the package builds (tsdown follows the imports of ' +
+        'lib/api/index.ts and cli/main.ts) and what Next bundles then never holds a fake, a harness or a suite. ' +
+        'Exception: the stress tools (bin/stress-mssql.ts, bin/stress/; `npm run stress:mssql`, not packaged) reuse cli/test/.',
+      severity: 'error',
+      from: { pathNot: [TEST, TEST_SUPPORT, '^bin/stress-mssql[.]ts$', '^bin/stress/'] },
+      to: { path: TEST_SUPPORT },
+    },
+    {
+      name: 'test-framework-in-runtime-code',
+      comment:
+        'Only tests and test support import a test framework: a module that does is test support, to be named or placed ' +
+        'as such (TEST_SUPPORT), not left among the runtime sources.',
+      severity: 'error',
+      from: { pathNot: [TEST, TEST_SUPPORT] },
+      to: { path: TEST_FRAMEWORK },
     },
     {
       name: 'db-cycle',
