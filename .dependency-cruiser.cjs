@@ -20,6 +20,13 @@ const DRIVER = '(^|/)node_modules/(@types/)?(better-sqlite3|mssql|tedious)/|^(@t
 const TEST = '[.]test[.]tsx?$';
 
 /**
+ * The one test that holds the dashboard's procedure form (components/enqueue/procedure.ts) to the server's own
+ * check of parameter values (db/mssql/param-values.ts): it imports that one db/ module, and nothing else of db/.
+ */
+const FORM_CROSS_CHECK = '^components/enqueue/procedure[.]test[.]ts$';
+const PARAM_VALUES = '^db/mssql/param-values[.]ts$';
+
+/**
  * Test support: what only tests use (fakes, harnesses, suites other test files run), never part of the runtime
  * build — `test-support/` folders (e.g. db/mssql/test-support/), the contract suite (db/contract/), and the test
  * folders (cli/test/, bin/test/, e2e/).
@@ -74,8 +81,15 @@ module.exports = {
         'components/ is client code: no lib/server/, no db/, no driver. Of lib/api only types may be imported ' +
         '(`import type` of the JSON views; erased at compile time, so no server code reaches the browser bundle).',
       severity: 'error',
-      from: { path: '^components/' },
+      from: { path: '^components/', pathNot: FORM_CROSS_CHECK },
       to: { path: '^(lib/server|db)/' },
+    },
+    {
+      name: 'components-import-server-code',
+      comment: 'FORM_CROSS_CHECK (a test, never bundled) may import db/mssql/param-values.ts, and nothing else of lib/server/ or db/.',
+      severity: 'error',
+      from: { path: FORM_CROSS_CHECK },
+      to: { path: '^(lib/server|db)/', pathNot: PARAM_VALUES },
     },
     {
       name: 'components-import-api-at-run-time',
@@ -91,8 +105,15 @@ module.exports = {
         'the rest of lib/ import no db/ module (call lib/api instead). db/ itself and its tests are free to. ' +
         "Exception: bin/bench-peers.ts measures the embedded schema's ceilings with db/sqlite/bench/ceiling.ts (bare SQL, no store).",
       severity: 'error',
-      from: { pathNot: '^(db|lib/api|lib/engine)/' },
+      from: { pathNot: ['^(db|lib/api|lib/engine)/', FORM_CROSS_CHECK] },
       to: { path: '^db/', pathNot: '^db/sqlite/bench/ceiling[.]ts$' },
+    },
+    {
+      name: 'store-outside-engine-and-api',
+      comment: 'FORM_CROSS_CHECK may import db/mssql/param-values.ts (pure checks, no store), no other db/ module.',
+      severity: 'error',
+      from: { path: FORM_CROSS_CHECK },
+      to: { path: '^db/', pathNot: PARAM_VALUES },
     },
     {
       name: 'api-db-wiring-outside-open',
