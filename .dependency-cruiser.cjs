@@ -19,6 +19,23 @@ const DRIVER = '(^|/)node_modules/(@types/)?(better-sqlite3|mssql|tedious)/|^(@t
 /** Test files: `x.test.ts`, `x.test.tsx`. */
 const TEST = '[.]test[.]tsx?$';
 
+/**
+ * The one test that holds the dashboard's procedure form (components/enqueue/procedure.ts) to the server's own
+ * check of parameter values (db/mssql/param-values.ts): it imports that one db/ module, and nothing else of db/.
+ */
+const FORM_CROSS_CHECK = '^components/enqueue/procedure[.]test[.]ts$';
+const PARAM_VALUES = '^db/mssql/param-values[.]ts$';
+
+/**
+ * Test support: what only tests use (fakes, harnesses, suites other test files run), never part of the runtime
+ * build — `test-support/` folders (e.g. db/mssql/test-support/), the contract suite (db/contract/), and the test
+ * folders (cli/test/, bin/test/, e2e/).
+ */
+const TEST_SUPPORT = '(^|/)test-support/|^db/contract/|^(cli|bin)/test/|^e2e/';
+
+/** The test frameworks, resolved into node_modules or not found. */
+const TEST_FRAMEWORK = '(^|/)node_modules/(vitest|@vitest/[^/]+|@playwright/test|playwright)/|^(vitest|@playwright/test)(/|$)';
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -64,8 +81,15 @@ module.exports = {
         'components/ is client code: no lib/server/, no db/, no driver. Of lib/api only types may be imported ' +
         '(`import type` of the JSON views; erased at compile time, so no server code reaches the browser bundle).',
       severity: 'error',
-      from: { path: '^components/' },
+      from: { path: '^components/', pathNot: FORM_CROSS_CHECK },
       to: { path: '^(lib/server|db)/' },
+    },
+    {
+      name: 'components-import-server-code',
+      comment: 'FORM_CROSS_CHECK (a test, never bundled) may import db/mssql/param-values.ts, and nothing else of lib/server/ or db/.',
+      severity: 'error',
+      from: { path: FORM_CROSS_CHECK },
+      to: { path: '^(lib/server|db)/', pathNot: PARAM_VALUES },
     },
     {
       name: 'components-import-api-at-run-time',
@@ -81,8 +105,15 @@ module.exports = {
         'the rest of lib/ import no db/ module (call lib/api instead). db/ itself and its tests are free to. ' +
         "Exception: bin/bench-peers.ts measures the embedded schema's ceilings with db/sqlite/bench/ceiling.ts (bare SQL, no store).",
       severity: 'error',
-      from: { pathNot: '^(db|lib/api|lib/engine)/' },
+      from: { pathNot: ['^(db|lib/api|lib/engine)/', FORM_CROSS_CHECK] },
       to: { path: '^db/', pathNot: '^db/sqlite/bench/ceiling[.]ts$' },
+    },
+    {
+      name: 'store-outside-engine-and-api',
+      comment: 'FORM_CROSS_CHECK may import db/mssql/param-values.ts (pure checks, no store), no other db/ module.',
+      severity: 'error',
+      from: { path: FORM_CROSS_CHECK },
+      to: { path: '^db/', pathNot: PARAM_VALUES },
     },
     {
       name: 'api-db-wiring-outside-open',
@@ -104,6 +135,48 @@ module.exports = {
       severity: 'error',
       from: { path: '^lib/engine/' },
       to: { path: '^lib/engine/', circular: true },
+    },
+    {
+      name: 'lib-outside-layers',
+      comment:
+        'Every module of lib/ sits in a layer — lib/api, lib/engine or lib/server — none directly in lib/ (tests aside): ' +
+        'such a module imports nothing and nothing imports it.',
+      severity: 'error',
+      from: { path: '^lib/[^/]+$', pathNot: TEST },
+      to: {},
+    },
+    {
+      name: 'lib-outside-layers',
+      comment: 'Nothing imports a module directly in lib/ (see above).',
+      severity: 'error',
+      from: {},
+      to: { path: '^lib/[^/]+$', pathNot: TEST },
+    },
+    {
+      name: 'runtime-imports-test-support',
+      comment:
+        'Runtime code never imports test support (TEST_SUPPORT): what the package builds (tsdown follows the imports of ' +
+        'lib/api/index.ts and cli/main.ts) and what Next bundles then never holds a fake, a harness or a suite. ' +
+        'Exception: the stress tools (bin/stress-mssql.ts, bin/stress/; `npm run stress:mssql`, not packaged) reuse cli/test/.',
+      severity: 'error',
+      from: { pathNot: [TEST, TEST_SUPPORT, '^bin/stress-mssql[.]ts$', '^bin/stress/'] },
+      to: { path: TEST_SUPPORT },
+    },
+    {
+      name: 'test-framework-in-runtime-code',
+      comment:
+        'Only tests and test support import a test framework: a module that does is test support, to be named or placed ' +
+        'as such (TEST_SUPPORT), not left among the runtime sources.',
+      severity: 'error',
+      from: { pathNot: [TEST, TEST_SUPPORT] },
+      to: { path: TEST_FRAMEWORK },
+    },
+    {
+      name: 'db-cycle',
+      comment: 'No circular dependencies inside db/ (type-only imports included).',
+      severity: 'error',
+      from: { path: '^db/' },
+      to: { path: '^db/', circular: true },
     },
     {
       name: 'not-to-unresolvable',

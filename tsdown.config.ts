@@ -2,6 +2,8 @@
 // bundled .d.ts) and the command line, from the TypeScript sources, with the `@/` path alias resolved.
 // One build of both, so the code they share (the stores, the engine) is one set of chunks. Every npm
 // dependency stays an import (installed beside the package), never bundled.
+// Test support (db/contract/, test-support/ folders) is never reached from these entries: `npm run check:layers`
+// refuses a runtime import of it (rule runtime-imports-test-support).
 import { defineConfig } from 'tsdown';
 
 export default defineConfig({

@@ -2,7 +2,7 @@
 // Server actions for the dashboard's mutations. Each checks access, validates its input with zod,
 // calls lib/ and reports failures as a result value — nothing is thrown to the client.
 import { z } from 'zod';
-import { createDemoBatch as createDemo, loadDemoWorkload as enqueueDemo } from '@/lib/demo';
+import { createDemoBatch as createDemo, loadDemoWorkload as enqueueDemo } from '@/lib/api/demo';
 import { parseWith, queueName, token as tokenSchema } from '@/lib/engine/validation';
 import { getEngine, resizePool } from '@/lib/server/engine';
 import { runAction, type ActionResult } from '@/lib/server/actions';

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// `npm run demo`: enqueue the demo workload (lib/demo.ts) into READPAST_DATABASE_URL
+// `npm run demo`: enqueue the demo workload (lib/api/demo.ts) into READPAST_DATABASE_URL
 // (default sqlite:data/readpast.db). Workers — `npm start` or `readpast worker` — then run it.
 import { tsImport } from 'tsx/esm/api';
 
 const { openReadpast } = await tsImport('../lib/api/open.ts', import.meta.url);
-const { loadDemoWorkload } = await tsImport('../lib/demo.ts', import.meta.url);
+const { loadDemoWorkload } = await tsImport('../lib/api/demo.ts', import.meta.url);
 
 let readpast;
 try {

@@ -29,6 +29,7 @@ const CLEAN: Record<string, string> = {
   'components/Tasks.tsx':
     "import type { TaskJson } from '@/lib/api/present';\nexport const Tasks = (p: { tasks: TaskJson[] }) => p.tasks.length;\n",
   'cli/main.ts': "import { openReadpast } from '../lib/api/open';\nexport const main = () => openReadpast('x.db');\n",
+  'db/contract/suite.ts': "import { openSqliteStore } from '../sqlite/store';\nexport const suite = () => openSqliteStore(':memory:');\n",
 };
 
 /** One wrong import per case: the rule that must name it, the file it goes in (new, or replacing a clean one), its text. */
@@ -42,6 +43,14 @@ const PROBES: { rule: string; file: string; text: string }[] = [
   { rule: 'engine-imports-upper-layer', file: 'lib/engine/probe.ts', text: "import { present } from '../api/present';" },
   { rule: 'db-imports-upper-layer', file: 'db/sqlite/probe.ts', text: "import { openReadpast } from '../../lib/api/open';" },
   { rule: 'engine-cycle', file: 'lib/engine/types.ts', text: "import { size } from './pool';\nexport type Task = { id: number };" },
+  {
+    rule: 'db-cycle',
+    file: 'db/sqlite/store.ts',
+    text: "import { probe } from './store.test';\nexport const openSqliteStore = (path: string) => [path, probe];",
+  },
+  { rule: 'lib-outside-layers', file: 'lib/probe.ts', text: "import type { Task } from './engine/types';" },
+  { rule: 'runtime-imports-test-support', file: 'db/sqlite/probe.ts', text: "import { suite } from '../contract/suite';" },
+  { rule: 'test-framework-in-runtime-code', file: 'db/sqlite/probe.ts', text: "import { describe } from 'vitest';" },
 ];
 
 let dir = '';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { convertParam } from '@/lib/engine/procedures';
+import { convertParam } from '@/db/mssql/param-values';
 import type { ProcedureParameter } from '@/lib/engine/types';
 import { PROCEDURE_NAME } from '@/lib/engine/validation';
 import { base64Bytes, checkParam, emptyValue, localOffset, paramHint, paramOfField, PROCEDURE_NAME_RE } from './procedure';

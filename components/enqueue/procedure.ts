@@ -1,8 +1,20 @@
-// Client-side checks of procedure parameter fields, mirroring lib/engine/procedures.ts (which the
-// server applies at enqueue, with the final word) so most mistakes show while typing. Only the
-// dialect-free, Buffer-free helpers of that module are used here; the bounds come from lib/engine/limits.
-import { BASE64, PROCEDURE_NAME, SQL_DEFAULT_YEAR_RANGE, SQL_GUID, SQL_INT_RANGE, SQL_REAL_MAX, SQL_YEAR_RANGE } from '@/lib/engine/limits';
-import { exactDecimal, paramKind, precisionScale, roundDigits, typeLabel, type ParamKind } from '@/lib/engine/procedures';
+// Client-side checks of procedure parameter fields, mirroring db/mssql/param-values.ts (which the
+// server applies at enqueue, with the final word) so most mistakes show while typing. The types'
+// description (kinds, bounds, labels) is lib/engine/procedures.ts, shared with the server.
+import { BASE64, PROCEDURE_NAME } from '@/lib/engine/limits';
+import {
+  exactDecimal,
+  paramKind,
+  precisionScale,
+  roundDigits,
+  SQL_DEFAULT_YEAR_RANGE,
+  SQL_GUID,
+  SQL_INT_RANGE,
+  SQL_REAL_MAX,
+  SQL_YEAR_RANGE,
+  typeLabel,
+  type ParamKind,
+} from '@/lib/engine/procedures';
 import type { ProcedureParameter } from '@/lib/engine/types';
 
 export { paramKind, precisionScale, typeLabel, type ParamKind };

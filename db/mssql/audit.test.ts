@@ -1,10 +1,10 @@
 // A command's audit row on SQL Server, run by the real driver against the stand-in TDS endpoint
-// (fake-tds.ts): the command's statements and its row go on one connection inside one transaction; a
+// (test-support/fake-tds.ts): the command's statements and its row go on one connection inside one transaction; a
 // row the server refuses fails the command; a deadlock runs the whole again. What the server then keeps
 // or rolls back is proved by the contract suite (db/contract/audit.ts) against MSSQL_URL.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditWrite, CancelResult } from '../../lib/engine/ports';
-import { FakeTds, type FakeReplier } from './fake-tds';
+import { FakeTds, type FakeReplier } from './test-support/fake-tds';
 import { openMssqlStore, type MssqlStore } from './store';
 
 const TOKEN = '6f1c2a8e-4b7d-4e3a-9c5f-0a1b2c3d4e5f';

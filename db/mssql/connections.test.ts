@@ -1,5 +1,5 @@
 // What the SQL Server store costs a server and how it behaves when the server is slow or gone,
-// measured with the real driver (mssql, tedious, tarn) against a stand-in TDS endpoint (fake-tds.ts)
+// measured with the real driver (mssql, tedious, tarn) against a stand-in TDS endpoint (test-support/fake-tds.ts)
 // that answers each statement as the test says: logins and round trips per path, workers set up in
 // parallel, heartbeats on their own connection while everything else waits, the next claim soon
 // after a restart, a session left impersonated replaced, live state that fails without failing the
@@ -14,7 +14,7 @@ import { raceCreate } from './connection';
 import { SCHEMA_GUARD_ERROR } from './errors';
 import { CODE_VERSION } from './migrations';
 import { SCHEMA_GUARD } from './sql/migrations';
-import { FakeTds, sessionRow, type FakeConnection, type FakeReplier, type FakeReply, type FakeRequest } from './fake-tds';
+import { FakeTds, sessionRow, type FakeConnection, type FakeReplier, type FakeReply, type FakeRequest } from './test-support/fake-tds';
 import { openMssqlStore, type MssqlStore } from './store';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -1,9 +1,9 @@
 // The store's hot writes call installed procedures (sql/hot.ts) instead of sending their T-SQL: bytes
-// sent per call, measured with the real driver against the stand-in TDS endpoint (fake-tds.ts); each
+// sent per call, measured with the real driver against the stand-in TDS endpoint (test-support/fake-tds.ts); each
 // body pinned to its versioned name; migration 17 installs them; a missing one says to migrate.
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeTds, sessionRow, type FakeReplier } from './fake-tds';
+import { FakeTds, sessionRow, type FakeReplier } from './test-support/fake-tds';
 import { MIGRATIONS } from './schema';
 import { CLAIM } from './sql/claim';
 import { ENQUEUE_WRITE } from './sql/enqueue';

@@ -1,9 +1,9 @@
 // KILL of a task's session where the login lacks what it needs, through the real driver against the
-// stand-in TDS endpoint (fake-tds.ts): the permission check, the session lookup in sys.dm_exec_sessions
+// stand-in TDS endpoint (test-support/fake-tds.ts): the permission check, the session lookup in sys.dm_exec_sessions
 // that the server refuses, each answered as a 409 naming the permission or view, never a raw error.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../lib/engine/errors';
-import { FakeTds, type FakeReply, type FakeRequest } from './fake-tds';
+import { FakeTds, type FakeReply, type FakeRequest } from './test-support/fake-tds';
 import { openMssqlStore, type MssqlStore } from './store';
 
 const TOKEN = '00000000-0000-4000-8000-000000000001';

@@ -12,10 +12,10 @@ import { errorInfo } from '../../lib/engine/retry';
 import type { RunningAttempt } from '../../lib/engine/ports';
 import type { ClaimedTask } from '../../lib/engine/types';
 import { storeContract } from '../contract/suite';
-import { callerTests } from './callers-suite';
+import { callerTests } from './test-support/callers-suite';
 import { openMssqlStore, type MssqlStore } from './store';
 import { CODE_VERSION } from './migrations';
-import { emptyTables, recordVersion } from './testing';
+import { emptyTables, recordVersion } from './test-support/empty-tables';
 
 const url = process.env.MSSQL_URL;
 const quiet = () => {};

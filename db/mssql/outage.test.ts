@@ -1,5 +1,5 @@
 // A real worker pool (lib/engine/pool.ts) on the SQL Server store, with the real driver, against the
-// stand-in TDS endpoint (fake-tds.ts) playing a server with a little state of its own: tasks, leases that
+// stand-in TDS endpoint (test-support/fake-tds.ts) playing a server with a little state of its own: tasks, leases that
 // expire on its clock, heartbeats that renew only live leases, finishes fenced on the lease. Then the
 // outages seen in production: the server restarting (every connection reset mid-request, the listener
 // gone for a while, then back), and a failover that leaves every open connection silent without a FIN.
@@ -11,7 +11,7 @@ import { defaultRegistry } from '../../lib/engine/handlers';
 import type { Logger } from '../../lib/engine/logger';
 import { Pool } from '../../lib/engine/pool';
 import { CANCEL_TIMEOUT_MS, KEEPALIVE_MS } from './connection';
-import { FakeTds, sessionRow, type FakeConnection, type FakeReply, type FakeRequest } from './fake-tds';
+import { FakeTds, sessionRow, type FakeConnection, type FakeReply, type FakeRequest } from './test-support/fake-tds';
 import { openMssqlStore, type MssqlStore } from './store';
 import { heartbeatTimeoutMs } from './workers';
 

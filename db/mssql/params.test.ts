@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../lib/engine/errors';
-import { convertParam, convertParams, exactDecimal, paramKind, roundDigits } from '../../lib/engine/procedures';
+import { exactDecimal, paramKind, roundDigits } from '../../lib/engine/procedures';
+import { convertParam, convertParams } from './param-values';
 import type { ProcedureParameter } from '../../lib/engine/types';
 import { sql } from './connection';
 import { buildCall, jsonValue, parameterFromRow, sqlType, type ParameterRow } from './params';

@@ -1,8 +1,9 @@
 // Procedure parameters: catalog rows (sys.parameters) → ProcedureParameter, and checked values
-// (lib/engine/procedures.ts) → typed mssql inputs. Exact numbers (decimal, numeric, money) travel
+// (param-values.ts) → typed mssql inputs. Exact numbers (decimal, numeric, money) travel
 // as their decimal text and SQL Server converts them to the parameter's declared type, because
 // the driver would otherwise pass them through a JavaScript float.
-import { convertParams, paramKind, type ParamValue } from '../../lib/engine/procedures';
+import { paramKind } from '../../lib/engine/procedures';
+import { convertParams, type ParamValue } from './param-values';
 import type { ProcedureParameter } from '../../lib/engine/types';
 import { sql, type ISqlType } from './connection';
 

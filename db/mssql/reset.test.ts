@@ -1,11 +1,11 @@
-// The contract suite's reset on SQL Server (testing.ts) empties every table of the readpast schema, read
+// The contract suite's reset on SQL Server (test-support/empty-tables.ts) empties every table of the readpast schema, read
 // from the catalog. Without a server, this checks what the catalog will hold: every table the migrations
 // create is in that schema and in the reset, in an order the foreign keys allow, and the rows migrations
 // seed come back after it.
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS } from './schema';
 import { MIGRATE_ENSURE_VERSIONS, RESET_SEEDS, resetTablesSql } from './sql/migrations';
-import { type ForeignKey, resetOrder, type ResetTable } from './testing';
+import { type ForeignKey, resetOrder, type ResetTable } from './test-support/empty-tables';
 
 const BATCHES = [MIGRATE_ENSURE_VERSIONS, ...MIGRATIONS.flatMap((m) => m.batches)];
 

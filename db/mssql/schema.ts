@@ -23,12 +23,9 @@ import { ASYNC_EXEC_RESULTS_VIEW, CALLER_PROCEDURES, createProcedure, roleBatche
 import { METRICS_DEAD_COLUMN } from './sql/history';
 import { SEED_ALLOW_SQL } from './sql/migrations';
 
-export interface Migration {
-  version: number;
-  name: string;
-  /** each string is one batch (CREATE VIEW must be alone in its batch) */
-  batches: readonly string[];
-}
+import type { Migration } from './versions/migration';
+
+export type { Migration };
 
 /**
  * Whether the server has OPTIMIZE_FOR_SEQUENTIAL_KEY: SQL Server 2019 (15) and later, Azure SQL

@@ -3,7 +3,7 @@
 // too old a version, then too low a compatibility level), and how to name it. `migrate` and `doctor`
 // both read it, and a store asks it on its first server error (connection.ts: a one-shot command that
 // does not migrate is refused like the others); the judgement is pure, so it is tested without a server.
-import type { ConnectionPool } from './connection';
+import type { ConnectionPool } from 'mssql';
 import { SERVER_PROBE } from './sql/server';
 
 /** SERVERPROPERTY('EngineEdition') values readpast tells apart. */

@@ -1,4 +1,4 @@
-// Signing in, as the real driver (mssql, tedious) sends it to a stand-in TDS endpoint (fake-tds.ts):
+// Signing in, as the real driver (mssql, tedious) sends it to a stand-in TDS endpoint (test-support/fake-tds.ts):
 // an access token from the library's callback travels in LOGIN7's FEDAUTH feature, asked again for
 // every new connection and never as a user name or password; a DOMAIN\user account signs in by NTLM
 // (an SSPI NEGOTIATE naming the domain, no SQL login name); a SQL login as before. The Entra ID modes
@@ -8,7 +8,7 @@
 // the login without asking, so only what the client announces is checked.
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeTds } from './fake-tds';
+import { FakeTds } from './test-support/fake-tds';
 import { openMssqlStore, type MssqlStore } from './store';
 
 const quiet = () => {};

@@ -3,7 +3,15 @@
 // its claims and its sql and procedure tasks, so ExecutionLog.session is the SPID that ran the
 // attempt; heartbeats have a connection of their own (workers.ts). Every pool is made by one Driver,
 // which counts logins and round trips (driverCounts). All T-SQL is in sql/.
-import type { CommandPort, MaintenancePort, ReadModel, SqlServerExtras, Store, WorkerPort } from '../../lib/engine/ports';
+import type {
+  CommandPort,
+  MaintenancePort,
+  ReadModel,
+  SqlServerExtras,
+  Store,
+  StoreCapabilities,
+  WorkerPort,
+} from '../../lib/engine/ports';
 import type { AttemptResult, DoctorCheck, TaskKind } from '../../lib/engine/types';
 import * as alerts from './alerts';
 import { evaluateAlerts } from '../../lib/engine/alerts';
@@ -61,6 +69,8 @@ export interface MssqlStoreOptions {
 export class MssqlStore implements Store {
   readonly dialect = 'mssql' as const;
   readonly kinds: readonly TaskKind[] = ['handler', 'sql', 'procedure'];
+  /** a claim takes one round trip per slot anyway: no claiming ahead by default */
+  readonly capabilities: StoreCapabilities = { prefetch: 0 };
   readonly description: string;
   readonly worker: WorkerPort;
   readonly maintenance: MaintenancePort;

@@ -6,7 +6,7 @@ import { ValidationError } from '../../lib/engine/errors';
 import { sql } from './connection';
 import { MssqlStore } from './store';
 import { externalTransaction, transactionFor } from './transaction';
-import { emptyTables } from './testing';
+import { emptyTables } from './test-support/empty-tables';
 import { openMssqlStore } from './store';
 import { parseMssqlUrl, toConfig } from './url';
 

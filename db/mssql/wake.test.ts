@@ -2,7 +2,7 @@
 // connection per process, started by the first listener, waking on a newer task id only, stopped by
 // the last listener; off with wakeMs 0.
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeTds, type FakeReply } from './fake-tds';
+import { FakeTds, type FakeReply } from './test-support/fake-tds';
 import { openMssqlStore, type MssqlStore } from './store';
 
 const quiet = () => {};

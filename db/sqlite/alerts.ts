@@ -19,7 +19,7 @@ import type { Outcome, Page } from '../../lib/engine/types';
 import { read, type Shared } from './connection';
 import { enqueueIn } from './enqueue';
 import * as S from './sql/alerts';
-import { stmt } from './tally';
+import { stmt } from './stmt';
 
 /** numbered parameters (?1 … ?n) bind from an object keyed by number */
 const numbered = (...values: unknown[]): Record<number, unknown> => Object.fromEntries(values.map((v, i) => [i + 1, v]));

@@ -5,7 +5,7 @@ import { MAX_ATTEMPT_BYTES, MAX_ATTEMPT_LINES, lineBytes } from '../../lib/engin
 import type { AttemptOutputBatch, AttemptOutputView, OutputStream, ProgressReport, RunningView } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
 import * as S from './sql/attempt-logs';
-import { stmt } from './tally';
+import { stmt } from './stmt';
 
 interface HeadRow {
   last_seq: number;

@@ -4,7 +4,7 @@ import type { AuditWrite } from '../../lib/engine/ports';
 import type { AuditFilter, AuditInput, AuditRecord, AuditSource, Page } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
 import * as S from './sql/audit';
-import { stmt } from './tally';
+import { stmt } from './stmt';
 
 export function recordAudit(shared: Shared, entries: AuditInput[]): Promise<void> {
   if (entries.length === 0) return Promise.resolve();

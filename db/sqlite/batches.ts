@@ -7,7 +7,7 @@ import { ConflictError, ValidationError } from '../../lib/engine/errors';
 import type { BatchInput, BatchStatus, BatchView, OnFailure, Page, StageCounts } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
 import * as S from './sql/batches';
-import { stmt } from './tally';
+import { stmt } from './stmt';
 
 interface BatchRow {
   id: number;

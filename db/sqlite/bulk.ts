@@ -11,7 +11,8 @@ import { BATCH_STATUS } from './sql/batches';
 import * as B from './sql/bulk';
 import * as O from './sql/operators';
 import { GET_TASK } from './sql/reads';
-import { stmt, type Tally, type TaskKey } from './tally';
+import { stmt } from './stmt';
+import type { Tally, TaskKey } from './tally';
 
 type Row = TaskKey & { id: number; status: string; run_after: number };
 

@@ -16,7 +16,8 @@ import type { ClaimedTask, ClaimOptions, TaskKind, WorkerSlot } from '../../lib/
 import { stageTimes } from './batches';
 import type { Db, Shared } from './connection';
 import * as S from './sql/claim';
-import { stmt, type Tally } from './tally';
+import { stmt } from './stmt';
+import type { Tally } from './tally';
 
 interface Candidate {
   id: number;

@@ -11,7 +11,8 @@ import { ensureQueue } from './queues';
 import { toJson, type QueueRow } from './rows';
 import { newToken } from './tokens';
 import { FIND_DEDUP, INSERT_CHUNKS, insertTasks, TASK_COLUMNS } from './sql/enqueue';
-import { stmt, type Tally } from './tally';
+import { stmt } from './stmt';
+import type { Tally } from './tally';
 
 export const DEFAULT_QUEUE = 'default';
 

@@ -7,7 +7,7 @@ import type { FailureGroupQuery, FingerprintGroup, Page } from '../../lib/engine
 import { read, type Shared } from './connection';
 import { failureWhere } from './reads';
 import * as S from './sql/failures';
-import { stmt } from './tally';
+import { stmt } from './stmt';
 
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 500;

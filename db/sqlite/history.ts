@@ -19,7 +19,7 @@ import {
 } from '../../lib/engine/history';
 import type { Db, Shared } from './connection';
 import * as S from './sql/history';
-import { stmt } from './tally';
+import { stmt } from './stmt';
 
 /**
  * Roll finished quarter hours not rolled yet into HistoryRollup and HistoryTotals, at most `maxMs` (1 h) of

@@ -9,7 +9,8 @@ import { pruneHistory, rollHistory } from './history';
 import { PRUNE_AUDIT } from './sql/audit';
 import * as S from './sql/maintenance';
 import { DELETE_TASK, DELETE_TASK_LOG } from './sql/operators';
-import { stmt, type Tally, type TaskKey } from './tally';
+import { stmt } from './stmt';
+import type { Tally, TaskKey } from './tally';
 
 /** Terminal tasks deleted per transaction while pruning. */
 const PRUNE_CHUNK = 2000;

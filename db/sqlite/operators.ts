@@ -7,7 +7,8 @@ import type { Db, Shared } from './connection';
 import { failureWhere } from './reads';
 import { BATCH_STATUS } from './sql/batches';
 import * as S from './sql/operators';
-import { stmt, type Tally, type TaskKey } from './tally';
+import { stmt } from './stmt';
+import type { Tally, TaskKey } from './tally';
 
 type Row = TaskKey & { id: number; status: string };
 type Candidate = TaskKey & { id: number; prior: string; dedup_key: string | null; held: number };

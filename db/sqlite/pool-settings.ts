@@ -3,7 +3,7 @@ import type { AuditWrite } from '../../lib/engine/ports';
 import type { PoolSetting, PoolSettingInput } from '../../lib/engine/pool-settings';
 import { read, type Shared } from './connection';
 import * as S from './sql/pool-settings';
-import { stmt } from './tally';
+import { stmt } from './stmt';
 
 interface Row {
   host: string;

@@ -7,7 +7,7 @@ import type { QueueChange, QueuePatch, QueueSettings, QueueView, TokenView } fro
 import { read, type Db, type Shared } from './connection';
 import { queueSettings, type QueueRow } from './rows';
 import * as S from './sql/queues';
-import { stmt } from './tally';
+import { stmt } from './stmt';
 
 /** A token's holder whose worker has not beaten for this long is shown as probably dead. */
 const STALE_WORKER_MS = 15_000;

@@ -33,7 +33,7 @@ import {
 } from './rows';
 import { FAILURE_FILTER } from './sql/operators';
 import * as S from './sql/reads';
-import { stmt } from './tally';
+import { stmt } from './stmt';
 
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 500;

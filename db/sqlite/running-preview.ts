@@ -2,7 +2,7 @@
 import type { RunningView } from '../../lib/engine/types';
 import { read, type Shared } from './connection';
 import * as S from './sql/running-preview';
-import { stmt } from './tally';
+import { stmt } from './stmt';
 
 /** `rows` with `payloadPreview` set: the payload's first characters (JSON text), `…` when cut; null without a payload */
 export async function withPayloadPreview(shared: Shared, rows: Promise<RunningView[]>): Promise<RunningView[]> {

@@ -22,7 +22,8 @@ import { read, type Db, type Shared } from './connection';
 import { ensureQueue } from './queues';
 import { parseJson, toJson } from './rows';
 import * as S from './sql/schedules';
-import { stmt, type Tally } from './tally';
+import { stmt } from './stmt';
+import type { Tally } from './tally';
 import { newToken } from './tokens';
 
 interface ScheduleRow {

@@ -11,11 +11,9 @@ import { migration as v11 } from './versions/v11-pool-settings';
 import { migration as v12 } from './versions/v12-worker-queues';
 import { migration as v13 } from './versions/v13-abandon-reason';
 
-export interface SqliteMigration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { SqliteMigration } from './versions/migration';
+
+export type { SqliteMigration };
 
 // Migrations 1–4 are below; from 5 on each lives in versions/ (one file per migration).
 export const MIGRATIONS: readonly SqliteMigration[] = [

@@ -9,7 +9,8 @@ import { releaseToken } from './queues';
 import { toJson } from './rows';
 import { BATCH_STATUS } from './sql/batches';
 import * as S from './sql/settle';
-import { stmt, type Tally, type TaskKey } from './tally';
+import { stmt } from './stmt';
+import type { Tally, TaskKey } from './tally';
 
 /** What an ended attempt held. */
 export type Ended = TaskKey & { token_no: number | null };

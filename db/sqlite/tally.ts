@@ -1,7 +1,7 @@
 // Kept aggregates, so that polls never count over the whole tables: per-queue status counts and a
 // per-second activity series. A write transaction collects its deltas here and flushes them once.
-import type { Statement } from 'better-sqlite3';
-import type { Db } from './connection';
+import type Database from 'better-sqlite3';
+import { stmt } from './stmt';
 import { ADD_METRICS, ADD_QUEUE_COUNT, ADD_STAGE_COUNTS } from './sql/tally';
 import { emptySums, histBucket, historyCommand, rowOfSums, type HistorySums } from '../../lib/engine/history';
 import { ADD_HISTORY } from './sql/history';
@@ -127,7 +127,7 @@ export class Tally {
     h.dur[histBucket(d)]!++;
   }
 
-  flush(db: Db): void {
+  flush(db: Database.Database): void {
     if (this.stages.size) {
       const up = stmt(db, ADD_STAGE_COUNTS);
       for (const [key, d] of this.stages) {
@@ -159,15 +159,4 @@ export class Tally {
       this.history.clear();
     }
   }
-}
-
-const cache = new WeakMap<Db, Map<string, Statement<unknown[], unknown>>>();
-
-/** A prepared statement cached per connection, keyed by its text. */
-export function stmt(db: Db, sql: string): Statement<unknown[], unknown> {
-  let m = cache.get(db);
-  if (!m) cache.set(db, (m = new Map()));
-  let s = m.get(sql);
-  if (!s) m.set(sql, (s = db.prepare<unknown[], unknown>(sql)));
-  return s;
 }

@@ -29,7 +29,8 @@ import { openDatabase, read, sqliteErrorNumber, type Db, type WriteGate } from '
 import { enqueueIn } from './enqueue';
 import { settleBatches } from './settle';
 import { BEGIN_IMMEDIATE, COMMIT, ROLLBACK, TOTAL_CHANGES } from './sql/transaction';
-import { stmt, Tally } from './tally';
+import { stmt } from './stmt';
+import { Tally } from './tally';
 
 /**
  * Run `fn` with the kept aggregates it collects, flushed (and the batches whose tasks moved settled)

@@ -10,7 +10,7 @@ import {
 } from '../../lib/engine/types';
 import type { Shared } from './connection';
 import * as S from './sql/workers';
-import { stmt } from './tally';
+import { stmt } from './stmt';
 
 export function registerWorker(shared: Shared, reg: WorkerRegistration): Promise<WorkerSession> {
   return shared.tx((_t, now) => {

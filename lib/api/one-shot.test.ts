@@ -1,5 +1,5 @@
 // What a one-shot command costs a SQL Server: `readpast enqueue`, `status` and `stats` run as the
-// real command line against a stand-in TDS endpoint (db/mssql/fake-tds.ts) with the real driver,
+// real command line against a stand-in TDS endpoint (db/mssql/test-support/fake-tds.ts) with the real driver,
 // counting the logins and requests the endpoint sees. No migration check on the way (the worker and
 // `readpast migrate` migrate), no probe connection, no capability query; the schema's version is checked
 // by the first statement itself.
@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeTds, type FakeReplier } from '../../db/mssql/fake-tds';
+import { FakeTds, type FakeReplier } from '../../db/mssql/test-support/fake-tds';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'readpast.mjs');

@@ -2,7 +2,7 @@
 // form (SQL Server only), and an operator's KILL of the session running a task.
 import { decodeSegment } from './requests';
 import { ConflictError, NotFoundError, ValidationError } from '../engine/errors';
-import type { SqlServerExtras, Store } from '../engine/ports';
+import type { Dialect, SqlServerExtras, Store } from '../engine/ports';
 import type { ProcedureParametersJson } from './present';
 import { PROCEDURE_NAME, parseWith, token as tokenSchema } from '../engine/validation';
 
@@ -16,7 +16,8 @@ export function procedureNameParam(raw: string): string {
 
 type WithExtras<K extends keyof SqlServerExtras> = Pick<Store, 'dialect'> & { sqlServer: Pick<SqlServerExtras, K> | null };
 
-const dialectName = (d: string) => (d === 'sqlite' ? 'SQLite' : d);
+const DIALECT_NAMES: Readonly<Record<Dialect, string>> = { sqlite: 'SQLite', mssql: 'SQL Server' };
+const dialectName = (d: Dialect) => DIALECT_NAMES[d];
 
 /**
  * `GET /api/procedures/{name}/parameters`: the parameters the enqueue form renders fields for.

@@ -84,45 +84,6 @@ export const MAX_POOL_SIZE = 256;
 /** The most workers the dashboard's in-process pool may run (READPAST_WORKERS, the pool size form). */
 export const MAX_DASHBOARD_WORKERS = 64;
 
-// ---- procedure parameters (SQL Server types) -----------------------------------------------------
-
-const INT32: readonly [bigint, bigint] = [-2147483648n, 2147483647n];
-const INT64: readonly [bigint, bigint] = [-9223372036854775808n, 9223372036854775807n];
-
-/** The range of each SQL Server integer type, by lower-case type name. */
-export const SQL_INT_RANGE: Readonly<Record<string, readonly [bigint, bigint]>> = {
-  tinyint: [0n, 255n],
-  smallint: [-32768n, 32767n],
-  int: INT32,
-  bigint: INT64,
-};
-
-/** decimal / numeric without a declared precision and scale: decimal(18,0). */
-export const DEFAULT_DECIMAL_PRECISION = 18;
-export const DEFAULT_DECIMAL_SCALE = 0;
-
-/**
- * money and smallmoney, by lower-case type name: the decimal(precision, scale) each behaves as,
- * and the range of its value × 10⁴ (stored as an int64 / int32).
- */
-export const SQL_MONEY: Readonly<Record<string, { precision: number; scale: number; scaledRange: readonly [bigint, bigint] }>> = {
-  money: { precision: 19, scale: 4, scaledRange: INT64 },
-  smallmoney: { precision: 10, scale: 4, scaledRange: INT32 },
-};
-
-/** The largest magnitude a `real` (single-precision float) holds. */
-export const SQL_REAL_MAX = 3.40282347e38;
-
-/** The years each date/time type holds, by lower-case type name; the others hold SQL_DEFAULT_YEAR_RANGE. */
-export const SQL_YEAR_RANGE: Readonly<Record<string, readonly [number, number]>> = {
-  datetime: [1753, 9999],
-  smalldatetime: [1900, 2079],
-};
-export const SQL_DEFAULT_YEAR_RANGE: readonly [number, number] = [1, 9999];
-
-/** A uniqueidentifier as text, braces optional; group 1 is the bare uuid. */
-export const SQL_GUID = /^\{?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\}?$/i;
-
 /** Padded base64 text (whitespace removed first), as binary / varbinary values are sent. */
 export const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 

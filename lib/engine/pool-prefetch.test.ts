@@ -73,6 +73,14 @@ const until = async (ok: () => boolean) => {
 const options = { heartbeatMs: 10, pollMs: 20, maintenance: false };
 
 describe('pool prefetch', () => {
+  it("defaults to the store's own prefetch (StoreCapabilities), an option overriding it", () => {
+    const ports = { worker: {} as WorkerPort, maintenance: {} as MaintenancePort, description: 'fake' };
+    const registry = new HandlerRegistry();
+    expect(new Pool(ports, registry).opts.prefetch).toBe(0);
+    expect(new Pool({ ...ports, capabilities: { prefetch: 252 } }, registry).opts.prefetch).toBe(252);
+    expect(new Pool({ ...ports, capabilities: { prefetch: 252 } }, registry, { prefetch: 3 }).opts.prefetch).toBe(3);
+  });
+
   it('claims ahead while attempts are short; every task runs once, on the worker it was claimed for', async () => {
     const store = fakeStore(500);
     const ran: { id: number; workerId: string }[] = [];

@@ -10,7 +10,7 @@ import { MAX_POOL_SIZE } from './limits';
 import { silentLogger, type Logger } from './logger';
 import { Maintenance } from './maintenance';
 import { errorInfo } from './retry';
-import type { Dialect, MaintenancePort, WorkerPort } from './ports';
+import type { MaintenancePort, StoreCapabilities, WorkerPort } from './ports';
 import type { AttemptResult, ClaimedTask, Settlement, WorkerSlot } from './types';
 import { runTask, StopReason } from './run';
 
@@ -29,8 +29,8 @@ export interface PoolOptions {
    * PREFETCH_BELOW_MS), and never more than PREFETCH_HOLD_MS of work per worker at their average run time: a
    * pool of 4 then pays one claim transaction per many tasks. A prefetched task is running with a lease in the
    * store; its worker starts it as soon as the task before it ends. 0: never.
-   * Default: PREFETCH_SQLITE on SQLite (one claim transaction serves every slot); 0 on SQL Server, whose claim
-   * takes one round trip per slot anyway.
+   * Default: the store's (StoreCapabilities.prefetch: PREFETCH_SQLITE on SQLite, whose one claim transaction
+   * serves every slot; 0 on SQL Server, whose claim takes one round trip per slot anyway).
    */
   prefetch: number;
   logger: Logger;
@@ -47,12 +47,6 @@ export const POOL_DEFAULTS: Omit<PoolOptions, 'logger'> = {
   retentionMs: 7 * 24 * 3600 * 1000,
   prefetch: 0,
 };
-
-/**
- * The default `prefetch` of a pool on the embedded SQLite store: a pool of 4 claims up to 256 tasks at once
- * (`npm run bench:peers`: a pool drains 15–25 % more than with 60, the claim's fixed cost spread wider).
- */
-export const PREFETCH_SQLITE = 252;
 
 /**
  * At most this much work (ms, at the recent average run time) is claimed ahead per worker: what a prefetched
@@ -75,8 +69,8 @@ export interface PoolPorts {
   maintenance: MaintenancePort;
   /** printed in the pool's start line */
   description: string;
-  /** the store's dialect (a Store has it): sets the default `prefetch` */
-  dialect?: Dialect;
+  /** what the store supports (a Store has it): its `prefetch` is the pool's default */
+  capabilities?: Pick<StoreCapabilities, 'prefetch'>;
 }
 
 interface Worker {
@@ -133,7 +127,7 @@ export class Pool {
     this.worker = ports.worker;
     this.housekeeping = ports.maintenance;
     this.label = ports.description;
-    const prefetch = ports.dialect === 'sqlite' ? PREFETCH_SQLITE : POOL_DEFAULTS.prefetch;
+    const prefetch = ports.capabilities?.prefetch ?? POOL_DEFAULTS.prefetch;
     this.opts = { ...POOL_DEFAULTS, prefetch, logger: silentLogger, ...opts };
     this.log = this.opts.logger;
     if (!Number.isInteger(this.opts.concurrency) || this.opts.concurrency < 0 || this.opts.concurrency > MAX_POOL_SIZE) {

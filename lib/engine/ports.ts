@@ -350,11 +350,21 @@ export interface SqlServerExtras {
   setAllowSql(allow: boolean, changedBy: string, audit?: AuditWrite<void>): Promise<void>;
 }
 
+/** What a store supports that the engine adapts to: each store says its own (nothing above db/ tests the dialect). */
+export interface StoreCapabilities {
+  /**
+   * Tasks a pool claims ahead of its idle workers by default (PoolOptions.prefetch): many where one claim
+   * transaction serves every slot (SQLite), 0 where a claim takes one round trip per slot anyway (SQL Server).
+   */
+  readonly prefetch: number;
+}
+
 /** One database, seen through its ports. */
 export interface Store {
   readonly dialect: Dialect;
   /** task kinds this database can run */
   readonly kinds: readonly TaskKind[];
+  readonly capabilities: StoreCapabilities;
   /** a printable description with no secrets (e.g. `sqlite:data/readpast.db`) */
   readonly description: string;
   readonly worker: WorkerPort;

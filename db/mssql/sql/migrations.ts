@@ -32,7 +32,7 @@ VALUES (@version, @name, SYSUTCDATETIME());`;
 export const MIGRATE_COMMIT = 'COMMIT TRANSACTION;';
 export const MIGRATE_ROLLBACK = 'IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION;';
 
-// ---- the tests' reset (db/mssql/testing.ts): every table of the schema, read from the catalog -----
+// ---- the tests' reset (db/mssql/test-support/empty-tables.ts): every table of the schema, read from the catalog -----
 
 /** The rows migrations seed, restored after the reset (the same statements the migrations run). */
 export const SEED_ALLOW_SQL = `IF NOT EXISTS (SELECT 1 FROM readpast.Settings AS s WHERE s.name = '${ALLOW_SQL_SETTING}')
@@ -62,7 +62,7 @@ const QUOTED = /^\[(?:[^\]]|\]\])+\]$/;
 
 /**
  * Empty the given tables, in the order given (referencing tables before the tables they reference:
- * testing.ts resetOrder), then seed what the migrations seed. `quoted` are QUOTENAME'd names read from
+ * test-support/empty-tables.ts resetOrder), then seed what the migrations seed. `quoted` are QUOTENAME'd names read from
  * the catalog (RESET_CATALOG), never a caller's text; anything else is refused.
  */
 export function resetTablesSql(quoted: readonly string[]): string {

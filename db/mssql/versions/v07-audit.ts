@@ -1,7 +1,7 @@
 // SQL Server migration 7: audit log. Every mutation from the dashboard, the API and the CLI (and the
 // library, except its enqueues) appends one row: who, from where, what, on what, before → after, how many.
 import { index, table } from '../ddl';
-import type { Migration } from '../schema';
+import type { Migration } from './migration';
 
 export const migration: Migration = {
   version: 7,

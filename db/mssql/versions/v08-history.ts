@@ -7,7 +7,7 @@
 // are installed again (CREATE OR ALTER, the list of migration 6).
 import { SUM_COLS, HISTORY_COMMAND_MAX } from '../../../lib/engine/history';
 import { index, table } from '../ddl';
-import type { Migration } from '../schema';
+import type { Migration } from './migration';
 import { CALLER_PROCEDURES, createProcedure } from '../sql/callers';
 import { METRICS_DEAD_COLUMN } from '../sql/history';
 import { SEED_HISTORY_STATE } from '../sql/migrations';

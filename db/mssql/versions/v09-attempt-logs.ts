@@ -3,7 +3,7 @@
 // AttemptLogs the kept lines, the last MAX_ATTEMPT_LINES / MAX_ATTEMPT_BYTES of the attempt
 // (lib/engine/attempt-output.ts). Both go with their task (sql/attempt-logs.ts DELETE_TASKS_OUTPUT).
 import { table } from '../ddl';
-import type { Migration } from '../schema';
+import type { Migration } from './migration';
 
 export const migration: Migration = {
   version: 9,

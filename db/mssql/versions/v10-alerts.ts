@@ -2,7 +2,7 @@
 // queues no worker serves, missed schedule ticks or a command's failure streak; a firing records what
 // fired with its delivery task (a task of the internal queue readpast.alerts). db/mssql/alerts.ts
 import { index, table } from '../ddl';
-import type { Migration } from '../schema';
+import type { Migration } from './migration';
 
 export const migration: Migration = {
   version: 10,

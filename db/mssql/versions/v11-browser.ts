@@ -5,7 +5,7 @@
 //    run-at and the longest-due ready task of ReadModel.pendingBreakdown are range reads and seeks on it
 //    (ready is the kept pending count less those).
 import { index } from '../ddl';
-import type { Migration } from '../schema';
+import type { Migration } from './migration';
 
 export const migration: Migration = {
   version: 11,

@@ -3,7 +3,7 @@
 // dead tasks by (fingerprint, command, queue) over the index below. Rows settled before this migration
 // (or made dead by a lease rescue) have none: reads fingerprint them on first sight (db/mssql/failures.ts).
 import { index } from '../ddl';
-import type { Migration } from '../schema';
+import type { Migration } from './migration';
 
 export const migration: Migration = {
   version: 12,

@@ -1,7 +1,7 @@
 // SQL Server migration 13: pool size per host and role. The size an operator set for a host's pool of
 // one role (the dashboard's in-process pool is role `web`), applied when that pool starts again.
 import { table } from '../ddl';
-import type { Migration } from '../schema';
+import type { Migration } from './migration';
 
 export const migration: Migration = {
   version: 13,

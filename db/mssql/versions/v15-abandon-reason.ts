@@ -2,7 +2,7 @@
 // `lease_lost` when the attempt's worker was heard from at or after the lease's end (alive, its heartbeats
 // too late to renew it) and `worker_lost` when it was not (crashed, killed or cut off); the dashboard shows
 // the two apart and /metrics counts them.
-import type { Migration } from '../schema';
+import type { Migration } from './migration';
 
 export const migration: Migration = {
   version: 15,

@@ -3,7 +3,7 @@
 // of sending their 35–60 KB of T-SQL with every call; and readpast.ExecAsync installed again, now calling
 // Enqueue_v17 instead of holding its own copy of the enqueue statement (the list of migration 6).
 // A body changed later is installed under the next migration's number (a new name): see sql/hot.ts.
-import type { Migration } from '../schema';
+import type { Migration } from './migration';
 import { CALLER_PROCEDURES, createProcedure } from '../sql/callers';
 import { createHotProcedure, HOT_PROCEDURES } from '../sql/hot';
 

@@ -4,7 +4,7 @@
 // The view and the role's grants come with them (each idempotent), as in migration 16, so that running this
 // migration again (what `readpast doctor` advises when a procedure or grant is missing or differs) restores
 // the whole interface.
-import type { Migration } from '../schema';
+import type { Migration } from './migration';
 import { ASYNC_EXEC_RESULTS_VIEW, CALLER_PROCEDURES, createProcedure, roleBatches } from '../sql/callers';
 
 export const migration: Migration = {

@@ -5,7 +5,7 @@
 // ranges read the rolled rows of one level, so a 30-day read touches ~2,900 rows whatever the number of
 // queues and commands. Metrics gains a `dead` column so that the per-second series counts dead tasks.
 import { SUM_COLS } from '../../../lib/engine/history';
-import type { SqliteMigration } from '../schema';
+import type { SqliteMigration } from './migration';
 
 const counters = SUM_COLS.map((c) => `  ${c} INTEGER NOT NULL DEFAULT 0,`).join('\n');
 

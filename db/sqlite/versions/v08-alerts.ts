@@ -1,7 +1,7 @@
 // SQLite migration 8: alert rules and firings. A rule watches for dead tasks, old ready tasks, queues
 // no worker serves, missed schedule ticks or a command's failure streak; a firing records what fired,
 // with its delivery task (a task of the internal queue readpast.alerts). db/sqlite/alerts.ts
-import type { SqliteMigration } from '../schema';
+import type { SqliteMigration } from './migration';
 
 export const migration: SqliteMigration = {
   version: 8,

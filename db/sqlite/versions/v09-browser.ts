@@ -4,7 +4,7 @@
 //  - Tasks_pending_run: pending tasks by queue and run-at — the scheduled/retrying counts, the next run-at
 //    and the longest-due ready task of ReadModel.pendingBreakdown are range reads and seeks on it (ready
 //    is the kept pending count less those).
-import type { SqliteMigration } from '../schema';
+import type { SqliteMigration } from './migration';
 
 export const migration: SqliteMigration = {
   version: 9,

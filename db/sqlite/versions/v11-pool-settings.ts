@@ -1,6 +1,6 @@
 // SQLite migration 11: pool size per host and role. The size an operator set for a host's pool of one
 // role (the dashboard's in-process pool is role `web`), applied when that pool starts again.
-import type { SqliteMigration } from '../schema';
+import type { SqliteMigration } from './migration';
 
 export const migration: SqliteMigration = {
   version: 11,

@@ -1,7 +1,7 @@
 // SQLite migration 12: the queues a worker claims from. A worker started with `--queues a,b` records them,
 // so that "why isn't it running?", the Overview's warning and the no_worker alert know which queues have a
 // live worker that serves them (NULL: every queue).
-import type { SqliteMigration } from '../schema';
+import type { SqliteMigration } from './migration';
 
 export const migration: SqliteMigration = {
   version: 12,

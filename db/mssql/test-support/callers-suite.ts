@@ -2,10 +2,10 @@
 // mssql.contract.test.ts with MSSQL_URL (skipped loudly without it). Each test drives the procedures over
 // a plain connection of its own, as a stored procedure, an Agent job or SSMS would.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_PAYLOAD_BYTES } from '../../lib/engine/limits';
-import { sql } from './connection';
-import type { MssqlStore } from './store';
-import { parseMssqlUrl, toConfig } from './url';
+import { MAX_PAYLOAD_BYTES } from '../../../lib/engine/limits';
+import { sql } from '../connection';
+import type { MssqlStore } from '../store';
+import { parseMssqlUrl, toConfig } from '../url';
 
 type Pool = InstanceType<typeof sql.ConnectionPool>;
 

@@ -2,9 +2,9 @@
 // Never called by the store itself. The tables are read from the catalog (every table of the readpast
 // schema), so a table a later migration adds is emptied too; migrations.test.ts checks that against the
 // CREATE TABLE statements of the migrations.
-import { sql } from './connection';
-import { FORGET_VERSION, MIGRATE_RECORD, RESET_CATALOG, resetTablesSql } from './sql/migrations';
-import { parseMssqlUrl, toConfig } from './url';
+import { sql } from '../connection';
+import { FORGET_VERSION, MIGRATE_RECORD, RESET_CATALOG, resetTablesSql } from '../sql/migrations';
+import { parseMssqlUrl, toConfig } from '../url';
 
 export interface ResetTable {
   name: string;

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_LIMIT, limitDemoQueue, loadDemoWorkload } from './demo';
-import type { Readpast } from './api/readpast';
-import { openReadpast } from './api/open';
+import type { Readpast } from './readpast';
+import { openReadpast } from './open';
 
 let dir: string;
 let rp: Readpast;

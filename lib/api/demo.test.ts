@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { demoWorkload } from './demo';
-import { validateEnqueue } from './engine/validation';
-import { defaultRegistry } from './engine/handlers';
+import { validateEnqueue } from '../engine/validation';
+import { defaultRegistry } from '../engine/handlers';
 
 function seeded(seed: number) {
   return () => {

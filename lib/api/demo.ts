@@ -2,8 +2,8 @@
 // queues, failures with SQL Server-like numbers and messages, flaky tasks that recover, delayed and
 // prioritised tasks, a staged batch and a queue under a concurrency limit — enough for a newcomer to
 // see every page of the dashboard come alive in seconds.
-import type { Readpast } from './api/readpast';
-import type { EnqueueRequest } from './engine/validation';
+import type { Readpast } from './readpast';
+import type { EnqueueRequest } from '../engine/validation';
 
 export interface DemoOptions {
   /** random source in [0, 1); tests pass a fixed one */

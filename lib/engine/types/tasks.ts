@@ -1,0 +1,129 @@
+// Tasks and their attempts: statuses, outcomes, kinds, what an enqueue asks and what a task looks like.
+
+export const TASK_STATUSES = ['pending', 'running', 'succeeded', 'dead', 'cancelled'] as const;
+
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+export const TERMINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'dead', 'cancelled'];
+
+export const OUTCOMES = ['running', 'succeeded', 'failed', 'abandoned', 'cancelled', 'timed_out'] as const;
+
+/**
+ * Why the rescue abandoned an attempt whose lease expired: `lease_lost` — its worker was heard from at or
+ * after the lease's end (alive, but its heartbeats came too late to renew it); `worker_lost` — it was not
+ * (crashed, killed or cut off). Recorded at the rescue (both stores: the worker's heartbeat row then).
+ */
+export const ABANDON_REASONS = ['lease_lost', 'worker_lost'] as const;
+
+export type AbandonReason = (typeof ABANDON_REASONS)[number];
+
+export type Outcome = (typeof OUTCOMES)[number];
+
+export const TASK_KINDS = ['handler', 'sql', 'procedure'] as const;
+
+export type TaskKind = (typeof TASK_KINDS)[number];
+
+/** A validated request to create one task (see validation.ts for the rules). */
+export interface EnqueueInput {
+  kind: TaskKind;
+  /** handler name, SQL text or procedure name */
+  command: string;
+  /** JSON-serialisable payload / parameters; null when absent */
+  payload?: unknown;
+  queue?: string;
+  /** higher runs first; default 0 */
+  priority?: number;
+  /** not before this time; default now */
+  runAt?: Date;
+  /** default: the queue's max attempts */
+  maxAttempts?: number;
+  /** default: the queue's timeout (null = none) */
+  timeoutMs?: number | null;
+  /** unique among non-terminal tasks; a duplicate returns the existing token */
+  dedupKey?: string | null;
+  /** free text: who enqueued (cli, api, dashboard, a user name) */
+  caller?: string | null;
+  /** a batch created with createBatch, and the stage (0-based) within it */
+  batchId?: number | null;
+  stage?: number | null;
+}
+
+export interface EnqueueResult {
+  token: string;
+  /** false when dedupKey matched an existing non-terminal task */
+  created: boolean;
+}
+
+export interface ErrorInfo {
+  number: number | null;
+  message: string;
+  /** stack trace or driver detail */
+  detail: string | null;
+}
+
+export interface AttemptView {
+  id: number;
+  token: string;
+  queue: string;
+  kind: TaskKind;
+  command: string;
+  attempt: number;
+  workerId: string | null;
+  session: number | null;
+  /** the concurrency token held by this attempt (limited queues) */
+  tokenNo: number | null;
+  batchId: number | null;
+  stage: number | null;
+  startedAt: Date;
+  endedAt: Date | null;
+  outcome: Outcome;
+  errorNumber: number | null;
+  errorMessage: string | null;
+  errorDetail: string | null;
+  /** an attempt abandoned by the rescue of its expired lease: why (null otherwise, and for older attempts) */
+  abandonReason: AbandonReason | null;
+  /** the task's max attempts now (in the attempt list; absent in a task's own history) */
+  maxAttempts?: number;
+  /** this attempt made its task dead: the task is dead and this was its last attempt (attempt list) */
+  final?: boolean;
+}
+
+export interface TaskView {
+  id: number;
+  token: string;
+  status: TaskStatus;
+  queue: string;
+  kind: TaskKind;
+  command: string;
+  payload: unknown;
+  priority: number;
+  attempts: number;
+  maxAttempts: number;
+  timeoutMs: number | null;
+  dedupKey: string | null;
+  caller: string | null;
+  batchId: number | null;
+  stage: number | null;
+  runAfter: Date;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  leaseUntil: Date | null;
+  workerId: string | null;
+  cancelRequested: boolean;
+  result: unknown;
+  lastError: ErrorInfo | null;
+  /** set on a task a schedule fired */
+  schedule: TaskSchedule | null;
+}
+
+export interface TaskDetail extends TaskView {
+  history: AttemptView[];
+}
+
+/** The schedule a task was fired by. */
+export interface TaskSchedule {
+  name: string;
+  /** the tick; null for a manual run */
+  fireAt: Date | null;
+}
