@@ -19,25 +19,43 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Another process takes the write lock (BEGIN IMMEDIATE: in WAL mode readers go on, every writer
- * waits) and holds it for `ms`. Resolves once the lock is held; `released` when it is let go.
+ * waits) and holds it for `ms`. The process is started and has loaded its driver before `lockWrites`
+ * resolves; `take()` then locks at once (a slow process start cannot let writes through late) and
+ * resolves once the lock is held; `released` resolves when it is let go.
  */
-async function holdWriteLock(path: string, ms: number): Promise<{ released: Promise<number> }> {
-  const script = `const D = require('better-sqlite3'); const d = new D(process.argv[1]);
-d.exec('BEGIN IMMEDIATE'); process.stdout.write('locked\\n');
-setTimeout(() => { d.exec('COMMIT'); d.close(); process.stdout.write('released\\n'); }, Number(process.argv[2]));`;
-  const child = spawn(process.execPath, ['-e', script, path, String(ms)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+async function lockWrites(path: string, ms: number): Promise<{ take: () => Promise<void>; released: Promise<number> }> {
+  const script = `const D = require('better-sqlite3'); const d = new D(process.argv[1]); process.stdout.write('ready\\n');
+process.stdin.once('data', () => { d.exec('BEGIN IMMEDIATE'); process.stdout.write('locked\\n');
+setTimeout(() => { d.exec('COMMIT'); d.close(); process.stdout.write('released\\n'); process.exit(0); }, Number(process.argv[2])); });`;
+  const child = spawn(process.execPath, ['-e', script, path, String(ms)], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
+  let onReady: () => void;
   let onLocked: () => void;
   let onReleased: (at: number) => void;
+  const ready = new Promise<void>((r) => (onReady = r));
   const locked = new Promise<void>((r) => (onLocked = r));
   const released = new Promise<number>((r) => (onReleased = r));
   child.stdout.setEncoding('utf8').on('data', (d: string) => {
     out += d;
+    if (out.includes('ready')) onReady();
     if (out.includes('locked')) onLocked();
     if (out.includes('released')) onReleased(Date.now());
   });
-  await locked;
-  return { released };
+  await ready;
+  return {
+    take: async () => {
+      child.stdin.write('lock\n');
+      await locked;
+    },
+    released,
+  };
+}
+
+/** Hold the write lock for `ms` from now (resolves once it is held). */
+async function holdWriteLock(path: string, ms: number): Promise<{ released: Promise<number> }> {
+  const lock = await lockWrites(path, ms);
+  await lock.take();
+  return { released: lock.released };
 }
 
 function capture(): Logger & { warnings: { msg: string; [k: string]: unknown }[] } {
@@ -100,11 +118,14 @@ describe('the database file write-locked by another process', () => {
   it('claims resume within 2 s of the lock being released', async () => {
     pool = new Pool(store, defaultRegistry(), { concurrency: 2, leaseMs: 10_000, heartbeatMs: 500, pollMs: 500 });
     await pool.start();
-    // due while the file is locked
+    // due while the file is locked: the locking process is up before the tasks are enqueued, and locks
+    // right after, well before they are due
+    const lock = await lockWrites(path, 3000);
     const dueAt = new Date(Date.now() + 400);
     const tokens: string[] = [];
     for (let i = 0; i < 4; i++) tokens.push((await store.commands.enqueue(sleepTask(10, dueAt))).token);
-    const { released } = await holdWriteLock(path, 3000);
+    await lock.take();
+    const { released } = lock;
     // nothing can start while the lock is held
     await sleep(1000);
     expect((await Promise.all(tokens.map((t) => store.reads.getTask(t)))).every((t) => t?.status === 'pending')).toBe(true);
