@@ -367,7 +367,8 @@ describe('readpast with a worker', () => {
   });
 
   it('SIGTERM lets the running task finish, then exits 0', async () => {
-    const token = (await cliOk(['enqueue', '--handler', 'demo.sleep', '--payload', '{"ms":1500}'], opts())).trim();
+    // long enough that a status poll (one CLI process each, seconds on a busy machine) sees it running
+    const token = (await cliOk(['enqueue', '--handler', 'demo.sleep', '--payload', '{"ms":6000}'], opts())).trim();
     await waitFor(async () => (await statusOf(token, opts())).status === 'running', { what: 'demo.sleep to start', workers: [worker] });
     const exit = await worker.stop('SIGTERM');
     expect(exit).toEqual({ code: 0, signal: null });

@@ -128,7 +128,7 @@ describe('readpast schedule', () => {
     expect(await cliOk(['schedule', 'remove', 'often'], db)).toBe('schedule often removed (the tasks it fired stay)\n');
     expect((await list(db)).map((s) => s.name)).toEqual(['nightly']);
     expect((await statusOf(token, db)).schedule?.name).toBe('often');
-  });
+  }, 180_000); // some twenty CLI processes in a row: seconds each on a busy machine
 
   it('a worker fires a due schedule; status --json shows schedule: {name, fireAt}', async () => {
     await cliOk(['schedule', 'add', 'tick', '--cron', '* * * * * *', '--handler', 'demo.echo', '--payload', '{"hi":1}'], db);
