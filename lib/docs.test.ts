@@ -1,0 +1,65 @@
+// The architecture pages name files; a file that moved or went away must not stay named. Every
+// backticked repository path in ARCHITECTURE.md and db/contract/README.md exists: a path with a folder
+// exactly as written (`db/<dialect>/x.ts` when x.ts is in at least one dialect folder), a bare file name
+// somewhere among the tracked files. Built output (dist/, .next/) and globs are not files of the tree.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DOCS = ['ARCHITECTURE.md', 'db/contract/README.md'];
+const DIALECTS = ['sqlite', 'mssql'];
+const FILE = /\.(ts|tsx|mjs|cjs|js|json|md|css|sql)$/;
+const BUILT = /^(dist|\.next)\//;
+
+const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
+const names = new Set(tracked.map((f) => basename(f)));
+
+/** The backticked words of a page that name a file or folder of the repository. */
+export function namedPaths(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/`([^`\s]+)`/g)) {
+    // `sql/claim.ts: CLAIM_RULE_SQL` style is written `path: symbol`; a word is its path part
+    const word = m[1]!.replace(/[:,;.)]+$/, '');
+    if (/^[a-z]+:/.test(word) || word.includes('*') || word.startsWith('-') || word.startsWith('@')) continue;
+    if (!FILE.test(word) && !(word.includes('/') && word.endsWith('/'))) continue;
+    // an extension alone (`.d.ts`), or a pattern (`db/<dialect>/<concern>.ts`) rather than a file
+    if (word.startsWith('.') || /<(?!dialect>)[^>]+>/.test(word)) continue;
+    if (BUILT.test(word) || /^[A-Za-z]+\.[a-z]+\(/.test(word)) continue;
+    out.add(word);
+  }
+  return [...out];
+}
+
+function exists(path: string): boolean {
+  if (path.includes('<dialect>')) return DIALECTS.some((d) => exists(path.replace('<dialect>', d)));
+  if (existsSync(join(ROOT, path))) return true;
+  // a bare name (`pool.ts`) or a path relative to a dialect folder (`sql/claim.ts`) named in a table row
+  if (!path.includes('/')) return names.has(path);
+  if (path.endsWith('/')) return tracked.some((f) => f.startsWith(path) || f.includes(`/${path}`));
+  return tracked.some((f) => f.endsWith(`/${path}`));
+}
+
+describe('the architecture pages name files that exist', () => {
+  for (const doc of DOCS) {
+    it(`${doc}: every path it names is in the tree`, () => {
+      const text = readFileSync(join(ROOT, doc), 'utf8');
+      const named = namedPaths(text);
+      expect(named.length).toBeGreaterThan(doc === 'ARCHITECTURE.md' ? 40 : 2);
+      expect(named.filter((p) => !exists(p))).toEqual([]);
+    });
+  }
+
+  it('stands alone: no page outside the repository is cited', () => {
+    for (const doc of [...DOCS, '.dependency-cruiser.cjs']) expect(readFileSync(join(ROOT, doc), 'utf8')).not.toMatch(/DESIGN\.md/);
+  });
+
+  it('the check can fail: a moved file is found missing', () => {
+    expect(namedPaths('see `lib/engine/no-such-file.ts` and `gone.ts`').filter((p) => !exists(p))).toEqual([
+      'lib/engine/no-such-file.ts',
+      'gone.ts',
+    ]);
+  });
+});
