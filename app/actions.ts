@@ -1,20 +1,15 @@
 'use server';
-// Server actions for the dashboard's mutations. Each checks access, validates its input with zod,
-// calls lib/ and reports failures as a result value — nothing is thrown to the client.
-import { z } from 'zod';
+// Server actions for the dashboard's mutations. Each checks access, hands its arguments as they came to
+// lib/api (which validates every command) and reports failures as a result value — nothing is thrown to
+// the client.
 import { createDemoBatch as createDemo, loadDemoWorkload as enqueueDemo } from '@/lib/api/demo';
-import { parseWith, queueName, token as tokenSchema } from '@/lib/engine/validation';
 import { getEngine, resizePool } from '@/lib/server/engine';
 import { runAction, type ActionResult } from '@/lib/server/actions';
-import type { RetryFailedResult } from '@/lib/engine/types';
 import type { QueueJson } from '@/lib/api/readpast';
 import type { ScheduleDetailJson } from '@/lib/api/present';
 import { changedBy } from '@/lib/server/queues';
-import { batchIdArg, concurrencyLimit as limitSchema, failureFilter, pausedFlag, poolSize } from '@/lib/api/requests';
 
 export type { ActionResult };
-
-const tokenList = z.array(tokenSchema).min(1, 'select at least one task').max(1000, 'at most 1000 tasks at once');
 
 const run = runAction;
 
@@ -33,7 +28,7 @@ export async function retryTask(token: string): Promise<ActionResult<{ at: strin
   return run(async () => {
     const { readpast } = await getEngine();
     const at = retryClock();
-    await readpast.retry(parseWith(tokenSchema, token, 'token'));
+    await readpast.retry(token);
     return { at };
   });
 }
@@ -41,64 +36,33 @@ export async function retryTask(token: string): Promise<ActionResult<{ at: strin
 export async function cancelTask(token: string): Promise<ActionResult<{ status: string }>> {
   return run(async () => {
     const { readpast } = await getEngine();
-    return { status: await readpast.cancel(parseWith(tokenSchema, token, 'token')) };
+    return { status: await readpast.cancel(token) };
   });
 }
 
 export async function deleteTask(token: string): Promise<ActionResult> {
   return run(async () => {
     const { readpast } = await getEngine();
-    await readpast.deleteTask(parseWith(tokenSchema, token, 'token'));
+    await readpast.deleteTask(token);
     return {};
   });
 }
 
-/** Retry each selected task that is dead or cancelled; tasks in another state are skipped. */
+/**
+ * Retry the selected tasks through the one bulk command: those dead or cancelled come back (of several sharing a
+ * dedup key, the newest), the others are skipped; one `tasks.bulk_retry` audit row.
+ */
 export async function retryTasks(tokens: string[]): Promise<ActionResult<{ count: number; at: string }>> {
   return run(async () => {
-    const list = parseWith(tokenList, tokens, 'tokens');
     const { readpast } = await getEngine();
     const at = retryClock();
-    let count = 0;
-    for (const t of list) {
-      try {
-        await readpast.retry(t);
-        count++;
-      } catch (err) {
-        const name = (err as { name?: unknown }).name;
-        if (name !== 'ConflictError' && name !== 'NotFoundError') throw err;
-      }
-    }
-    return { count, at };
-  });
-}
-
-export async function retryFailures(filter: {
-  queue?: string;
-  message?: string;
-  q?: string;
-}): Promise<ActionResult<{ count: number; skipped: RetryFailedResult['skipped']; at: string }>> {
-  return run(async () => {
-    const f = parseWith(failureFilter, filter ?? {});
-    const { readpast } = await getEngine();
-    const at = retryClock();
-    const r = await readpast.retryFailed(f);
-    return { count: r.retried, skipped: r.skipped, at };
-  });
-}
-
-export async function deleteFailures(filter: { queue?: string; message?: string; q?: string }): Promise<ActionResult<{ count: number }>> {
-  return run(async () => {
-    const f = parseWith(failureFilter, filter ?? {});
-    const { readpast } = await getEngine();
-    return { count: await readpast.deleteFailed(f) };
+    return { count: (await readpast.bulk({ action: 'retry', tokens })).done, at };
   });
 }
 
 export async function setPoolSize(workers: number): Promise<ActionResult<{ size: number; retiring: number }>> {
   return run(async () => {
-    const n = parseWith(poolSize, workers, 'workers');
-    const info = await resizePool(await getEngine(), n);
+    const info = await resizePool(await getEngine(), workers);
     return { size: info.size, retiring: info.retiring };
   });
 }
@@ -115,20 +79,16 @@ export async function loadDemoWorkload(): Promise<ActionResult<{ count: number }
 /** Change a queue's concurrency limit live (null = unlimited); recorded as made by the signed-in user or `dashboard`. */
 export async function setQueueLimit(name: string, concurrencyLimit: number | null): Promise<ActionResult<{ queue: QueueJson }>> {
   return run(async () => {
-    const n = parseWith(queueName, name, 'name');
-    const limit = parseWith(limitSchema, concurrencyLimit, 'concurrencyLimit');
     const { readpast, config } = await getEngine();
-    return { queue: await readpast.setQueue(n, { concurrencyLimit: limit }, changedBy(config, 'dashboard')) };
+    return { queue: await readpast.setQueue(name, { concurrencyLimit }, changedBy(config, 'dashboard')) };
   });
 }
 
 /** Pause (no new claims) or resume a queue; recorded like a limit change. */
 export async function setQueuePaused(name: string, paused: boolean): Promise<ActionResult<{ queue: QueueJson }>> {
   return run(async () => {
-    const n = parseWith(queueName, name, 'name');
-    const p = parseWith(pausedFlag, paused, 'paused');
     const { readpast, config } = await getEngine();
-    return { queue: await readpast.setQueue(n, { paused: p }, changedBy(config, 'dashboard')) };
+    return { queue: await readpast.setQueue(name, { paused }, changedBy(config, 'dashboard')) };
   });
 }
 
@@ -146,18 +106,16 @@ export async function createDemoBatch(): Promise<ActionResult<{ id: number }>> {
 /** No more tasks: the batch completes once all of its tasks are terminal. */
 export async function releaseBatch(id: number): Promise<ActionResult<{ status: string }>> {
   return run(async () => {
-    const n = parseWith(batchIdArg, id, 'id');
     const { readpast } = await getEngine();
-    return { status: (await readpast.releaseBatch(n)).status };
+    return { status: (await readpast.releaseBatch(id)).status };
   });
 }
 
 /** Cancel the batch's pending tasks and ask its running ones to stop. */
 export async function cancelBatch(id: number): Promise<ActionResult<{ cancelled: number }>> {
   return run(async () => {
-    const n = parseWith(batchIdArg, id, 'id');
     const { readpast } = await getEngine();
-    return { cancelled: (await readpast.cancelBatch(n)).cancelled };
+    return { cancelled: (await readpast.cancelBatch(id)).cancelled };
   });
 }
 
@@ -189,10 +147,8 @@ export async function saveSchedule(name: string | null, input: unknown): Promise
 /** Pause (false) or resume (true) a schedule; also one declared in code. */
 export async function setScheduleEnabled(name: string, enabled: boolean): Promise<ActionResult<{ schedule: ScheduleDetailJson }>> {
   return run(async () => {
-    const e = parseWith(pausedFlag, enabled, 'enabled');
     const { readpast, config } = await getEngine();
-    const by = changedBy(config, 'dashboard');
-    return { schedule: e ? await readpast.resumeSchedule(name, by) : await readpast.pauseSchedule(name, by) };
+    return { schedule: await readpast.setScheduleEnabled(name, enabled, changedBy(config, 'dashboard')) };
   });
 }
 

@@ -2,8 +2,6 @@
 // Server actions of the Tasks page and a task's detail: bulk actions (preview the exact count, then act),
 // editing a task before a retry, and retrying or deleting a whole failure group. Each runs as the signed-in
 // user (runAction: access checked, actor recorded in the audit trail, failures as a result value).
-import { parseWith } from '@/lib/engine/validation';
-import { failureFilter } from '@/lib/api/requests';
 import { getEngine } from '@/lib/server/engine';
 import { runAction, type ActionResult } from '@/lib/server/actions';
 import type { RetryFailedResult } from '@/lib/engine/types';
@@ -48,17 +46,19 @@ export async function editTask(token: string, patch: unknown): Promise<ActionRes
   });
 }
 
-/** Retry or delete every dead task of a failure group (or any failure filter); how many. */
+/**
+ * Retry or delete every dead task of a failure group (or any failure filter; none = all) through the one bulk
+ * command; how many, and for a retry how many stayed dead because their dedup key is held.
+ */
 export async function actOnFailures(
   action: 'retry' | 'delete',
   filter: unknown,
 ): Promise<ActionResult<{ count: number; skipped?: RetryFailedResult['skipped']; at: string }>> {
   return runAction(async () => {
-    const f = parseWith(failureFilter, filter ?? {});
     const { readpast } = await getEngine();
     const at = new Date().toISOString();
-    if (action === 'delete') return { count: await readpast.deleteFailed(f), at };
-    const r = await readpast.retryFailed(f);
-    return { count: r.retried, skipped: r.skipped, at };
+    const r = await readpast.bulk({ action, failures: filter ?? {} });
+    if (action === 'delete') return { count: r.done, at };
+    return { count: r.done, skipped: { dedupKeyHeld: r.dedupKeyHeld }, at };
   });
 }

@@ -5,7 +5,7 @@ import { useCanOperate } from '../role';
 import { useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useReplaceQuery } from '../useReplaceQuery';
-import { deleteFailures, deleteTask, retryFailures, retryTask, retryTasks } from '@/app/actions';
+import { deleteTask, retryTask, retryTasks } from '@/app/actions';
 import { actOnFailures } from '@/app/tasks/actions';
 import type { FailuresJson, FailureGroupJson, StatsJson } from '../api';
 import { withQuery } from '../api';
@@ -30,8 +30,8 @@ interface Pending {
   run: () => Promise<unknown>;
 }
 
-const retryGroup = (f: object) => actOnFailures('retry', f);
-const deleteGroup = (f: object) => actOnFailures('delete', f);
+const retryFailures = (f: object) => actOnFailures('retry', f);
+const deleteFailures = (f: object) => actOnFailures('delete', f);
 
 const plural = (n: number, word: string) => `${formatNumber(n)} ${word}${n === 1 ? '' : 's'}`;
 /** a retry of many keeps the newest task per dedup key, and none whose key an unfinished task holds */
@@ -90,8 +90,8 @@ export function Failed() {
   const retryOne = useAction(retryTask, { success: () => 'Task queued for another attempt' });
   const retryMany = useAction(retryTasks, { success: (r) => `${plural(r.count, 'task')} queued for retry` });
   const retryAll = useAction(retryFailures, { success: (r) => `${plural(r.count, 'task')} queued for retry${heldText(r)}` });
-  const groupRetry = useAction(retryGroup, { success: (r) => `${plural(r.count, 'task')} queued for retry${heldText(r)}` });
-  const groupDelete = useAction(deleteGroup, { success: (r) => `${plural(r.count, 'task')} deleted` });
+  const groupRetry = useAction(retryFailures, { success: (r) => `${plural(r.count, 'task')} queued for retry${heldText(r)}` });
+  const groupDelete = useAction(deleteFailures, { success: (r) => `${plural(r.count, 'task')} deleted` });
   const deleteAll = useAction(deleteFailures, { success: (r) => `${plural(r.count, 'task')} deleted` });
   const deleteOne = useAction(deleteTask, { toastErrors: false });
   const busy = retryOne.busy || retryMany.busy || retryAll.busy || deleteAll.busy || deleteOne.busy || groupRetry.busy || groupDelete.busy;

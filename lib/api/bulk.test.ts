@@ -73,6 +73,67 @@ describe('bulk actions through lib/api', () => {
   });
 });
 
+/** dead tasks of demo.fail (one attempt each), one after the other (a dedup key is free again once its task is dead) */
+const dead = async (queue: string, payloads: { message: string; dedupKey?: string }[]) => {
+  const pool = rp.createPool({ concurrency: 2, heartbeatMs: 50, pollMs: 20 });
+  await pool.start();
+  const tokens: string[] = [];
+  for (const { message, dedupKey } of payloads) {
+    const { token } = await rp.enqueue({ command: 'demo.fail', queue, payload: { message }, maxAttempts: 1, dedupKey });
+    while ((await rp.status(token)).status !== 'dead') await new Promise((r) => setTimeout(r, 20));
+    tokens.push(token);
+  }
+  await pool.stop(0);
+  return tokens;
+};
+
+describe('the one bulk command on a failure selection', () => {
+  it('retries (the newest per dedup key, the rest counted) and deletes, audited as failures.*', async () => {
+    const [older, newer, other] = await dead('fq', [
+      { message: 'boom', dedupKey: 'k' },
+      { message: 'boom', dedupKey: 'k' },
+      { message: 'other' },
+    ]);
+    const r = await rp.bulk({ action: 'retry', failures: { queue: 'fq', message: 'boom' } });
+    expect(r).toEqual({ action: 'retry', done: 1, skipped: 1, missing: 0, dedupKeyHeld: 1, expected: null, count: 2 });
+    expect((await rp.status(newer!)).status).toBe('pending');
+    expect((await rp.status(older!)).status).toBe('dead');
+    const retried = (await rp.reads.listAudit({ action: 'failures.retry', limit: 10 })).items;
+    expect(retried).toHaveLength(1);
+    expect(retried[0]).toMatchObject({
+      target: 'filter:{"queue":"fq","message":"boom"}',
+      count: 1,
+      after: { skipped: { dedupKeyHeld: 1 } },
+    });
+
+    expect(await rp.bulk({ action: 'delete', failures: { queue: 'fq', message: 'other' } })).toMatchObject({ done: 1, count: 1 });
+    await expect(rp.status(other!)).rejects.toThrow(/no task/);
+    expect((await rp.reads.listAudit({ action: 'failures.delete', limit: 10 })).items[0]).toMatchObject({ count: 1 });
+  });
+
+  it('refuses what a failure selection cannot do, naming the field; retryFailed names the filter fields', async () => {
+    const field = async (p: Promise<unknown>) => ((await rejects(p)) as ValidationError).field;
+    expect(await field(rp.bulk({ action: 'cancel', failures: {} }))).toBe('action');
+    expect(await field(rp.bulk({ action: 'retry', failures: {}, tokens: ['00000000-0000-4000-8000-000000000001'] }))).toBe('failures');
+    expect(await field(rp.bulk({ action: 'retry', failures: {}, expected: 3 }))).toBe('expected');
+    expect(await field(rp.bulk({ action: 'retry', failures: { colour: 'red' } }))).toBe('failures.colour');
+    expect(await field(rp.bulkPreview({ action: 'retry', failures: {} }))).toBe('failures');
+    expect(await field(rp.retryFailed({ queue: 'q', colour: 'red' }))).toBe('colour');
+    expect(await field(rp.deleteFailed({ queue: 'bad name!' }))).toBe('queue');
+    expect(await field(rp.retryFailed(null))).toBe('body');
+  });
+
+  it('a selection of tokens takes the same dedup-key rule', async () => {
+    const [older, newer] = await dead('fk', [
+      { message: 'x', dedupKey: 'same' },
+      { message: 'x', dedupKey: 'same' },
+    ]);
+    const r = await rp.bulk({ action: 'retry', tokens: [older, newer] });
+    expect(r).toMatchObject({ done: 1, skipped: 1, dedupKeyHeld: 1, count: 2 });
+    expect((await rp.status(newer!)).status).toBe('pending');
+  });
+});
+
 describe('edit before retry through lib/api', () => {
   it('saves and retries a cancelled task, recording before and after; validates as enqueue', async () => {
     const [token] = await cancelled('eq', 1);

@@ -1,36 +1,56 @@
-// Bulk actions on tasks and editing a task before a retry — the front door's part: requests validated,
-// a filter (the Tasks page's query string, task-query.ts) walked with keyset pages and applied BULK_CHUNK
-// tokens per store transaction, the exact count previewed and checked against what the operator confirmed,
-// one audit row per action. Failure groups (fingerprints) are read here too.
+// The one bulk command of the front door: an action (retry, cancel, delete, run_now, priority) on a selection
+// — tokens, a filter (the Tasks page's query string, task-query.ts) or a failure selection (a failure group or
+// any failure filter). Tokens and filters are walked with keyset pages and applied BULK_CHUNK tokens per store
+// transaction, the exact count previewed and checked against what the operator confirmed; a failure selection
+// is retried or deleted by the store set-wise. Each writes one audit row in the store's own transaction(s).
 import { z } from 'zod';
-import { ConflictError, NotFoundError, ValidationError } from '../engine/errors';
-import { fingerprint } from '../engine/fingerprint';
-import { BULK_CHUNK, MAX_ATTEMPTS, MAX_BULK_FILTER, MAX_BULK_TOKENS, MAX_PRIORITY, MIN_ATTEMPTS, MIN_PRIORITY } from '../engine/limits';
+import { ConflictError, ValidationError } from '../engine/errors';
+import { BULK_CHUNK, MAX_BULK_FILTER, MAX_BULK_TOKENS, MAX_PRIORITY, MIN_PRIORITY } from '../engine/limits';
 import type { Store } from '../engine/ports';
-import type { BulkAction, BulkOutcome, EditTaskResult, FailureGroupQuery, FingerprintGroup, TaskPatch, TaskView } from '../engine/types';
-import { intIn, parseWith, queueName, token as tokenSchema, validateEnqueue } from '../engine/validation';
+import type { BulkAction, BulkOutcome, FailureFilter, RetryFailedResult, TaskView } from '../engine/types';
+import { intIn, parseWith, token as tokenSchema } from '../engine/validation';
 import type { Audit } from './audit';
-import { taskJson } from './present';
+import { failureFilter } from './requests';
 import { parseTaskQuery, TASK_PAGE_MAX, taskQueryString } from './task-query';
 
 export const BULK_ACTIONS = ['retry', 'cancel', 'delete', 'run_now', 'priority'] as const satisfies readonly BulkAction[];
 
 const priority = intIn(MIN_PRIORITY, MAX_PRIORITY);
 
-/** `POST /api/tasks/bulk` and `…/bulk/preview`: an action on tokens or on everything a filter matches. */
+/** the actions a failure selection takes (the store's set-wise commands) */
+const FAILURE_ACTIONS: readonly BulkAction[] = ['retry', 'delete'];
+
+/**
+ * `POST /api/tasks/bulk` and `…/bulk/preview`, and every bulk action of the dashboard: an action on tokens, on
+ * everything a filter matches, or on the dead tasks of a failure selection (`failures`: a failure filter).
+ */
 export const bulkRequest = z
   .strictObject({
     action: z.enum(BULK_ACTIONS),
     tokens: z.array(tokenSchema).min(1, 'give at least one token').max(MAX_BULK_TOKENS, `at most ${MAX_BULK_TOKENS} tokens`).optional(),
     /** the Tasks page's query string, without '?' */
     filter: z.string().max(4000).optional(),
+    /** dead tasks: a failure group ({queue, fingerprint, command}) or any failure filter ({} = all); retry or delete */
+    failures: failureFilter.optional(),
     priority: priority.optional(),
     /** the count the operator confirmed (from preview) */
     expected: z.number().int().min(0).optional(),
   })
-  .refine((r) => (r.tokens === undefined) !== (r.filter === undefined), {
+  .refine((r) => r.failures !== undefined || (r.tokens === undefined) !== (r.filter === undefined), {
     message: 'give tokens or filter (one of them)',
     path: ['tokens'],
+  })
+  .refine((r) => r.failures === undefined || (r.tokens === undefined && r.filter === undefined), {
+    message: 'give tokens, filter or failures (one of them)',
+    path: ['failures'],
+  })
+  .refine((r) => r.failures === undefined || FAILURE_ACTIONS.includes(r.action), {
+    message: 'a failure selection takes retry or delete',
+    path: ['action'],
+  })
+  .refine((r) => r.failures === undefined || r.expected === undefined, {
+    message: 'a failure selection is not previewed (GET /api/failures counts its groups); give no expected count',
+    path: ['expected'],
   })
   .refine((r) => r.action !== 'priority' || r.priority !== undefined, { message: 'required for action priority', path: ['priority'] });
 
@@ -62,7 +82,9 @@ interface Selection {
   describe: unknown;
 }
 
-async function select(store: Store, r: z.output<typeof bulkRequest>): Promise<Selection> {
+type Request = z.output<typeof bulkRequest>;
+
+async function select(store: Store, r: Request): Promise<Selection> {
   if (r.tokens) {
     const tokens = [...new Set(r.tokens.map((t) => t.toLowerCase()))];
     const found: string[] = [];
@@ -95,6 +117,7 @@ async function select(store: Store, r: z.output<typeof bulkRequest>): Promise<Se
 /** How many tasks an action would change (and how many the selection matched in any state). */
 export async function bulkPreview(store: Store, raw: unknown): Promise<{ action: BulkAction; count: number; matched: number }> {
   const r = parseWith(bulkRequest, raw);
+  if (r.failures) throw new ValidationError('failures', 'a failure selection is not previewed (GET /api/failures counts its groups)');
   const s = await select(store, r);
   return { action: r.action, count: s.tokens.length, matched: s.matched };
 }
@@ -107,9 +130,14 @@ export interface BulkResultJson extends BulkOutcome {
   count: number;
 }
 
-/** Apply an action in chunks; refused (409) when more tasks would change than the operator confirmed. */
+/** The bulk command: validated, applied to its selection, audited; refused (409) when more tasks would change than confirmed. */
 export async function bulkTasks(store: Store, audit: Audit, raw: unknown): Promise<BulkResultJson> {
   const r = parseWith(bulkRequest, raw);
+  return r.failures ? onFailures(store, audit, r.action, r.failures) : inChunks(store, audit, r);
+}
+
+/** Tokens or a filter: the selection walked, then applied BULK_CHUNK tokens per store transaction. */
+async function inChunks(store: Store, audit: Audit, r: Request): Promise<BulkResultJson> {
   const s = await select(store, r);
   if (r.expected !== undefined && s.tokens.length > r.expected) {
     throw new ConflictError(
@@ -138,86 +166,38 @@ export async function bulkTasks(store: Store, audit: Audit, raw: unknown): Promi
   return { action: r.action, ...total, expected: r.expected ?? null, count: s.tokens.length };
 }
 
-// ---- edit before retry ---------------------------------------------------------------------------
-
-/** `PATCH /api/tasks/{token}`: what to change; `retry` also puts a dead or cancelled task back to pending. */
-export const taskPatchRequest = z
-  .strictObject({
-    payload: z.unknown().optional(),
-    queue: queueName.optional(),
-    priority: priority.optional(),
-    runAt: z.union([z.iso.datetime({ offset: true }), z.date()]).optional(),
-    maxAttempts: intIn(MIN_ATTEMPTS, MAX_ATTEMPTS).optional(),
-    retry: z.boolean().optional(),
-  })
-  .refine((p) => Object.keys(p).some((k) => k !== 'retry') || p.retry === true, { message: 'give something to change' });
-
-export type TaskPatchRequest = z.input<typeof taskPatchRequest>;
-
-const EDITED = ['queue', 'payload', 'priority', 'runAfter', 'maxAttempts', 'status'] as const;
-const pick = (t: ReturnType<typeof taskJson>) => Object.fromEntries(EDITED.map((k) => [k, t[k]]));
-
-/** Edit a task that is not running (validated as enqueue validates); the old and new values are audited. */
-export async function editTask(store: Store, audit: Audit, token: string, raw: unknown) {
-  const p = parseWith(taskPatchRequest, raw);
-  const current = await store.reads.getTask(token);
-  if (!current) throw new NotFoundError(`no task with token ${token}`);
-  // the same checks as at enqueue, on the task as it would be (its command is not changed)
-  const v = await validateEnqueue(
-    {
-      kind: current.kind,
-      command: current.command,
-      payload: p.payload === undefined ? (current.payload ?? undefined) : p.payload,
-      queue: p.queue ?? current.queue,
-      priority: p.priority ?? current.priority,
-      maxAttempts: p.maxAttempts ?? current.maxAttempts,
-      ...(p.runAt !== undefined ? { runAt: p.runAt } : {}),
-    },
-    { kinds: store.kinds, knowsHandler: () => true },
-  );
-  const patch: TaskPatch = {};
-  if (p.payload !== undefined) patch.payload = v.payload;
-  if (p.queue !== undefined) patch.queue = v.queue;
-  if (p.priority !== undefined) patch.priority = v.priority;
-  if (p.maxAttempts !== undefined) patch.maxAttempts = v.maxAttempts;
-  if (p.runAt !== undefined) patch.runAt = v.runAt;
-  // the edit and, when it put the task back, its retry: both rows written in the edit's transaction
-  const r = await store.commands.editTask(
-    token,
-    patch,
-    p.retry === true,
-    audit.of((e: EditTaskResult) => {
-      if (!('after' in e)) return null;
-      const edit = { action: 'task.edit', target: token, before: pick(taskJson(e.before)), after: pick(taskJson(e.after)), count: 1 };
-      return e.result === 'retried' ? [edit, { action: 'task.retry', target: token, count: 1 }] : edit;
-    }),
-  );
-  if (r.result === 'not_found') throw new NotFoundError(`no task with token ${token}`);
-  if (r.result === 'running') throw new ConflictError('the task is running; edit it once it has stopped');
-  if (r.result === 'conflict') {
-    throw new ConflictError(
-      p.retry
-        ? 'this task cannot be retried now (finished, in a finished or aborted batch, or its dedup key is taken)'
-        : 'finished tasks cannot be edited',
-    );
+/** A failure selection: retried (the newest per dedup key; the others skipped and counted) or deleted. */
+async function onFailures(store: Store, audit: Audit, action: BulkAction, filter: FailureFilter): Promise<BulkResultJson> {
+  if (action === 'delete') {
+    const n = await deleteFailures(store, audit, filter);
+    return { action, done: n, skipped: 0, missing: 0, dedupKeyHeld: 0, expected: null, count: n };
   }
-  if (!('after' in r)) throw new ConflictError('the task changed meanwhile');
-  return { result: r.result, task: taskJson(r.after) };
+  const r = await retryFailures(store, audit, filter);
+  const held = r.skipped.dedupKeyHeld;
+  return { action, done: r.retried, skipped: held, missing: 0, dedupKeyHeld: held, expected: null, count: r.retried + held };
 }
 
-// ---- failure groups --------------------------------------------------------------------------------
-
-export function fingerprintGroupJson(g: FingerprintGroup) {
-  return { ...g, firstAt: g.firstAt.toISOString(), lastAt: g.lastAt.toISOString() };
+/** Retry every dead task a (validated) failure filter matches, audited as `failures.retry`. */
+export function retryFailures(store: Store, audit: Audit, filter: FailureFilter): Promise<RetryFailedResult> {
+  const target = `filter:${JSON.stringify(filter)}`;
+  const written = audit.of((r: RetryFailedResult) => ({
+    action: 'failures.retry',
+    target,
+    before: filter,
+    after: { skipped: r.skipped },
+    count: r.retried,
+  }));
+  return store.commands.retryFailed(filter, written);
 }
 
-/** A page of failure groups by fingerprint (largest first). */
-export async function failureGroupPage(store: Store, filter: FailureGroupQuery) {
-  const page = await store.reads.failureGroupPage(filter);
-  return { items: page.items.map(fingerprintGroupJson), nextCursor: page.nextCursor };
+/** Delete every dead task a (validated) failure filter matches, audited as `failures.delete`; how many. */
+export function deleteFailures(store: Store, audit: Audit, filter: FailureFilter): Promise<number> {
+  const target = `filter:${JSON.stringify(filter)}`;
+  return store.commands.deleteFailed(
+    filter,
+    audit.of((n: number) => ({ action: 'failures.delete', target, before: filter, count: n })),
+  );
 }
 
-/** The fingerprint of a dead task's last error, for the page to match tasks to their group. */
-export function taskFingerprint(t: { lastError: { number: number | null; message: string } | null }): string | null {
-  return t.lastError ? fingerprint(t.lastError.number, t.lastError.message) : null;
-}
+/** `retryFailed` / `deleteFailed` of the front door: a failure filter on its own (errors name its fields). */
+export const parseFailureFilter = (raw: unknown): FailureFilter => parseWith(failureFilter, raw);

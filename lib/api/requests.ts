@@ -28,6 +28,7 @@ export const poolBody = z.strictObject({ workers: poolSize });
 /** null = unlimited; 1 = singleton */
 export const concurrencyLimit = z.union([intIn(MIN_CONCURRENCY_LIMIT, MAX_CONCURRENCY_LIMIT), z.null()]);
 
+/** a queue's `paused` or a schedule's `enabled` */
 export const pausedFlag = z.boolean();
 
 // ---- batches -----------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // Schedules behind the front door: validated create / edit / pause / resume / delete / run now over
 // the store's ports, the next fire times, and the sync of code-declared schedules (a handlers module's
 // `schedules` export) at worker start. Readpast (readpast.ts) exposes these as its schedule methods.
-import { decodeSegment } from './requests';
+import { decodeSegment, pausedFlag } from './requests';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConflictError, NotFoundError, ValidationError } from '../engine/errors';
@@ -86,11 +86,13 @@ export class Schedules {
     return s;
   }
 
+  /** every schedule, each with its last 20 fires */
   async list(): Promise<{ schedules: ScheduleJson[] }> {
     const all = await this.ports.reads.listSchedules(LIST_RECENT_FIRES);
     return { schedules: all.map((s) => scheduleJson(s)) };
   }
 
+  /** one schedule with its next 5 fire times and last 50 fires */
   async show(rawName: string): Promise<ScheduleDetailJson> {
     const s = await this.current(scheduleNameParam(rawName), DETAIL_RECENT_FIRES);
     return scheduleDetailJson(s, nextFires(s.cron, s.timezone, await this.ports.reads.clock(), NEXT_FIRES_SHOWN));
@@ -138,7 +140,8 @@ export class Schedules {
   }
 
   /** Pause (false) or resume (true); also for a code-declared schedule. Resuming fires from the next tick after now. */
-  async setEnabled(rawName: string, enabled: boolean, by: string): Promise<ScheduleDetailJson> {
+  async setEnabled(rawName: string, rawEnabled: unknown, by: string): Promise<ScheduleDetailJson> {
+    const enabled = parseWith(pausedFlag, rawEnabled, 'enabled');
     const name = scheduleNameParam(rawName);
     const action = enabled ? 'schedule.resume' : 'schedule.pause';
     const audit = this.audit?.of((r: string) => (r === 'updated' ? { action, target: name } : null));

@@ -8,6 +8,8 @@ import type { Logger } from '@/lib/engine/logger';
 import { openReadpast } from '@/lib/api/open';
 import { loadDeclaredSchedules } from '@/lib/api/schedules';
 import { ConflictError } from '@/lib/engine/errors';
+import { parseWith } from '@/lib/engine/validation';
+import { poolSize } from '@/lib/api/requests';
 import { MAX_DASHBOARD_WORKERS } from '@/lib/engine/limits';
 import { serverConfig, type ServerConfig } from './config';
 import { serverLogger } from './log';
@@ -143,10 +145,12 @@ export function poolInfo(engine: Pick<ServerEngine, 'pool' | 'poolSource'>): Poo
 }
 
 /**
- * Resize this process's pool live and store the size for this host (the pool starts with it after a
- * restart); recorded in the audit trail as `pool.resize` with the size before and after.
+ * Resize this process's pool live (`workers`: 0…MAX_DASHBOARD_WORKERS, validated here) and store the size for
+ * this host (the pool starts with it after a restart); recorded in the audit trail as `pool.resize` with the
+ * size before and after.
  */
-export async function resizePool(engine: ServerEngine, n: number): Promise<PoolInfo> {
+export async function resizePool(engine: ServerEngine, workers: unknown): Promise<PoolInfo> {
+  const n = parseWith(poolSize, workers, 'workers');
   const { pool, readpast } = engine;
   if (!pool) throw new ConflictError('this server has no worker pool');
   const before = pool.size;

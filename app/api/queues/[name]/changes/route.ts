@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { getEngine } from '@/lib/server/engine';
 import { handle, intParam, json, readQuery, type Params } from '@/lib/server/http';
-import { DEFAULT_CHANGES_LISTED, MAX_CHANGES_LISTED } from '@/lib/api/readpast';
+import { DEFAULT_CHANGES_LISTED, MAX_CHANGES_LISTED } from '@/lib/api/queues';
 import { queueNameParam } from '@/lib/server/queues';
 
 export const dynamic = 'force-dynamic';

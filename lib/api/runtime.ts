@@ -1,0 +1,67 @@
+// The database and the processes around it: the schema, SQL Server's allow_sql setting, `doctor`, worker
+// pools and their stored sizes, and the dashboard served as a child process.
+import { ValidationError } from '../engine/errors';
+import { registerBuiltinHandlers } from '../engine/handlers';
+import { Pool, type PoolOptions } from '../engine/pool';
+import type { Core } from './core';
+import { startDashboard, type DashboardHandle, type DashboardOptions } from './dashboard';
+import { getPoolSetting, savePoolSize } from './pool-settings';
+import { doctorJson, type DoctorJson } from './present';
+
+export class Runtime {
+  private readonly dashboards = new Set<DashboardHandle>();
+
+  constructor(
+    private readonly core: Core,
+    /** the database URL the store was opened with (serveDashboard serves the same database) */
+    private readonly url: string | null,
+  ) {}
+
+  migrate(): Promise<void> {
+    return this.core.store.migrate();
+  }
+
+  async setAllowSql(allow: boolean, changedBy: string): Promise<void> {
+    const { store, audit } = this.core;
+    if (!store.sqlServer) throw new ValidationError('allowSql', 'a setting of SQL Server databases (readpast.Settings)');
+    const after = allow ? 'on' : 'off';
+    await store.sqlServer.setAllowSql(
+      allow,
+      changedBy,
+      audit.of(() => ({ action: 'settings.allow_sql', target: 'allow_sql', after })),
+    );
+  }
+
+  async doctor(): Promise<DoctorJson> {
+    const { store } = this.core;
+    return doctorJson(store.dialect, store.description, await store.diagnose());
+  }
+
+  poolSetting(host: string, role: string) {
+    return getPoolSetting(this.core.store, host, role);
+  }
+
+  savePoolSize(s: { host: string; role: string; size: number; before: number | null }) {
+    return savePoolSize(this.core.store, this.core.audit, s);
+  }
+
+  createPool(opts: Partial<PoolOptions>): Pool {
+    const { store, registry, webhooks, logger } = this.core;
+    // alert deliveries (queue readpast.alerts) run in every pool, whatever registry it was given
+    const alertRule = (id: number) => store.reads.getAlertRule(id);
+    return new Pool(store, registerBuiltinHandlers(registry, alertRule, webhooks), { logger, ...opts });
+  }
+
+  async serveDashboard(opts: DashboardOptions): Promise<DashboardHandle> {
+    if (!this.url) throw new ValidationError('url', 'this Readpast was not opened from a database URL (use openReadpast)');
+    const handle = await startDashboard(this.url, opts, this.core.logger);
+    this.dashboards.add(handle);
+    handle.exited.then(() => this.dashboards.delete(handle));
+    return handle;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.dashboards].map((d) => d.stop()));
+    await this.core.store.close();
+  }
+}
