@@ -5,7 +5,6 @@ import type {
   AttemptFilter,
   AttemptView,
   FailureFilter,
-  FailureGroup,
   MetricPoint,
   Page,
   PendingBreakdown,
@@ -221,24 +220,6 @@ export function failureParams(f: FailureFilter): { shape: FailureShape; params: 
   if (f.command !== undefined) params.push(['f_command', sql.NVarChar(sql.MAX), f.command]);
   const shape = { queue: Boolean(f.queue), message: f.message !== undefined, q: Boolean(f.q) };
   return { shape: { ...shape, fingerprint: Boolean(f.fingerprint), command: f.command !== undefined }, params };
-}
-
-export async function failureGroups(shared: Shared, f: FailureFilter): Promise<FailureGroup[]> {
-  const { shape, params } = failureParams(f);
-  const rows = (
-    await shared.query<{ message: string; queue: string; command: string; n: number; last_at: Date | null; sample: string }>(
-      S.failureGroupsSql(shape),
-      params,
-    )
-  ).recordset;
-  return rows.map((r) => ({
-    message: r.message,
-    queue: r.queue,
-    command: r.command,
-    count: id(r.n),
-    lastAt: r.last_at ?? new Date(0),
-    sampleToken: token(r.sample.trim()),
-  }));
 }
 
 export async function metrics(shared: Shared, since: Date): Promise<MetricPoint[]> {

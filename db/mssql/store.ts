@@ -167,7 +167,6 @@ export class MssqlStore implements Store {
       listRunning: () => attemptLogs.withProgress(shared, withPayloadPreview(shared, live.running())),
       listWorkers: () => reads.listWorkers(shared),
       knownHandlers: () => reads.knownHandlers(shared),
-      failureGroups: (filter) => reads.failureGroups(shared, filter),
       metrics: (since) => reads.metrics(shared, since),
       history: (q) => history.history(shared, q),
       queueThroughput: (from, to, bucketMs) => history.queueThroughput(shared, from, to, bucketMs),

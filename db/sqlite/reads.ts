@@ -4,7 +4,6 @@ import type {
   AttemptFilter,
   AttemptView,
   FailureFilter,
-  FailureGroup,
   MetricPoint,
   Page,
   PendingBreakdown,
@@ -231,28 +230,6 @@ export function failureWhere(f: FailureFilter): { filters: string[]; params: unk
     params.push(f.command);
   }
   return { filters, params };
-}
-
-export function failureGroups(shared: Shared, f: FailureFilter): Promise<FailureGroup[]> {
-  return read(() => {
-    const { filters, params } = failureWhere(f);
-    const rows = stmt(shared.db, S.failureGroupsSql(filters)).all(...params) as {
-      message: string;
-      queue: string;
-      command: string;
-      count: number;
-      last_at: number | null;
-      sample: string;
-    }[];
-    return rows.map((r) => ({
-      message: r.message,
-      queue: r.queue,
-      command: r.command,
-      count: r.count,
-      lastAt: new Date(r.last_at ?? 0),
-      sampleToken: r.sample,
-    }));
-  });
 }
 
 export function metrics(shared: Shared, since: Date): Promise<MetricPoint[]> {

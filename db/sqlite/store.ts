@@ -148,7 +148,6 @@ export class SqliteStore implements Store {
       listRunning: () => attemptLogs.withProgress(shared, withPayloadPreview(shared, reads.listRunning(shared))),
       listWorkers: () => reads.listWorkers(shared),
       knownHandlers: () => reads.knownHandlers(shared),
-      failureGroups: (filter) => reads.failureGroups(shared, filter),
       metrics: (since) => reads.metrics(shared, since),
       history: (q) => history.history(shared, q),
       queueThroughput: (from, to, bucketMs) => history.queueThroughput(shared, from, to, bucketMs),
