@@ -20,6 +20,9 @@ import type { Outcome, Page } from '../../lib/engine/types';
 import { sql, type Param, type Shared } from './connection';
 import { isoUtc, toJson, token } from './rows';
 import * as S from './sql/alerts';
+import type { CommandPort, ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
+import { auditedCommand } from './audit';
 
 /** the failure-streak read looks at most this many of the newest attempts (of every command) */
 export const STREAK_SCAN = 10_000;
@@ -233,3 +236,17 @@ export async function recentAttempts(shared: Shared, command: string, limit: num
     errorMessage: x.error_message,
   }));
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = {
+  createAlertRule: auditedCommand(createAlertRule, 2),
+  updateAlertRule: auditedCommand(updateAlertRule, 3),
+  deleteAlertRule: auditedCommand(deleteAlertRule, 1),
+  writeAlerts: auditedCommand(writeAlerts, 1),
+} satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { listAlertRules, getAlertRule, listAlertFirings, deadTasksSince, recentAttempts } satisfies Slice<
+  Shared,
+  ReadModel
+>;

@@ -1,12 +1,14 @@
 // Batches on SQL Server: create, look up, list, release, cancel. Settling a batch (complete or
 // abort) after its tasks moved is in settle.ts.
-import type { ReleaseResult } from '../../lib/engine/ports';
+import type { CommandPort, ReadModel, ReleaseResult } from '../../lib/engine/ports';
 import type { BatchInput, BatchStatus, BatchView, OnFailure, Page, StageCounts } from '../../lib/engine/types';
 import { sql, type Param, type Shared } from './connection';
 import { retrying } from './errors';
 import { id, type Id } from './rows';
 import { settleBatches } from './settle';
 import * as S from './sql/batches';
+import type { Slice } from '../shared/bind';
+import { auditedCommand } from './audit';
 
 interface BatchRow {
   id: Id;
@@ -122,3 +124,13 @@ export async function cancelBatch(shared: Shared, batchId: number): Promise<{ re
   if (row.old_status === 'completed' || row.old_status === 'cancelled') return { result: 'conflict', cancelled: 0 };
   return { result: 'cancelled', cancelled: row.cancelled };
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = {
+  createBatch: auditedCommand(createBatch, 1),
+  releaseBatch: auditedCommand(releaseBatch, 1),
+  cancelBatch: auditedCommand(cancelBatch, 1),
+} satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { getBatch, listBatches } satisfies Slice<Shared, ReadModel>;

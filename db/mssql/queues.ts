@@ -5,6 +5,9 @@ import { query, sql, type Runner, type Shared } from './connection';
 import { retrying } from './errors';
 import { id, queueSettings, token, type Id, type QueueRow } from './rows';
 import * as S from './sql/queues';
+import type { CommandPort, ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
+import { auditedCommand } from './audit';
 
 /** A token's holder whose worker has not beaten for this long is shown as probably dead. */
 const STALE_WORKER_MS = 15_000;
@@ -111,3 +114,9 @@ export async function listTokens(shared: Shared, queue: string | null): Promise<
     };
   });
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { setQueue: auditedCommand(setQueue, 3) } satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { listQueues, queueChanges, listTokens } satisfies Slice<Shared, ReadModel>;

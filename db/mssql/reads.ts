@@ -38,6 +38,8 @@ import {
 } from './rows';
 import type { FailureShape } from './sql/operators';
 import * as S from './sql/reads';
+import type { ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
 
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 500;
@@ -261,3 +263,15 @@ export async function pendingBreakdown(shared: Shared): Promise<PendingBreakdown
     return { queue: r.queue, ready, scheduled, retrying, oldestReadyAt: ready > 0 ? r.oldest_ready : null, nextRunAt: r.next_run };
   });
 }
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = {
+  getTask,
+  listTasks,
+  listAttempts,
+  listWorkers,
+  knownHandlers,
+  metrics,
+  countsByQueue,
+  pendingBreakdown,
+} satisfies Slice<Shared, ReadModel>;

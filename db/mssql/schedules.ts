@@ -20,6 +20,9 @@ import { sql, type Param, type Shared } from './connection';
 import { serverMessage } from './errors';
 import { isoUtc, parseJson, toJson, token } from './rows';
 import * as S from './sql/schedules';
+import type { CommandPort, MaintenancePort, ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
+import { auditedCommand } from './audit';
 
 interface ScheduleRow {
   name: string;
@@ -252,3 +255,17 @@ export async function fireDue(shared: Shared, at?: Date): Promise<FireReport[]> 
   if (out.some((r) => r.fired.length)) shared.wake();
   return out;
 }
+
+/** this module's part of the MaintenancePort (store.ts binds it to the store's Shared) */
+export const maintenanceSlice = { fireDue } satisfies Slice<Shared, MaintenancePort>;
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = {
+  createSchedule: auditedCommand(createSchedule, 3),
+  updateSchedule: auditedCommand(updateSchedule, 5),
+  deleteSchedule: auditedCommand(deleteSchedule, 1),
+  runSchedule: auditedCommand(runSchedule, 2),
+} satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { listSchedules, getSchedule, clock: serverClock } satisfies Slice<Shared, ReadModel>;

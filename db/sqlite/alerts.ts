@@ -1,6 +1,6 @@
 // Alert rules and firings on SQLite. writeAlerts runs in one write transaction (BEGIN IMMEDIATE: the one
 // writer across processes), so its dedup check and insert cannot interleave with another process's.
-import type { AuditWrite } from '../../lib/engine/ports';
+import type { AuditWrite, CommandPort, ReadModel } from '../../lib/engine/ports';
 import type {
   AlertFiring,
   AlertFiringFilter,
@@ -20,6 +20,7 @@ import { read, type Shared } from './connection';
 import { enqueueIn } from './enqueue';
 import * as S from './sql/alerts';
 import { stmt } from './tally';
+import type { Slice } from '../shared/bind';
 
 /** numbered parameters (?1 … ?n) bind from an object keyed by number */
 const numbered = (...values: unknown[]): Record<number, unknown> => Object.fromEntries(values.map((v, i) => [i + 1, v]));
@@ -216,3 +217,12 @@ export function recentAttempts(shared: Shared, command: string, limit: number): 
     return rows.map((r) => ({ id: r.id, token: r.token, outcome: r.outcome as Outcome, errorMessage: r.error_message }));
   });
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { createAlertRule, updateAlertRule, deleteAlertRule, writeAlerts } satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { listAlertRules, getAlertRule, listAlertFirings, deadTasksSince, recentAttempts } satisfies Slice<
+  Shared,
+  ReadModel
+>;

@@ -1,10 +1,11 @@
 // The audit trail: append (one transaction per call) and read newest first, keyset-paged on id.
 import { auditJson, parseAuditJson as parse } from '../../lib/engine/audit';
-import type { AuditWrite } from '../../lib/engine/ports';
+import type { AuditWrite, CommandPort, ReadModel } from '../../lib/engine/ports';
 import type { AuditFilter, AuditInput, AuditRecord, AuditSource, Page } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
 import * as S from './sql/audit';
 import { stmt } from './tally';
+import type { Slice } from '../shared/bind';
 
 export function recordAudit(shared: Shared, entries: AuditInput[]): Promise<void> {
   if (entries.length === 0) return Promise.resolve();
@@ -78,3 +79,9 @@ export function listAudit(shared: Shared, f: AuditFilter): Promise<Page<AuditRec
     return { items, nextCursor: more ? items[items.length - 1]!.id : null };
   });
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { recordAudit } satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { listAudit } satisfies Slice<Shared, ReadModel>;

@@ -2,12 +2,13 @@
 // kept (BatchStages) as tasks move, so the claim can find each batch's active stage and running count
 // with a lookup (claim.ts), and a batch completes (or aborts) in the transaction that settles its last
 // task (settle.ts).
-import type { AuditWrite, CancelBatchResult, ReleaseResult } from '../../lib/engine/ports';
+import type { AuditWrite, CancelBatchResult, CommandPort, ReadModel, ReleaseResult } from '../../lib/engine/ports';
 import { ConflictError, ValidationError } from '../../lib/engine/errors';
 import type { BatchInput, BatchStatus, BatchView, OnFailure, Page, StageCounts } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
 import * as S from './sql/batches';
 import { stmt } from './tally';
+import type { Slice } from '../shared/bind';
 
 interface BatchRow {
   id: number;
@@ -151,3 +152,9 @@ export function stageTimes(db: Db, batchId: number, stage: number, started: numb
   if (started !== null) stmt(db, S.STAGE_STARTED).run(started, batchId, stage);
   if (ended !== null) stmt(db, S.STAGE_ENDED).run(ended, batchId, stage);
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { createBatch, releaseBatch, cancelBatch } satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { getBatch, listBatches } satisfies Slice<Shared, ReadModel>;

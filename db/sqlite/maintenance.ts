@@ -10,6 +10,8 @@ import { PRUNE_AUDIT } from './sql/audit';
 import * as S from './sql/maintenance';
 import { DELETE_TASK, DELETE_TASK_LOG } from './sql/operators';
 import { stmt, type Tally, type TaskKey } from './tally';
+import type { MaintenancePort, ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
 
 /** Terminal tasks deleted per transaction while pruning. */
 const PRUNE_CHUNK = 2000;
@@ -121,3 +123,9 @@ export async function sampleDepth(shared: Shared): Promise<void> {
     rollHistory(shared.db, now);
   });
 }
+
+/** this module's part of the MaintenancePort (store.ts binds it to the store's Shared) */
+export const maintenanceSlice = { rescueExpired, markLostWorkers, prune, sampleDepth } satisfies Slice<Shared, MaintenancePort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { abandonedSince } satisfies Slice<Shared, ReadModel>;

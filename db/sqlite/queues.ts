@@ -2,12 +2,13 @@
 // views and their change history. A limited queue owns tokens 1..limit in ConcurrencyTokens; the claim
 // grants them (claim.ts), an ending attempt releases its own here. Unlimited queues have no tokens and
 // pay nothing.
-import type { AuditWrite } from '../../lib/engine/ports';
+import type { AuditWrite, CommandPort, ReadModel } from '../../lib/engine/ports';
 import type { QueueChange, QueuePatch, QueueSettings, QueueView, TokenView } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
 import { queueSettings, type QueueRow } from './rows';
 import * as S from './sql/queues';
 import { stmt } from './tally';
+import type { Slice } from '../shared/bind';
 
 /** A token's holder whose worker has not beaten for this long is shown as probably dead. */
 const STALE_WORKER_MS = 15_000;
@@ -120,3 +121,9 @@ export function listTokens(shared: Shared, queue: string | null): Promise<TokenV
     }));
   });
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { setQueue } satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { listQueues, queueChanges, listTokens } satisfies Slice<Shared, ReadModel>;

@@ -33,6 +33,8 @@ import {
 import { FAILURE_FILTER } from './sql/operators';
 import * as S from './sql/reads';
 import { stmt } from './tally';
+import type { ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
 
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 500;
@@ -262,3 +264,15 @@ export function pendingBreakdown(shared: Shared): Promise<PendingBreakdown[]> {
     })(),
   );
 }
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = {
+  getTask,
+  listTasks,
+  listAttempts,
+  listWorkers,
+  knownHandlers,
+  metrics,
+  countsByQueue,
+  pendingBreakdown,
+} satisfies Slice<Shared, ReadModel>;

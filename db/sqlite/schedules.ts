@@ -3,7 +3,7 @@
 // inserts the fires and advances the schedules, all in one BEGIN IMMEDIATE transaction: processes
 // checking at once take turns, and each sees what the one before it fired. The unique index on
 // (schedule_name, schedule_fire_at) makes a second task for a tick impossible whatever happens.
-import type { AuditWrite } from '../../lib/engine/ports';
+import type { AuditWrite, CommandPort, MaintenancePort, ReadModel } from '../../lib/engine/ports';
 import { auditVia } from '../../lib/engine/audit';
 import { v7 as uuidv7 } from 'uuid';
 import { planFires } from '../../lib/engine/schedules';
@@ -24,6 +24,7 @@ import { ensureQueue } from './queues';
 import { parseJson, toJson } from './rows';
 import * as S from './sql/schedules';
 import { stmt, type Tally } from './tally';
+import type { Slice } from '../shared/bind';
 
 interface ScheduleRow {
   name: string;
@@ -274,3 +275,12 @@ export async function fireDue(shared: Shared, at?: Date): Promise<FireReport[]> 
   if (reports.some((r) => r.fired.length)) shared.wake();
   return reports;
 }
+
+/** this module's part of the MaintenancePort (store.ts binds it to the store's Shared) */
+export const maintenanceSlice = { fireDue } satisfies Slice<Shared, MaintenancePort>;
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { createSchedule, updateSchedule, deleteSchedule, runSchedule } satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { listSchedules, getSchedule } satisfies Slice<Shared, ReadModel>;
