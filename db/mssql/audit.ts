@@ -1,12 +1,13 @@
 // The audit trail on SQL Server: a command's row written inside the command's own transaction
 // (audited), appended alone (recordAudit), and read newest first, keyset-paged on id.
-import { auditJson, parseAuditJson as parse } from '../../lib/engine/audit';
+import { auditJson } from '../../lib/engine/audit';
 import type { AuditWrite, CommandPort, ReadModel } from '../../lib/engine/ports';
-import type { AuditFilter, AuditInput, AuditRecord, AuditSource, Page } from '../../lib/engine/types';
+import type { AuditFilter, AuditInput, AuditRecord, Page } from '../../lib/engine/types';
 import { callOn, query, sql, type OutParam, type Param, type Shared, type Transaction } from './connection';
 import { retrying } from './errors';
 import * as S from './sql/audit';
 import type { Slice } from '../shared/bind';
+import { auditRecord, type AuditRow } from './rows';
 
 const rowParams = (e: AuditInput): Param[] => [
   // a value the column refuses (NULL) fails the command's transaction, as any refused write does
@@ -137,22 +138,10 @@ export async function recordAudit(shared: Shared, entries: AuditInput[]): Promis
   for (const e of entries) await shared.write(S.INSERT_AUDIT, rowParams(e));
 }
 
-interface Row {
-  id: string | number;
-  at: Date;
-  actor: string;
-  source: string;
-  action: string;
-  target: string;
-  before_json: string | null;
-  after_json: string | null;
-  n: number | null;
-}
-
 export async function listAudit(shared: Shared, f: AuditFilter): Promise<Page<AuditRecord>> {
   const prefix = f.action?.endsWith('.') ? f.action.replace(/[\\%_[]/g, (c) => '\\' + c) + '%' : null;
   const exact = f.action && !prefix ? f.action : null;
-  const r = await shared.query<Row>(S.LIST_AUDIT, [
+  const r = await shared.query<AuditRow>(S.LIST_AUDIT, [
     ['limit', sql.Int, f.limit + 1],
     ['cursor', sql.BigInt, f.cursor ?? Number.MAX_SAFE_INTEGER],
     ['action', sql.VarChar(64), exact],
@@ -162,19 +151,7 @@ export async function listAudit(shared: Shared, f: AuditFilter): Promise<Page<Au
   ]);
   const rows = r.recordset;
   const more = rows.length > f.limit;
-  const items = rows.slice(0, f.limit).map(
-    (x): AuditRecord => ({
-      id: Number(x.id),
-      at: x.at,
-      actor: x.actor,
-      source: x.source as AuditSource,
-      action: x.action,
-      target: x.target,
-      before: parse(x.before_json),
-      after: parse(x.after_json),
-      count: x.n,
-    }),
-  );
+  const items = rows.slice(0, f.limit).map(auditRecord);
   return { items, nextCursor: more ? items[items.length - 1]!.id : null };
 }
 

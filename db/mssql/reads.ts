@@ -20,7 +20,6 @@ import { ValidationError } from '../../lib/engine/errors';
 import { query, sql, type Param, type Shared } from './connection';
 import {
   attemptView,
-  id,
   likePattern,
   liveState,
   metricPoint,

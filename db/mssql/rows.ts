@@ -3,6 +3,7 @@
 // (db/shared/rows.ts) with SQL Server's column converters, and the rows only SQL Server has.
 import type { ClaimedTask, LiveRequestState, TaskKind } from '../../lib/engine/types';
 import * as R from '../shared/rows';
+import * as RR from '../shared/record-rows';
 import { parseJson } from '../shared/rows';
 
 export { parseJson, toJson } from '../shared/rows';
@@ -44,12 +45,18 @@ export interface StatusRow extends R.StatusRow<MssqlCols> {
   task_id: Id;
 }
 
-export const { taskView, attemptView, queueSettings, runningView, workerView, metricPoint } = R.rowMappers<MssqlCols>({
-  time: (d) => d,
-  bool: Boolean,
-  bigint: id,
-  token,
-});
+export type BatchRow = RR.BatchRow<MssqlCols>;
+export type StageRow = RR.StageRow<MssqlCols>;
+export type ScheduleRow = RR.ScheduleRow<MssqlCols>;
+export type FireRow = RR.FireRow<MssqlCols> & { name: string };
+export type RuleRow = RR.RuleRow<MssqlCols>;
+export type AuditRow = RR.AuditRow<MssqlCols>;
+export type ChangeRow = RR.ChangeRow<MssqlCols>;
+
+const columns: R.Converters<MssqlCols> = { time: (d) => d, bool: Boolean, bigint: id, token };
+
+export const { taskView, attemptView, queueSettings, runningView, workerView, metricPoint } = R.rowMappers(columns);
+export const { batchView, scheduleFire, scheduleView, alertRule, auditRecord, queueChange } = RR.recordMappers(columns);
 
 export interface ClaimRow {
   id: Id;

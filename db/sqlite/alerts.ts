@@ -4,9 +4,6 @@ import type { AuditWrite, CommandPort, ReadModel } from '../../lib/engine/ports'
 import type {
   AlertFiring,
   AlertFiringFilter,
-  AlertFormat,
-  AlertKind,
-  AlertParams,
   AlertRule,
   AlertRuleInput,
   AlertWrite,
@@ -21,6 +18,7 @@ import { enqueueIn } from './enqueue';
 import * as S from './sql/alerts';
 import { stmt } from './tally';
 import type { Slice } from '../shared/bind';
+import { alertRule, type RuleRow } from './rows';
 
 /** numbered parameters (?1 … ?n) bind from an object keyed by number */
 const numbered = (...values: unknown[]): Record<number, unknown> => Object.fromEntries(values.map((v, i) => [i + 1, v]));
@@ -29,50 +27,6 @@ const numbered = (...values: unknown[]): Record<number, unknown> => Object.fromE
 export const FIRINGS_KEPT_MS = 30 * 24 * 3600_000;
 /** the failure-streak read looks at most this many of the newest attempts (of every command) */
 export const STREAK_SCAN = 10_000;
-
-interface RuleRow {
-  id: number;
-  name: string;
-  kind: string;
-  params: string;
-  url: string;
-  secret: string | null;
-  format: string;
-  dedup_ms: number;
-  enabled: number;
-  cursor_at: number | null;
-  cursor_id: number | null;
-  created_by: string;
-  created_at: number;
-  updated_by: string;
-  updated_at: number;
-}
-
-function params(text: string): AlertParams {
-  try {
-    return JSON.parse(text) as AlertParams;
-  } catch {
-    return {};
-  }
-}
-
-const ruleOf = (r: RuleRow): AlertRule => ({
-  id: r.id,
-  name: r.name,
-  kind: r.kind as AlertKind,
-  params: params(r.params),
-  url: r.url,
-  secret: r.secret,
-  format: r.format as AlertFormat,
-  dedupMs: r.dedup_ms,
-  enabled: r.enabled === 1,
-  cursorAt: r.cursor_at === null ? null : new Date(r.cursor_at),
-  cursorId: r.cursor_id,
-  createdBy: r.created_by,
-  createdAt: new Date(r.created_at),
-  updatedBy: r.updated_by,
-  updatedAt: new Date(r.updated_at),
-});
 
 const ruleParams = (i: AlertRuleInput, by: string, now: number) => [
   i.name,
@@ -88,13 +42,13 @@ const ruleParams = (i: AlertRuleInput, by: string, now: number) => [
 ];
 
 export function listAlertRules(shared: Shared): Promise<AlertRule[]> {
-  return read(() => (stmt(shared.db, S.LIST_RULES).all() as RuleRow[]).map(ruleOf));
+  return read(() => (stmt(shared.db, S.LIST_RULES).all() as RuleRow[]).map(alertRule));
 }
 
 export function getAlertRule(shared: Shared, id: number): Promise<AlertRule | null> {
   return read(() => {
     const r = stmt(shared.db, S.GET_RULE).get(id) as RuleRow | undefined;
-    return r ? ruleOf(r) : null;
+    return r ? alertRule(r) : null;
   });
 }
 
@@ -107,7 +61,7 @@ export function createAlertRule(
   return shared.tx((_tally, now) => {
     if (stmt(shared.db, S.NAME_TAKEN).get(numbered(input.name, 0))) return 'exists' as const;
     const r = stmt(shared.db, S.INSERT_RULE).run(numbered(...ruleParams(input, by, now)));
-    return ruleOf(stmt(shared.db, S.GET_RULE).get(Number(r.lastInsertRowid)) as RuleRow);
+    return alertRule(stmt(shared.db, S.GET_RULE).get(Number(r.lastInsertRowid)) as RuleRow);
   }, audit);
 }
 
@@ -122,7 +76,7 @@ export function updateAlertRule(
     if (!stmt(shared.db, S.GET_RULE).get(id)) return 'not_found' as const;
     if (stmt(shared.db, S.NAME_TAKEN).get(numbered(input.name, id))) return 'exists' as const;
     stmt(shared.db, S.UPDATE_RULE).run(numbered(...ruleParams(input, by, now), id));
-    return ruleOf(stmt(shared.db, S.GET_RULE).get(id) as RuleRow);
+    return alertRule(stmt(shared.db, S.GET_RULE).get(id) as RuleRow);
   }, audit);
 }
 

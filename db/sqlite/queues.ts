@@ -5,7 +5,7 @@
 import type { AuditWrite, CommandPort, ReadModel } from '../../lib/engine/ports';
 import type { QueueChange, QueuePatch, QueueSettings, QueueView, TokenView } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
-import { queueSettings, type QueueRow } from './rows';
+import { type ChangeRow, queueChange, type QueueRow, queueSettings } from './rows';
 import * as S from './sql/queues';
 import { stmt } from './tally';
 import type { Slice } from '../shared/bind';
@@ -64,24 +64,8 @@ export function listQueues(shared: Shared): Promise<QueueView[]> {
 
 export function queueChanges(shared: Shared, queue: string | null, limit: number): Promise<QueueChange[]> {
   return read(() => {
-    const rows = (queue ? stmt(shared.db, S.QUEUE_CHANGES).all(queue, limit) : stmt(shared.db, S.QUEUE_CHANGES_ALL).all(limit)) as {
-      id: number;
-      queue: string;
-      at: number;
-      changed_by: string;
-      field: string;
-      old_value: string;
-      new_value: string;
-    }[];
-    return rows.map((r) => ({
-      id: r.id,
-      queue: r.queue,
-      at: new Date(r.at),
-      changedBy: r.changed_by,
-      field: r.field as QueueChange['field'],
-      oldValue: r.old_value,
-      newValue: r.new_value,
-    }));
+    const rows = queue ? stmt(shared.db, S.QUEUE_CHANGES).all(queue, limit) : stmt(shared.db, S.QUEUE_CHANGES_ALL).all(limit);
+    return (rows as ChangeRow[]).map(queueChange);
   });
 }
 

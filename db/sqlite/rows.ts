@@ -1,6 +1,7 @@
 // Row shapes of the SQLite tables (a time as epoch ms, a flag as 0/1) and their mapping to the engine's
 // types: the shared mappers (db/shared/rows.ts) with SQLite's column converters.
 import * as R from '../shared/rows';
+import * as RR from '../shared/record-rows';
 
 export { parseJson, toJson } from '../shared/rows';
 
@@ -18,12 +19,18 @@ export type StatusRow = R.StatusRow<SqliteCols>;
 export type WorkerRow = R.WorkerRow<SqliteCols>;
 export type MetricRow = R.MetricRow<SqliteCols>;
 
-export const { taskView, attemptView, queueSettings, runningView, workerView, metricPoint } = R.rowMappers<SqliteCols>({
-  time: (ms) => new Date(ms),
-  bool: (v) => v === 1,
-  bigint: (v) => v,
-  token: (t) => t,
-});
+export type BatchRow = RR.BatchRow<SqliteCols>;
+export type StageRow = RR.StageRow<SqliteCols>;
+export type ScheduleRow = RR.ScheduleRow<SqliteCols>;
+export type FireRow = RR.FireRow<SqliteCols>;
+export type RuleRow = RR.RuleRow<SqliteCols>;
+export type AuditRow = RR.AuditRow<SqliteCols>;
+export type ChangeRow = RR.ChangeRow<SqliteCols>;
+
+const columns: R.Converters<SqliteCols> = { time: (ms) => new Date(ms), bool: (v) => v === 1, bigint: (v) => v, token: (t) => t };
+
+export const { taskView, attemptView, queueSettings, runningView, workerView, metricPoint } = R.rowMappers(columns);
+export const { batchView, scheduleFire, scheduleView, alertRule, auditRecord, queueChange } = RR.recordMappers(columns);
 
 /** `%text%` for LIKE … ESCAPE '\\' */
 export function likePattern(text: string): string {
