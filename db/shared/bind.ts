@@ -24,10 +24,20 @@ export function bindPort<P, S>(shared: S, fns: Unbound<S, P>): P {
 
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
-/** The slices named `key` of `modules` (concern modules: `import * as m`), merged; a module without one adds nothing. */
+/**
+ * The slices named `key` of `modules` (concern modules: `import * as m`), merged; a module without one adds
+ * nothing. A method two modules both implement is refused (the types would not say which one binds).
+ */
 export function slicesOf<K extends string, M extends object>(
   key: K,
   modules: readonly M[],
 ): Intersection<M extends Record<K, infer T> ? T : never> {
-  return Object.assign({}, ...modules.map((m) => (m as Partial<Record<K, object>>)[key] ?? {}));
+  const merged: Record<string, unknown> = {};
+  for (const m of modules) {
+    for (const [name, fn] of Object.entries((m as Partial<Record<K, object>>)[key] ?? {})) {
+      if (name in merged) throw new Error(`${key}: ${name} is implemented by two concern modules`);
+      merged[name] = fn;
+    }
+  }
+  return merged as Intersection<M extends Record<K, infer T> ? T : never>;
 }
