@@ -7,6 +7,7 @@
 //                         database URL to the store of its dialect
 //   lib/engine/           the dialect-free core: the bottom layer
 //   db/<dialect>/         the stores, the only place a database driver is imported
+//   db/shared/            what both stores share (row mapping, port binding): no SQL, no driver, no dialect
 //
 // Paths below are relative to the repository root, as dependency-cruiser reports them; `@/…`
 // imports are resolved through tsconfig.json's `paths`. Type-only imports count too
@@ -58,6 +59,15 @@ module.exports = {
       severity: 'error',
       from: { path: '^db/' },
       to: { path: '^(app|components|cli|bin|e2e|lib/server|lib/api)/' },
+    },
+    {
+      name: 'db-shared-dialect-free',
+      comment:
+        "db/shared holds what both stores share (the row mapping given a dialect's column converters, the port binder): " +
+        'it imports lib/engine and itself only — no driver, no db/sqlite or db/mssql module (a dialect passes in what differs).',
+      severity: 'error',
+      from: { path: '^db/shared/' },
+      to: { path: [DRIVER, '^db/(sqlite|mssql)/'] },
     },
     {
       name: 'engine-imports-upper-layer',

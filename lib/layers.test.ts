@@ -42,6 +42,8 @@ const PROBES: { rule: string; file: string; text: string }[] = [
   { rule: 'components-import-api-at-run-time', file: 'components/probe.ts', text: "import { present } from '@/lib/api/present';" },
   { rule: 'engine-imports-upper-layer', file: 'lib/engine/probe.ts', text: "import { present } from '../api/present';" },
   { rule: 'db-imports-upper-layer', file: 'db/sqlite/probe.ts', text: "import { openReadpast } from '../../lib/api/open';" },
+  { rule: 'db-shared-dialect-free', file: 'db/shared/probe.ts', text: "import Database from 'better-sqlite3';" },
+  { rule: 'db-shared-dialect-free', file: 'db/shared/probe.ts', text: "import { openSqliteStore } from '../sqlite/store';" },
   { rule: 'engine-cycle', file: 'lib/engine/types.ts', text: "import { size } from './pool';\nexport type Task = { id: number };" },
   {
     rule: 'db-cycle',

@@ -1,4 +1,4 @@
-// Kept aggregates: failure groups of dead tasks and the per-second metrics series.
+// Kept aggregates: dead tasks by failure (the filters of retryFailed / deleteFailed) and the per-second metrics series.
 import { describe, expect, it } from 'vitest';
 import type { MetricPoint } from '../../lib/engine/types';
 import { LONG_LEASE, useStore, type StoreFactory } from './harness';
@@ -16,22 +16,15 @@ function sums(points: MetricPoint[]) {
 }
 
 export function aggregateTests(factory: StoreFactory) {
-  describe('failure groups', () => {
+  describe('dead tasks by failure', () => {
     const h = useStore(factory);
 
-    it('groups dead tasks by message, queue and command', async () => {
+    it('retryFailed and deleteFailed take the dead tasks of a message or a queue', async () => {
       const { store } = h();
       const slot = await h().worker();
-      const disk1 = [
-        await h().deadTask(slot, 'disk full', { queue: 'q1', command: 'demo.fail' }),
-        await h().deadTask(slot, 'disk full', { queue: 'q1', command: 'demo.fail' }),
-        await h().deadTask(slot, 'disk full', { queue: 'q1', command: 'demo.fail' }),
-      ];
-      const disk2 = [await h().deadTask(slot, 'disk full', { queue: 'q2', command: 'demo.fail' })];
-      const bad = [
-        await h().deadTask(slot, 'bad input', { queue: 'q1', command: 'demo.fail' }),
-        await h().deadTask(slot, 'bad input', { queue: 'q1', command: 'demo.fail' }),
-      ];
+      for (const queue of ['q1', 'q1', 'q1', 'q2']) await h().deadTask(slot, 'disk full', { queue, command: 'demo.fail' });
+      await h().deadTask(slot, 'bad input', { queue: 'q1', command: 'demo.fail' });
+      await h().deadTask(slot, 'bad input', { queue: 'q1', command: 'demo.fail' });
       // not dead: a failed attempt that will be retried, a success, a cancel
       await h().add({ queue: 'q1', command: 'demo.fail' });
       const c = await h().claimOne(slot, { queues: ['q1'] });
@@ -39,53 +32,17 @@ export function aggregateTests(factory: StoreFactory) {
       await h().doneTask(slot, { queue: 'q1' });
       expect(await store.commands.cancel(await h().add({ queue: 'q1' }))).toBe('cancelled');
 
-      const groups = await store.reads.failureGroups({});
-      expect(groups).toHaveLength(3);
-      const find = (message: string, queue: string) => groups.find((g) => g.message === message && g.queue === queue);
-      for (const [message, queue, tokens] of [
-        ['disk full', 'q1', disk1],
-        ['disk full', 'q2', disk2],
-        ['bad input', 'q1', bad],
-      ] as const) {
-        const g = find(message, queue);
-        expect(g, `${message} in ${queue}`).toBeDefined();
-        expect(g!.command).toBe('demo.fail');
-        expect(g!.count).toBe(tokens.length);
-        expect(tokens).toContain(g!.sampleToken);
-        expect(g!.lastAt).toBeInstanceOf(Date);
-        expect(Math.abs(g!.lastAt.getTime() - Date.now())).toBeLessThan(60_000);
-      }
-
-      expect((await store.reads.failureGroups({ queue: 'q1' })).map((g) => g.message).sort()).toEqual(['bad input', 'disk full']);
-      expect((await store.reads.failureGroups({ message: 'disk full' })).map((g) => [g.queue, g.count]).sort()).toEqual([
-        ['q1', 3],
-        ['q2', 1],
-      ]);
-      expect((await store.reads.failureGroups({ q: 'input' })).map((g) => g.message)).toEqual(['bad input']);
-
-      // groups follow retries and deletes
       expect((await store.commands.retryFailed({ message: 'bad input' })).retried).toBe(2);
-      expect((await store.reads.failureGroups({})).map((g) => g.message).sort()).toEqual(['disk full', 'disk full']);
       expect(await store.commands.deleteFailed({ queue: 'q2' })).toBe(1);
-      const left = await store.reads.failureGroups({});
-      expect(left).toHaveLength(1);
-      expect(left[0]).toMatchObject({ message: 'disk full', queue: 'q1', count: 3 });
     });
 
-    it('two messages or commands differing only in case are two groups (compared binary, as names are)', async () => {
+    it('two messages or commands differing only in case are two groups and two filters (compared binary, as names are)', async () => {
       const { store } = h();
       const slot = await h().worker();
       await h().deadTask(slot, 'Disk full', { queue: 'cs', command: 'demo.fail' });
       await h().deadTask(slot, 'disk full', { queue: 'cs', command: 'demo.fail' });
       await h().deadTask(slot, 'disk full', { queue: 'cs', command: 'demo.fail' });
       await h().deadTask(slot, 'disk full', { queue: 'cs', command: 'Demo.Fail' });
-      const groups = await store.reads.failureGroups({});
-      expect(groups.map((g) => [g.message, g.command, g.count]).sort()).toEqual([
-        ['Disk full', 'demo.fail', 1],
-        ['disk full', 'Demo.Fail', 1],
-        ['disk full', 'demo.fail', 2],
-      ]);
-      expect((await store.reads.failureGroups({ message: 'Disk full' })).map((g) => g.count)).toEqual([1]);
       const page = await store.reads.failureGroupPage({ command: 'demo.fail' });
       expect(page.items.map((g) => [g.command, g.count]).sort()).toEqual([
         ['demo.fail', 1],
@@ -93,12 +50,6 @@ export function aggregateTests(factory: StoreFactory) {
       ]);
       expect((await store.commands.retryFailed({ message: 'Disk full' })).retried).toBe(1);
       expect(await store.commands.deleteFailed({ command: 'Demo.Fail' })).toBe(1);
-      expect((await store.reads.failureGroups({})).map((g) => [g.message, g.command, g.count])).toEqual([['disk full', 'demo.fail', 2]]);
-    });
-
-    it('is empty without dead tasks', async () => {
-      await h().add();
-      expect(await h().store.reads.failureGroups({})).toEqual([]);
     });
   });
 

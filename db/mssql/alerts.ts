@@ -4,9 +4,6 @@
 import type {
   AlertFiring,
   AlertFiringFilter,
-  AlertFormat,
-  AlertKind,
-  AlertParams,
   AlertRule,
   AlertRuleInput,
   AlertWrite,
@@ -17,58 +14,17 @@ import type {
 } from '../../lib/engine/alert-types';
 import type { Outcome, Page } from '../../lib/engine/types';
 import { sql, type Param, type Shared } from './connection';
-import { isoUtc, toJson, token } from './rows';
+import { alertRule, isoUtc, type RuleRow, toJson, token } from './rows';
 import * as S from './sql/alerts';
+import type { CommandPort, ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
+import { auditedCommand } from './audit';
 import { newToken } from './tokens';
 
 /** the failure-streak read looks at most this many of the newest attempts (of every command) */
 export const STREAK_SCAN = 10_000;
 
 const NAME = sql.NVarChar(64);
-
-interface RuleRow {
-  id: number;
-  name: string;
-  kind: string;
-  params: string;
-  url: string;
-  secret: string | null;
-  format: string;
-  dedup_ms: number;
-  enabled: boolean;
-  cursor_at: Date | null;
-  cursor_id: string | number | null;
-  created_by: string;
-  created_at: Date;
-  updated_by: string;
-  updated_at: Date;
-}
-
-function params(text: string): AlertParams {
-  try {
-    return JSON.parse(text) as AlertParams;
-  } catch {
-    return {};
-  }
-}
-
-const ruleOf = (r: RuleRow): AlertRule => ({
-  id: r.id,
-  name: r.name,
-  kind: r.kind as AlertKind,
-  params: params(r.params),
-  url: r.url,
-  secret: r.secret,
-  format: r.format as AlertFormat,
-  dedupMs: r.dedup_ms,
-  enabled: r.enabled === true,
-  cursorAt: r.cursor_at,
-  cursorId: r.cursor_id === null ? null : Number(r.cursor_id),
-  createdBy: r.created_by,
-  createdAt: r.created_at,
-  updatedBy: r.updated_by,
-  updatedAt: r.updated_at,
-});
 
 const ruleParams = (i: AlertRuleInput, by: string): Param[] => [
   ['name', NAME, i.name],
@@ -83,12 +39,12 @@ const ruleParams = (i: AlertRuleInput, by: string): Param[] => [
 ];
 
 export async function listAlertRules(shared: Shared): Promise<AlertRule[]> {
-  return (await shared.query<RuleRow>(S.LIST_RULES)).recordset.map(ruleOf);
+  return (await shared.query<RuleRow>(S.LIST_RULES)).recordset.map(alertRule);
 }
 
 export async function getAlertRule(shared: Shared, id: number): Promise<AlertRule | null> {
   const r = (await shared.query<RuleRow>(S.GET_RULE, [['id', sql.Int, id]])).recordset[0];
-  return r ? ruleOf(r) : null;
+  return r ? alertRule(r) : null;
 }
 
 export async function createAlertRule(shared: Shared, input: AlertRuleInput, by: string): Promise<AlertRule | 'exists'> {
@@ -233,3 +189,17 @@ export async function recentAttempts(shared: Shared, command: string, limit: num
     errorMessage: x.error_message,
   }));
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = {
+  createAlertRule: auditedCommand(createAlertRule, 2),
+  updateAlertRule: auditedCommand(updateAlertRule, 3),
+  deleteAlertRule: auditedCommand(deleteAlertRule, 1),
+  writeAlerts: auditedCommand(writeAlerts, 1),
+} satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { listAlertRules, getAlertRule, listAlertFirings, deadTasksSince, recentAttempts } satisfies Slice<
+  Shared,
+  ReadModel
+>;

@@ -15,6 +15,8 @@ import { sql, type Shared } from './connection';
 import { formatMessage, serverMessage } from './errors';
 import { isoUtc, token, UUID, type Id } from './rows';
 import * as S from './sql/attempt-logs';
+import type { ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
 
 /** Append each attempt's output; false where the attempt no longer owns its task (nothing written). */
 export async function appendAttemptOutput(shared: Shared, batch: AttemptOutputBatch[]): Promise<boolean[]> {
@@ -137,3 +139,6 @@ export function recordFailure(err: unknown, output: ((stream: OutputStream, line
   for (const e of Array.isArray(preceding) ? preceding : []) output('error', errorLine(e));
   output('error', errorLine(err));
 }
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { attemptOutput } satisfies Slice<Shared, ReadModel>;

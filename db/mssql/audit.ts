@@ -1,11 +1,13 @@
 // The audit trail on SQL Server: a command's row written inside the command's own transaction
 // (audited), appended alone (recordAudit), and read newest first, keyset-paged on id.
-import { auditJson, parseAuditJson as parse } from '../../lib/engine/audit';
-import type { AuditWrite } from '../../lib/engine/ports';
-import type { AuditFilter, AuditInput, AuditRecord, AuditSource, Page } from '../../lib/engine/types';
+import { auditJson } from '../../lib/engine/audit';
+import type { AuditWrite, CommandPort, ReadModel } from '../../lib/engine/ports';
+import type { AuditFilter, AuditInput, AuditRecord, Page } from '../../lib/engine/types';
 import { callOn, query, sql, type OutParam, type Param, type Shared, type Transaction } from './connection';
 import { retrying } from './errors';
 import * as S from './sql/audit';
+import type { Slice } from '../shared/bind';
+import { auditRecord, type AuditRow } from './rows';
 
 const rowParams = (e: AuditInput): Param[] => [
   // a value the column refuses (NULL) fails the command's transaction, as any refused write does
@@ -115,6 +117,16 @@ export async function audited<T>(shared: Shared, audit: AuditWrite<T> | undefine
   return out;
 }
 
+/**
+ * The CommandPort method of `fn`, which takes the store and the command's `n` arguments (n is checked
+ * against fn's type): the method takes its audit after them and runs `fn` with the audit row in one
+ * transaction (audited).
+ */
+export function auditedCommand<A extends unknown[], R>(fn: (s: Shared, ...args: A) => Promise<R>, n: A['length']) {
+  return (shared: Shared, ...args: [...A, AuditWrite<R>?]): Promise<R> =>
+    audited(shared, args[n] as AuditWrite<R> | undefined, (s) => fn(s, ...(args.slice(0, n) as A)));
+}
+
 /** `audited` on a transaction the caller opened (enqueue in the caller's transaction): the row joins it. */
 export async function auditOn<T>(shared: Shared, t: Transaction, audit: AuditWrite<T> | undefined, outcome: T): Promise<void> {
   if (!audit) return;
@@ -126,22 +138,10 @@ export async function recordAudit(shared: Shared, entries: AuditInput[]): Promis
   for (const e of entries) await shared.write(S.INSERT_AUDIT, rowParams(e));
 }
 
-interface Row {
-  id: string | number;
-  at: Date;
-  actor: string;
-  source: string;
-  action: string;
-  target: string;
-  before_json: string | null;
-  after_json: string | null;
-  n: number | null;
-}
-
 export async function listAudit(shared: Shared, f: AuditFilter): Promise<Page<AuditRecord>> {
   const prefix = f.action?.endsWith('.') ? f.action.replace(/[\\%_[]/g, (c) => '\\' + c) + '%' : null;
   const exact = f.action && !prefix ? f.action : null;
-  const r = await shared.query<Row>(S.LIST_AUDIT, [
+  const r = await shared.query<AuditRow>(S.LIST_AUDIT, [
     ['limit', sql.Int, f.limit + 1],
     ['cursor', sql.BigInt, f.cursor ?? Number.MAX_SAFE_INTEGER],
     ['action', sql.VarChar(64), exact],
@@ -151,18 +151,12 @@ export async function listAudit(shared: Shared, f: AuditFilter): Promise<Page<Au
   ]);
   const rows = r.recordset;
   const more = rows.length > f.limit;
-  const items = rows.slice(0, f.limit).map(
-    (x): AuditRecord => ({
-      id: Number(x.id),
-      at: x.at,
-      actor: x.actor,
-      source: x.source as AuditSource,
-      action: x.action,
-      target: x.target,
-      before: parse(x.before_json),
-      after: parse(x.after_json),
-      count: x.n,
-    }),
-  );
+  const items = rows.slice(0, f.limit).map(auditRecord);
   return { items, nextCursor: more ? items[items.length - 1]!.id : null };
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { recordAudit } satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { listAudit } satisfies Slice<Shared, ReadModel>;

@@ -1,66 +1,14 @@
 // Batches on SQL Server: create, look up, list, release, cancel. Settling a batch (complete or
 // abort) after its tasks moved is in settle.ts.
-import type { ReleaseResult } from '../../lib/engine/ports';
-import type { BatchInput, BatchStatus, BatchView, OnFailure, Page, StageCounts } from '../../lib/engine/types';
+import type { CommandPort, ReadModel, ReleaseResult } from '../../lib/engine/ports';
+import type { BatchInput, BatchStatus, BatchView, Page } from '../../lib/engine/types';
 import { sql, type Param, type Shared } from './connection';
 import { retrying } from './errors';
-import { id, type Id } from './rows';
+import { type BatchRow, batchView, type Id, id, type StageRow } from './rows';
 import { settleBatches } from './settle';
 import * as S from './sql/batches';
-
-interface BatchRow {
-  id: Id;
-  caller: string | null;
-  max_parallel: number | null;
-  on_failure: string;
-  status: string;
-  created_at: Date;
-  released_at: Date | null;
-  completed_at: Date | null;
-}
-
-interface StageRow {
-  batch_id: Id;
-  stage: number;
-  total: number;
-  pending: number;
-  running: number;
-  succeeded: number;
-  dead: number;
-  cancelled: number;
-  first_started_at: Date | null;
-  last_ended_at: Date | null;
-}
-
-function stageView(s: StageRow): StageCounts {
-  return {
-    stage: s.stage,
-    total: s.total,
-    pending: s.pending,
-    running: s.running,
-    succeeded: s.succeeded,
-    dead: s.dead,
-    cancelled: s.cancelled,
-    firstStartedAt: s.first_started_at,
-    lastEndedAt: s.last_ended_at,
-  };
-}
-
-function batchView(b: BatchRow, stages: StageRow[]): BatchView {
-  const live = stages.filter((s) => s.pending + s.running > 0);
-  return {
-    id: id(b.id),
-    caller: b.caller,
-    maxParallel: b.max_parallel,
-    onFailure: b.on_failure as OnFailure,
-    status: b.status as BatchStatus,
-    activeStage: live.length ? Math.min(...live.map((s) => s.stage)) : null,
-    createdAt: b.created_at,
-    releasedAt: b.released_at,
-    completedAt: b.completed_at,
-    stages: stages.filter((s) => s.total > 0).map(stageView),
-  };
-}
+import type { Slice } from '../shared/bind';
+import { auditedCommand } from './audit';
 
 export async function createBatch(shared: Shared, input: BatchInput): Promise<BatchView> {
   const r = await shared.query<{ id: Id }>(S.CREATE_BATCH, [
@@ -122,3 +70,13 @@ export async function cancelBatch(shared: Shared, batchId: number): Promise<{ re
   if (row.old_status === 'completed' || row.old_status === 'cancelled') return { result: 'conflict', cancelled: 0 };
   return { result: 'cancelled', cancelled: row.cancelled };
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = {
+  createBatch: auditedCommand(createBatch, 1),
+  releaseBatch: auditedCommand(releaseBatch, 1),
+  cancelBatch: auditedCommand(cancelBatch, 1),
+} satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { getBatch, listBatches } satisfies Slice<Shared, ReadModel>;

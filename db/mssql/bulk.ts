@@ -6,6 +6,9 @@ import { getTask } from './reads';
 import { toJson, UUID } from './rows';
 import { settleTouched } from './settle';
 import * as S from './sql/bulk';
+import type { CommandPort } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
+import { auditedCommand } from './audit';
 
 const TEXT: Record<BulkAction, string> = {
   retry: S.BULK_RETRY,
@@ -63,3 +66,6 @@ export async function editTask(shared: Shared, token: string, patch: TaskPatch, 
   const { history: _a, ...a } = after;
   return { result: back ? 'retried' : 'edited', before: b, after: a };
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { editTask: auditedCommand(editTask, 3), bulk: auditedCommand(bulk, 3) } satisfies Slice<Shared, CommandPort>;

@@ -7,6 +7,8 @@ import { sql, type Shared } from './connection';
 import { failureParams } from './reads';
 import { id, token } from './rows';
 import * as S from './sql/failures';
+import type { ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
 
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 500;
@@ -72,3 +74,6 @@ export async function failureGroupPage(shared: Shared, f: FailureGroupQuery): Pr
   );
   return { items, nextCursor: rows.length > limit ? offset + limit : null };
 }
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { failureGroupPage } satisfies Slice<Shared, ReadModel>;

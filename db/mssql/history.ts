@@ -19,6 +19,8 @@ import {
 } from '../../lib/engine/history';
 import { sql, type Param, type Shared } from './connection';
 import * as S from './sql/history';
+import type { ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
 
 const nextRoll = new WeakMap<Shared, number>();
 
@@ -176,3 +178,6 @@ export async function historyTotals(shared: Shared): Promise<HistoryTotals> {
     queues: perQueue.map((r) => queueHistograms(String(r.queue), sumsOfRow(r))),
   };
 }
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { history, queueThroughput, historyTotals } satisfies Slice<Shared, ReadModel>;

@@ -16,6 +16,8 @@ import {
   SAMPLE_DEPTH,
 } from './sql/maintenance';
 import { pruneHistory, rollHistoryIfDue } from './history';
+import type { MaintenancePort, ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
 
 const first = <T>(r: IResult<unknown>): T | undefined => (r.recordsets as unknown as T[][])[0]?.[0];
 
@@ -63,3 +65,9 @@ export async function sampleDepth(shared: Shared): Promise<void> {
   await shared.write(SAMPLE_DEPTH);
   await rollHistoryIfDue(shared);
 }
+
+/** this module's part of the MaintenancePort (store.ts binds it to the store's Shared) */
+export const maintenanceSlice = { rescueExpired, markLostWorkers, prune, sampleDepth } satisfies Slice<Shared, MaintenancePort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { abandonedSince } satisfies Slice<Shared, ReadModel>;

@@ -3,14 +3,15 @@
 // touched are settled right after it. A bulk action's audit row is written in its first round and
 // brought up to date in each later one (audit.ts).
 import { auditVia } from '../../lib/engine/audit';
-import type { AuditWrite, CancelResult, DeleteResult, RetryResult } from '../../lib/engine/ports';
+import type { AuditWrite, CancelResult, CommandPort, DeleteResult, RetryResult } from '../../lib/engine/ports';
 import type { FailureFilter, RetryFailedResult, TaskStatus } from '../../lib/engine/types';
-import { audited } from './audit';
+import { audited, auditedCommand } from './audit';
 import { sql, type IResult, type Param, type Shared } from './connection';
 import { failureParams } from './reads';
 import { UUID } from './rows';
 import { settleTouched } from './settle';
 import { BULK_BATCH, CANCEL, DELETE_ONE, deleteFailedSql, RETRY_ONE, retryFailedSql } from './sql/operators';
+import type { Slice } from '../shared/bind';
 
 const first = <T>(r: IResult<unknown>): T | undefined => (r.recordsets as unknown as T[][])[0]?.[0];
 
@@ -112,3 +113,12 @@ export async function deleteFailed(shared: Shared, filter: FailureFilter, audit?
   );
   return n;
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = {
+  cancel: auditedCommand(cancel, 1),
+  retry: auditedCommand(retry, 1),
+  retryFailed,
+  deleteTask: auditedCommand(deleteTask, 1),
+  deleteFailed,
+} satisfies Slice<Shared, CommandPort>;

@@ -2,6 +2,9 @@
 import type { PoolSetting, PoolSettingInput } from '../../lib/engine/pool-settings';
 import { sql, type Shared } from './connection';
 import * as S from './sql/pool-settings';
+import type { CommandPort, ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
+import { auditedCommand } from './audit';
 
 interface Row {
   host: string;
@@ -41,3 +44,9 @@ export async function setPoolSetting(shared: Shared, s: PoolSettingInput): Promi
   const row = r.recordset?.[0];
   return row ? toSetting(row) : null;
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { setPoolSetting: auditedCommand(setPoolSetting, 1) } satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { getPoolSetting } satisfies Slice<Shared, ReadModel>;

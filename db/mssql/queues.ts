@@ -3,8 +3,11 @@ import { ValidationError } from '../../lib/engine/errors';
 import type { QueueChange, QueuePatch, QueueSettings, QueueView, TokenView } from '../../lib/engine/types';
 import { query, sql, type Runner, type Shared } from './connection';
 import { retrying } from './errors';
-import { id, queueSettings, token, type Id, type QueueRow } from './rows';
+import { type ChangeRow, id, type Id, queueChange, type QueueRow, queueSettings, token } from './rows';
 import * as S from './sql/queues';
+import type { CommandPort, ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
+import { auditedCommand } from './audit';
 
 /** A token's holder whose worker has not beaten for this long is shown as probably dead. */
 const STALE_WORKER_MS = 15_000;
@@ -51,25 +54,7 @@ export async function queueChanges(shared: Shared, queue: string | null, limit: 
           ['limit', sql.Int, n],
           ['queue', sql.NVarChar(64), queue],
         ]);
-  return r.recordset.map((c) => ({
-    id: id(c.id),
-    queue: c.queue,
-    at: c.at,
-    changedBy: c.changed_by,
-    field: c.field as QueueChange['field'],
-    oldValue: c.old_value,
-    newValue: c.new_value,
-  }));
-}
-
-interface ChangeRow {
-  id: Id;
-  queue: string;
-  at: Date;
-  changed_by: string;
-  field: string;
-  old_value: string;
-  new_value: string;
+  return r.recordset.map(queueChange);
 }
 
 interface TokenRow {
@@ -111,3 +96,9 @@ export async function listTokens(shared: Shared, queue: string | null): Promise<
     };
   });
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { setQueue: auditedCommand(setQueue, 3) } satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { listQueues, queueChanges, listTokens } satisfies Slice<Shared, ReadModel>;

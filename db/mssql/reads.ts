@@ -5,7 +5,6 @@ import type {
   AttemptFilter,
   AttemptView,
   FailureFilter,
-  FailureGroup,
   MetricPoint,
   Page,
   PendingBreakdown,
@@ -21,7 +20,6 @@ import { ValidationError } from '../../lib/engine/errors';
 import { query, sql, type Param, type Shared } from './connection';
 import {
   attemptView,
-  id,
   likePattern,
   liveState,
   metricPoint,
@@ -39,6 +37,8 @@ import {
 } from './rows';
 import type { FailureShape } from './sql/operators';
 import * as S from './sql/reads';
+import type { ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
 
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 500;
@@ -223,24 +223,6 @@ export function failureParams(f: FailureFilter): { shape: FailureShape; params: 
   return { shape: { ...shape, fingerprint: Boolean(f.fingerprint), command: f.command !== undefined }, params };
 }
 
-export async function failureGroups(shared: Shared, f: FailureFilter): Promise<FailureGroup[]> {
-  const { shape, params } = failureParams(f);
-  const rows = (
-    await shared.query<{ message: string; queue: string; command: string; n: number; last_at: Date | null; sample: string }>(
-      S.failureGroupsSql(shape),
-      params,
-    )
-  ).recordset;
-  return rows.map((r) => ({
-    message: r.message,
-    queue: r.queue,
-    command: r.command,
-    count: id(r.n),
-    lastAt: r.last_at ?? new Date(0),
-    sampleToken: token(r.sample.trim()),
-  }));
-}
-
 export async function metrics(shared: Shared, since: Date): Promise<MetricPoint[]> {
   const rows = (await shared.query<MetricRow>(S.METRICS_SINCE, [['since', sql.BigInt, Math.floor(since.getTime() / 1000)]])).recordset;
   return rows.map(metricPoint);
@@ -280,3 +262,15 @@ export async function pendingBreakdown(shared: Shared): Promise<PendingBreakdown
     return { queue: r.queue, ready, scheduled, retrying, oldestReadyAt: ready > 0 ? r.oldest_ready : null, nextRunAt: r.next_run };
   });
 }
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = {
+  getTask,
+  listTasks,
+  listAttempts,
+  listWorkers,
+  knownHandlers,
+  metrics,
+  countsByQueue,
+  pendingBreakdown,
+} satisfies Slice<Shared, ReadModel>;

@@ -3,95 +3,17 @@
 // (lib/engine/schedules.ts) and applies each plan with FIRE: one transaction that advances the schedule
 // (compare-and-set) and inserts its tasks, unique per (schedule, tick) — see sql/schedules.ts.
 import { planFires } from '../../lib/engine/schedules';
-import type {
-  EnqueueResult,
-  FireReport,
-  MisfirePolicy,
-  OverlapPolicy,
-  ScheduleFire,
-  ScheduleRecord,
-  ScheduleSource,
-  ScheduleView,
-  TaskKind,
-  TaskStatus,
-} from '../../lib/engine/types';
+import type { EnqueueResult, FireReport, MisfirePolicy, OverlapPolicy, ScheduleRecord, ScheduleView } from '../../lib/engine/types';
 import { sql, type Param, type Shared } from './connection';
 import { serverMessage } from './errors';
-import { isoUtc, parseJson, toJson, token } from './rows';
+import { type FireRow, isoUtc, scheduleFire, type ScheduleRow, scheduleView, toJson, token } from './rows';
 import * as S from './sql/schedules';
+import type { CommandPort, MaintenancePort, ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
+import { auditedCommand } from './audit';
 import { newToken } from './tokens';
 
-interface ScheduleRow {
-  name: string;
-  cron: string;
-  timezone: string;
-  kind: string;
-  command: string;
-  payload: string | null;
-  queue: string;
-  priority: number;
-  max_attempts: number | null;
-  timeout_ms: number | null;
-  enabled: boolean;
-  misfire: string;
-  overlap: string;
-  next_fire_at: Date | null;
-  last_fire_at: Date | null;
-  last_token: string | null;
-  source: string;
-  declared: boolean;
-  version: number;
-  created_by: string;
-  created_at: Date;
-  updated_by: string;
-  updated_at: Date;
-}
-
-interface FireRow {
-  name: string;
-  token: string;
-  schedule_fire_at: Date | null;
-  created_at: Date;
-  status: string;
-}
-
 const NAME = sql.NVarChar(64);
-
-function view(r: ScheduleRow, fires: FireRow[]): ScheduleView {
-  return {
-    name: r.name,
-    cron: r.cron,
-    timezone: r.timezone,
-    kind: r.kind as TaskKind,
-    command: r.command,
-    payload: parseJson(r.payload),
-    queue: r.queue,
-    priority: r.priority,
-    maxAttempts: r.max_attempts,
-    timeoutMs: r.timeout_ms,
-    enabled: Boolean(r.enabled),
-    misfire: r.misfire as MisfirePolicy,
-    overlap: r.overlap as OverlapPolicy,
-    source: r.source as ScheduleSource,
-    declared: Boolean(r.declared),
-    nextFireAt: r.next_fire_at,
-    lastFireAt: r.last_fire_at,
-    lastToken: r.last_token === null ? null : token(r.last_token),
-    createdBy: r.created_by,
-    createdAt: r.created_at,
-    updatedBy: r.updated_by,
-    updatedAt: r.updated_at,
-    version: r.version,
-    recent: fires.map(
-      (f): ScheduleFire => ({
-        token: token(f.token),
-        fireAt: f.schedule_fire_at,
-        createdAt: f.created_at,
-        status: f.status as TaskStatus,
-      }),
-    ),
-  };
-}
 
 function views(sets: unknown): ScheduleView[] {
   const [rows = [], fires = []] = sets as [ScheduleRow[]?, FireRow[]?];
@@ -101,7 +23,7 @@ function views(sets: unknown): ScheduleView[] {
     if (list) list.push(f);
     else byName.set(f.name, [f]);
   }
-  return rows.map((r) => view(r, byName.get(r.name) ?? []));
+  return rows.map((r) => scheduleView(r, (byName.get(r.name) ?? []).map(scheduleFire)));
 }
 
 const limitParam = (n: number): Param => ['limit', sql.Int, Math.max(0, Math.min(1000, Math.floor(n)))];
@@ -252,3 +174,17 @@ export async function fireDue(shared: Shared, at?: Date): Promise<FireReport[]> 
   if (out.some((r) => r.fired.length)) shared.wake();
   return out;
 }
+
+/** this module's part of the MaintenancePort (store.ts binds it to the store's Shared) */
+export const maintenanceSlice = { fireDue } satisfies Slice<Shared, MaintenancePort>;
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = {
+  createSchedule: auditedCommand(createSchedule, 3),
+  updateSchedule: auditedCommand(updateSchedule, 5),
+  deleteSchedule: auditedCommand(deleteSchedule, 1),
+  runSchedule: auditedCommand(runSchedule, 2),
+} satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { listSchedules, getSchedule, clock: serverClock } satisfies Slice<Shared, ReadModel>;

@@ -42,7 +42,25 @@ import { enqueueOn, externalTransaction, transaction } from './transaction';
 import { ConnectionStringError, describeTarget, parseMssqlUrl, toConfig, type MssqlTarget } from './url';
 import { setAllowSql } from './settings';
 import { WakePoller } from './wake';
+import { bindPort, slicesOf } from '../shared/bind';
 import { Workers } from './workers';
+
+/** The concern modules whose slices make the ports (db/shared/bind.ts). */
+const concerns = [
+  attemptLogs,
+  maintenance,
+  schedules,
+  operators,
+  queues,
+  batches,
+  audit,
+  alerts,
+  bulk,
+  poolSettings,
+  reads,
+  history,
+  failures,
+];
 
 export interface MssqlStoreOptions {
   log?: Logger;
@@ -120,89 +138,34 @@ export class MssqlStore implements Store {
       onWake: (listener) => wakes.subscribe(listener),
     };
 
-    this.maintenance = {
-      rescueExpired: () => maintenance.rescueExpired(shared),
-      markLostWorkers: (staleMs) => maintenance.markLostWorkers(shared, staleMs),
-      prune: (olderThan) => maintenance.prune(shared, olderThan),
-      sampleDepth: () => maintenance.sampleDepth(shared),
-      fireDue: (now) => schedules.fireDue(shared, now),
-      evaluateAlerts: (now) => evaluateAlerts(this, now),
-    };
-
-    this.commands = {
-      enqueue: async (input, opts, a) => {
+    // each port but the worker's: its concern modules' slices bound to `shared` (db/shared/bind.ts), and
+    // what is the store's own
+    this.maintenance = bindPort<MaintenancePort, Shared>(shared, {
+      ...slicesOf('maintenanceSlice', concerns),
+      evaluateAlerts: (_, now) => evaluateAlerts(this, now),
+    });
+    this.commands = bindPort<CommandPort, Shared>(shared, {
+      ...slicesOf('commandSlice', concerns),
+      enqueue: async (_, input, opts, a) => {
         const t = externalTransaction(opts);
         if (!t) return audited(shared, a, (s) => enqueue.enqueue(s, procs, input));
         const r = (await enqueueOn(shared, procs, t, [input], () => ''))[0]!;
         await audit.auditOn(shared, t, a, r);
         return r;
       },
-      enqueueMany: async (inputs, opts, a) => {
+      enqueueMany: async (_, inputs, opts, a) => {
         const t = externalTransaction(opts);
         if (!t) return audited(shared, a, (s) => enqueue.enqueueMany(s, procs, inputs));
         const r = await enqueueOn(shared, procs, t, inputs, (i) => `tasks.${i}`);
         await audit.auditOn(shared, t, a, r);
         return r;
       },
-      transaction: (fn, opts) => transaction(shared, procs, fn, opts),
-      // an operator's command and its audit row: one transaction (audit.ts audited)
-      cancel: (token, a) => audited(shared, a, (s) => operators.cancel(s, token)),
-      retry: (token, a) => audited(shared, a, (s) => operators.retry(s, token)),
-      retryFailed: (filter, a) => operators.retryFailed(shared, filter, a),
-      deleteTask: (token, a) => audited(shared, a, (s) => operators.deleteTask(s, token)),
-      deleteFailed: (filter, a) => operators.deleteFailed(shared, filter, a),
-      setQueue: (name, patch, changedBy, a) => audited(shared, a, (s) => queues.setQueue(s, name, patch, changedBy)),
-      createBatch: (input, a) => audited(shared, a, (s) => batches.createBatch(s, input)),
-      releaseBatch: (id, a) => audited(shared, a, (s) => batches.releaseBatch(s, id)),
-      cancelBatch: (id, a) => audited(shared, a, (s) => batches.cancelBatch(s, id)),
-      createSchedule: (sc, nextFireAt, by, a) => audited(shared, a, (s) => schedules.createSchedule(s, sc, nextFireAt, by)),
-      updateSchedule: (name, sc, version, nextFireAt, by, a) =>
-        audited(shared, a, (s) => schedules.updateSchedule(s, name, sc, version, nextFireAt, by)),
-      deleteSchedule: (name, a) => audited(shared, a, (s) => schedules.deleteSchedule(s, name)),
-      runSchedule: (name, by, a) => audited(shared, a, (s) => schedules.runSchedule(s, name, by)),
-      recordAudit: (entries) => audit.recordAudit(shared, entries),
-      createAlertRule: (input, by, a) => audited(shared, a, (s) => alerts.createAlertRule(s, input, by)),
-      updateAlertRule: (id, input, by, a) => audited(shared, a, (s) => alerts.updateAlertRule(s, id, input, by)),
-      deleteAlertRule: (id, a) => audited(shared, a, (s) => alerts.deleteAlertRule(s, id)),
-      writeAlerts: (w, a) => audited(shared, a, (s) => alerts.writeAlerts(s, w)),
-      editTask: (token, patch, retry, a) => audited(shared, a, (s) => bulk.editTask(s, token, patch, retry)),
-      bulk: (action, tokens, opts, a) => audited(shared, a, (s) => bulk.bulk(s, action, tokens, opts)),
-      setPoolSetting: (ps, a) => audited(shared, a, (s) => poolSettings.setPoolSetting(s, ps)),
-    };
-
-    this.reads = {
-      getTask: (token) => reads.getTask(shared, token),
-      listTasks: (filter) => reads.listTasks(shared, filter),
-      listAttempts: (filter) => reads.listAttempts(shared, filter),
+      transaction: (_, fn, opts) => transaction(shared, procs, fn, opts),
+    });
+    this.reads = bindPort<ReadModel, Shared>(shared, {
+      ...slicesOf('readSlice', concerns),
       listRunning: () => attemptLogs.withProgress(shared, withPayloadPreview(shared, live.running())),
-      listWorkers: () => reads.listWorkers(shared),
-      knownHandlers: () => reads.knownHandlers(shared),
-      failureGroups: (filter) => reads.failureGroups(shared, filter),
-      metrics: (since) => reads.metrics(shared, since),
-      history: (q) => history.history(shared, q),
-      queueThroughput: (from, to, bucketMs) => history.queueThroughput(shared, from, to, bucketMs),
-      historyTotals: () => history.historyTotals(shared),
-      countsByQueue: () => reads.countsByQueue(shared),
-      listQueues: () => queues.listQueues(shared),
-      queueChanges: (queue, limit) => queues.queueChanges(shared, queue, limit),
-      listTokens: (queue) => queues.listTokens(shared, queue),
-      getBatch: (id) => batches.getBatch(shared, id),
-      listBatches: (filter) => batches.listBatches(shared, filter),
-      listSchedules: (recent) => schedules.listSchedules(shared, recent),
-      getSchedule: (name, recent) => schedules.getSchedule(shared, name, recent),
-      listAudit: (filter) => audit.listAudit(shared, filter),
-      attemptOutput: (token, attempt, afterSeq) => attemptLogs.attemptOutput(shared, token, attempt, afterSeq),
-      listAlertRules: () => alerts.listAlertRules(shared),
-      getAlertRule: (id) => alerts.getAlertRule(shared, id),
-      listAlertFirings: (filter) => alerts.listAlertFirings(shared, filter),
-      deadTasksSince: (q) => alerts.deadTasksSince(shared, q),
-      recentAttempts: (command, limit) => alerts.recentAttempts(shared, command, limit),
-      failureGroupPage: (filter) => failures.failureGroupPage(shared, filter),
-      getPoolSetting: (host, role) => poolSettings.getPoolSetting(shared, host, role),
-      clock: () => schedules.serverClock(shared),
-      abandonedSince: (since) => maintenance.abandonedSince(shared, since),
-      pendingBreakdown: () => reads.pendingBreakdown(shared),
-    };
+    });
 
     this.sqlServer = {
       describeProcedure: (name) => live.describeProcedure(name),

@@ -58,7 +58,6 @@ const json = (v: unknown) => JSON.stringify(v);
 const VARIANTS: Record<string, (fn: (arg: never) => string) => NamedStatement[]> = {
   'operators.retryFailedSql': (fn) => FAILURE_SHAPES.map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
   'operators.deleteFailedSql': (fn) => FAILURE_SHAPES.map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
-  'reads.failureGroupsSql': (fn) => FAILURE_SHAPES.map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
   'failures.groupPageSql': (fn) => FAILURE_SHAPES.map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
   'reads.listTasksSql': (fn) => allListShapes().tasks.map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),
   'reads.taskWindowSql': (fn) => taskWindowShapes().map((s) => ({ name: ` ${json(s)}`, text: fn(s as never) })),

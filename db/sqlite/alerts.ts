@@ -1,12 +1,9 @@
 // Alert rules and firings on SQLite. writeAlerts runs in one write transaction (BEGIN IMMEDIATE: the one
 // writer across processes), so its dedup check and insert cannot interleave with another process's.
-import type { AuditWrite } from '../../lib/engine/ports';
+import type { AuditWrite, CommandPort, ReadModel } from '../../lib/engine/ports';
 import type {
   AlertFiring,
   AlertFiringFilter,
-  AlertFormat,
-  AlertKind,
-  AlertParams,
   AlertRule,
   AlertRuleInput,
   AlertWrite,
@@ -20,6 +17,8 @@ import { read, type Shared } from './connection';
 import { enqueueIn } from './enqueue';
 import * as S from './sql/alerts';
 import { stmt } from './stmt';
+import type { Slice } from '../shared/bind';
+import { alertRule, type RuleRow } from './rows';
 
 /** numbered parameters (?1 … ?n) bind from an object keyed by number */
 const numbered = (...values: unknown[]): Record<number, unknown> => Object.fromEntries(values.map((v, i) => [i + 1, v]));
@@ -28,50 +27,6 @@ const numbered = (...values: unknown[]): Record<number, unknown> => Object.fromE
 export const FIRINGS_KEPT_MS = 30 * 24 * 3600_000;
 /** the failure-streak read looks at most this many of the newest attempts (of every command) */
 export const STREAK_SCAN = 10_000;
-
-interface RuleRow {
-  id: number;
-  name: string;
-  kind: string;
-  params: string;
-  url: string;
-  secret: string | null;
-  format: string;
-  dedup_ms: number;
-  enabled: number;
-  cursor_at: number | null;
-  cursor_id: number | null;
-  created_by: string;
-  created_at: number;
-  updated_by: string;
-  updated_at: number;
-}
-
-function params(text: string): AlertParams {
-  try {
-    return JSON.parse(text) as AlertParams;
-  } catch {
-    return {};
-  }
-}
-
-const ruleOf = (r: RuleRow): AlertRule => ({
-  id: r.id,
-  name: r.name,
-  kind: r.kind as AlertKind,
-  params: params(r.params),
-  url: r.url,
-  secret: r.secret,
-  format: r.format as AlertFormat,
-  dedupMs: r.dedup_ms,
-  enabled: r.enabled === 1,
-  cursorAt: r.cursor_at === null ? null : new Date(r.cursor_at),
-  cursorId: r.cursor_id,
-  createdBy: r.created_by,
-  createdAt: new Date(r.created_at),
-  updatedBy: r.updated_by,
-  updatedAt: new Date(r.updated_at),
-});
 
 const ruleParams = (i: AlertRuleInput, by: string, now: number) => [
   i.name,
@@ -87,13 +42,13 @@ const ruleParams = (i: AlertRuleInput, by: string, now: number) => [
 ];
 
 export function listAlertRules(shared: Shared): Promise<AlertRule[]> {
-  return read(() => (stmt(shared.db, S.LIST_RULES).all() as RuleRow[]).map(ruleOf));
+  return read(() => (stmt(shared.db, S.LIST_RULES).all() as RuleRow[]).map(alertRule));
 }
 
 export function getAlertRule(shared: Shared, id: number): Promise<AlertRule | null> {
   return read(() => {
     const r = stmt(shared.db, S.GET_RULE).get(id) as RuleRow | undefined;
-    return r ? ruleOf(r) : null;
+    return r ? alertRule(r) : null;
   });
 }
 
@@ -106,7 +61,7 @@ export function createAlertRule(
   return shared.tx((_tally, now) => {
     if (stmt(shared.db, S.NAME_TAKEN).get(numbered(input.name, 0))) return 'exists' as const;
     const r = stmt(shared.db, S.INSERT_RULE).run(numbered(...ruleParams(input, by, now)));
-    return ruleOf(stmt(shared.db, S.GET_RULE).get(Number(r.lastInsertRowid)) as RuleRow);
+    return alertRule(stmt(shared.db, S.GET_RULE).get(Number(r.lastInsertRowid)) as RuleRow);
   }, audit);
 }
 
@@ -121,7 +76,7 @@ export function updateAlertRule(
     if (!stmt(shared.db, S.GET_RULE).get(id)) return 'not_found' as const;
     if (stmt(shared.db, S.NAME_TAKEN).get(numbered(input.name, id))) return 'exists' as const;
     stmt(shared.db, S.UPDATE_RULE).run(numbered(...ruleParams(input, by, now), id));
-    return ruleOf(stmt(shared.db, S.GET_RULE).get(id) as RuleRow);
+    return alertRule(stmt(shared.db, S.GET_RULE).get(id) as RuleRow);
   }, audit);
 }
 
@@ -216,3 +171,12 @@ export function recentAttempts(shared: Shared, command: string, limit: number): 
     return rows.map((r) => ({ id: r.id, token: r.token, outcome: r.outcome as Outcome, errorMessage: r.error_message }));
   });
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { createAlertRule, updateAlertRule, deleteAlertRule, writeAlerts } satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { listAlertRules, getAlertRule, listAlertFirings, deadTasksSince, recentAttempts } satisfies Slice<
+  Shared,
+  ReadModel
+>;

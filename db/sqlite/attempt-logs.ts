@@ -6,6 +6,8 @@ import type { AttemptOutputBatch, AttemptOutputView, OutputStream, ProgressRepor
 import { read, type Db, type Shared } from './connection';
 import * as S from './sql/attempt-logs';
 import { stmt } from './stmt';
+import type { ReadModel, WorkerPort } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
 
 interface HeadRow {
   last_seq: number;
@@ -94,3 +96,9 @@ export function deleteTaskOutput(db: Db, taskId: number): number {
   stmt(db, S.DELETE_TASK_OUTPUT).run(taskId);
   return stmt(db, S.DELETE_TASK_LINES).run(taskId).changes;
 }
+
+/** this module's part of the WorkerPort (store.ts binds it to the store's Shared: db/shared/bind.ts) */
+export const workerSlice = { appendAttemptOutput } satisfies Slice<Shared, WorkerPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { attemptOutput } satisfies Slice<Shared, ReadModel>;

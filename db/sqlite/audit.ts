@@ -1,10 +1,12 @@
 // The audit trail: append (one transaction per call) and read newest first, keyset-paged on id.
-import { auditJson, parseAuditJson as parse } from '../../lib/engine/audit';
-import type { AuditWrite } from '../../lib/engine/ports';
-import type { AuditFilter, AuditInput, AuditRecord, AuditSource, Page } from '../../lib/engine/types';
+import { auditJson } from '../../lib/engine/audit';
+import type { AuditWrite, CommandPort, ReadModel } from '../../lib/engine/ports';
+import type { AuditFilter, AuditInput, AuditRecord, Page } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
 import * as S from './sql/audit';
 import { stmt } from './stmt';
+import type { Slice } from '../shared/bind';
+import { auditRecord, type AuditRow } from './rows';
 
 export function recordAudit(shared: Shared, entries: AuditInput[]): Promise<void> {
   if (entries.length === 0) return Promise.resolve();
@@ -36,18 +38,6 @@ export function writeAudit<R>(db: Db, now: number, audit: AuditWrite<R>, outcome
   return ids[0];
 }
 
-interface Row {
-  id: number;
-  at: number;
-  actor: string;
-  source: string;
-  action: string;
-  target: string;
-  before_json: string | null;
-  after_json: string | null;
-  n: number | null;
-}
-
 export function listAudit(shared: Shared, f: AuditFilter): Promise<Page<AuditRecord>> {
   return read(() => {
     const prefix = f.action?.endsWith('.') ? f.action.replace(/[\\%_]/g, (c) => '\\' + c) + '%' : null;
@@ -60,21 +50,15 @@ export function listAudit(shared: Shared, f: AuditFilter): Promise<Page<AuditRec
       4: f.target ?? null,
       5: f.actor ?? null,
       6: f.limit + 1,
-    }) as Row[];
+    }) as AuditRow[];
     const more = rows.length > f.limit;
-    const items = rows.slice(0, f.limit).map(
-      (r): AuditRecord => ({
-        id: r.id,
-        at: new Date(r.at),
-        actor: r.actor,
-        source: r.source as AuditSource,
-        action: r.action,
-        target: r.target,
-        before: parse(r.before_json),
-        after: parse(r.after_json),
-        count: r.n,
-      }),
-    );
+    const items = rows.slice(0, f.limit).map(auditRecord);
     return { items, nextCursor: more ? items[items.length - 1]!.id : null };
   });
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { recordAudit } satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { listAudit } satisfies Slice<Shared, ReadModel>;

@@ -2,66 +2,14 @@
 // kept (BatchStages) as tasks move, so the claim can find each batch's active stage and running count
 // with a lookup (claim.ts), and a batch completes (or aborts) in the transaction that settles its last
 // task (settle.ts).
-import type { AuditWrite, CancelBatchResult, ReleaseResult } from '../../lib/engine/ports';
+import type { AuditWrite, CancelBatchResult, CommandPort, ReadModel, ReleaseResult } from '../../lib/engine/ports';
 import { ConflictError, ValidationError } from '../../lib/engine/errors';
-import type { BatchInput, BatchStatus, BatchView, OnFailure, Page, StageCounts } from '../../lib/engine/types';
+import type { BatchInput, BatchStatus, BatchView, Page } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
 import * as S from './sql/batches';
 import { stmt } from './stmt';
-
-interface BatchRow {
-  id: number;
-  caller: string | null;
-  max_parallel: number | null;
-  on_failure: string;
-  status: string;
-  created_at: number;
-  released_at: number | null;
-  completed_at: number | null;
-}
-
-interface StageRow {
-  batch_id: number;
-  stage: number;
-  total: number;
-  pending: number;
-  running: number;
-  succeeded: number;
-  dead: number;
-  cancelled: number;
-  first_started_at: number | null;
-  last_ended_at: number | null;
-}
-
-function stageView(s: StageRow): StageCounts {
-  return {
-    stage: s.stage,
-    total: s.total,
-    pending: s.pending,
-    running: s.running,
-    succeeded: s.succeeded,
-    dead: s.dead,
-    cancelled: s.cancelled,
-    firstStartedAt: s.first_started_at === null ? null : new Date(s.first_started_at),
-    lastEndedAt: s.last_ended_at === null ? null : new Date(s.last_ended_at),
-  };
-}
-
-function batchView(b: BatchRow, stages: StageRow[]): BatchView {
-  const live = stages.filter((s) => s.pending + s.running > 0);
-  return {
-    id: b.id,
-    caller: b.caller,
-    maxParallel: b.max_parallel,
-    onFailure: b.on_failure as OnFailure,
-    status: b.status as BatchStatus,
-    activeStage: live.length ? Math.min(...live.map((s) => s.stage)) : null,
-    createdAt: new Date(b.created_at),
-    releasedAt: b.released_at === null ? null : new Date(b.released_at),
-    completedAt: b.completed_at === null ? null : new Date(b.completed_at),
-    stages: stages.filter((s) => s.total > 0).map(stageView),
-  };
-}
+import type { Slice } from '../shared/bind';
+import { batchView, type BatchRow, type StageRow } from './rows';
 
 function batchById(db: Db, id: number): BatchView | null {
   const b = stmt(db, S.GET_BATCH).get(id) as BatchRow | undefined;
@@ -151,3 +99,9 @@ export function stageTimes(db: Db, batchId: number, stage: number, started: numb
   if (started !== null) stmt(db, S.STAGE_STARTED).run(started, batchId, stage);
   if (ended !== null) stmt(db, S.STAGE_ENDED).run(ended, batchId, stage);
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { createBatch, releaseBatch, cancelBatch } satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { getBatch, listBatches } satisfies Slice<Shared, ReadModel>;

@@ -1,7 +1,7 @@
 // Bulk commands on tasks — retry, cancel, delete, run now, priority — over a chunk of tokens in one
 // transaction, and editing a task that is not running (optionally retrying it in the same step). Every
 // status change goes through the tally; a queue change moves the task's count to its new queue.
-import type { AuditWrite } from '../../lib/engine/ports';
+import type { AuditWrite, CommandPort } from '../../lib/engine/ports';
 import type { BulkAction, BulkOutcome, EditTaskResult, TaskPatch } from '../../lib/engine/types';
 import type { Db, Shared } from './connection';
 import { dedupHolder } from './operators';
@@ -12,6 +12,7 @@ import * as B from './sql/bulk';
 import * as O from './sql/operators';
 import { GET_TASK } from './sql/reads';
 import { stmt } from './stmt';
+import type { Slice } from '../shared/bind';
 import type { Tally, TaskKey } from './tally';
 
 type Row = TaskKey & { id: number; status: string; run_after: number };
@@ -136,3 +137,6 @@ export async function editTask(
   if (r.result === 'retried' || (r.result === 'edited' && r.after.status === 'pending')) shared.wake();
   return r;
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { editTask, bulk } satisfies Slice<Shared, CommandPort>;

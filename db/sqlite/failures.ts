@@ -8,6 +8,8 @@ import { read, type Shared } from './connection';
 import { failureWhere } from './reads';
 import * as S from './sql/failures';
 import { stmt } from './stmt';
+import type { ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
 
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 500;
@@ -82,3 +84,6 @@ export async function failureGroupPage(shared: Shared, f: FailureGroupQuery): Pr
     return { items, nextCursor: more ? offset + limit : null };
   });
 }
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { failureGroupPage } satisfies Slice<Shared, ReadModel>;

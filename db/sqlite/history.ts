@@ -20,6 +20,8 @@ import {
 import type { Db, Shared } from './connection';
 import * as S from './sql/history';
 import { stmt } from './stmt';
+import type { ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
 
 /**
  * Roll finished quarter hours not rolled yet into HistoryRollup and HistoryTotals, at most `maxMs` (1 h) of
@@ -181,3 +183,6 @@ export async function historyTotals(shared: Shared): Promise<HistoryTotals> {
     return { commands, queues };
   })();
 }
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { history, queueThroughput, historyTotals } satisfies Slice<Shared, ReadModel>;

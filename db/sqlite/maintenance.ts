@@ -10,6 +10,8 @@ import { PRUNE_AUDIT } from './sql/audit';
 import * as S from './sql/maintenance';
 import { DELETE_TASK, DELETE_TASK_LOG } from './sql/operators';
 import { stmt } from './stmt';
+import type { MaintenancePort, ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
 import type { Tally, TaskKey } from './tally';
 
 /** Terminal tasks deleted per transaction while pruning. */
@@ -122,3 +124,9 @@ export async function sampleDepth(shared: Shared): Promise<void> {
     rollHistory(shared.db, now);
   });
 }
+
+/** this module's part of the MaintenancePort (store.ts binds it to the store's Shared) */
+export const maintenanceSlice = { rescueExpired, markLostWorkers, prune, sampleDepth } satisfies Slice<Shared, MaintenancePort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { abandonedSince } satisfies Slice<Shared, ReadModel>;

@@ -1,6 +1,6 @@
 // What operators do to tasks: cancel, retry, delete — one task by its token, or every dead task matching
 // a failure filter. Every status change goes through the tally. (Pruning is in maintenance.ts.)
-import type { AuditWrite, CancelResult, DedupKeyHeld, DeleteResult, RetryResult } from '../../lib/engine/ports';
+import type { AuditWrite, CancelResult, CommandPort, DedupKeyHeld, DeleteResult, RetryResult } from '../../lib/engine/ports';
 import type { FailureFilter, RetryFailedResult, TaskStatus } from '../../lib/engine/types';
 import { deleteTaskOutput } from './attempt-logs';
 import type { Db, Shared } from './connection';
@@ -8,6 +8,7 @@ import { failureWhere } from './reads';
 import { BATCH_STATUS } from './sql/batches';
 import * as S from './sql/operators';
 import { stmt } from './stmt';
+import type { Slice } from '../shared/bind';
 import type { Tally, TaskKey } from './tally';
 
 type Row = TaskKey & { id: number; status: string };
@@ -121,3 +122,6 @@ export function deleteFailed(shared: Shared, filter: FailureFilter, audit?: Audi
     return rows.length;
   }, audit);
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { cancel, retry, retryFailed, deleteTask, deleteFailed } satisfies Slice<Shared, CommandPort>;

@@ -1,9 +1,10 @@
 // The pool size set per host and role: read at a pool's start, written when an operator resizes it.
-import type { AuditWrite } from '../../lib/engine/ports';
+import type { AuditWrite, CommandPort, ReadModel } from '../../lib/engine/ports';
 import type { PoolSetting, PoolSettingInput } from '../../lib/engine/pool-settings';
 import { read, type Shared } from './connection';
 import * as S from './sql/pool-settings';
 import { stmt } from './stmt';
+import type { Slice } from '../shared/bind';
 
 interface Row {
   host: string;
@@ -36,3 +37,9 @@ export function setPoolSetting(shared: Shared, s: PoolSettingInput, audit?: Audi
     return old ? toSetting(old) : null;
   }, audit);
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { setPoolSetting } satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { getPoolSetting } satisfies Slice<Shared, ReadModel>;

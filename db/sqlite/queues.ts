@@ -2,12 +2,13 @@
 // views and their change history. A limited queue owns tokens 1..limit in ConcurrencyTokens; the claim
 // grants them (claim.ts), an ending attempt releases its own here. Unlimited queues have no tokens and
 // pay nothing.
-import type { AuditWrite } from '../../lib/engine/ports';
+import type { AuditWrite, CommandPort, ReadModel } from '../../lib/engine/ports';
 import type { QueueChange, QueuePatch, QueueSettings, QueueView, TokenView } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
-import { queueSettings, type QueueRow } from './rows';
+import { type ChangeRow, queueChange, type QueueRow, queueSettings } from './rows';
 import * as S from './sql/queues';
 import { stmt } from './stmt';
+import type { Slice } from '../shared/bind';
 
 /** A token's holder whose worker has not beaten for this long is shown as probably dead. */
 const STALE_WORKER_MS = 15_000;
@@ -63,24 +64,8 @@ export function listQueues(shared: Shared): Promise<QueueView[]> {
 
 export function queueChanges(shared: Shared, queue: string | null, limit: number): Promise<QueueChange[]> {
   return read(() => {
-    const rows = (queue ? stmt(shared.db, S.QUEUE_CHANGES).all(queue, limit) : stmt(shared.db, S.QUEUE_CHANGES_ALL).all(limit)) as {
-      id: number;
-      queue: string;
-      at: number;
-      changed_by: string;
-      field: string;
-      old_value: string;
-      new_value: string;
-    }[];
-    return rows.map((r) => ({
-      id: r.id,
-      queue: r.queue,
-      at: new Date(r.at),
-      changedBy: r.changed_by,
-      field: r.field as QueueChange['field'],
-      oldValue: r.old_value,
-      newValue: r.new_value,
-    }));
+    const rows = queue ? stmt(shared.db, S.QUEUE_CHANGES).all(queue, limit) : stmt(shared.db, S.QUEUE_CHANGES_ALL).all(limit);
+    return (rows as ChangeRow[]).map(queueChange);
   });
 }
 
@@ -120,3 +105,9 @@ export function listTokens(shared: Shared, queue: string | null): Promise<TokenV
     }));
   });
 }
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { setQueue } satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { listQueues, queueChanges, listTokens } satisfies Slice<Shared, ReadModel>;

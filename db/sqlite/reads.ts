@@ -4,7 +4,6 @@ import type {
   AttemptFilter,
   AttemptView,
   FailureFilter,
-  FailureGroup,
   MetricPoint,
   Page,
   PendingBreakdown,
@@ -34,6 +33,8 @@ import {
 import { FAILURE_FILTER } from './sql/operators';
 import * as S from './sql/reads';
 import { stmt } from './stmt';
+import type { ReadModel } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
 
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 500;
@@ -233,28 +234,6 @@ export function failureWhere(f: FailureFilter): { filters: string[]; params: unk
   return { filters, params };
 }
 
-export function failureGroups(shared: Shared, f: FailureFilter): Promise<FailureGroup[]> {
-  return read(() => {
-    const { filters, params } = failureWhere(f);
-    const rows = stmt(shared.db, S.failureGroupsSql(filters)).all(...params) as {
-      message: string;
-      queue: string;
-      command: string;
-      count: number;
-      last_at: number | null;
-      sample: string;
-    }[];
-    return rows.map((r) => ({
-      message: r.message,
-      queue: r.queue,
-      command: r.command,
-      count: r.count,
-      lastAt: new Date(r.last_at ?? 0),
-      sampleToken: r.sample,
-    }));
-  });
-}
-
 export function metrics(shared: Shared, since: Date): Promise<MetricPoint[]> {
   return read(() => (stmt(shared.db, S.METRICS_SINCE).all(Math.floor(since.getTime() / 1000)) as MetricRow[]).map(metricPoint));
 }
@@ -285,3 +264,15 @@ export function pendingBreakdown(shared: Shared): Promise<PendingBreakdown[]> {
     })(),
   );
 }
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = {
+  getTask,
+  listTasks,
+  listAttempts,
+  listWorkers,
+  knownHandlers,
+  metrics,
+  countsByQueue,
+  pendingBreakdown,
+} satisfies Slice<Shared, ReadModel>;

@@ -3,7 +3,7 @@
 // inserts the fires and advances the schedules, all in one BEGIN IMMEDIATE transaction: processes
 // checking at once take turns, and each sees what the one before it fired. The unique index on
 // (schedule_name, schedule_fire_at) makes a second task for a tick impossible whatever happens.
-import type { AuditWrite } from '../../lib/engine/ports';
+import type { AuditWrite, CommandPort, MaintenancePort, ReadModel } from '../../lib/engine/ports';
 import { auditVia } from '../../lib/engine/audit';
 import { planFires } from '../../lib/engine/schedules';
 import type {
@@ -13,104 +13,33 @@ import type {
   OverlapPolicy,
   ScheduleFire,
   ScheduleRecord,
-  ScheduleSource,
   ScheduleView,
-  TaskKind,
-  TaskStatus,
 } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
 import { ensureQueue } from './queues';
-import { parseJson, toJson } from './rows';
+import { type FireRow, scheduleFire, type ScheduleRow, scheduleView, toJson } from './rows';
 import * as S from './sql/schedules';
 import { stmt } from './stmt';
 import type { Tally } from './tally';
+import type { Slice } from '../shared/bind';
 import { newToken } from './tokens';
-
-interface ScheduleRow {
-  name: string;
-  cron: string;
-  timezone: string;
-  kind: string;
-  command: string;
-  payload: string | null;
-  queue: string;
-  priority: number;
-  max_attempts: number | null;
-  timeout_ms: number | null;
-  enabled: number;
-  misfire: string;
-  overlap: string;
-  next_fire_at: number | null;
-  last_fire_at: number | null;
-  last_token: string | null;
-  source: string;
-  declared: number;
-  version: number;
-  created_by: string;
-  created_at: number;
-  updated_by: string;
-  updated_at: number;
-}
-
-interface FireRow {
-  token: string;
-  schedule_fire_at: number | null;
-  created_at: number;
-  status: string;
-}
-
-const orNull = (ms: number | null) => (ms === null ? null : new Date(ms));
-
-function view(r: ScheduleRow, recent: ScheduleFire[]): ScheduleView {
-  return {
-    name: r.name,
-    cron: r.cron,
-    timezone: r.timezone,
-    kind: r.kind as TaskKind,
-    command: r.command,
-    payload: parseJson(r.payload),
-    queue: r.queue,
-    priority: r.priority,
-    maxAttempts: r.max_attempts,
-    timeoutMs: r.timeout_ms,
-    enabled: r.enabled === 1,
-    misfire: r.misfire as MisfirePolicy,
-    overlap: r.overlap as OverlapPolicy,
-    source: r.source as ScheduleSource,
-    declared: r.declared === 1,
-    nextFireAt: orNull(r.next_fire_at),
-    lastFireAt: orNull(r.last_fire_at),
-    lastToken: r.last_token,
-    createdBy: r.created_by,
-    createdAt: new Date(r.created_at),
-    updatedBy: r.updated_by,
-    updatedAt: new Date(r.updated_at),
-    version: r.version,
-    recent,
-  };
-}
 
 function recentFires(db: Db, name: string, n: number): ScheduleFire[] {
   if (n <= 0) return [];
-  return (stmt(db, S.RECENT_FIRES).all(name, n) as FireRow[]).map((f) => ({
-    token: f.token,
-    fireAt: orNull(f.schedule_fire_at),
-    createdAt: new Date(f.created_at),
-    status: f.status as TaskStatus,
-  }));
+  return (stmt(db, S.RECENT_FIRES).all(name, n) as FireRow[]).map(scheduleFire);
 }
 
 export function listSchedules(shared: Shared, recent: number): Promise<ScheduleView[]> {
   return read(() => {
     const rows = stmt(shared.db, S.LIST_SCHEDULES).all() as ScheduleRow[];
-    return rows.map((r) => view(r, recentFires(shared.db, r.name, recent)));
+    return rows.map((r) => scheduleView(r, recentFires(shared.db, r.name, recent)));
   });
 }
 
 export function getSchedule(shared: Shared, name: string, recent: number): Promise<ScheduleView | null> {
   return read(() => {
     const r = stmt(shared.db, S.GET_SCHEDULE).get(name) as ScheduleRow | undefined;
-    return r ? view(r, recentFires(shared.db, r.name, recent)) : null;
+    return r ? scheduleView(r, recentFires(shared.db, r.name, recent)) : null;
   });
 }
 
@@ -275,3 +204,12 @@ export async function fireDue(shared: Shared, at?: Date): Promise<FireReport[]> 
   if (reports.some((r) => r.fired.length)) shared.wake();
   return reports;
 }
+
+/** this module's part of the MaintenancePort (store.ts binds it to the store's Shared) */
+export const maintenanceSlice = { fireDue } satisfies Slice<Shared, MaintenancePort>;
+
+/** this module's part of the CommandPort (store.ts binds it to the store's Shared) */
+export const commandSlice = { createSchedule, updateSchedule, deleteSchedule, runSchedule } satisfies Slice<Shared, CommandPort>;
+
+/** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
+export const readSlice = { listSchedules, getSchedule } satisfies Slice<Shared, ReadModel>;

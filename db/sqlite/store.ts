@@ -27,6 +27,25 @@ import { finish } from './settle';
 import { withPayloadPreview } from './running-preview';
 import { refuseExternal, tallied, Transactions } from './transaction';
 import * as workers from './workers';
+import { bindPort, slicesOf } from '../shared/bind';
+
+/** The concern modules whose slices make the ports (db/shared/bind.ts). */
+const concerns = [
+  workers,
+  attemptLogs,
+  maintenance,
+  schedules,
+  operators,
+  queues,
+  batches,
+  audit,
+  alerts,
+  bulk,
+  poolSettings,
+  reads,
+  history,
+  failures,
+];
 
 /**
  * The default `prefetch` of a pool on the embedded SQLite store: a pool of 4 claims up to 256 tasks at once
@@ -87,102 +106,44 @@ export class SqliteStore implements Store {
     };
 
     const transactions = (this.transactions = new Transactions(path, gate, shared.wake));
-    this.worker = {
-      registerWorker: (reg) => workers.registerWorker(shared, reg),
-      deregisterWorker: (workerId) => workers.deregisterWorker(shared, workerId),
-      registerHandlers: (names) => workers.registerHandlers(shared, names),
-      heartbeat: (input) => workers.heartbeat(shared, input),
-      claim: (slots, opts) => claim(shared, slots, opts),
-      finish: (results) => finish(shared, results),
-      appendAttemptOutput: (batch) => attemptLogs.appendAttemptOutput(shared, batch),
+    // each port: its concern modules' slices bound to `shared` (db/shared/bind.ts), and what is the store's own
+    this.worker = bindPort<WorkerPort, Shared>(shared, {
+      ...slicesOf('workerSlice', concerns),
+      claim,
+      finish,
       // one connection: every attempt runs on this process's session (after a caller's transaction ends)
-      runSql: async (_attempt, text, signal) => {
+      runSql: async (_, _attempt, text, signal) => {
         await gate.free();
         return run.runSql(db, text, signal);
       },
       runProcedure: () => run.runProcedure(),
-      onWake: (listener) => {
+      onWake: (_, listener) => {
         listeners.add(listener);
         return () => listeners.delete(listener);
       },
-    };
-
-    this.maintenance = {
-      rescueExpired: () => maintenance.rescueExpired(shared),
-      markLostWorkers: (staleMs) => maintenance.markLostWorkers(shared, staleMs),
-      prune: (olderThan) => maintenance.prune(shared, olderThan),
-      sampleDepth: () => maintenance.sampleDepth(shared),
-      fireDue: (now) => schedules.fireDue(shared, now),
-      evaluateAlerts: (now) => evaluateAlerts(this, now),
-    };
-
-    this.commands = {
-      enqueue: async (input, opts, audited) => {
+    });
+    this.maintenance = bindPort<MaintenancePort, Shared>(shared, {
+      ...slicesOf('maintenanceSlice', concerns),
+      evaluateAlerts: (_, now) => evaluateAlerts(this, now),
+    });
+    this.commands = bindPort<CommandPort, Shared>(shared, {
+      ...slicesOf('commandSlice', concerns),
+      enqueue: async (_, input, opts, audited) => {
         refuseExternal(opts);
         return enqueue.enqueue(shared, input, audited);
       },
-      enqueueMany: async (inputs, opts, audited) => {
+      enqueueMany: async (_, inputs, opts, audited) => {
         refuseExternal(opts);
         return enqueue.enqueueMany(shared, inputs, audited);
       },
-      transaction: (fn, opts) => transactions.run(fn, opts),
-      cancel: (token, a) => operators.cancel(shared, token, a),
-      retry: (token, a) => operators.retry(shared, token, a),
-      retryFailed: (filter, a) => operators.retryFailed(shared, filter, a),
-      deleteTask: (token, a) => operators.deleteTask(shared, token, a),
-      deleteFailed: (filter, a) => operators.deleteFailed(shared, filter, a),
-      setQueue: (name, patch, changedBy, a) => queues.setQueue(shared, name, patch, changedBy, a),
-      createBatch: (input, a) => batches.createBatch(shared, input, a),
-      releaseBatch: (id, a) => batches.releaseBatch(shared, id, a),
-      cancelBatch: (id, a) => batches.cancelBatch(shared, id, a),
-      createSchedule: (s, nextFireAt, by, a) => schedules.createSchedule(shared, s, nextFireAt, by, a),
-      updateSchedule: (name, s, version, nextFireAt, by, a) => schedules.updateSchedule(shared, name, s, version, nextFireAt, by, a),
-      deleteSchedule: (name, a) => schedules.deleteSchedule(shared, name, a),
-      runSchedule: (name, by, a) => schedules.runSchedule(shared, name, by, a),
-      recordAudit: (entries) => audit.recordAudit(shared, entries),
-      createAlertRule: (input, by, a) => alerts.createAlertRule(shared, input, by, a),
-      updateAlertRule: (id, input, by, a) => alerts.updateAlertRule(shared, id, input, by, a),
-      deleteAlertRule: (id, a) => alerts.deleteAlertRule(shared, id, a),
-      writeAlerts: (w, a) => alerts.writeAlerts(shared, w, a),
-      editTask: (token, patch, retry, a) => bulk.editTask(shared, token, patch, retry, a),
-      bulk: (action, tokens, opts, a) => bulk.bulk(shared, action, tokens, opts, a),
-      setPoolSetting: (s, a) => poolSettings.setPoolSetting(shared, s, a),
-    };
-
-    this.reads = {
-      getTask: (token) => reads.getTask(shared, token),
-      listTasks: (filter) => reads.listTasks(shared, filter),
-      listAttempts: (filter) => reads.listAttempts(shared, filter),
+      transaction: (_, fn, opts) => transactions.run(fn, opts),
+    });
+    this.reads = bindPort<ReadModel, Shared>(shared, {
+      ...slicesOf('readSlice', concerns),
       listRunning: () => attemptLogs.withProgress(shared, withPayloadPreview(shared, reads.listRunning(shared))),
-      listWorkers: () => reads.listWorkers(shared),
-      knownHandlers: () => reads.knownHandlers(shared),
-      failureGroups: (filter) => reads.failureGroups(shared, filter),
-      metrics: (since) => reads.metrics(shared, since),
-      history: (q) => history.history(shared, q),
-      queueThroughput: (from, to, bucketMs) => history.queueThroughput(shared, from, to, bucketMs),
-      historyTotals: () => history.historyTotals(shared),
-      countsByQueue: () => reads.countsByQueue(shared),
-      listQueues: () => queues.listQueues(shared),
-      queueChanges: (queue, limit) => queues.queueChanges(shared, queue, limit),
-      listTokens: (queue) => queues.listTokens(shared, queue),
-      getBatch: (id) => batches.getBatch(shared, id),
-      listBatches: (filter) => batches.listBatches(shared, filter),
-      listSchedules: (recent) => schedules.listSchedules(shared, recent),
-      getSchedule: (name, recent) => schedules.getSchedule(shared, name, recent),
-      listAudit: (filter) => audit.listAudit(shared, filter),
-      listAlertRules: () => alerts.listAlertRules(shared),
-      getAlertRule: (id) => alerts.getAlertRule(shared, id),
-      listAlertFirings: (filter) => alerts.listAlertFirings(shared, filter),
-      deadTasksSince: (q) => alerts.deadTasksSince(shared, q),
-      recentAttempts: (command, limit) => alerts.recentAttempts(shared, command, limit),
-      attemptOutput: (token, attempt, afterSeq) => attemptLogs.attemptOutput(shared, token, attempt, afterSeq),
-      failureGroupPage: (filter) => failures.failureGroupPage(shared, filter),
-      getPoolSetting: (host, role) => poolSettings.getPoolSetting(shared, host, role),
       // the times SQLite's store writes are this process's clock (connection.ts tx)
       clock: async () => new Date(),
-      abandonedSince: (since) => maintenance.abandonedSince(shared, since),
-      pendingBreakdown: () => reads.pendingBreakdown(shared),
-    };
+    });
   }
 
   async migrate(): Promise<void> {

@@ -11,6 +11,8 @@ import {
 import type { Shared } from './connection';
 import * as S from './sql/workers';
 import { stmt } from './stmt';
+import type { WorkerPort } from '../../lib/engine/ports';
+import type { Slice } from '../shared/bind';
 
 export function registerWorker(shared: Shared, reg: WorkerRegistration): Promise<WorkerSession> {
   return shared.tx((_t, now) => {
@@ -57,3 +59,6 @@ export async function heartbeat(shared: Shared, input: HeartbeatInput): Promise<
   // the write lock held until here (the commit included): the rest was the wait for it
   return { ...r, serverMs: Date.now() - locked };
 }
+
+/** this module's part of the WorkerPort (store.ts binds it to the store's Shared: db/shared/bind.ts) */
+export const workerSlice = { registerWorker, deregisterWorker, registerHandlers, heartbeat } satisfies Slice<Shared, WorkerPort>;

@@ -26,7 +26,6 @@ import type {
   ExecuteParams,
   ExecuteResult,
   FailureFilter,
-  FailureGroup,
   FailureGroupQuery,
   FingerprintGroup,
   FireReport,
@@ -293,7 +292,6 @@ export interface ReadModel {
   listWorkers(): Promise<WorkerView[]>;
   /** names registered by any worker process */
   knownHandlers(): Promise<string[]>;
-  failureGroups(filter: FailureFilter): Promise<FailureGroup[]>;
   metrics(since: Date): Promise<MetricPoint[]>;
   /** history buckets over [from, to) from the per-minute rollups (per-second series below a minute), with the names seen */
   history(q: HistoryQuery): Promise<HistoryView>;

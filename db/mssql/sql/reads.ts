@@ -3,7 +3,6 @@
 // combination is enumerated for the parse check); values always travel as parameters.
 import type { Outcome, PendingSub, TaskStatus } from '../../../lib/engine/types';
 import { OUTCOMES, PENDING_SUBS, TASK_STATUSES } from '../../../lib/engine/types';
-import { failureWhere, type FailureShape } from './operators';
 
 export const TASK_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.status, t.priority, t.run_after, t.attempts,
   t.max_attempts, t.timeout_ms, t.dedup_key, t.caller, t.batch_id, t.stage, t.lease_until, t.worker_id, t.cancel_requested,
@@ -246,15 +245,6 @@ ORDER BY CASE w.state WHEN 'running' THEN 0 WHEN 'stopping' THEN 1 WHEN 'lost' T
 SELECT s.worker_id, s.token, s.command, s.queue, s.started_at
 FROM readpast.ExecutionStatus AS s
 ORDER BY s.started_at, s.log_id;`;
-
-/** Dead tasks grouped by message, queue and command, compared binary (as SQLite does; failureWhere). */
-export const failureGroupsSql = (s: FailureShape) => `SELECT TOP (200) COALESCE(b.message, N'') AS message, t.queue,
-  b.command, COUNT(*) AS n, MAX(t.finished_at) AS last_at, MAX(CONVERT(char(36), t.token)) AS sample
-FROM readpast.Tasks AS t
-CROSS APPLY (SELECT t.error_message COLLATE Latin1_General_100_BIN2 AS message, t.command COLLATE Latin1_General_100_BIN2 AS command) AS b
-WHERE ${failureWhere(s)}
-GROUP BY b.message, t.queue, b.command
-ORDER BY n DESC, last_at DESC;`;
 
 /** One point per second, summed over the slots its writers bump (sql/tally.ts); the depth gauge is slot 0's. */
 export const METRICS_SINCE = `SELECT m.sec, SUM(m.enqueued) AS enqueued, SUM(m.started) AS started, SUM(m.succeeded) AS succeeded,

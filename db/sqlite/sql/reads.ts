@@ -97,13 +97,6 @@ export const LIST_WORKERS = `SELECT worker_id, host, pid, role, session, login_t
       ORDER BY CASE state WHEN 'running' THEN 0 WHEN 'stopping' THEN 1 WHEN 'lost' THEN 2 ELSE 3 END, host, pid, session
       LIMIT 1000`;
 
-/** Dead tasks matching the failure filters (sql/operators.ts FAILURE_FILTER), grouped by message, queue and command. */
-export function failureGroupsSql(filters: readonly string[]): string {
-  return `SELECT COALESCE(error_message, '') AS message, queue, command, COUNT(*) AS count,
-      MAX(finished_at) AS last_at, MAX(token) AS sample FROM Tasks WHERE ${filters.join(' AND ')}
-      GROUP BY error_message, queue, command ORDER BY count DESC, last_at DESC LIMIT 200`;
-}
-
 /** (from second) */
 export const METRICS_SINCE = 'SELECT * FROM Metrics WHERE sec >= ? ORDER BY sec';
 
