@@ -104,6 +104,13 @@ test('unknown tokens and paths are 404', async ({ request }) => {
   const res = await request.get('/api/no-such-route');
   expect(res.status()).toBe(404);
   expect((await res.json()).error).toContain('/api/no-such-route');
+  // a queue no task has named: its tokens are not found either, as its settings and changes are
+  const queue = `api-e2e-none-${Date.now().toString(36)}`;
+  for (const path of [`/api/queues/${queue}/tokens`, `/api/queues/${queue}`, `/api/queues/${queue}/changes`]) {
+    const r = await request.get(path);
+    expect(r.status(), path).toBe(404);
+    expect((await r.json()).error, path).toBe(`no queue ${queue}`);
+  }
 });
 
 test('transitions the state forbids are 409', async ({ request }) => {
@@ -118,6 +125,23 @@ test('transitions the state forbids are 409', async ({ request }) => {
   expect(del.status()).toBe(200);
   expect(await del.json()).toEqual({ status: 'deleted' });
   expect((await request.get(`/api/tasks/${token}`)).status()).toBe(404);
+});
+
+test('retrying a dead task whose dedup key another task now holds is 409, naming that task', async ({ request }) => {
+  const dedupKey = `api-e2e-key-${Date.now().toString(36)}`;
+  const dead = await enqueue(request, { command: 'demo.fail', payload: { message: 'once' }, maxAttempts: 1, dedupKey });
+  await waitForStatus(request, dead, 'dead');
+  // the key is free again once its task is dead: a new task takes it (delayed: it stays unfinished)
+  const runAt = new Date(Date.now() + 3600_000).toISOString();
+  const holder = await enqueue(request, { command: 'demo.echo', payload: { n: 1 }, dedupKey, runAt });
+  const retry = await request.post(`/api/tasks/${dead}/retry`);
+  expect(retry.status()).toBe(409);
+  expect((await retry.json()).error).toBe(`dedup key "${dedupKey}" is held by task ${holder} (pending)`);
+  expect((await statusOf(request, dead)).status).toBe('dead');
+  // once the holder is done with it, the retry goes through
+  expect((await request.post(`/api/tasks/${holder}/cancel`)).status()).toBe(200);
+  expect((await request.post(`/api/tasks/${dead}/retry`)).status()).toBe(200);
+  await waitForStatus(request, dead, 'dead');
 });
 
 test('a pending delayed task can be cancelled, then retried', async ({ request }) => {

@@ -1,6 +1,7 @@
 // The console at a 1280×900 laptop and a 390×844 phone: every table fits its card or scrolls inside it with
-// its first column pinned (opaque, in both themes), the Tasks tabs wrap instead of being cut, the empty states
-// draw the navigation's SVG icons (no emoji), and a retried task that fails again says so.
+// its first column pinned (opaque, in both themes), or on a phone turns into cards that fit; the Tasks tabs
+// wrap instead of being cut, the empty states draw the navigation's SVG icons (no emoji), and a retried task
+// that fails again says so.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
@@ -18,6 +19,15 @@ interface TableReport {
   /** scrolled to the end: the first column is still at the card's left edge, on top, and the last header is in view */
   pinnedAfterScroll: boolean;
   lastReachable: boolean;
+  /** body rows */
+  rows: number;
+}
+
+interface CardsReport {
+  id: string;
+  items: number;
+  /** what in a card reaches past the phone's width (a card, or something inside one not in a scroll box) */
+  outside: string[];
 }
 
 /** Every table on the page, measured; overflowing ones scrolled to their end and back. */
@@ -65,9 +75,34 @@ function measureTables(page: Page): Promise<{ docOverflow: boolean; tables: Tabl
         firstPinned: pinned(firstTh) && pinned(firstTd),
         pinnedAfterScroll,
         lastReachable,
+        rows: t.querySelectorAll(':scope > tbody > tr').length,
       };
     });
     return { docOverflow: document.documentElement.scrollWidth > innerWidth + 1, tables };
+  });
+}
+
+/** The lists that stand for a table on phones (DataTable's cards: `ul[data-testid] > li`), measured. */
+function measureCards(page: Page): Promise<CardsReport[]> {
+  return page.evaluate(() => {
+    const scrolls = (el: Element) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+    return [...document.querySelectorAll('main ul[data-testid]')].map((ul) => {
+      const items = [...ul.querySelectorAll(':scope > li')];
+      const outside: string[] = [];
+      for (const li of items) {
+        const describe = (el: Element) => `${el.tagName.toLowerCase()} "${(el.textContent ?? '').trim().slice(0, 40)}"`;
+        const r = li.getBoundingClientRect();
+        if (r.left < -1 || r.right > innerWidth + 1) outside.push(`card ${describe(li)}: ${r.left}…${r.right}`);
+        for (const el of li.querySelectorAll('*')) {
+          let a = el.parentElement;
+          while (a && a !== li && !scrolls(a)) a = a.parentElement;
+          if (a !== li) continue; // inside a box of its own that scrolls
+          const e = el.getBoundingClientRect();
+          if (e.width > 0 && e.right > innerWidth + 1) outside.push(`${describe(el)} ends at ${Math.round(e.right)} px`);
+        }
+      }
+      return { id: ul.getAttribute('data-testid') ?? '?', items: items.length, outside: outside.slice(0, 5) };
+    });
   });
 }
 
@@ -218,9 +253,17 @@ test('at 390×844 the Tasks tabs are all reachable and the queue name stays visi
     const name = table.locator('tbody tr').first().locator('td').first();
     await expect(name).toBeInViewport({ ratio: 1 });
     await page.screenshot({ path: join(SHOTS, `390-${scheme}-overview.png`) });
-    for (const path of ['/running', '/queues', '/failed', '/log']) {
+    // the other pages' tables, with rows in them: each a table that fits or scrolls with its first column
+    // pinned, or cards that fit the phone's width
+    for (const path of ['/running', '/queues', '/failed', '/log', '/tasks']) {
       await settle(page, path);
-      expect((await measureTables(page)).docOverflow, `${path}: no sideways scroll on a phone`).toBe(false);
+      const tables = await measureTables(page);
+      expect(tables.docOverflow, `${path}: no sideways scroll on a phone`).toBe(false);
+      for (const t of tables.tables) expectFitsOrPinned(`${scheme} ${path} at 390 px`, t);
+      const cards = await measureCards(page);
+      for (const c of cards) expect(c.outside, `${scheme} ${path} at 390 px, ${c.id}: every card fits`).toEqual([]);
+      const rows = tables.tables.reduce((n, t) => n + t.rows, 0) + cards.reduce((n, c) => n + c.items, 0);
+      expect(rows, `${path}: rows to measure`).toBeGreaterThan(0);
       await page.screenshot({ path: join(SHOTS, `390-${scheme}-${path.slice(1)}.png`) });
     }
   }
@@ -228,18 +271,35 @@ test('at 390×844 the Tasks tabs are all reachable and the queue name stays visi
 });
 
 test('empty states draw the navigation icons, never an emoji', async ({ page }) => {
+  test.setTimeout(180_000);
   const nothing = unique('e2e-empty');
   const pictograph = /\p{Extended_Pictographic}/u;
-  for (const path of [
-    `/failed?queue=${nothing}`,
-    `/tasks?queue=${nothing}`,
-    `/log?queue=${nothing}`,
-    `/tasks/00000000-0000-4000-8000-000000000000`,
-    '/no-such-page',
-  ]) {
+  // alert rules, their firings and schedules are not per queue: other specs may have made some, so their
+  // lists are answered as on a fresh install (the server's own answer, emptied)
+  await page.route(
+    (url) => ['/api/alerts', '/api/alerts/firings', '/api/schedules'].includes(url.pathname),
+    async (route) => {
+      const response = await route.fetch();
+      const json = (await response.json()) as Record<string, unknown>;
+      for (const k of ['rules', 'items', 'schedules']) if (Array.isArray(json[k])) json[k] = [];
+      if ('next' in json) json.next = null;
+      await route.fulfill({ response, json });
+    },
+  );
+  const pages: [string, string[]][] = [
+    [`/failed?queue=${nothing}`, []],
+    [`/tasks?queue=${nothing}`, []],
+    [`/log?queue=${nothing}`, []],
+    [`/tasks/00000000-0000-4000-8000-000000000000`, []],
+    ['/no-such-page', []],
+    ['/alerts', ['alert-rules-empty', 'alert-history-empty']],
+    ['/schedules', ['empty']],
+  ];
+  for (const [path, empties] of pages) {
     await page.goto(path);
     const icons = page.getByTestId('empty-icon');
     await expect(icons.first()).toBeVisible({ timeout: 30_000 });
+    for (const id of empties) await expect(page.getByTestId(id).getByTestId('empty-icon')).toBeVisible();
     for (const icon of await icons.all()) {
       await expect(icon.locator('svg path')).toHaveCount(1);
       expect(await icon.textContent()).toBe('');

@@ -2,7 +2,9 @@
 // fresh project outside the repository (`npm init -y && npm install readpast-x.tgz`, from the npm cache)
 // where readpast's own code runs as compiled JavaScript — tsx is taken out of that project's node_modules
 // first, so anything that still needed it would fail:
-//   (a) an .mjs script registers its own handler, enqueues 100 tasks, runs a pool, sees them succeed;
+//   the tarball holds only what runs, and `npm publish --dry-run` is clean;
+//   (a) an .mjs script registers its own handler, enqueues 100 tasks, runs a pool, sees them succeed —
+//       on this Node (20) and on Node 22;
 //   (b) a .ts file using the typed API passes `tsc --noEmit`, one with a wrong payload fails it;
 //   (c) `npx readpast dashboard` answers / and /api/stats, lists the project's handler and runs it, and a
 //       SIGTERM to npx alone stops it all; rp.serveDashboard() serves it from a script, stopped by rp.close();
@@ -13,14 +15,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { cacheDir, NODE22, node22, sqliteBuildFor22 } from './node22';
 import { freePort, get, groupProcesses, killGroup, listening, until } from './processes';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const version = (pkg: string) =>
   (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
 
+interface PackInfo {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+  entryCount: number;
+  files: { path: string }[];
+}
+
 let work = '';
 let app = '';
+let packed_: PackInfo | undefined;
 const env = () => {
   const e: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
   // the project's own settings only: nothing of the repository's test environment
@@ -44,7 +56,8 @@ beforeAll(() => {
   const t0 = Date.now();
   const packed = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
   const json = packed.slice(packed.search(/^\[\s*\{/m));
-  const [info] = JSON.parse(json) as { filename: string; size: number; unpackedSize: number; entryCount: number }[];
+  const [info] = JSON.parse(json) as PackInfo[];
+  packed_ = info!;
   const tgz = join(work, info!.filename);
   console.log(
     `npm pack: ${info!.filename}, ${(info!.size / 1e6).toFixed(1)} MB packed, ${(info!.unpackedSize / 1e6).toFixed(1)} MB unpacked, ` +
@@ -90,13 +103,61 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+describe('the tarball', () => {
+  test('holds only what runs: no tests, e2e, TypeScript sources, contract suite, test support or Next caches', () => {
+    const paths = packed_!.files.map((f) => f.path);
+    expect(paths).toEqual(expect.arrayContaining(['package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', '.next/BUILD_ID']));
+    const unwanted: [string, RegExp][] = [
+      // (a route folder of the built dashboard may be named test: /api/alerts/[id]/test)
+      ['a test file', /\.test(-d)?\.[^/]+$|^(?!\.next\/server\/app\/)(.*\/)?(test|tests|__tests__)\//],
+      ['the browser tests', /(^|\/)e2e\//],
+      ['a TypeScript source', /\.(ts|tsx|mts|cts)$/],
+      ['the store contract suite', /(^|\/)contract\//],
+      ['test support', /fake-tds|(^|\/)testing\.|(^|\/)helpers\.|vitest|playwright/],
+      // (route-cache: pages `next start` rendered, e.g. during the browser tests, not the build)
+      ["Next.js's caches or dev output", /^\.next\/(cache|dev|trace|types|diagnostics|server\/route-cache)(\/|$)/],
+    ];
+    for (const [what, re] of unwanted) {
+      const found = paths.filter((p) => re.test(p) && !(what === 'a TypeScript source' && /\.d\.(ts|mts|cts)$/.test(p)));
+      expect(found, `${what} in the tarball`).toEqual([]);
+    }
+    // and nothing shipped loads a test framework
+    const installed = join(app, 'node_modules', 'readpast');
+    const loadsTestCode = paths.filter(
+      (p) =>
+        /\.(js|mjs|cjs)$/.test(p) &&
+        /(?:from|require\(|import\()\s*["'](?:vitest|@playwright\/test)["']/.test(readFileSync(join(installed, p), 'utf8')),
+    );
+    expect(loadsTestCode).toEqual([]);
+  });
+
+  test('npm publish --dry-run is clean (against a closed local port: nothing reaches a registry)', async () => {
+    const closed = await freePort();
+    const r = spawnSync('npm', ['publish', '--dry-run', '--json', '--registry', `http://127.0.0.1:${closed}/`, '--fetch-retries', '0'], {
+      cwd: ROOT,
+      env: env(),
+      encoding: 'utf8',
+      timeout: 600_000,
+      maxBuffer: 64 << 20,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout.slice(r.stdout.search(/^\{/m))) as Record<string, PackInfo & { id: string }>;
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+    expect(out[pkg.name]?.id).toBe(`${pkg.name}@${pkg.version}`);
+    expect(out[pkg.name]?.entryCount).toBe(packed_!.entryCount);
+    // no warning but the one a dry run without a login always gives
+    const warnings = r.stderr.split('\n').filter((l) => /^npm (warn|error|ERR!)/i.test(l) && !/requires you to be logged in/.test(l));
+    expect(warnings).toEqual([]);
+  });
+});
+
 describe('readpast installed from its tarball', () => {
   test('(a) an .mjs script registers its handler, enqueues 100 tasks, runs a pool and sees them succeed', () => {
     writeFileSync(
       join(app, 'library.mjs'),
       `import { openReadpast } from 'readpast';
 const rp = await openReadpast({
-  url: 'sqlite:library.db',
+  url: 'sqlite:' + (process.argv[2] ?? 'library.db'),
   handlers: { 'shop.double': async (payload) => ({ doubled: payload.n * 2 }) },
 });
 const results = await rp.enqueueMany(Array.from({ length: 100 }, (_, n) => ({ command: 'shop.double', payload: { n } })));
@@ -119,6 +180,36 @@ console.log(JSON.stringify({ succeeded: stats.totals.succeeded, dead: stats.tota
     const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { succeeded: number; dead: number; last: unknown };
     expect(out).toEqual({ succeeded: 100, dead: 0, last: { doubled: 198 } });
   });
+
+  test(`(a) the same script on Node ${NODE22} (from the npm registry; better-sqlite3 built for it)`, (ctx) => {
+    const skip = (why: string) => {
+      console.warn(`\n*** SKIPPED: the library on Node ${NODE22} — ${why} ***\n`);
+      ctx.skip();
+    };
+    const cache = cacheDir(env());
+    const t0 = Date.now();
+    const node = node22(cache, env());
+    if ('skip' in node) return skip(node.skip);
+    const appSqlite = join(app, 'node_modules', 'better-sqlite3');
+    const sqlite = sqliteBuildFor22(cache, node.dir, appSqlite, env());
+    if ('skip' in sqlite) return skip(sqlite.skip);
+    console.log(
+      `Node ${NODE22} and better-sqlite3 for it: ${sqlite.built ? 'built' : 'cached'}, ${Math.round((Date.now() - t0) / 1000)} s`,
+    );
+    // the project's addon is Node 20's: Node 22's in its place for this run
+    const build = join(appSqlite, 'build');
+    renameSync(build, `${build}.node20`);
+    try {
+      cpSync(sqlite.build, build, { recursive: true });
+      const r = sh(node.node, ['library.mjs', 'library-22.db']);
+      expect(r.code, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { succeeded: number; dead: number; last: unknown };
+      expect(out).toEqual({ succeeded: 100, dead: 0, last: { doubled: 198 } });
+    } finally {
+      rmSync(build, { recursive: true, force: true });
+      renameSync(`${build}.node20`, build);
+    }
+  }, 1_500_000);
 
   test('(b) the typed API: a correct .ts file passes tsc --noEmit, a wrong payload or command fails it', () => {
     const tsconfig = (file: string) =>

@@ -1,6 +1,9 @@
 // Issue 21 item 5: a supervisor (systemd, Docker, Kubernetes) sends SIGTERM to the main process only —
-// for `npm start` that is npm itself. The dashboard must stop gracefully all the same: within the grace
-// period (10 s) + 5 s the port is free, the running task is given back, and no process is left.
+// for `npm start` that is npm itself; a Procfile or a unit file may run `node bin/start.mjs` directly. The
+// dashboard must stop gracefully all the same: within the grace period (10 s) + 5 s the port is free, the
+// running task is given back, and no process is left. And it never outlives its parent: when the launcher
+// is killed hard (SIGKILL, no chance to pass anything on), the Next.js server notices its parent is gone
+// (READPAST_PARENT_PID, lib/server/boot.ts) and stops the same way.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,24 +20,25 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-test('SIGTERM to npm (the top process of `npm start`) stops the dashboard and its workers; nothing outlives it', async () => {
+/** Starts `cmd args` as a service manager does (its own process group), sends `signal` to its top pid only. */
+async function startThenSignal(cmd: string, args: string[], signal: NodeJS.Signals): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'readpast-stop-'));
   dirs.push(dir);
   const url = `sqlite:${join(dir, 'stop.db')}`;
   const port = await freePort();
   // its own process group, as a service manager starts it; only the top pid is signalled below
-  const npm = spawn('npm', ['start'], {
+  const top = spawn(cmd, args, {
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, PORT: String(port), READPAST_DATABASE_URL: url, READPAST_WORKERS: '2' },
   });
   let output = '';
-  npm.stdout.on('data', (d) => (output += d));
-  npm.stderr.on('data', (d) => (output += d));
-  const pgid = npm.pid!;
+  top.stdout.on('data', (d) => (output += d));
+  top.stderr.on('data', (d) => (output += d));
+  const pgid = top.pid!;
   try {
-    await until(`npm start answering on :${port}\n${output}`, 60_000, async () =>
+    await until(`${cmd} ${args.join(' ')} answering on :${port}\n${output}`, 60_000, async () =>
       (await get(`http://127.0.0.1:${port}/api/stats`))?.status === 200 ? true : undefined,
     );
     const rp = await openReadpast({ url });
@@ -44,7 +48,7 @@ test('SIGTERM to npm (the top process of `npm start`) stops the dashboard and it
       expect(groupProcesses(pgid).some((p) => p.includes('next'))).toBe(true);
 
       const signalled = Date.now();
-      process.kill(npm.pid!, 'SIGTERM');
+      process.kill(top.pid!, signal);
       await until(`the port free\n${output}`, GRACE_MS + 5000, async () => ((await listening(port)) ? undefined : true), 200);
       await until(
         `no process left in the group: ${groupProcesses(pgid).join('; ')}\n${output}`,
@@ -57,11 +61,26 @@ test('SIGTERM to npm (the top process of `npm start`) stops the dashboard and it
       const after = await rp.status(token);
       expect(after.status).toBe('pending');
       expect(after.history[0]?.outcome).not.toBe('running');
-      console.log(`npm start stopped by SIGTERM to npm only: port free and no process left after ${stoppedMs} ms`);
+      return stoppedMs;
     } finally {
       await rp.close();
     }
   } finally {
     killGroup(pgid);
   }
+}
+
+test('SIGTERM to npm (the top process of `npm start`) stops the dashboard and its workers; nothing outlives it', async () => {
+  const stoppedMs = await startThenSignal('npm', ['start'], 'SIGTERM');
+  console.log(`npm start stopped by SIGTERM to npm only: port free and no process left after ${stoppedMs} ms`);
+}, 120_000);
+
+test('SIGTERM to `node bin/start.mjs` run directly stops the dashboard and its workers; nothing outlives it', async () => {
+  const stoppedMs = await startThenSignal(process.execPath, ['bin/start.mjs'], 'SIGTERM');
+  console.log(`node bin/start.mjs stopped by SIGTERM: port free and no process left after ${stoppedMs} ms`);
+}, 120_000);
+
+test('the Next.js server stops gracefully when its parent is gone (bin/start.mjs killed with SIGKILL)', async () => {
+  const stoppedMs = await startThenSignal(process.execPath, ['bin/start.mjs'], 'SIGKILL');
+  console.log(`bin/start.mjs killed hard: the server noticed, gave its task back and stopped after ${stoppedMs} ms`);
 }, 120_000);

@@ -115,7 +115,14 @@ describe('readpast alert', () => {
       ['http://[::1]:9/', '::1 is a loopback address'],
       ['http://169.254.169.254/latest/meta-data/', '169.254.169.254 is a link-local address (the cloud metadata service)'],
       ['http://[fd00:ec2::254]/', 'fd00:ec2::254 is a link-local address (the cloud metadata service)'],
+      ['http://169.254.1.1/', '169.254.1.1 is a link-local address'],
+      ['http://[fe80::1]/', 'fe80::1 is a link-local address'],
       ['http://10.0.0.5/', '10.0.0.5 is a private address'],
+      ['http://172.16.5.4/', '172.16.5.4 is a private address'],
+      ['http://172.31.255.254/', '172.31.255.254 is a private address'],
+      ['http://192.168.0.10/', '192.168.0.10 is a private address'],
+      ['http://[fc00::1]/', 'fc00::1 is a private address'],
+      ['http://[fdff::1]/', 'fdff::1 is a private address'],
       ['http://100.64.0.1/', '100.64.0.1 is a shared address (carrier-grade NAT, 100.64.0.0/10)'],
       ['http://0.0.0.0:9/', '0.0.0.0 is an unspecified address'],
       ['http://224.0.0.1/', '224.0.0.1 is a multicast address'],
@@ -144,5 +151,5 @@ describe('readpast alert', () => {
     const bad = await cli(['alert', 'list'], { env: { ...env, READPAST_WEBHOOK_ALLOW: '10.0.0.0/8,10.0.0.0/33' } });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('READPAST_WEBHOOK_ALLOW: "10.0.0.0/33" is not a CIDR, an IP address or a host name');
-  }, 180_000); // fifteen processes
+  }, 240_000); // twenty-two processes
 });
