@@ -1,4 +1,4 @@
-// The layer rules of ARCHITECTURE.md / DESIGN.md ("dependencies point down only"), checked by
+// The layer rules of ARCHITECTURE.md ("dependencies point down only"), checked by
 // `npm run check:layers` (part of `npm test`). lib/layers.test.ts proves that the rules can fail.
 //
 //   app/, components/     pages, route handlers, server actions; components are client code
