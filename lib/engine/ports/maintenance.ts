@@ -1,0 +1,23 @@
+// Housekeeping any process with a pool may run (lib/engine/maintenance.ts).
+import type { FireReport, PruneResult, RescueResult } from '../types';
+import type { FiredAlert } from '../alert-types';
+
+/** Housekeeping any process with a pool may run; every method is idempotent across processes. */
+export interface MaintenancePort {
+  /** expired leases: attempt → abandoned, task → pending (run at once) or dead when out of attempts */
+  rescueExpired(): Promise<RescueResult>;
+  /** workers in state `running` whose heartbeat is older than `staleMs` become `lost`; returns how many */
+  markLostWorkers(staleMs: number): Promise<number>;
+  /** delete terminal tasks finished before `olderThan`, with their log rows; old stopped workers */
+  prune(olderThan: Date): Promise<PruneResult>;
+  /** record the pending depth for the current second of the metrics series */
+  sampleDepth(): Promise<void>;
+  /**
+   * Fire every due schedule (rules: lib/engine/schedules.ts planFires): each fire inserts its task and
+   * advances the schedule in one transaction, unique per (schedule, tick), so any number of processes
+   * calling at once create exactly one task per tick. `now` defaults to the store's clock (tests pass one).
+   */
+  fireDue(now?: Date): Promise<FireReport[]>;
+  /** judge the enabled alert rules now and record what fires (lib/engine/alerts.ts evaluateAlerts; de-duplicated) */
+  evaluateAlerts(now?: Date): Promise<FiredAlert[]>;
+}

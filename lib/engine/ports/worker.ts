@@ -1,0 +1,56 @@
+// What a worker process needs of a store: its workers' lives, claims, settlements, and the sql/procedure
+// tasks it runs (the pool, lib/engine/pool.ts, and the attempt runner, run.ts).
+import type {
+  AttemptResult,
+  AttemptOutputBatch,
+  ClaimedTask,
+  ClaimOptions,
+  HeartbeatInput,
+  HeartbeatResult,
+  OutputStream,
+  SqlRunResult,
+  WorkerRegistration,
+  WorkerSession,
+  WorkerSlot,
+} from '../types';
+
+/** The attempt a `sql` or `procedure` task runs for: the store tags and records its session with it. */
+export interface RunningAttempt {
+  taskId: number;
+  attempt: number;
+  workerId: string;
+  /** the session the attempt was claimed on */
+  session: number;
+  /** where the attempt's output goes (SQL Server: PRINT and error messages as they arrive); absent: not recorded */
+  output?: (stream: OutputStream, line: string) => void;
+}
+
+/** What a worker process needs: its workers' lives, claims, settlements, and running sql/procedure tasks. */
+export interface WorkerPort {
+  registerWorker(reg: WorkerRegistration): Promise<WorkerSession>;
+  /** the worker stopped cleanly (state `stopped`) */
+  deregisterWorker(workerId: string): Promise<void>;
+  /** handler names a worker process can run (shown by the enqueue form, accepted at enqueue) */
+  registerHandlers(names: string[]): Promise<void>;
+  /** renew worker heartbeats and the leases of their running tasks (only leases not yet expired) */
+  heartbeat(input: HeartbeatInput): Promise<HeartbeatResult>;
+  /** claim at most one due task per slot; each claim starts an attempt logged in ExecutionLog */
+  claim(slots: WorkerSlot[], opts: ClaimOptions): Promise<ClaimedTask[]>;
+  /** settle attempts; fenced on (task, worker, attempt) and an unexpired lease: false where the attempt no longer owns the task */
+  finish(results: AttemptResult[]): Promise<boolean[]>;
+  /**
+   * append attempts' buffered log lines and latest progress, kept bounded per attempt (the last
+   * MAX_ATTEMPT_LINES lines / MAX_ATTEMPT_BYTES, the rest counted as dropped); fenced like finish:
+   * false where the attempt no longer owns its task (nothing is written for it)
+   */
+  appendAttemptOutput(batch: AttemptOutputBatch[]): Promise<boolean[]>;
+  /** run a `sql` task's text on the worker's own session */
+  runSql(attempt: RunningAttempt, text: string, signal: AbortSignal): Promise<SqlRunResult>;
+  /** run a `procedure` task on the worker's own session; result = outputs + return code. Stores without procedures refuse. */
+  runProcedure(attempt: RunningAttempt, name: string, params: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
+  /**
+   * Called after this store instance commits something that may make a task claimable
+   * (enqueue, retry, a settled attempt). Lets an in-process pool wake at once.
+   */
+  onWake(listener: () => void): () => void;
+}
