@@ -3,6 +3,7 @@
 // lib/api (which validates every command) and reports failures as a result value — nothing is thrown to
 // the client.
 import { createDemoBatch as createDemo, loadDemoWorkload as enqueueDemo } from '@/lib/api/demo';
+import { ValidationError } from '@/lib/engine/errors';
 import { getEngine, resizePool } from '@/lib/server/engine';
 import { runAction, type ActionResult } from '@/lib/server/actions';
 import type { QueueJson } from '@/lib/api/readpast';
@@ -103,11 +104,21 @@ export async function createDemoBatch(): Promise<ActionResult<{ id: number }>> {
   });
 }
 
+/** The batch actions' argument is `id`: a batch id the front door refuses is named as their caller knows it. */
+async function asIdField<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ValidationError && err.field === 'batchId') throw new ValidationError('id', err.message.replace(/^batchId: /, ''));
+    throw err;
+  }
+}
+
 /** No more tasks: the batch completes once all of its tasks are terminal. */
 export async function releaseBatch(id: number): Promise<ActionResult<{ status: string }>> {
   return run(async () => {
     const { readpast } = await getEngine();
-    return { status: (await readpast.releaseBatch(id)).status };
+    return { status: (await asIdField(() => readpast.releaseBatch(id))).status };
   });
 }
 
@@ -115,7 +126,7 @@ export async function releaseBatch(id: number): Promise<ActionResult<{ status: s
 export async function cancelBatch(id: number): Promise<ActionResult<{ cancelled: number }>> {
   return run(async () => {
     const { readpast } = await getEngine();
-    return { cancelled: (await readpast.cancelBatch(id)).cancelled };
+    return { cancelled: (await asIdField(() => readpast.cancelBatch(id))).cancelled };
   });
 }
 
