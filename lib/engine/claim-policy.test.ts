@@ -198,3 +198,53 @@ describe('claim policy', () => {
     expect(allowed(snap([r, top, next, u], { queues, batches: [batch(1)] }))).toEqual([next.id]);
   });
 });
+
+describe('claim policy: concurrency keys and rate limits', () => {
+  const q = (over: Partial<PolicyQueue> = {}): PolicyQueue => ({ name: 'default', limit: null, paused: false, ...over });
+
+  it('a key at its perKeyLimit waits (key_full); other keys and unkeyed tasks go on', () => {
+    const r = running({ concurrencyKey: 'acme' });
+    const a = task({ concurrencyKey: 'acme' });
+    const b = task({ concurrencyKey: 'globex' });
+    const u = task();
+    const v = verdicts(snap([r, a, b, u], { queues: [q({ perKeyLimit: 1 })] }));
+    expect(v.get(a.id)).toBe('key_full');
+    expect(v.get(b.id)).toBe('eligible');
+    expect(v.get(u.id)).toBe('eligible');
+    // a lapsed lease holds no slot of its key
+    const lapsed = running({ concurrencyKey: 'acme', leaseUntil: at(-1) });
+    expect(verdicts(snap([lapsed, a], { queues: [q({ perKeyLimit: 1 })] })).get(a.id)).toBe('eligible');
+    // keys are binary-compared: 'ACME' is another key
+    const upper = task({ concurrencyKey: 'ACME' });
+    expect(verdicts(snap([r, upper], { queues: [q({ perKeyLimit: 1 })] })).get(upper.id)).toBe('eligible');
+  });
+
+  it('each key of a queue is a lane: heads of every key are allowed, not only the oldest', () => {
+    const a1 = task({ concurrencyKey: 'a' });
+    const a2 = task({ concurrencyKey: 'a' });
+    const b1 = task({ concurrencyKey: 'b' });
+    const l = lanes(snap([a1, a2, b1]));
+    expect(l.size).toBe(2);
+    expect(allowed(snap([a1, a2, b1]))).toEqual([a1.id, b1.id]);
+  });
+
+  it('a full rate window stops the queue; a per-key window stops only its key', () => {
+    const rate = { limit: 2, periodSeconds: 10, perKey: false };
+    const starts = [
+      { queue: 'default', key: 'a', at: at(-9_000) },
+      { queue: 'default', key: 'a', at: at(-1_000) },
+      { queue: 'default', key: 'b', at: at(-11_000) },
+    ];
+    const a = task({ concurrencyKey: 'a' });
+    const b = task({ concurrencyKey: 'b' });
+    const full = { ...snap([a, b], { queues: [q({ rateLimit: rate })] }), starts };
+    expect(verdicts(full).get(a.id)).toBe('rate_limited');
+    expect(verdicts(full).get(b.id)).toBe('rate_limited');
+    const perKey = { ...snap([a, b], { queues: [q({ rateLimit: { ...rate, perKey: true } })] }), starts };
+    expect(verdicts(perKey).get(a.id)).toBe('rate_limited');
+    expect(verdicts(perKey).get(b.id)).toBe('eligible');
+    // a start leaving the window frees a slot
+    const later = { ...full, now: at(2_000) };
+    expect(verdicts(later).get(a.id)).toBe('eligible');
+  });
+});

@@ -5,12 +5,13 @@
 // no I/O, no clock: `now` is part of the snapshot.
 //
 // A pending task is *eligible* when every rule lets it through. Eligible tasks form lanes:
-// the unbatched tasks are one lane, each batch another. A lane's head is its best task (higher
+// the unbatched tasks with no concurrency key are one lane, the unbatched tasks of each (queue, key)
+// another (keys take turns), each batch another. A lane's head is its best task (higher
 // priority first, then the older, i.e. lower id). A claim takes the head of a lane whose head has
 // the top priority among all heads; which of several such lanes wins (the least recently served)
 // is the store's to track, so the model answers with the set of those heads.
 import { firstFailing, type RuleContext, type Verdict } from './claim-rules';
-import type { BatchStatus, OnFailure, TaskStatus } from './types';
+import type { BatchStatus, OnFailure, RateLimit, TaskStatus } from './types';
 
 export { LIVE_BATCH, type Verdict } from './claim-rules';
 
@@ -25,6 +26,8 @@ export interface PolicyTask {
   stage: number | null;
   /** for running tasks: until when the lease holds (null otherwise) */
   leaseUntil: Date | null;
+  /** null or absent: no concurrency key */
+  concurrencyKey?: string | null;
 }
 
 export interface PolicyQueue {
@@ -32,6 +35,10 @@ export interface PolicyQueue {
   /** null = unlimited */
   limit: number | null;
   paused: boolean;
+  /** null or absent: no per-key cap */
+  perKeyLimit?: number | null;
+  /** null or absent: no rate limit */
+  rateLimit?: RateLimit | null;
 }
 
 export interface PolicyBatch {
@@ -49,6 +56,47 @@ export interface ClaimSnapshot {
   /** the claimer's queue filter; null or empty = every queue */
   only: readonly string[] | null;
   now: Date;
+  /** attempt starts (a rate limit counts those in its window); absent: none */
+  starts?: readonly { queue: string; key: string | null; at: Date }[];
+}
+
+/** the map key of a (queue, concurrency key) pair */
+const keyId = (queue: string, key: string | null) => `${queue}\u0000${key ?? ''}`;
+
+/** Running tasks with a live lease per (queue, concurrency key): what a perKeyLimit counts. */
+function heldKeys(s: ClaimSnapshot): Map<string, number> {
+  const held = new Map<string, number>();
+  const now = s.now.getTime();
+  for (const t of s.tasks) {
+    if (t.concurrencyKey == null || t.status !== 'running' || t.leaseUntil === null || t.leaseUntil.getTime() < now) continue;
+    const id = keyId(t.queue, t.concurrencyKey);
+    held.set(id, (held.get(id) ?? 0) + 1);
+  }
+  return held;
+}
+
+/**
+ * A rate window as the claim counts it: the starts of `queue` (of `key` when the rate is per key) in the last
+ * `periodSeconds` — after now − period, up to now — and when the next start is allowed if the window is full.
+ */
+export function rateWindowOf(
+  starts: readonly { queue: string; key: string | null; at: Date }[],
+  queue: string,
+  key: string | null,
+  rate: RateLimit,
+  now: Date,
+): { started: number; nextAt: Date | null } {
+  const from = now.getTime() - rate.periodSeconds * 1000;
+  const inWindow = starts
+    .filter(
+      (x) => x.queue === queue && (!rate.perKey || (x.key ?? null) === key) && x.at.getTime() > from && x.at.getTime() <= now.getTime(),
+    )
+    .map((x) => x.at.getTime())
+    .sort((a, b) => a - b);
+  const started = inWindow.length;
+  // full: the next start waits until enough of the oldest starts leave the window
+  const nextAt = started >= rate.limit ? new Date(inWindow[started - rate.limit]! + rate.periodSeconds * 1000) : null;
+  return { started, nextAt };
 }
 
 const better = (a: PolicyTask, b: PolicyTask) => a.priority > b.priority || (a.priority === b.priority && a.id < b.id);
@@ -102,6 +150,7 @@ export function verdicts(s: ClaimSnapshot): Map<number, Verdict> {
   const only = s.only?.length ? new Set(s.only) : null;
   const queues = new Map(s.queues.map((q) => [q.name, q]));
   const held = heldTokens(s);
+  const keys = heldKeys(s);
   const batches = batchStates(s);
   const out = new Map<number, Verdict>();
   for (const t of s.tasks) {
@@ -122,21 +171,32 @@ export function verdicts(s: ClaimSnapshot): Map<number, Verdict> {
             running: b.running,
           }
         : null,
+      key:
+        t.concurrencyKey != null && q?.perKeyLimit != null
+          ? { name: t.concurrencyKey, limit: q.perKeyLimit, held: keys.get(keyId(t.queue, t.concurrencyKey)) ?? 0 }
+          : null,
+      rate: q?.rateLimit
+        ? { ...q.rateLimit, ...rateWindowOf(s.starts ?? [], t.queue, t.concurrencyKey ?? null, q.rateLimit, s.now) }
+        : null,
     };
     out.set(t.id, firstFailing(c)?.verdict ?? 'eligible');
   }
   return out;
 }
 
-/** Eligible tasks by lane: `null` = the unbatched lane, otherwise the batch id. */
-export function lanes(s: ClaimSnapshot): Map<number | null, PolicyTask[]> {
+/**
+ * Eligible tasks by lane: `null` = the unbatched tasks with no concurrency key, a number = that batch, a
+ * string = the unbatched tasks of one (queue, concurrency key).
+ */
+export function lanes(s: ClaimSnapshot): Map<number | string | null, PolicyTask[]> {
   const v = verdicts(s);
-  const out = new Map<number | null, PolicyTask[]>();
+  const out = new Map<number | string | null, PolicyTask[]>();
   for (const t of s.tasks) {
     if (v.get(t.id) !== 'eligible') continue;
-    const lane = out.get(t.batchId) ?? [];
+    const id = t.batchId ?? (t.concurrencyKey == null ? null : keyId(t.queue, t.concurrencyKey));
+    const lane = out.get(id) ?? [];
     lane.push(t);
-    out.set(t.batchId, lane);
+    out.set(id, lane);
   }
   return out;
 }

@@ -26,7 +26,9 @@ export type Verdict =
   | 'batch_closed'
   | 'stage_waits'
   | 'batch_aborted'
-  | 'batch_full';
+  | 'batch_full'
+  | 'key_full'
+  | 'rate_limited';
 
 /** Batches whose tasks may still start: a cancelled or completed batch starts nothing. */
 export const LIVE_BATCH: readonly BatchStatus[] = ['open', 'released', 'aborted'];
@@ -34,7 +36,15 @@ export const LIVE_BATCH: readonly BatchStatus[] = ['open', 'released', 'aborted'
 /** What the rules look at: one task (null: a queue's ready work as a whole), its queue and its batch. */
 export interface RuleContext {
   now: Date;
-  task: { status: TaskStatus; queue: string; runAfter: Date; batchId: number | null; stage: number | null } | null;
+  task: {
+    status: TaskStatus;
+    queue: string;
+    runAfter: Date;
+    batchId: number | null;
+    stage: number | null;
+    /** null: no concurrency key */
+    concurrencyKey?: string | null;
+  } | null;
   queue: {
     paused: boolean;
     /** null = unlimited */
@@ -56,6 +66,16 @@ export interface RuleContext {
     /** running tasks of the batch, live lease or not (an expired lease still runs until it is rescued) */
     running: number;
   } | null;
+  /**
+   * the task's concurrency key under its queue's perKeyLimit (null: no key, no per-key limit, or the queue as
+   * a whole): `held` = running tasks of the key with a live lease, as the queue limit counts
+   */
+  key: { name: string; limit: number; held: number } | null;
+  /**
+   * the queue's rate limit (null: none): `started` = attempts started in the last `periodSeconds` — of the
+   * task's key when the rate is per key (the tasks with no key share one window), else of the queue
+   */
+  rate: { limit: number; periodSeconds: number; perKey: boolean; started: number; nextAt: Date | null } | null;
 }
 
 export interface ClaimRule {
@@ -225,6 +245,38 @@ export const CLAIM_RULES = [
       };
     },
   },
+  {
+    name: 'under_key_limit',
+    verdict: 'key_full',
+    of: 'task',
+    holds: (c) => c.key === null || c.key.held < c.key.limit,
+    why: (c, f) => {
+      const { name, held, limit } = c.key!;
+      const holders = f.key ? holdersText(f.key.holders) : '';
+      return {
+        reason: 'key_full',
+        detail: { queue: c.task!.queue, key: name, held, limit, holders: f.key?.holders ?? [] },
+        text: `Key ${name}: ${held} of ${limit} running${holders ? ` (token ${holders})` : ''}`,
+      };
+    },
+  },
+  {
+    name: 'under_rate_limit',
+    verdict: 'rate_limited',
+    of: 'queue',
+    holds: (c) => c.rate === null || c.rate.started < c.rate.limit,
+    why: (c) => {
+      const { limit, periodSeconds, perKey, started, nextAt } = c.rate!;
+      const key = perKey ? (c.task?.concurrencyKey ?? null) : null;
+      const whose = perKey ? (key === null ? ' (tasks with no key)' : ` for key ${key}`) : '';
+      const next = nextAt ? `; next start ${whyIn(nextAt, c.now)}` : '';
+      return {
+        reason: 'rate_limited',
+        detail: { limit, periodSeconds, perKey, key, started, nextAt: nextAt?.toISOString() ?? null },
+        text: `Rate limit${whose}: ${started} of ${limit} started in the last ${periodSeconds} s${next}`,
+      };
+    },
+  },
 ] as const satisfies readonly ClaimRule[];
 
 export type ClaimRuleName = (typeof CLAIM_RULES)[number]['name'];
@@ -251,6 +303,8 @@ export const VERDICT_WHY: Record<Verdict, readonly WhyReason[]> = {
   stage_waits: ['stage_wait'],
   batch_aborted: ['stage_wait'],
   batch_full: ['stage_wait'],
+  key_full: ['key_full'],
+  rate_limited: ['rate_limited'],
 };
 
 /**

@@ -60,6 +60,22 @@ export const MAX_DEDUP_KEY_LENGTH = 200;
 export const MIN_CONCURRENCY_LIMIT = 1;
 export const MAX_CONCURRENCY_LIMIT = 10_000;
 
+/** The longest concurrency key, in characters (binary-compared, like queue names). */
+export const MAX_CONCURRENCY_KEY_LENGTH = 200;
+
+/** Range of a queue's per-key limit: running tasks of one concurrency key (null = none). */
+export const MIN_PER_KEY_LIMIT = 1;
+export const MAX_PER_KEY_LIMIT = 10_000;
+
+/** The longest `keyFrom` JSON path, in characters. */
+export const MAX_KEY_FROM_LENGTH = 200;
+
+/** Range of a queue's rate limit: at most `limit` attempts start in any window of `periodSeconds`. */
+export const MIN_RATE_LIMIT = 1;
+export const MAX_RATE_LIMIT = 1_000_000;
+export const MIN_RATE_PERIOD_SECONDS = 1;
+export const MAX_RATE_PERIOD_SECONDS = 86_400;
+
 /** Range of a batch's `maxParallel` (null = no cap). */
 export const MIN_BATCH_PARALLEL = 1;
 export const MAX_BATCH_PARALLEL = 10_000;

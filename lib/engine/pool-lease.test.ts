@@ -15,6 +15,7 @@ const task = (workerId: string, session: number): ClaimedTask => ({
   command: 'test.quick',
   payload: null,
   priority: 0,
+  concurrencyKey: null,
   attempt: 1,
   maxAttempts: 3,
   timeoutMs: null,

@@ -17,6 +17,7 @@ const task = (id: number, slot: WorkerSlot): ClaimedTask => ({
   command: 'test.run',
   payload: { id },
   priority: 0,
+  concurrencyKey: null,
   attempt: 1,
   maxAttempts: 3,
   timeoutMs: null,

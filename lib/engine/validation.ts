@@ -5,8 +5,12 @@ import { ValidationError } from './errors';
 import {
   MAX_ATTEMPTS,
   MAX_BATCH_PARALLEL,
+  MAX_CONCURRENCY_KEY_LENGTH,
   MAX_CONCURRENCY_LIMIT,
   MAX_DEDUP_KEY_LENGTH,
+  MAX_PER_KEY_LIMIT,
+  MAX_RATE_LIMIT,
+  MAX_RATE_PERIOD_SECONDS,
   MAX_HANDLER_NAME_LENGTH,
   MAX_PAYLOAD_BYTES,
   MAX_PRIORITY,
@@ -16,13 +20,17 @@ import {
   MIN_ATTEMPTS,
   MIN_BATCH_PARALLEL,
   MIN_CONCURRENCY_LIMIT,
+  MIN_PER_KEY_LIMIT,
   MIN_PRIORITY,
+  MIN_RATE_LIMIT,
+  MIN_RATE_PERIOD_SECONDS,
   MIN_STAGE,
   MIN_TIMEOUT_MS,
   PROCEDURE_NAME,
   QUEUE_NAME,
   QUEUE_NAME_RULE,
 } from './limits';
+import { keyFromProblem } from './keys';
 import { canonicalZone, cronProblem } from './schedules';
 import type { EnqueueInput, ScheduleInput, TaskKind } from './types';
 
@@ -55,16 +63,35 @@ export const enqueueRequest = z.strictObject({
   maxAttempts: intIn(MIN_ATTEMPTS, MAX_ATTEMPTS).optional(),
   timeoutMs: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
   dedupKey: z.string().min(1).max(MAX_DEDUP_KEY_LENGTH).optional(),
+  concurrencyKey: z.string().min(1).max(MAX_CONCURRENCY_KEY_LENGTH).optional(),
   batchId: intIn(1, Number.MAX_SAFE_INTEGER).optional(),
   stage: intIn(MIN_STAGE, MAX_STAGE).optional(),
 });
+
+/** A queue's `keyFrom`: a JSON path into the payload (lib/engine/keys.ts). */
+export const keyFrom = z.string().superRefine((path, ctx) => {
+  const problem = keyFromProblem(path);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+/** A queue's rate limit: at most `limit` attempts start in any window of `periodSeconds`. */
+export const rateLimit = z.strictObject({
+  limit: intIn(MIN_RATE_LIMIT, MAX_RATE_LIMIT),
+  periodSeconds: intIn(MIN_RATE_PERIOD_SECONDS, MAX_RATE_PERIOD_SECONDS),
+  perKey: z.boolean().default(false),
+});
+
+const QUEUE_PATCH_FIELDS = ['concurrencyLimit', 'paused', 'perKeyLimit', 'keyFrom', 'rateLimit'] as const;
 
 export const queuePatch = z
   .strictObject({
     concurrencyLimit: z.union([intIn(MIN_CONCURRENCY_LIMIT, MAX_CONCURRENCY_LIMIT), z.null()]).optional(),
     paused: z.boolean().optional(),
+    perKeyLimit: z.union([intIn(MIN_PER_KEY_LIMIT, MAX_PER_KEY_LIMIT), z.null()]).optional(),
+    keyFrom: z.union([keyFrom, z.null()]).optional(),
+    rateLimit: z.union([rateLimit, z.null()]).optional(),
   })
-  .refine((p) => p.concurrencyLimit !== undefined || p.paused !== undefined, { message: 'give concurrencyLimit and/or paused' });
+  .refine((p) => QUEUE_PATCH_FIELDS.some((f) => p[f] !== undefined), { message: `give one or more of ${QUEUE_PATCH_FIELDS.join(', ')}` });
 
 export const batchRequest = z.strictObject({
   maxParallel: z.union([intIn(MIN_BATCH_PARALLEL, MAX_BATCH_PARALLEL), z.null()]).optional(),

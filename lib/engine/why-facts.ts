@@ -14,6 +14,8 @@ export const WHY_REASONS = [
   'stage_wait',
   'no_worker',
   'not_pending',
+  'key_full',
+  'rate_limited',
 ] as const;
 export type WhyReason = (typeof WHY_REASONS)[number];
 
@@ -28,6 +30,8 @@ export interface WhyTaskFacts {
   maxAttempts: number;
   batchId: number | null;
   stage: number | null;
+  /** null: no concurrency key */
+  concurrencyKey: string | null;
   startedAt: Date | null;
   finishedAt: Date | null;
 }
@@ -40,6 +44,10 @@ export interface WhyQueueFacts {
   held: number;
   /** who holds them (task token, worker), oldest first */
   holders: { token: string | null; workerId: string | null }[];
+  /** running tasks of each concurrency key, at most (null: none) */
+  perKeyLimit: number | null;
+  /** the rate window now, as the claim counts it (null: no rate limit); per key: the task's key's window */
+  rate: { limit: number; periodSeconds: number; perKey: boolean; started: number; nextAt: Date | null } | null;
   /** the newest change that paused the queue, while it is paused */
   pausedBy: { by: string; at: Date } | null;
   /** pending split; for a queue's own answer (ready: due now) */
@@ -76,6 +84,8 @@ export interface WhyFacts {
   task: WhyTaskFacts | null;
   queue: WhyQueueFacts;
   batch: WhyBatchFacts | null;
+  /** the task's key under a perKeyLimit: running tasks of it with a live lease, and who runs them (oldest first) */
+  key?: { name: string; held: number; holders: { token: string | null; workerId: string | null }[] } | null;
   workers: WhyWorkerFacts;
 }
 

@@ -37,10 +37,10 @@ function batchFacts(b: BatchView | null): WhyBatchFacts | null {
  * with a live lease at `now`, token or not (a task claimed while the queue was unlimited holds none but
  * counts; a token whose attempt lost its lease is free to grant again).
  */
-async function holding(reads: ReadModel, queue: string, now: Date): Promise<TaskView[]> {
+async function holding(reads: ReadModel, queue: string, now: Date, concurrencyKey?: string): Promise<TaskView[]> {
   const out: TaskView[] = [];
   for (let cursor: number | undefined; ; ) {
-    const page = await reads.listTasks({ status: 'running', queue, cursor, limit: 200 });
+    const page = await reads.listTasks({ status: 'running', queue, concurrencyKey, cursor, limit: 200 });
     out.push(...page.items.filter((t) => t.leaseUntil !== null && t.leaseUntil.getTime() >= now.getTime()));
     if (page.nextCursor === null) return out;
     cursor = page.nextCursor;
@@ -53,6 +53,8 @@ export async function queueFacts(
   name: string,
   bd: PendingBreakdown | undefined,
   now: Date,
+  /** the task's concurrency key (a per-key rate window is the key's) */
+  key: string | null = null,
 ): Promise<WhyQueueFacts> {
   const limited = q?.concurrencyLimit != null;
   const [holders, changes] = await Promise.all([
@@ -60,11 +62,14 @@ export async function queueFacts(
     q?.paused ? reads.queueChanges(name, PAUSE_CHANGES) : Promise.resolve([]),
   ]);
   const pause = changes.find((c) => c.field === 'paused' && c.newValue === 'true');
+  const rate = q?.rateLimit ? await reads.rateWindow(name, key) : null;
   const pending = q?.pending ?? 0;
   return {
     name,
     paused: q?.paused ?? false,
     concurrencyLimit: q?.concurrencyLimit ?? null,
+    perKeyLimit: q?.perKeyLimit ?? null,
+    rate: rate && { limit: rate.limit, periodSeconds: rate.periodSeconds, perKey: rate.perKey, started: rate.started, nextAt: rate.nextAt },
     held: holders.length,
     // oldest first
     holders: holders.reverse().map((t) => ({ token: t.token, workerId: t.workerId })),
@@ -91,6 +96,7 @@ export async function whyOfTask(reads: ReadModel, task: TaskView, now: Date): Pr
       maxAttempts: task.maxAttempts,
       batchId: task.batchId,
       stage: task.stage,
+      concurrencyKey: task.concurrencyKey,
       startedAt: task.startedAt,
       finishedAt: task.finishedAt,
     },
@@ -100,6 +106,8 @@ export async function whyOfTask(reads: ReadModel, task: TaskView, now: Date): Pr
       name: task.queue,
       paused: false,
       concurrencyLimit: null,
+      perKeyLimit: null,
+      rate: null,
       held: 0,
       holders: [],
       pausedBy: null,
@@ -122,6 +130,13 @@ export async function whyOfTask(reads: ReadModel, task: TaskView, now: Date): Pr
     task.queue,
     undefined,
     now,
+    task.concurrencyKey,
   );
-  return whyNotRunning({ ...facts, queue, batch: batchFacts(batch), workers: workerFacts(workers, handlers, task.queue) });
+  // the key's running tasks with a live lease, as the claim counts them (rule under_key_limit)
+  const keyed = task.concurrencyKey !== null && queue.perKeyLimit !== null;
+  const keyHolders = keyed ? (await holding(reads, task.queue, now, task.concurrencyKey!)).reverse() : [];
+  const key = keyed
+    ? { name: task.concurrencyKey!, held: keyHolders.length, holders: keyHolders.map((t) => ({ token: t.token, workerId: t.workerId })) }
+    : null;
+  return whyNotRunning({ ...facts, queue, batch: batchFacts(batch), key, workers: workerFacts(workers, handlers, task.queue) });
 }

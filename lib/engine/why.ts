@@ -37,6 +37,9 @@ function ruleContext(f: WhyFacts): RuleContext {
       failedStage: min(b.stages.filter((s) => s.dead > 0).map((s) => s.stage)),
       running: b.stages.reduce((n, s) => n + s.running, 0),
     },
+    key:
+      t?.concurrencyKey != null && q.perKeyLimit !== null ? { name: t.concurrencyKey, limit: q.perKeyLimit, held: f.key?.held ?? 0 } : null,
+    rate: q.rate,
   };
 }
 

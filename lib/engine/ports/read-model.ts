@@ -10,12 +10,14 @@ import type {
   BatchView,
   FailureGroupQuery,
   FingerprintGroup,
+  KeyUsage,
   MetricPoint,
   Page,
   PendingBreakdown,
   QueueChange,
   QueueCounts,
   QueueView,
+  RateUsage,
   RunningView,
   ScheduleView,
   TaskDetail,
@@ -50,6 +52,13 @@ export interface ReadModel {
   listQueues(): Promise<QueueView[]>;
   /** recorded queue changes, newest first */
   queueChanges(queue: string | null, limit: number): Promise<QueueChange[]>;
+  /** a queue's concurrency keys with running or pending tasks: most running first, then most pending (top `limit`) */
+  queueKeys(queue: string, limit: number): Promise<KeyUsage[]>;
+  /**
+   * a rate-limited queue's window now (null: no rate limit): for a per-key rate, the window of `key` (null: the
+   * tasks with no key); otherwise the queue's (`key` ignored)
+   */
+  rateWindow(queue: string, key: string | null): Promise<RateUsage | null>;
   /** token grants of one queue, or of all */
   listTokens(queue: string | null): Promise<TokenView[]>;
   getBatch(id: number): Promise<BatchView | null>;

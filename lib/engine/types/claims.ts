@@ -21,6 +21,8 @@ export interface ClaimedTask {
   command: string;
   payload: unknown;
   priority: number;
+  /** the task's concurrency key (null: none) */
+  concurrencyKey: string | null;
   /** 1-based number of this attempt */
   attempt: number;
   maxAttempts: number;

@@ -42,6 +42,8 @@ export interface TaskFilter {
   sub?: PendingSub;
   /** exact command (handler name, procedure name, SQL text) */
   command?: string;
+  /** exact concurrency key (binary-compared) */
+  concurrencyKey?: string;
   /** priority within [priorityMin, priorityMax] */
   priorityMin?: number;
   priorityMax?: number;

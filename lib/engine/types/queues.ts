@@ -9,6 +9,38 @@ export interface QueueSettings {
   timeoutMs: number | null;
   /** base of the exponential backoff */
   backoffMs: number;
+  /** running tasks of each concurrency key, at most (null = no per-key cap; the queue's limit still holds) */
+  perKeyLimit: number | null;
+  /** a JSON path (`$.customerId`) a task without a concurrencyKey gets its key from, out of its payload */
+  keyFrom: string | null;
+  /** at most `limit` attempts start in any window of `periodSeconds` (null = no rate limit) */
+  rateLimit: RateLimit | null;
+}
+
+/** A queue's rate limit: at most `limit` attempt starts in any window of `periodSeconds`. */
+export interface RateLimit {
+  limit: number;
+  periodSeconds: number;
+  /** true: the window is kept per concurrency key (tasks with no key share one window) */
+  perKey: boolean;
+}
+
+/** A rate-limited queue's window now: starts in the last `periodSeconds` (per key: of its busiest key). */
+export interface RateUsage {
+  limit: number;
+  periodSeconds: number;
+  perKey: boolean;
+  /** attempts started in the window (per key: the busiest key's) */
+  started: number;
+  /** when the next start is allowed, when the window is full (null: a start is allowed now) */
+  nextAt: Date | null;
+}
+
+/** One concurrency key of a queue: its running (live lease) and pending tasks. */
+export interface KeyUsage {
+  key: string;
+  running: number;
+  pending: number;
 }
 
 export interface QueueCounts {
@@ -24,6 +56,12 @@ export interface QueuePatch {
   /** null = unlimited; 1 = singleton */
   concurrencyLimit?: number | null;
   paused?: boolean;
+  /** null = no per-key cap */
+  perKeyLimit?: number | null;
+  /** null = no derived key */
+  keyFrom?: string | null;
+  /** null = no rate limit */
+  rateLimit?: RateLimit | null;
 }
 
 export interface QueueView extends QueueSettings {
@@ -31,7 +69,12 @@ export interface QueueView extends QueueSettings {
   running: number;
   /** tokens granted right now (limited queues only) */
   granted: number;
+  /** the rate window now (rate-limited queues only) */
+  rate: RateUsage | null;
 }
+
+/** The queue settings an operator changes live, each recorded as a QueueChange (rateLimit as `60/60s`, `60/60s per key`, or `none`). */
+export type QueueChangeField = 'concurrencyLimit' | 'paused' | 'perKeyLimit' | 'keyFrom' | 'rateLimit';
 
 export interface QueueChange {
   id: number;
@@ -39,7 +82,7 @@ export interface QueueChange {
   at: Date;
   /** who or where from: `cli`, `api`, `dashboard`, a user name */
   changedBy: string;
-  field: 'concurrencyLimit' | 'paused';
+  field: QueueChangeField;
   oldValue: string;
   newValue: string;
 }

@@ -41,6 +41,12 @@ export interface EnqueueInput {
   timeoutMs?: number | null;
   /** unique among non-terminal tasks; a duplicate returns the existing token */
   dedupKey?: string | null;
+  /**
+   * the task's concurrency key (≤ 200 characters, binary-compared): its queue's perKeyLimit caps the running
+   * tasks of each key, keys take turns, and a per-key rate limit keeps a window per key. Absent: derived from
+   * the payload by the queue's `keyFrom`, if it has one.
+   */
+  concurrencyKey?: string | null;
   /** free text: who enqueued (cli, api, dashboard, a user name) */
   caller?: string | null;
   /** a batch created with createBatch, and the stage (0-based) within it */
@@ -101,6 +107,8 @@ export interface TaskView {
   maxAttempts: number;
   timeoutMs: number | null;
   dedupKey: string | null;
+  /** given at enqueue or derived from the payload by the queue's keyFrom; null: none */
+  concurrencyKey: string | null;
   caller: string | null;
   batchId: number | null;
   stage: number | null;
