@@ -100,6 +100,36 @@ describe('whyNotRunning: each reason', () => {
     expect(whyNotRunning(facts({ queue: { ...full, held: 1 } })).reason).toBe('ready');
   });
 
+  it('key_full: n of n running for the key, with the holders', () => {
+    const w = whyNotRunning({
+      ...facts({ task: { concurrencyKey: 'acme' }, queue: { perKeyLimit: 1 } }),
+      key: { name: 'acme', held: 1, holders: [{ token: 'cccccccc-3333', workerId: 'w3' }] },
+    });
+    expect(w).toMatchObject({ reason: 'key_full', detail: { key: 'acme', held: 1, limit: 1 } });
+    expect(w.text).toBe('Key acme: 1 of 1 running (token cccccccc on w3)');
+    // another key of the same queue, or no per-key limit, is ready
+    const other = whyNotRunning({
+      ...facts({ task: { concurrencyKey: 'globex' }, queue: { perKeyLimit: 1 } }),
+      key: { name: 'globex', held: 0, holders: [] },
+    });
+    expect(other.reason).toBe('ready');
+    expect(whyNotRunning(facts({ task: { concurrencyKey: 'acme' } })).reason).toBe('ready');
+  });
+
+  it('rate_limited: started of limit in the window, and when the next start is', () => {
+    const rate = { limit: 60, periodSeconds: 60, perKey: false, started: 60, nextAt: new Date(now.getTime() + 14_000) };
+    const w = whyNotRunning(facts({ queue: { rate } }));
+    expect(w).toMatchObject({ reason: 'rate_limited', detail: { limit: 60, periodSeconds: 60, started: 60 } });
+    expect(w.text).toBe('Rate limit: 60 of 60 started in the last 60 s; next start in 14s');
+    const perKey = whyNotRunning(
+      facts({ task: { concurrencyKey: 'acme' }, queue: { rate: { ...rate, perKey: true, limit: 5, started: 5 } } }),
+    );
+    expect(perKey.text).toMatch(/^Rate limit for key acme: 5 of 5 started in the last 60 s/);
+    expect(whyNotRunning(facts({ queue: { rate: { ...rate, started: 59, nextAt: null } } })).reason).toBe('ready');
+    // the queue's own answer names the window too
+    expect(whyNotRunning(facts({ task: null, queue: { rate } })).reason).toBe('rate_limited');
+  });
+
   it('stage_wait: a later stage waits for the active one', () => {
     const batch = {
       id: 7,
