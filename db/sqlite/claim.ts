@@ -87,8 +87,9 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
     const want = slots.length - out.length;
     const cap = capacity(db, now);
     const excluded = JSON.stringify(cap.excluded);
+    const noKey = JSON.stringify(cap.noKey);
     const lanes: LaneState[] = [];
-    const unbatched = stmt(db, S.UNBATCHED_HEADS).all({ excluded, noKey: JSON.stringify(cap.noKey), queues: queuesJson, now, limit: want });
+    const unbatched = stmt(db, S.UNBATCHED_HEADS).all({ excluded, noKey, queues: queuesJson, now, limit: want });
     if (unbatched.length) lanes.push(lane(null, null, null, unbatchedServedAt, want, unbatched as Candidate[]));
     for (const k of keyLanes(db, { excluded, queues: queuesJson, now, limit: Math.max(want, KEY_LANES) })) {
       const room = k.per_key_limit === null ? want : Math.min(want, k.per_key_limit - k.running);
@@ -97,8 +98,16 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
         headPriority: k.head_priority,
       });
     }
-    for (const l of batchLanes(db, want, { excluded, queues: queuesJson, now }, startedIn)) {
-      const items = stmt(db, S.BATCH_HEADS).all({ excluded, queues: queuesJson, batch: l.batchId, stage: l.stage, now, limit: l.room });
+    for (const l of batchLanes(db, want, { excluded, noKey, queues: queuesJson, now }, startedIn)) {
+      const items = stmt(db, S.BATCH_HEADS).all({
+        excluded,
+        noKey,
+        queues: queuesJson,
+        batch: l.batchId,
+        stage: l.stage,
+        now,
+        limit: l.room,
+      });
       if (items.length) lanes.push(lane(l.batchId, l.stage, null, l.servedAt, l.room, items as Candidate[]));
     }
     if (lanes.length === 0) break;
@@ -275,7 +284,7 @@ interface BatchLane {
 function batchLanes(
   db: Db,
   max: number,
-  filter: { excluded: string; queues: string | null; now: number },
+  filter: { excluded: string; noKey: string; queues: string | null; now: number },
   startedIn: ReadonlyMap<number, number>,
 ): BatchLane[] {
   const rows = stmt(db, S.LIVE_BATCHES).all(filter) as {

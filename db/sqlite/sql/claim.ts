@@ -59,6 +59,21 @@ const HEAD_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.pr
 const QUEUE_FILTER = `AND t.queue NOT IN (SELECT value FROM json_each(@excluded))
   AND ${R.in_queue_filter}`;
 
+/** Whether the per-key rate window of a key (SQL expressions) of queue row `q` is full (@now). */
+const keyRateFull = (q: string, queue: string, key: string) => `(${q}.rate_limit IS NOT NULL AND ${q}.rate_per_key = 1
+          AND (SELECT COUNT(*) FROM RateSlots s WHERE s.queue = ${queue} AND s.rate_key = ${key}
+            AND s.used_at > @now - ${q}.rate_period_s * 1000) >= ${q}.rate_limit)`;
+
+/**
+ * A task (`t`) flow control lets start now (@now, @noKey): a task with no key outside the queues whose window of
+ * the tasks with no key is full; a keyed one under its queue's per-key limit and with room in its key's rate window.
+ */
+const FLOW_OK = `(CASE WHEN t.concurrency_key IS NULL THEN t.queue NOT IN (SELECT value FROM json_each(@noKey))
+        ELSE NOT EXISTS (SELECT 1 FROM Queues fq WHERE fq.name = t.queue AND ((fq.per_key_limit IS NOT NULL
+          AND (SELECT COUNT(*) FROM Tasks r WHERE r.queue = t.queue AND r.concurrency_key = t.concurrency_key
+            AND r.status IN ('pending', 'running') AND r.status = 'running' AND r.lease_until >= @now) >= fq.per_key_limit)
+          OR ${keyRateFull('fq', 't.queue', 't.concurrency_key')})) END)`;
+
 /** At most this many batch lanes per claim round. */
 export const MAX_LANES = 500;
 
@@ -78,7 +93,7 @@ export const LIVE_BATCHES = `SELECT x.id, x.max_parallel, x.served_at, x.stage, 
         AND ${R.under_batch_max_parallel}
         AND ${R.not_after_failed_stage}
         AND EXISTS (SELECT 1 FROM Tasks t WHERE ${R.pending} AND ${R.batch_exists} AND t.stage = x.stage
-          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER})
+          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER} AND ${FLOW_OK})
       ORDER BY x.served_at, x.id LIMIT ${MAX_LANES}`;
 
 /**
@@ -108,8 +123,7 @@ export const KEY_LANES = `SELECT k.queue, k.concurrency_key, k.served_at, q.per_
         AND (@queues IS NULL OR k.queue IN (SELECT value FROM json_each(@queues)))
         AND head_priority IS NOT NULL
         AND (q.per_key_limit IS NULL OR running < q.per_key_limit)
-        AND (q.rate_limit IS NULL OR q.rate_per_key = 0 OR (SELECT COUNT(*) FROM RateSlots s WHERE s.queue = k.queue
-          AND s.rate_key = k.concurrency_key AND s.used_at > @now - q.rate_period_s * 1000) < q.rate_limit)
+        AND NOT ${keyRateFull('q', 'k.queue', 'k.concurrency_key')}
       ORDER BY k.served_at, k.queue, k.concurrency_key LIMIT @limit`;
 
 /** The due unbatched tasks of one key in dequeue order (@queue, @key, @now, @limit); matches Tasks_key_dequeue. */
@@ -121,7 +135,7 @@ export const MARK_KEY_SERVED = 'UPDATE ConcurrencyKeys SET served_at = ? WHERE q
 
 /** The due tasks of one batch's stage in dequeue order (@batch, @stage, @now, …); matches Tasks_batch_dequeue. */
 export const BATCH_HEADS = `SELECT ${HEAD_COLUMNS} FROM Tasks t WHERE ${R.pending} AND t.batch_id = @batch AND t.stage = @stage
-          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER} ORDER BY t.priority DESC, t.id LIMIT @limit`;
+          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER} AND ${FLOW_OK} ORDER BY t.priority DESC, t.id LIMIT @limit`;
 
 export const MARK_SERVED = 'UPDATE Batches SET served_at = ? WHERE id = ?';
 
