@@ -29,6 +29,23 @@ export function flowControlTests(factory: StoreFactory) {
       expect(running.items.map((t) => t.token)).toEqual([first.token]);
     });
 
+    it('full keys never crowd out one that can run, however many they are (filtered before any LIMIT)', async () => {
+      const { store } = h();
+      await store.commands.setQueue('fm', { perKeyLimit: 1 }, 'contract');
+      const many = Array.from({ length: 150 }, () => ({ kind: 'handler' as const, command: 'demo.echo', payload: null, queue: 'fm' }));
+      await store.commands.enqueueMany(many.flatMap((t, i) => [t, t].map((x) => ({ ...x, concurrencyKey: `k${i}` }))));
+      const w = await h().worker();
+      const first = await store.worker.claim(Array(150).fill(w), { leaseMs: LONG_LEASE });
+      expect(new Set(first.map((c) => c.concurrencyKey)).size).toBe(150);
+      // a key served after all of them: the 150 full keys come first in the turns, and must not hide it
+      const late = [await h().add({ queue: 'fm', concurrencyKey: 'late' }), await h().add({ queue: 'fm', concurrencyKey: 'late' })];
+      const served = await h().claimOne(w);
+      expect(served.token).toBe(late[0]);
+      expect(await h().succeed(served)).toBe(true);
+      expect((await h().claimOne(w)).token).toBe(late[1]);
+      await h().claimNone(w);
+    });
+
     it('a key slot is released by success, failure, cancel and a lapsed lease (then rescued)', async () => {
       const { store } = h();
       await store.commands.setQueue('fr', { perKeyLimit: 1 }, 'contract');
