@@ -96,6 +96,41 @@ export function flowControlTests(factory: StoreFactory) {
       await expect(long).rejects.toMatchObject({ field: 'payload' });
     });
 
+    it("keys are derived in a caller's transaction and for a schedule's fires too", async () => {
+      const { store } = h();
+      await store.commands.setQueue('kt', { keyFrom: '$.tenant' }, 'contract');
+      const [one, two] = await store.commands.transaction(async (tx) => [
+        await tx.enqueue({ kind: 'handler', command: 'demo.echo', payload: { tenant: 't1' }, queue: 'kt' }),
+        ...(await tx.enqueueMany([{ kind: 'handler', command: 'demo.echo', payload: null, queue: 'kt', concurrencyKey: 'given' }])),
+      ]);
+      expect((await h().task(one!.token)).concurrencyKey).toBe('t1');
+      expect((await h().task(two!.token)).concurrencyKey).toBe('given');
+      const schedule = {
+        name: 'keyed',
+        cron: '0 * * * *',
+        timezone: 'UTC',
+        kind: 'handler' as const,
+        command: 'demo.echo',
+        queue: 'kt',
+        priority: 0,
+        maxAttempts: null,
+        timeoutMs: null,
+        misfire: 'skip' as const,
+        overlap: 'allow' as const,
+        enabled: true,
+        source: 'dashboard' as const,
+        declared: true,
+      };
+      await store.commands.createSchedule({ ...schedule, payload: { tenant: 't9' } }, new Date(Date.now() + 3_600_000), 'contract');
+      const fired = await store.commands.runSchedule('keyed', 'contract');
+      expect((await h().task(fired!.token)).concurrencyKey).toBe('t9');
+      // a fire whose key would be too long fires with no key, never blocking the other schedules
+      const long = { ...schedule, name: 'long', payload: { tenant: 'x'.repeat(201) } };
+      await store.commands.createSchedule(long, new Date(Date.now() + 3_600_000), 'contract');
+      const plain = await store.commands.runSchedule('long', 'contract');
+      expect((await h().task(plain!.token)).concurrencyKey).toBeNull();
+    });
+
     it('keys are compared as written: case and accents make different keys', async () => {
       const { store } = h();
       await store.commands.setQueue('fb', { perKeyLimit: 1 }, 'contract');
