@@ -15,6 +15,9 @@ const bin = join(root, 'bin', 'readpast.mjs');
 const RUNS = Number(process.env.BENCH_CLI_RUNS ?? 7);
 const TARGET_S = 0.35;
 
+// BENCH_ONLY=keys runs that case of bin/bench.ts alone: nothing here then
+if (process.env.BENCH_ONLY) process.exit(0);
+
 if (libState(root) !== 'current') {
   console.log('bench-cli: building dist/ first (npm run build:lib)…');
   execFileSync('npm', ['run', '--silent', 'build:lib'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });

@@ -1,11 +1,13 @@
 // `npm run bench`: throughput, latency and bulk-enqueue figures of the embedded SQLite store, next to
 // this machine's ceiling (a bare better-sqlite3 claim+complete loop over a plain table, same batch
-// size, same file settings). The last line printed is one JSON object.
+// size, same file settings), and the cost of concurrency keys (bin/bench-keys.ts). The last line printed is
+// one JSON object. BENCH_ONLY=keys runs the keys case alone.
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openReadpast } from '../lib/api/open';
+import { benchKeys } from './bench-keys';
 
 const N = Number(process.env.BENCH_TASKS ?? 60_000);
 const BULK = Number(process.env.BENCH_BULK ?? 100_000);
@@ -74,6 +76,11 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function main() {
+  if (process.env.BENCH_ONLY === 'keys') {
+    console.log(JSON.stringify(await benchKeys(dir, log)));
+    rmSync(dir, { recursive: true, force: true });
+    return;
+  }
   log(`readpast bench: ${N} tasks, pool of ${CONCURRENCY}, bulk ${BULK}, latency at ${LATENCY_RATE}/s for ${LATENCY_SECONDS}s`);
   const rawClaimLoopPerSec = rawClaimLoop(join(dir, 'raw.db'), N, 1);
   log(`raw claim+complete loop, one task per transaction (ratio reference): ${Math.round(rawClaimLoopPerSec)}/s`);
@@ -150,6 +157,8 @@ async function main() {
   const latencyP99Ms = percentile(lats, 99);
   log(`latency over ${lats.length} tasks: p50 ${latencyP50Ms} ms, p99 ${latencyP99Ms} ms (metrics points: ${points.length})`);
 
+  const keys = await benchKeys(dir, log);
+
   rmSync(dir, { recursive: true, force: true });
   const round = (x: number) => Math.round(x);
   console.log(
@@ -162,6 +171,10 @@ async function main() {
       ratio: Math.round((processedPerSec / rawClaimLoopPerSec) * 1000) / 1000,
       rawBatchLoopPerSec: round(rawBatchLoopPerSec),
       batchRatio: Math.round((processedPerSec / rawBatchLoopPerSec) * 1000) / 1000,
+      keyedPerSec: keys.keyedPerSec,
+      noKeyPerSec: keys.noKeyPerSec,
+      keysRatio: keys.keysRatio,
+      keysTarget: keys.keysTarget,
     }),
   );
 }

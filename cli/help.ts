@@ -5,11 +5,13 @@ import {
   MAX_BATCH_PARALLEL,
   MAX_CONCURRENCY_LIMIT,
   MAX_DASHBOARD_WORKERS,
+  MAX_PER_KEY_LIMIT,
   MAX_PRIORITY,
   MAX_STAGE,
   MIN_ATTEMPTS,
   MIN_BATCH_PARALLEL,
   MIN_CONCURRENCY_LIMIT,
+  MIN_PER_KEY_LIMIT,
   MIN_PRIORITY,
   MIN_STAGE,
 } from '../lib/engine/limits';
@@ -28,7 +30,8 @@ Commands:
   stats [--json]             task counts by status per queue; workers and their heartbeat age
   retry TOKEN                run a dead or cancelled task again
   cancel TOKEN               cancel a pending task, or ask a running one to stop
-  queue set NAME …           change a queue's concurrency limit live, pause or resume it
+  queue set NAME …           change a queue's limits live (also per key, keyFrom, rate), pause or resume it
+  queue show NAME            one queue: limits, per-key limit, keyFrom, rate window, top keys
   queue list [--json]        every queue: limit, paused, running, pending, granted tokens; recent changes
   queue tokens [NAME]        a limited queue's tokens and who holds them
   batch create [options]     start a batch of staged tasks; prints its id alone on stdout
@@ -137,6 +140,9 @@ Options:
   --run-at ISO         not before this time, e.g. 2030-01-01T09:00:00Z
   --timeout-ms N       abort an attempt after N ms (outcome timed_out)
   --dedup-key K        unique among unfinished tasks; a duplicate prints the existing token
+  --key K              its concurrency key (≤ 200 characters, e.g. a customer id): the queue's
+                       per-key limit and per-key rate count it, keys take turns (default: the
+                       key the queue's keyFrom path finds in the payload, if any)
   --batch ID           add the task to an open batch (see 'readpast help batch'); exit 3 when
                        there is no such batch, 4 when it is released or finished
   --stage K            its stage in the batch, ${MIN_STAGE} to ${MAX_STAGE} (default 0); needs --batch
@@ -164,12 +170,14 @@ up). Exit 3 when no task has that token, 4 when the task is not dead or cancelle
 Cancels a pending task at once; a running task is asked to stop through its AbortSignal.
 Exit 3 when no task has that token, 4 when the task is already finished.`,
 
-  queue: `Usage: readpast queue set NAME (--limit N | --unlimited) [--pause | --resume] [--json]
+  queue: `Usage: readpast queue set NAME [--limit N | --unlimited] [--pause | --resume]
+                 [--per-key-limit N|none] [--key-from PATH|none] [--rate RATE|none [--rate-per-key]] [--json]
+       readpast queue show NAME [--keys N] [--json]
        readpast queue list [--json]
        readpast queue tokens [NAME] [--json]
 
-set      Changes a queue's concurrency limit and/or pauses it, live, for every worker on the
-         database (the queue is created if it does not exist yet). Give at least one of:
+set      Changes a queue's limits and/or pauses it, live, for every worker on the database (the
+         queue is created if it does not exist yet). Give at least one of:
            --limit N      at most N of the queue's tasks run at once, across all processes
                           (${MIN_CONCURRENCY_LIMIT} to ${MAX_CONCURRENCY_LIMIT}; 1 = singleton). Raising takes effect on the next claim;
                           lowering never stops running tasks, it grants nothing until fewer
@@ -177,10 +185,23 @@ set      Changes a queue's concurrency limit and/or pauses it, live, for every w
            --unlimited    no limit (cannot be combined with --limit)
            --pause        workers claim none of the queue's tasks (running ones finish)
            --resume       claim them again (cannot be combined with --pause)
+           --per-key-limit N   at most N running tasks per concurrency key (${MIN_PER_KEY_LIMIT} to ${MAX_PER_KEY_LIMIT}),
+                          on top of --limit; none: no per-key cap. Keys take turns either way.
+           --key-from PATH     a task enqueued without --key gets its key from its payload at
+                          this JSON path ($.customerId, $.order.tenant, $.items[0].id); none: off
+           --rate RATE    at most LIMIT attempts start in any window of PERIOD: 60/1m, 20/2s,
+                          1000/1h, 5/1d (or seconds: 100/30); '20/2s per key' or --rate-per-key
+                          keeps a window per key; none: no rate limit. A task over the rate
+                          waits (no attempt spent) until a start is allowed
          Prints the queue as one line (--json: {name, concurrencyLimit, paused, pending,
-         running, granted, …}). The change is recorded with who made it: cli:$USER (or cli).
-list     Every queue with its limit, paused state, running, pending and granted tokens, then
-         the recorded changes, newest first (when, by whom, old → new).
+         running, granted, perKeyLimit, keyFrom, rateLimit, rate, keys, …}). Each change is
+         recorded with who made it: cli:$USER (or cli).
+show     One queue: its limits, flow control, the rate window now (started of limit, when the
+         next start is allowed), the top keys by running then pending (--keys N, default 10) and
+         its recent changes. --json: the queue as list prints it, with keys and changes.
+         Exit 3 when there is no queue NAME.
+list     Every queue with its limit, paused state, running, pending and granted tokens, per-key
+         limit and rate, then the recorded changes, newest first (when, by whom, old → new).
          --json: {queues: [...], changes: [{queue, at, changedBy, field, oldValue, newValue}]}.
 tokens   The concurrency tokens of queue NAME (of every limited queue without NAME): token
          number, free or granted, and for a grant the task token, attempt, worker, session,
@@ -333,7 +354,7 @@ export const COMMAND_NAMES = [
 
 /** Commands with subcommands; `readpast help queue set` shows the `queue` page. */
 export const SUBCOMMANDS = {
-  queue: ['set', 'list', 'tokens'],
+  queue: ['set', 'show', 'list', 'tokens'],
   batch: ['create', 'status', 'wait', 'release', 'cancel'],
   schedule: ['add', 'list', 'show', 'pause', 'resume', 'run', 'remove'],
   alert: ['add', 'list', 'show', 'test', 'remove'],

@@ -27,6 +27,7 @@ const FIELD_FLAGS: Record<string, string> = {
   maxAttempts: '--max-attempts',
   timeoutMs: '--timeout-ms',
   dedupKey: '--dedup-key',
+  concurrencyKey: '--key',
   batchId: '--batch',
   stage: '--stage',
 };
@@ -45,6 +46,7 @@ export async function run(argv: string[]): Promise<number> {
       'run-at': { type: 'string' },
       'timeout-ms': { type: 'string' },
       'dedup-key': { type: 'string' },
+      key: { type: 'string' },
       batch: { type: 'string' },
       stage: { type: 'string' },
       handlers: { type: 'string' },
@@ -71,6 +73,7 @@ export async function run(argv: string[]): Promise<number> {
   if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
   if (values['run-at'] !== undefined) request.runAt = values['run-at'];
   if (values['dedup-key'] !== undefined) request.dedupKey = values['dedup-key'];
+  if (values.key !== undefined) request.concurrencyKey = values.key;
   if (values.batch !== undefined) request.batchId = batchIdArg(values.batch, '--batch');
   const stage = intFlag('--stage', values.stage, MIN_STAGE, MAX_STAGE);
   if (stage !== undefined) {

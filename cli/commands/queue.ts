@@ -1,13 +1,23 @@
-// readpast queue set NAME (--limit N | --unlimited) [--pause | --resume] [--json]
+// readpast queue set NAME [--limit N | --unlimited] [--pause | --resume] [--per-key-limit N|none]
+//                         [--key-from PATH|none] [--rate LIMIT/PERIOD|none [--rate-per-key]] [--json]
+// readpast queue show NAME [--keys N] [--json]
 // readpast queue list [--json]
 // readpast queue tokens [NAME] [--json]
 import { ValidationError } from '../../lib/engine/errors';
 import { MAX_CONCURRENCY_LIMIT, MIN_CONCURRENCY_LIMIT } from '../../lib/engine/limits';
 import { cliActor, intFlag, parseFlags, positionals, queueArg, subcommand } from '../args';
 import { print, withContext } from '../context';
+import { MAX_KEYS_LISTED } from '../../lib/api/queues';
 import { EXIT, UsageError } from '../errors';
 import { SUBCOMMANDS } from '../help';
-import { formatQueueLine, formatQueues, formatTokens } from '../format-queues';
+import { flowFlagOf, flowPatch, FLOW_OPTIONS, type FlowPatch } from '../flow-flags';
+import { formatQueueLine, formatQueues, formatQueueShow, formatTokens } from '../format-queues';
+
+/** `queue show`: the top keys (default) and the recent changes it prints. */
+const SHOW_KEYS = 10;
+const SHOW_CHANGES = 10;
+
+const FLOW_FLAGS = '--per-key-limit, --key-from, --rate';
 
 async function set(argv: string[]): Promise<number> {
   const { values, positionals: rest } = parseFlags({
@@ -17,6 +27,7 @@ async function set(argv: string[]): Promise<number> {
       unlimited: { type: 'boolean' },
       pause: { type: 'boolean' },
       resume: { type: 'boolean' },
+      ...FLOW_OPTIONS,
       json: { type: 'boolean' },
     },
     strict: true,
@@ -25,13 +36,14 @@ async function set(argv: string[]): Promise<number> {
   const name = queueArg(positionals(rest, ['NAME'])[0]!);
   if (values.limit !== undefined && values.unlimited) throw new UsageError('--limit', 'cannot be combined with --unlimited');
   if (values.pause && values.resume) throw new UsageError('--pause', 'cannot be combined with --resume');
-  const patch: { concurrencyLimit?: number | null; paused?: boolean } = {};
+  const patch: FlowPatch & { concurrencyLimit?: number | null; paused?: boolean } = flowPatch(values);
   const limit = intFlag('--limit', values.limit, MIN_CONCURRENCY_LIMIT, MAX_CONCURRENCY_LIMIT);
   if (limit !== undefined) patch.concurrencyLimit = limit;
   if (values.unlimited) patch.concurrencyLimit = null;
   if (values.pause) patch.paused = true;
   if (values.resume) patch.paused = false;
-  if (Object.keys(patch).length === 0) throw new UsageError('--limit', 'give --limit N, --unlimited, --pause or --resume');
+  if (Object.keys(patch).length === 0)
+    throw new UsageError('--limit', `give --limit N, --unlimited, --pause or --resume (or ${FLOW_FLAGS})`);
 
   return withContext({}, async ({ readpast }) => {
     let view;
@@ -39,12 +51,31 @@ async function set(argv: string[]): Promise<number> {
       view = await readpast.setQueue(name, patch, cliActor());
     } catch (err) {
       if (err instanceof ValidationError) {
-        const flag = err.field === 'name' ? 'NAME' : err.field === 'paused' ? '--pause' : '--limit';
+        const flag = err.field === 'name' ? 'NAME' : err.field === 'paused' ? '--pause' : (flowFlagOf(err.field) ?? '--limit');
         throw new UsageError(flag, err.message.slice(err.field.length + 2) || err.message);
       }
       throw err;
     }
     print(values.json ? JSON.stringify(view, null, 2) : formatQueueLine(view));
+    return EXIT.ok;
+  });
+}
+
+async function show(argv: string[]): Promise<number> {
+  const { values, positionals: rest } = parseFlags({
+    args: argv,
+    options: { keys: { type: 'string' }, json: { type: 'boolean' } },
+    strict: true,
+    allowPositionals: true,
+  });
+  const name = queueArg(positionals(rest, ['NAME'])[0]!);
+  const topKeys = intFlag('--keys', values.keys, 1, MAX_KEYS_LISTED) ?? SHOW_KEYS;
+  return withContext({}, async ({ readpast }) => {
+    // an unknown queue is exit 3 (NotFoundError)
+    const view = await readpast.queue(name);
+    const [keys, changes] = await Promise.all([readpast.queueKeys(name, topKeys), readpast.queueChanges(name, SHOW_CHANGES)]);
+    const shown = { ...view, keys, changes };
+    print(values.json ? JSON.stringify(shown, null, 2) : formatQueueShow(shown));
     return EXIT.ok;
   });
 }
@@ -85,5 +116,6 @@ export async function run(argv: string[]): Promise<number> {
   const [sub, rest] = subcommand(argv, SUBCOMMANDS.queue);
   if (sub === 'set') return set(rest);
   if (sub === 'list') return list(rest);
+  if (sub === 'show') return show(rest);
   return tokens(rest);
 }

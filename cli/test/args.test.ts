@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defaultRegistry } from '../../lib/engine/handlers';
 import { intFlag, jsonFlag, queuesFlag, toUsageError } from '../args';
 import { UsageError } from '../errors';
+import { flowFlagOf, flowPatch } from '../flow-flags';
 import { loadHandlersModule } from '../handlers-module';
 import { main } from '../main';
 import { tempDb, type TempDb } from './helpers';
@@ -89,7 +90,7 @@ describe('readpast argument errors', () => {
     [[...E, '--batch', '0'], /--batch: not a batch id/],
     [[...E, '--batch', '1', '--stage', '10001'], /--stage: must be an integer from 0 to 10000/],
     [[...E, '--batch', '1', '--stage', '-1'], /--stage: .*--stage=VALUE/],
-    [['queue'], /^readpast queue: SUBCOMMAND: missing \(one of set, list, tokens\)/],
+    [['queue'], /^readpast queue: SUBCOMMAND: missing \(one of set, show, list, tokens\)/],
     [['queue', '--json'], /SUBCOMMAND: missing/],
     [['queue', 'frob'], /SUBCOMMAND: unknown "frob"/],
     [['queue', 'set'], /^readpast queue set: NAME: missing/],
@@ -104,6 +105,22 @@ describe('readpast argument errors', () => {
     [['queue', 'set', "x'; DROP TABLE Tasks;--", '--limit', '1'], /NAME: .* is not a queue name/],
     [['queue', 'set', 'q', 'r', '--pause'], /unexpected argument "r"/],
     [['queue', 'list', 'extra'], /^readpast queue list: unexpected argument "extra"/],
+    [['queue', 'set', 'q', '--per-key-limit', '0'], /^readpast queue set: --per-key-limit: must be an integer from 1 to 10000, or none/],
+    [['queue', 'set', 'q', '--per-key-limit', 'one'], /--per-key-limit: must be an integer/],
+    [['queue', 'set', 'q', '--per-key-limit'], /--per-key-limit: needs a value/],
+    [['queue', 'set', 'q', '--key-from', 'customerId'], /^readpast queue set: --key-from: must be a JSON path like \$\.customerId/],
+    [['queue', 'set', 'q', '--key-from', '$..a'], /--key-from: must be a JSON path/],
+    [['queue', 'set', 'q', '--rate', '60'], /^readpast queue set: --rate: must be LIMIT\/PERIOD, e\.g\. 60\/1m/],
+    [['queue', 'set', 'q', '--rate', '60/1w'], /--rate: must be LIMIT\/PERIOD/],
+    [['queue', 'set', 'q', '--rate', '0/1m'], /--rate: the limit must be from 1 to 1000000/],
+    [['queue', 'set', 'q', '--rate', '5/2d'], /--rate: the period must be from 1 s to 86400 s/],
+    [['queue', 'set', 'q', '--rate-per-key'], /--rate-per-key: needs --rate LIMIT\/PERIOD/],
+    [['queue', 'set', 'q', '--rate', 'none', '--rate-per-key'], /--rate-per-key: needs a rate/],
+    [['queue', 'show'], /^readpast queue show: NAME: missing/],
+    [['queue', 'show', 'bad name'], /NAME: "bad name" is not a queue name/],
+    [['queue', 'show', 'q', '--keys', '0'], /--keys: must be an integer from 1 to 100/],
+    [[...E, '--key', ''], /^readpast enqueue: --key: must not be empty/],
+    [[...E, '--key', 'k'.repeat(201)], /--key: at most 200 characters/],
     [['queue', 'tokens', 'a', 'b'], /unexpected argument "b"/],
     [['queue', 'tokens', 'bad name'], /NAME: "bad name" is not a queue name/],
     [['batch'], /^readpast batch: SUBCOMMAND: missing/],
@@ -164,12 +181,16 @@ describe('readpast argument errors', () => {
     const q = await run(['queue', 'tokens', 'no.such.queue']);
     expect(q.code).toBe(3);
     expect(q.stderr).toBe('readpast queue tokens: no queue no.such.queue\n');
+    const shown = await run(['queue', 'show', 'no.such.queue']);
+    expect(shown.code).toBe(3);
+    expect(shown.stderr).toBe('readpast queue show: no queue no.such.queue\n');
   });
 
   it('help covers the queue and batch subcommands and exit code 5', async () => {
     const general = await run(['help']);
     for (const line of [
       'queue set NAME',
+      'queue show NAME',
       'queue list',
       'queue tokens',
       'batch create',
@@ -183,6 +204,9 @@ describe('readpast argument errors', () => {
     expect(general.stdout).toMatch(/5\s+timed out/);
     const queue = await run(['help', 'queue']);
     expect(queue.stdout).toContain('--unlimited');
+    for (const flag of ['--per-key-limit N|none', '--key-from PATH|none', '--rate RATE|none', '--rate-per-key', '--keys N'])
+      expect(queue.stdout).toContain(flag);
+    expect((await run(['help', 'enqueue'])).stdout).toContain('--key K');
     expect((await run(['help', 'queue', 'set'])).stdout).toBe(queue.stdout);
     expect((await run(['queue', 'set', '--help'])).stdout).toBe(queue.stdout);
     const batch = await run(['help', 'batch']);
@@ -225,6 +249,38 @@ describe('flag value helpers', () => {
     expect(() => jsonFlag('--payload', "{'a':1}")).toThrow(/--payload: invalid JSON/);
     expect(queuesFlag('--queues', 'a, b,a')).toEqual(['a', 'b']);
     expect(() => queuesFlag('--queues', '')).toThrow(/--queues/);
+  });
+
+  it('read the flow-control flags of queue set, none clearing each', () => {
+    expect(flowPatch({})).toEqual({});
+    expect(flowPatch({ 'per-key-limit': '1', 'key-from': '$.customerId', rate: '60/1m' })).toEqual({
+      perKeyLimit: 1,
+      keyFrom: '$.customerId',
+      rateLimit: { limit: 60, periodSeconds: 60, perKey: false },
+    });
+    expect(flowPatch({ 'per-key-limit': 'none', 'key-from': 'NONE', rate: 'none' })).toEqual({
+      perKeyLimit: null,
+      keyFrom: null,
+      rateLimit: null,
+    });
+    const perKey = { limit: 20, periodSeconds: 2, perKey: true };
+    expect(flowPatch({ rate: '20/2s', 'rate-per-key': true })).toEqual({ rateLimit: perKey });
+    expect(flowPatch({ rate: '20/2s per key' })).toEqual({ rateLimit: perKey });
+    expect(flowPatch({ rate: '1000/1h' }).rateLimit).toEqual({ limit: 1000, periodSeconds: 3600, perKey: false });
+    expect(flowPatch({ 'key-from': ' $.items[0].id ' }).keyFrom).toBe('$.items[0].id');
+    for (const [flags, message] of [
+      [{ 'per-key-limit': '10001' }, /^--per-key-limit: must be an integer from 1 to 10000, or none \(got "10001"\)$/],
+      [{ 'per-key-limit': '1.5' }, /^--per-key-limit:/],
+      [{ 'key-from': 'customerId' }, /^--key-from: must be a JSON path/],
+      [{ rate: 'fast' }, /^--rate: must be LIMIT\/PERIOD.* \(got "fast"\)$/],
+      [{ 'rate-per-key': true }, /^--rate-per-key:/],
+    ] as const) {
+      expect(() => flowPatch(flags), JSON.stringify(flags)).toThrow(message);
+    }
+    expect(flowFlagOf('rateLimit.periodSeconds')).toBe('--rate');
+    expect(flowFlagOf('perKeyLimit')).toBe('--per-key-limit');
+    expect(flowFlagOf('keyFrom')).toBe('--key-from');
+    expect(flowFlagOf('paused')).toBeNull();
   });
 
   it('leave errors other than parseArgs ones alone', () => {

@@ -121,6 +121,100 @@ describe('readpast queue without a worker', () => {
   });
 });
 
+describe('readpast queue flow control', () => {
+  let db: TempDb;
+  beforeAll(() => {
+    db = tempDb();
+  });
+  afterAll(() => db.cleanup());
+
+  const show = async (name: string) =>
+    JSON.parse(await cliOk(['queue', 'show', name, '--json'], db)) as QueueJson & { changes: ChangeJson[] };
+
+  it('queue set takes a per-key limit, a keyFrom path and a rate; show lists them, the window and the top keys', async () => {
+    const line = await cliOk(['queue', 'set', 'exports', '--per-key-limit', '1', '--key-from', '$.customerId', '--rate', '60/1m'], db);
+    expect(line).toBe('queue exports: limit unlimited, running 0, pending 0, granted 0, per key 1, key from $.customerId, rate 60/1m\n');
+    for (const c of ['acme', 'acme', 'beta']) {
+      const payload = JSON.stringify({ customerId: c });
+      expect((await cliOk(['enqueue', '--handler', 'demo.echo', '--queue', 'exports', '--payload', payload], db)).trim()).toMatch(UUID);
+    }
+    // an explicit key wins over the one keyFrom finds
+    const given = (
+      await cliOk(['enqueue', '--handler', 'demo.echo', '--queue', 'exports', '--key', 'zeta', '--payload', '{"customerId":"acme"}'], db)
+    ).trim();
+    expect((await statusOf(given, db)).concurrencyKey).toBe('zeta');
+
+    const q = await show('exports');
+    expect(q).toMatchObject({
+      name: 'exports',
+      perKeyLimit: 1,
+      keyFrom: '$.customerId',
+      rateLimit: { limit: 60, periodSeconds: 60, perKey: false },
+      rate: { limit: 60, periodSeconds: 60, perKey: false, started: 0, nextAt: null },
+      pending: 4,
+    });
+    expect(q.keys).toEqual([
+      { key: 'acme', running: 0, pending: 2 },
+      { key: 'beta', running: 0, pending: 1 },
+      { key: 'zeta', running: 0, pending: 1 },
+    ]);
+    expect(q.changes.map((c) => [c.field, c.oldValue, c.newValue])).toEqual([
+      ['rateLimit', 'none', '60/1m'],
+      ['keyFrom', 'none', '$.customerId'],
+      ['perKeyLimit', 'none', '1'],
+    ]);
+
+    const human = await cliOk(['queue', 'show', 'exports', '--keys', '2'], db);
+    expect(human).toMatch(/^per-key limit\s+1$/m);
+    expect(human).toMatch(/^key from\s+\$\.customerId$/m);
+    expect(human).toMatch(/^rate\s+60\/1m$/m);
+    expect(human).toMatch(/^window\s+0 of 60 started in the last 60 s; a start is allowed now$/m);
+    expect(human).toMatch(/^KEY\s+RUNNING\s+PENDING\n^acme\s+0\s+2\n^beta\s+0\s+1$/m);
+    expect(human).not.toMatch(/^zeta/m);
+    // queue list shows the flow control under the table, which keeps its columns
+    const list = await cliOk(['queue', 'list'], db);
+    expect(list).toMatch(/^QUEUE\s+LIMIT\s+PAUSED\s+RUNNING\s+PENDING\s+GRANTED$/m);
+    expect(list).toMatch(/^exports\s+per key 1, key from \$\.customerId, rate 60\/1m$/m);
+  });
+
+  it('a per-key rate, then none clears each setting; every change is recorded', async () => {
+    await cliOk(['queue', 'set', 'mailer', '--rate', '20/2s', '--rate-per-key'], db);
+    expect((await show('mailer')).rateLimit).toEqual({ limit: 20, periodSeconds: 2, perKey: true });
+    await cliOk(['queue', 'set', 'mailer', '--rate', '100/1h per key', '--per-key-limit', '3'], db);
+    expect((await show('mailer')).rateLimit).toEqual({ limit: 100, periodSeconds: 3600, perKey: true });
+    const json = JSON.parse(
+      await cliOk(['queue', 'set', 'mailer', '--rate', 'none', '--per-key-limit', 'none', '--key-from', 'none', '--json'], db),
+    ) as QueueJson;
+    expect(json).toMatchObject({ perKeyLimit: null, keyFrom: null, rateLimit: null, rate: null });
+    expect((await show('mailer')).changes.map((c) => `${c.field} ${c.oldValue} -> ${c.newValue}`)).toEqual([
+      'rateLimit 100/1h per key -> none',
+      'perKeyLimit 3 -> none',
+      'rateLimit 20/2s per key -> 100/1h per key',
+      'perKeyLimit none -> 3',
+      'rateLimit none -> 20/2s per key',
+    ]);
+  });
+
+  it('refuses bad flow-control values with exit 2 naming the flag, changing nothing', async () => {
+    const before = await show('exports');
+    const cases: [string[], RegExp][] = [
+      [['queue', 'set', 'exports', '--per-key-limit', '0'], /^readpast queue set: --per-key-limit: must be an integer from 1 to 10000/],
+      [['queue', 'set', 'exports', '--key-from', 'customer id'], /^readpast queue set: --key-from: must be a JSON path/],
+      [['queue', 'set', 'exports', '--rate', '60 per minute'], /^readpast queue set: --rate: must be LIMIT\/PERIOD/],
+      [['queue', 'set', 'exports', '--rate', '2000000/1m'], /^readpast queue set: --rate: the limit must be from 1 to 1000000/],
+      [['enqueue', '--handler', 'demo.echo', '--queue', 'exports', '--key', 'k'.repeat(201)], /^readpast enqueue: --key: at most 200/],
+      [['queue', 'show', 'nosuchqueue'], /^readpast queue show: no queue nosuchqueue$/m],
+    ];
+    const results = await limited(cases, 3, ([args]) => cli(args, db));
+    for (const [i, [args, message]] of cases.entries()) {
+      const r = results[i]!;
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(args[1] === 'show' ? 3 : 2);
+      expect(r.stderr).toMatch(message);
+    }
+    expect(await show('exports')).toEqual(before);
+  });
+});
+
 describe('readpast queue with a worker', () => {
   let db: TempDb;
   let worker: WorkerProcess | undefined;

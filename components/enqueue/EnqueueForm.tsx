@@ -24,6 +24,8 @@ import { Card } from '../ui/Card';
 import { Notice } from '../ui/States';
 import { cx } from '../ui/cx';
 import { checkInt, checkJson, EXAMPLES, QUEUE_RE } from './fields';
+import { DemoHelp } from './DemoHelp';
+import { MAX_KEY_CHARS, OptionalText } from './OptionalText';
 import { usePostTask } from './postTask';
 import { ProcedureFields, ProcedureHelp, useProcedureForm } from './ProcedureFields';
 import { useStoreInfo } from './storeInfo';
@@ -43,6 +45,7 @@ function EnqueueFormControl() {
   const [maxAttempts, setMaxAttempts] = useState('');
   const [timeoutMs, setTimeoutMs] = useState('');
   const [dedupKey, setDedupKey] = useState('');
+  const [concurrencyKey, setConcurrencyKey] = useState('');
   const [serverError, setServerError] = useState<{ error: string; field?: string } | null>(null);
   const [done, setDone] = useState<{ token: string; command: string } | null>(null);
 
@@ -69,7 +72,8 @@ function EnqueueFormControl() {
         : sql.trim()
           ? null
           : 'SQL text is required';
-  const invalid = !json.ok || !!prio.error || !!attempts.error || !!timeout.error || !!queueError || !!commandError;
+  const tooLong = [dedupKey, concurrencyKey].some((k) => k.trim().length > MAX_KEY_CHARS);
+  const invalid = tooLong || !json.ok || !!prio.error || !!attempts.error || !!timeout.error || !!queueError || !!commandError;
 
   const submit = useAction(enqueueTask, { toastErrors: false });
   const viaApi = usePostTask();
@@ -91,6 +95,7 @@ function EnqueueFormControl() {
     if (attempts.value !== undefined) input.maxAttempts = attempts.value;
     if (timeout.value !== undefined) input.timeoutMs = timeout.value;
     if (dedupKey.trim()) input.dedupKey = dedupKey.trim();
+    if (concurrencyKey.trim()) input.concurrencyKey = concurrencyKey.trim();
     const r = kind === 'procedure' ? await viaApi.run(input) : await submit.run(input);
     if (r.ok) setDone({ token: r.token, command: String(input.command) });
     else setServerError({ error: r.error, field: r.field });
@@ -300,19 +305,18 @@ function EnqueueFormControl() {
                 />
                 <FieldError id="error-timeoutMs">{timeout.error ?? fieldErr('timeoutMs')}</FieldError>
               </div>
-              <div className="col-span-2 sm:col-span-1">
-                <label htmlFor="e-dedup" className={labelCls}>
-                  Dedup key (optional)
-                </label>
-                <input
-                  id="e-dedup"
-                  data-testid="enqueue-dedup"
-                  className={inputCls}
-                  value={dedupKey}
-                  onChange={(e) => setDedupKey(e.target.value)}
-                />
-                <FieldError id="error-dedupKey">{fieldErr('dedupKey')}</FieldError>
-              </div>
+              {[
+                { id: 'e-dedup', field: 'dedupKey', label: 'Dedup key (optional)', value: dedupKey, set: setDedupKey },
+                {
+                  id: 'e-key',
+                  field: 'concurrencyKey',
+                  label: 'Concurrency key (optional)',
+                  value: concurrencyKey,
+                  set: setConcurrencyKey,
+                },
+              ].map((f) => (
+                <OptionalText key={f.id} {...f} serverError={fieldErr(f.field)} />
+              ))}
             </div>
 
             {serverError && (
@@ -351,23 +355,7 @@ function EnqueueFormControl() {
             <ProcedureHelp />
           </Card>
         ) : (
-          <Card className="p-4">
-            <h2 className="mb-2 text-sm font-semibold text-slate-900">Built-in demo handlers</h2>
-            <ul className="space-y-1.5 text-xs">
-              <li>
-                <code className="font-mono text-slate-800">demo.sleep {'{ms}'}</code> — waits, then succeeds
-              </li>
-              <li>
-                <code className="font-mono text-slate-800">demo.fail {'{message, number?}'}</code> — always fails
-              </li>
-              <li>
-                <code className="font-mono text-slate-800">demo.flaky {'{failTimes}'}</code> — fails its first N attempts
-              </li>
-              <li>
-                <code className="font-mono text-slate-800">demo.echo {'{…}'}</code> — its result is its payload
-              </li>
-            </ul>
-          </Card>
+          <DemoHelp />
         )}
         <p className="px-1 text-xs">
           Failed attempts are retried with exponential backoff until max attempts; then the task is dead and shows on{' '}

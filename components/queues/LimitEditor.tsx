@@ -7,6 +7,7 @@ import { MAX_CONCURRENCY_LIMIT, MIN_CONCURRENCY_LIMIT } from '@/lib/engine/limit
 import { useAction } from '../useAction';
 import { Button } from '../ui/Button';
 import { cx } from '../ui/cx';
+import { EditorNotes } from './EditorNotes';
 import { limitText } from './types';
 
 /** The limit a form value stands for, or an error message. */
@@ -126,16 +127,7 @@ function LimitEditorControl({ queue, limit }: { queue: string; limit: number | n
           </Button>
         )}
       </div>
-      {!parsed.ok && dirty && (
-        <p className="mt-1 text-xs text-rose-700" data-testid="limit-invalid">
-          {parsed.error}
-        </p>
-      )}
-      {error && (
-        <p role="alert" className="mt-1 text-xs text-rose-700" data-testid="limit-error">
-          {error}
-        </p>
-      )}
+      <EditorNotes prefix="limit" invalid={!parsed.ok && dirty ? parsed.error : null} error={error} />
     </form>
   );
 }

@@ -1,10 +1,13 @@
 'use client';
-// Every queue: its running/limit gauge, pending depth, granted tokens, the limit editor and the pause switch.
+// Every queue: its running/limit gauge, pending depth, granted tokens, the limit editor, its flow control (rate
+// window, busiest keys; edited below the list) and the pause switch.
 import Link from 'next/link';
+import { rateText } from '@/lib/engine/keys';
 import { formatNumber } from '../format';
 import { Badge } from '../ui/Badge';
 import { DataTable, type Column } from '../ui/DataTable';
 import { cx } from '../ui/cx';
+import { FlowCell } from './FlowCell';
 import { Gauge } from './Gauge';
 import { LimitEditor } from './LimitEditor';
 import { PauseSwitch } from './PauseSwitch';
@@ -62,11 +65,14 @@ export function QueueList({
   queues,
   selected,
   onSelect,
+  onEditFlow,
   health,
 }: {
   queues: QueueJson[];
   selected: string;
   onSelect: (name: string) => void;
+  /** open the flow-control editor of a queue */
+  onEditFlow: (name: string) => void;
   /** per queue: pending split, oldest ready age, why its work waits (GET /api/why) */
   health?: QueueHealthJson[];
 }) {
@@ -102,6 +108,11 @@ export function QueueList({
         ),
     },
     { key: 'limit', header: 'Limit', cell: (q) => <LimitEditor queue={q.name} limit={q.concurrencyLimit} /> },
+    {
+      key: 'flow',
+      header: <span title="per-key limit, keyFrom path, rate window and the busiest keys">Flow control</span>,
+      cell: (q) => <FlowCell q={q} onEdit={() => onEditFlow(q.name)} />,
+    },
     { key: 'paused', header: 'Pause', cell: (q) => <PauseSwitch queue={q.name} paused={q.paused} /> },
   ];
 
@@ -116,6 +127,8 @@ export function QueueList({
         'data-queue': q.name,
         'data-paused': String(q.paused),
         'data-limit': q.concurrencyLimit === null ? 'unlimited' : String(q.concurrencyLimit),
+        'data-per-key-limit': q.perKeyLimit === null ? 'none' : String(q.perKeyLimit),
+        'data-rate': rateText(q.rateLimit),
       })}
       rowClassName={(q) => (q.name === selected ? 'bg-brand-50' : undefined)}
       phoneRow={(q) => (
@@ -143,6 +156,7 @@ export function QueueList({
             <span className="text-xs text-slate-500">Limit</span>
             <LimitEditor queue={q.name} limit={q.concurrencyLimit} />
           </div>
+          <FlowCell q={q} onEdit={() => onEditFlow(q.name)} />
           <QueueWhy health={healthOf.get(q.name)} />
         </div>
       )}

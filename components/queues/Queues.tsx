@@ -1,5 +1,6 @@
 'use client';
-// Queues: live concurrency limits and pause per queue, the token grants, and the change history.
+// Queues: live concurrency limits, pause and flow control per queue (the selected queue's flow-control editor),
+// the token grants, and the change history.
 import { useSearchParams } from 'next/navigation';
 import { useCallback, useMemo, useState } from 'react';
 import { useReplaceQuery } from '../useReplaceQuery';
@@ -8,6 +9,7 @@ import { inputCls } from '../log/LogFilters';
 import { Card, CardHeader, PageHeader } from '../ui/Card';
 import { EmptyState, ErrorState, LoadingState, StaleBanner } from '../ui/States';
 import { ChangeHistory } from './ChangeHistory';
+import { FlowPanel } from './FlowPanel';
 import { QueueList } from './QueueList';
 import { TokenGrants, type TokenMode } from './TokenGrants';
 import type { QueuesJson } from './types';
@@ -35,13 +37,23 @@ export function Queues() {
     return f ? queues.filter((x) => x.name.toLowerCase().includes(f) || x.name === selected) : queues;
   }, [queues, filter, selected]);
   const limited = queues.filter((x) => x.concurrencyLimit !== null).length;
+  const rated = queues.filter((x) => x.rateLimit !== null).length;
+  const current = queues.find((x) => x.name === selected);
+  const editFlow = (name: string) => {
+    setParams({ queue: name });
+    // the editor opens below the list: bring it into view once it is drawn
+    setTimeout(() => document.querySelector('[data-testid="flow-card"]')?.scrollIntoView({ behavior: 'smooth', block: 'nearest' }), 100);
+  };
   const paused = queues.filter((x) => x.paused).length;
 
   return (
     <>
       <PageHeader
         title="Queues"
-        description="Concurrency limits that hold across every worker and machine, changed live; pause a queue to stop new claims."
+        description={
+          'Concurrency limits, per-key limits and rate limits that hold across every worker and machine, changed live; ' +
+          'pause a queue to stop new claims.'
+        }
       />
       {q.data && <StaleBanner error={q.error} updatedAt={q.dataUpdatedAt} />}
 
@@ -50,8 +62,8 @@ export function Queues() {
           title={q.data ? `${queues.length} queue${queues.length === 1 ? '' : 's'}` : 'Queues'}
           subtitle={
             q.data
-              ? `${limited} limited · ${paused} paused. Raising a limit takes effect on the next claim; lowering it ` +
-                `never stops running tasks.`
+              ? `${limited} limited · ${rated} rate limited · ${paused} paused. Raising a limit takes effect on the next claim; ` +
+                `lowering it never stops running tasks.`
               : 'Limits, running tasks and pause state'
           }
           actions={
@@ -80,7 +92,13 @@ export function Queues() {
         ) : shown.length === 0 ? (
           <EmptyState title="No queue matches this filter" />
         ) : (
-          <QueueList queues={shown} selected={selected} onSelect={(name) => setParams({ queue: name })} health={health.data?.queues} />
+          <QueueList
+            queues={shown}
+            selected={selected}
+            onSelect={(name) => setParams({ queue: name })}
+            onEditFlow={editFlow}
+            health={health.data?.queues}
+          />
         )}
       </Card>
 
@@ -92,6 +110,7 @@ export function Queues() {
           </button>
         </div>
       )}
+      {current && <FlowPanel q={current} />}
       <div className="space-y-5">
         <TokenGrants queue={selected} mode={mode} onMode={(m) => setParams({ tokens: m === 'all' ? 'all' : '' })} />
         <ChangeHistory queue={selected} all={q.data?.changes} />

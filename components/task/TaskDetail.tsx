@@ -164,6 +164,18 @@ export function TaskDetail({ token }: { token: string }) {
                   </Link>
                 </Field>
               )}
+              {t.concurrencyKey !== null && (
+                <Field label="Concurrency key" wide>
+                  <Link
+                    href={`/tasks?queue=${encodeURIComponent(t.queue)}&key=${encodeURIComponent(t.concurrencyKey)}`}
+                    className="break-all font-mono text-xs text-brand-700 hover:underline"
+                    title="Tasks of this key in this queue"
+                    data-testid="task-concurrency-key"
+                  >
+                    {t.concurrencyKey}
+                  </Link>
+                </Field>
+              )}
               {t.dedupKey && (
                 <Field label="Dedup key" wide>
                   <span className="font-mono text-xs">{t.dedupKey}</span>

@@ -31,13 +31,26 @@ function Behind({ why, queue }: { why: WhyJson; queue: string }) {
   switch (why.reason) {
     case 'paused':
     case 'limit_full':
+    case 'key_full':
+    case 'rate_limited':
       return (
         <>
-          {why.reason === 'limit_full' && Array.isArray(d.holders) && <Holders holders={d.holders as never} />}
-          <p className="mt-2 text-xs">
+          {(why.reason === 'limit_full' || why.reason === 'key_full') && Array.isArray(d.holders) && (
+            <Holders holders={d.holders as never} />
+          )}
+          <p className="mt-2 flex flex-wrap gap-x-3 text-xs">
             <Link href={`/queues?queue=${encodeURIComponent(queue)}`} className="text-brand-600 hover:underline">
               Queue {queue} settings
             </Link>
+            {typeof d.key === 'string' && (
+              <Link
+                href={`/tasks?queue=${encodeURIComponent(queue)}&key=${encodeURIComponent(d.key)}`}
+                className="text-brand-600 hover:underline"
+                data-testid="why-key-tasks"
+              >
+                Tasks of key {d.key}
+              </Link>
+            )}
           </p>
         </>
       );

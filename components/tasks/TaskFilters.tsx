@@ -1,6 +1,6 @@
 'use client';
-// The Tasks page's filters: queue and times apply at once; text fields (command, search, priority, payload)
-// apply with Enter or "Apply".
+// The Tasks page's filters: queue and times apply at once; text fields (command, key, search, priority,
+// payload) apply with Enter or "Apply".
 import { useEffect, useState } from 'react';
 import { isoToLocalInput, localInputToIso } from '../format';
 import { inputCls, labelCls } from '../log/LogFilters';
@@ -9,6 +9,7 @@ import { FILTER_KEYS, joinPayload, splitPayload, type Filters } from './tabs';
 
 interface Draft {
   command: string;
+  key: string;
   batch: string;
   priorityMin: string;
   priorityMax: string;
@@ -22,6 +23,7 @@ function draftOf(v: Filters): Draft {
   const p = splitPayload(v.payload);
   return {
     command: v.command,
+    key: v.key,
     batch: v.batch,
     priorityMin: v.priorityMin,
     priorityMax: v.priorityMax,
@@ -53,6 +55,7 @@ export function TaskFilters({
   const apply = () =>
     onChange({
       command: d.command.trim(),
+      key: d.key,
       batch: d.batch.trim(),
       priorityMin: d.priorityMin.trim(),
       priorityMax: d.priorityMax.trim(),
@@ -91,7 +94,7 @@ export function TaskFilters({
           ))}
         </select>
       </div>
-      <div className="lg:col-span-3">
+      <div className="lg:col-span-2">
         <label htmlFor="tf-command" className={labelCls}>
           Command
         </label>
@@ -102,6 +105,20 @@ export function TaskFilters({
           placeholder="exact handler or procedure name"
           value={d.command}
           onChange={(e) => set({ command: e.target.value })}
+        />
+      </div>
+      <div className="lg:col-span-2">
+        <label htmlFor="tf-key" className={labelCls}>
+          Key
+        </label>
+        <input
+          id="tf-key"
+          data-testid="tasks-filter-key"
+          className={`${inputCls} font-mono`}
+          placeholder="concurrency key"
+          title="exact concurrency key (given at enqueue, or found by the queue's keyFrom)"
+          value={d.key}
+          onChange={(e) => set({ key: e.target.value })}
         />
       </div>
       <div className="lg:col-span-1">
@@ -142,7 +159,7 @@ export function TaskFilters({
           />
         </div>
       </div>
-      <div className="col-span-2 lg:col-span-4">
+      <div className="col-span-2 lg:col-span-3">
         <label htmlFor="tf-q" className={labelCls}>
           Search
         </label>

@@ -1,6 +1,6 @@
 'use client';
-// The Tasks page's rows: a checkbox, the task (command → its detail page), state, queue, priority, attempts,
-// a payload preview, when, and the last error.
+// The Tasks page's rows: a checkbox, the task (command → its detail page), state, queue (and concurrency key),
+// priority, attempts, a payload preview, when, and the last error.
 import Link from 'next/link';
 import type { TaskJson } from '../api';
 import { useNow } from '../live';
@@ -125,9 +125,21 @@ export function TaskTable({
       key: 'queue',
       header: 'Queue',
       cell: (t) => (
-        <span className="block max-w-32 truncate whitespace-nowrap font-mono text-xs" title={t.queue}>
-          {t.queue}
-        </span>
+        <>
+          <span className="block max-w-32 truncate whitespace-nowrap font-mono text-xs" title={t.queue}>
+            {t.queue}
+          </span>
+          {t.concurrencyKey !== null && (
+            <Link
+              href={`/tasks?queue=${encodeURIComponent(t.queue)}&key=${encodeURIComponent(t.concurrencyKey)}`}
+              className="block max-w-32 truncate whitespace-nowrap text-[11px] text-slate-500 hover:text-brand-600 hover:underline"
+              title={`Concurrency key ${t.concurrencyKey}: show the tasks of this key`}
+              data-testid="task-key"
+            >
+              key <span className="font-mono">{t.concurrencyKey}</span>
+            </Link>
+          )}
+        </>
       ),
     },
     {

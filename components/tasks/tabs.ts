@@ -5,7 +5,7 @@ export const TABS = ['all', 'ready', 'scheduled', 'retrying', 'running', 'succee
 export type Tab = (typeof TABS)[number];
 
 /** The filter parameters besides the tab (status, sub), in the order they show. */
-export const FILTER_KEYS = ['queue', 'command', 'batch', 'priorityMin', 'priorityMax', 'from', 'to', 'q', 'payload'] as const;
+export const FILTER_KEYS = ['queue', 'command', 'key', 'batch', 'priorityMin', 'priorityMax', 'from', 'to', 'q', 'payload'] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 export type Filters = Record<FilterKey, string>;
 

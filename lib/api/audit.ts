@@ -17,6 +17,7 @@ import {
   type AuditSource,
   type Page,
   type QueueChange,
+  type QueueChangeField,
 } from '../engine/types';
 
 export interface Actor {
@@ -172,8 +173,15 @@ function changedByOf(r: AuditRecord): string {
   return r.actor;
 }
 
-const showValue = (field: string, v: unknown) =>
-  field === 'concurrencyLimit' ? (v === null || v === undefined ? 'unlimited' : String(v)) : String(v === true);
+/** A recorded value as the queue history shows it: `unlimited` / `none` for no limit, paused as true/false. */
+function showValue(field: QueueChangeField, v: unknown): string {
+  if (field === 'paused') return String(v === true);
+  if (v === null || v === undefined) return field === 'concurrencyLimit' ? 'unlimited' : 'none';
+  return String(v);
+}
+
+/** The fields of a `queue.update` row, newest first as the store records them (the limit before the pause, then flow control). */
+const CHANGE_FIELDS: readonly QueueChangeField[] = ['rateLimit', 'keyFrom', 'perKeyLimit', 'paused', 'concurrencyLimit'];
 
 /**
  * The queue change history, read from the audit trail (`queue.update` rows): one change per field that
@@ -185,12 +193,10 @@ export function queueChangesOf(records: AuditRecord[]): QueueChange[] {
     if (r.action !== 'queue.update') continue;
     const before = (r.before ?? {}) as Record<string, unknown>;
     const after = (r.after ?? {}) as Record<string, unknown>;
-    // newest first within a row too: the store records the limit before the pause
-    (['paused', 'concurrencyLimit'] as const).forEach((field, j) => {
-      const i = 1 - j;
+    CHANGE_FIELDS.forEach((field, j) => {
       if (!(field in after)) return;
       out.push({
-        id: r.id * 2 + i,
+        id: r.id * CHANGE_FIELDS.length + (CHANGE_FIELDS.length - 1 - j),
         queue: r.target,
         at: r.at,
         changedBy: changedByOf(r),

@@ -50,6 +50,30 @@ const CASES: [string, () => Promise<unknown>, string][] = [
   ],
   ['limit past the safe integers', () => rp.setQueue('known', { concurrencyLimit: 1e20 }, 't'), 'concurrencyLimit: at most 10000'],
   ['paused a string', () => rp.setQueue('known', { paused: 'yes' }, 't'), 'paused: must be true or false'],
+  ['concurrencyKey empty', () => rp.enqueue(task({ concurrencyKey: '' })), 'concurrencyKey: must not be empty'],
+  ['concurrencyKey too long', () => rp.enqueue(task({ concurrencyKey: 'k'.repeat(201) })), 'concurrencyKey: at most 200 characters'],
+  ['perKeyLimit 0', () => rp.setQueue('known', { perKeyLimit: 0 }, 't'), 'perKeyLimit: at least 1'],
+  [
+    'keyFrom not a path',
+    () => rp.setQueue('known', { keyFrom: 'customerId' }, 't'),
+    'keyFrom: must be a JSON path like $.customerId or $.order.tenant or $.items[0].id',
+  ],
+  ['rateLimit without a period', () => rp.setQueue('known', { rateLimit: { limit: 5 } }, 't'), 'rateLimit.periodSeconds: required'],
+  [
+    'rateLimit perKey a string',
+    () => rp.setQueue('known', { rateLimit: { limit: 5, periodSeconds: 1, perKey: 'yes' } }, 't'),
+    'rateLimit.perKey: must be true or false',
+  ],
+  [
+    'rateLimit period past a day',
+    () => rp.setQueue('known', { rateLimit: { limit: 5, periodSeconds: 86_401 } }, 't'),
+    'rateLimit.periodSeconds: at most 86400',
+  ],
+  [
+    'rateLimit text unreadable',
+    () => rp.setQueue('known', { rateLimit: '20 a minute' }, 't'),
+    'rateLimit: must be LIMIT/PERIOD, e.g. 60/1m, 20/2s or 1000/1h (or none)',
+  ],
   ['maxParallel huge', () => rp.createBatch({ maxParallel: 1e20 }), 'maxParallel: at most 10000'],
   ['onFailure unknown', () => rp.createBatch({ onFailure: 'stop' }), 'onFailure: must be one of continue, abort'],
 ];

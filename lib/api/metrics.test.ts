@@ -125,4 +125,39 @@ describe('GET /metrics', () => {
       await pool.stop(0);
     }
   });
+  it('exports rate windows, rate-limited waits and per-key limits per queue; never a key as a label', async () => {
+    await rp.close();
+    const store = await openStore(`sqlite:${join(dir, 'm.db')}`);
+    rp = new Readpast(store);
+    await store.worker.registerWorker({ workerId: 'w', host: 'h', pid: 1, role: 'r' });
+    await rp.setQueue('mail', { rateLimit: { limit: 2, periodSeconds: 60 } }, 'test');
+    await rp.setQueue('exports', { perKeyLimit: 1, rateLimit: '5/1m per key' }, 'test');
+    for (let i = 0; i < 3; i++) await rp.enqueue({ command: 'demo.echo', queue: 'mail', payload: { i } });
+    for (let i = 0; i < 2; i++) await rp.enqueue({ command: 'demo.echo', queue: 'exports', concurrencyKey: 'acme-secret' });
+    const slots = Array.from({ length: 4 }, () => ({ workerId: 'w', session: 1 }));
+    // the rate lets two of mail's three start; the per-key limit one of acme's two
+    expect(await store.worker.claim(slots, { leaseMs: 60_000, queues: ['mail'] })).toHaveLength(2);
+    expect(await store.worker.claim(slots, { leaseMs: 60_000, queues: ['exports'] })).toHaveLength(1);
+
+    const fs = await scrape();
+    expect(family(fs, 'readpast_rate_window_started')?.type).toBe('GAUGE');
+    expect(value(fs, 'readpast_rate_limit', { queue: 'mail' })).toBe(2);
+    expect(value(fs, 'readpast_rate_period_seconds', { queue: 'mail' })).toBe(60);
+    expect(value(fs, 'readpast_rate_per_key', { queue: 'mail' })).toBe(0);
+    expect(value(fs, 'readpast_rate_window_started', { queue: 'mail' })).toBe(2);
+    expect(value(fs, 'readpast_rate_window_full', { queue: 'mail' })).toBe(1);
+    expect(value(fs, 'readpast_rate_limited_ready', { queue: 'mail' })).toBe(1);
+    expect(value(fs, 'readpast_rate_per_key', { queue: 'exports' })).toBe(1);
+    expect(value(fs, 'readpast_rate_window_started', { queue: 'exports' })).toBe(1);
+    expect(value(fs, 'readpast_rate_window_full', { queue: 'exports' })).toBe(0);
+    // a per-key rate's waits are not counted queue-wide: absent
+    expect(value(fs, 'readpast_rate_limited_ready', { queue: 'exports' })).toBeNaN();
+    expect(value(fs, 'readpast_per_key_limit', { queue: 'exports' })).toBe(1);
+    expect(value(fs, 'readpast_key_running_max', { queue: 'exports' })).toBe(1);
+    expect(value(fs, 'readpast_per_key_limit', { queue: 'mail' })).toBeNaN();
+    // keys are unbounded: none is a label or a label value
+    const text = await rp.prometheus();
+    expect(text).not.toContain('acme-secret');
+    for (const f of fs) for (const m of f.metrics) expect(Object.keys(m.labels ?? {})).not.toContain('key');
+  });
 });

@@ -5,6 +5,7 @@ import type {
   AttemptView,
   DoctorCheck,
   FailureGroup,
+  KeyUsage,
   ProcedureParameter,
   TaskKind,
   BatchView,
@@ -65,6 +66,7 @@ export function taskJson(t: TaskView) {
     maxAttempts: t.maxAttempts,
     timeoutMs: t.timeoutMs,
     dedupKey: t.dedupKey,
+    concurrencyKey: t.concurrencyKey,
     caller: t.caller,
     batchId: t.batchId,
     stage: t.stage,
@@ -151,8 +153,9 @@ export function metricsJson(points: MetricPoint[], since: Date, until: Date) {
   return out;
 }
 
-export function queueJson(q: QueueView) {
-  return { ...q };
+/** A queue with its flow control: the rate window now (`nextAt` ISO) and its top concurrency keys (when read). */
+export function queueJson(q: QueueView, keys: KeyUsage[] = []) {
+  return { ...q, rate: q.rate && { ...q.rate, nextAt: iso(q.rate.nextAt) }, keys: keys.map((k) => ({ ...k })) };
 }
 
 export function queueChangeJson(c: QueueChange) {

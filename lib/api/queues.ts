@@ -1,14 +1,47 @@
-// Queues: their limits and pause (a command, audited as `queue.update` with only the fields that changed),
-// the recorded changes, the concurrency tokens, and why their work waits (lib/api/why.ts).
+// Queues: their limits, pause and flow control (per-key limit, keyFrom, rate limit) — a command, audited as
+// `queue.update` with only the fields that changed —, the recorded changes, the concurrency tokens, the top
+// concurrency keys, the rate window, and why their work waits (lib/api/why.ts).
 import { NotFoundError } from '../engine/errors';
+import { parseRate, rateText } from '../engine/keys';
 import type { QueueSettings } from '../engine/types';
-import { parseWith, queueName, queuePatch } from '../engine/validation';
+import { MAX_CONCURRENCY_KEY_LENGTH } from '../engine/limits';
+import { intIn, parseWith, queueName, queuePatch, rateLimit } from '../engine/validation';
+import { z } from 'zod';
 import type { Core } from './core';
 import { queueChangeJson, queueJson, tokenJson } from './present';
 import { queueHealth, queueHealthOf } from './why';
 
 export const MAX_CHANGES_LISTED = 500;
 export const DEFAULT_CHANGES_LISTED = 200;
+/** Top concurrency keys shown with each queue of the list, and at most asked of one queue. */
+export const KEYS_LISTED = 5;
+export const MAX_KEYS_LISTED = 100;
+
+const keysLimit = z.preprocess((v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v), intIn(1, MAX_KEYS_LISTED));
+const concurrencyKey = z.string().min(1).max(MAX_CONCURRENCY_KEY_LENGTH);
+
+/**
+ * A patch's rateLimit checked on its own, so a bad part is named (`rateLimit.periodSeconds`), and written as text
+ * (`60/1m`, `20/2s per key`, `none`) taken too: the object form queuePatch checks.
+ */
+function checkedRate(patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch) || !('rateLimit' in patch)) return patch;
+  const r = patch.rateLimit;
+  if (typeof r === 'string') return { ...patch, rateLimit: parseRate(r, 'rateLimit') };
+  if (typeof r === 'object' && r !== null) return { ...patch, rateLimit: parseWith(rateLimit, r, 'rateLimit') };
+  return patch;
+}
+
+/** The settings an operator changes live, as the audit and QueueChanges record them (rateLimit as `60/1m`). */
+function liveSettings(q: Pick<QueueSettings, 'concurrencyLimit' | 'paused' | 'perKeyLimit' | 'keyFrom' | 'rateLimit'> | undefined) {
+  return {
+    concurrencyLimit: q?.concurrencyLimit ?? null,
+    paused: q?.paused ?? false,
+    perKeyLimit: q?.perKeyLimit ?? null,
+    keyFrom: q?.keyFrom ?? null,
+    rateLimit: rateText(q?.rateLimit ?? null),
+  };
+}
 
 export class Queues {
   constructor(private readonly core: Core) {}
@@ -16,12 +49,12 @@ export class Queues {
   async setQueue(name: unknown, patch: unknown, changedBy: string) {
     const { store, audit } = this.core;
     const n = parseWith(queueName, name, 'name');
-    const p = parseWith(queuePatch, patch);
+    const p = parseWith(queuePatch, checkedRate(patch));
     const old = (await store.reads.listQueues()).find((v) => v.name === n);
-    const before = { concurrencyLimit: old?.concurrencyLimit ?? null, paused: old?.paused ?? false };
+    const before = liveSettings(old);
     const written = audit.of(
       (settings: QueueSettings) => {
-        const after = { concurrencyLimit: settings.concurrencyLimit, paused: settings.paused };
+        const after = liveSettings(settings);
         const changed = (Object.keys(after) as (keyof typeof after)[]).filter((k) => before[k] !== after[k]);
         if (!changed.length) return null;
         return {
@@ -38,10 +71,12 @@ export class Queues {
     return this.queue(settings.name);
   }
 
-  /** every queue, and the recent limit / pause changes, newest first */
+  /** every queue with its top keys, and the recent changes, newest first */
   async queues(changes: number) {
-    const [queues, recent] = await Promise.all([this.core.store.reads.listQueues(), this.core.audit.queueChanges(null, changes)]);
-    return { queues: queues.map(queueJson), changes: recent.map(queueChangeJson) };
+    const { reads } = this.core.store;
+    const [queues, recent] = await Promise.all([reads.listQueues(), this.core.audit.queueChanges(null, changes)]);
+    const keys = await Promise.all(queues.map((q) => reads.queueKeys(q.name, KEYS_LISTED)));
+    return { queues: queues.map((q, i) => queueJson(q, keys[i])), changes: recent.map(queueChangeJson) };
   }
 
   /** one queue as `queues()` lists it */
@@ -49,7 +84,24 @@ export class Queues {
     const n = parseWith(queueName, name, 'name');
     const q = (await this.core.store.reads.listQueues()).find((v) => v.name === n);
     if (!q) throw new NotFoundError(`no queue ${n}`);
-    return queueJson(q);
+    return queueJson(q, await this.core.store.reads.queueKeys(n, KEYS_LISTED));
+  }
+
+  /** a queue's concurrency keys with running or pending tasks: most running first, then most pending (top `limit`) */
+  async queueKeys(name: unknown, limit: unknown = KEYS_LISTED) {
+    const n = parseWith(queueName, name, 'name');
+    const l = parseWith(keysLimit, limit, 'limit');
+    await this.knownQueue(n);
+    return (await this.core.store.reads.queueKeys(n, l)).map((k) => ({ ...k }));
+  }
+
+  /** a rate-limited queue's window now (null: no rate limit); `key`: whose window, for a per-key rate */
+  async rateWindow(name: unknown, key: unknown = null) {
+    const n = parseWith(queueName, name, 'name');
+    const k = key === null || key === undefined ? null : parseWith(concurrencyKey, key, 'key');
+    await this.knownQueue(n);
+    const r = await this.core.store.reads.rateWindow(n, k);
+    return r && { ...r, nextAt: r.nextAt ? r.nextAt.toISOString() : null };
   }
 
   /** NotFoundError for a queue that does not exist (what is asked of one queue answers 404 / exit 3, never an empty list) */

@@ -193,7 +193,10 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
   }
 
   // ---- queues: limits, pause, tokens (queues.ts) -----------------------------------------------------
-  /** `patch` = { concurrencyLimit?: number | null, paused?: boolean }; `changedBy` is recorded with the change */
+  /**
+   * `patch` = { concurrencyLimit?, paused?, perKeyLimit?: number | null, keyFrom?: string | null (a JSON path like
+   * `$.customerId`), rateLimit?: { limit, periodSeconds, perKey? } | null }; `changedBy` is recorded with each change
+   */
   setQueue(name: string, patch: unknown, changedBy: string) {
     return this.queueDesk.setQueue(name, patch, changedBy);
   }
@@ -206,6 +209,14 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
   /** recorded changes of one queue (or of all), newest first, at most `limit` (1…MAX_CHANGES_LISTED) */
   queueChanges(name: string | null, limit = DEFAULT_CHANGES_LISTED) {
     return this.queueDesk.queueChanges(name, limit);
+  }
+  /** a queue's concurrency keys with running or pending tasks, most running first, then most pending (top `limit`, ≤ 100) */
+  queueKeys(name: string, limit?: number | string) {
+    return this.queueDesk.queueKeys(name, limit);
+  }
+  /** a rate-limited queue's window now, `{limit, periodSeconds, perKey, started, nextAt}` (null: no rate limit); per key: `key`'s */
+  rateWindow(name: string, key: string | null = null) {
+    return this.queueDesk.rateWindow(name, key);
   }
   /** the concurrency tokens of one queue (NotFoundError when there is no such queue), or of all */
   tokens(queue?: string) {

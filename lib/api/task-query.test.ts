@@ -44,6 +44,13 @@ describe('parseTaskQuery', () => {
     expect(parseTaskQuery({ sub: 'ready' })).toMatchObject({ status: 'pending', sub: 'ready' });
   });
 
+  it('reads a concurrency key (exact, kept as given) and writes it back as key=', () => {
+    const f = parseTaskQuery({ key: 'Acme Corp', queue: 'exports' });
+    expect(f).toEqual({ queue: 'exports', concurrencyKey: 'Acme Corp', limit: 50 });
+    expect(taskQueryString(f)).toBe('queue=exports&key=Acme+Corp');
+    expect(parseTaskQuery(new URLSearchParams(taskQueryString(f)))).toEqual(f);
+  });
+
   it('reads payload filters: equals, contains, $-paths and array steps; the value may hold = and ~', () => {
     expect(parseTaskQuery({ payload: '$.items[0].sku~A-' }).payload).toEqual({ path: '$.items[0].sku', op: 'contains', value: 'A-' });
     expect(parseTaskQuery({ payload: 'a=b=c~d' }).payload).toEqual({ path: '$.a', op: 'eq', value: 'b=c~d' });
@@ -74,6 +81,7 @@ describe('parseTaskQuery', () => {
     fails('cursor=-1', 'cursor');
     fails('limit=501', 'limit');
     fails(`q=${'x'.repeat(201)}`, 'q');
+    fails(`key=${'k'.repeat(201)}`, 'key');
   });
 
   it('writes a filter back as a query string that parses to the same filter', () => {

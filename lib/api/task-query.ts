@@ -2,7 +2,7 @@
 // filter): parsed and checked here into a TaskFilter; a bad parameter is a ValidationError naming it.
 //
 //   status=pending|running|succeeded|dead|cancelled   sub=ready|scheduled|retrying (pending only; implies it)
-//   queue=  command= (exact)  batch= stage=  priorityMin= priorityMax=
+//   queue=  command= (exact)  key= (concurrency key, exact)  batch= stage=  priorityMin= priorityMax=
 //   from= to= (ISO 8601 with offset, or YYYY-MM-DD = UTC midnight): finished_at for succeeded, dead and
 //     cancelled, created_at for every other status and for no status
 //   q= text: a token, or a substring of command, dedup key or last error message
@@ -11,7 +11,7 @@
 //   cursor= (keyset: ids below it)  limit= (1–500, default 50)
 import { z } from 'zod';
 import { ValidationError } from '../engine/errors';
-import { MAX_PRIORITY, MIN_PRIORITY } from '../engine/limits';
+import { MAX_CONCURRENCY_KEY_LENGTH, MAX_PRIORITY, MIN_PRIORITY } from '../engine/limits';
 import { JSON_PATH, PENDING_SUBS, TASK_STATUSES, type PayloadFilter, type TaskFilter } from '../engine/types';
 import { parseWith, queueName } from '../engine/validation';
 
@@ -21,6 +21,7 @@ export const TASK_QUERY_KEYS = [
   'sub',
   'queue',
   'command',
+  'key',
   'batch',
   'stage',
   'priorityMin',
@@ -61,6 +62,7 @@ const schema = z.object({
   sub: z.enum(PENDING_SUBS).optional(),
   queue: queueName.optional(),
   command: z.string().max(4000).optional(),
+  key: z.string().max(MAX_CONCURRENCY_KEY_LENGTH).optional(),
   batch: int(1, Number.MAX_SAFE_INTEGER).optional(),
   stage: int(0, 1_000_000).optional(),
   priorityMin: int(MIN_PRIORITY, MAX_PRIORITY).optional(),
@@ -130,6 +132,7 @@ export function parseTaskQuery(params: URLSearchParams | Record<string, string |
   if (r.sub) f.sub = r.sub;
   if (r.queue) f.queue = r.queue;
   if (r.command) f.command = r.command;
+  if (r.key) f.concurrencyKey = r.key;
   if (r.batch !== undefined) f.batchId = r.batch;
   if (r.stage !== undefined) f.stage = r.stage;
   if (r.priorityMin !== undefined) f.priorityMin = r.priorityMin;
@@ -149,6 +152,7 @@ export function taskQueryString(f: TaskFilter, paging = false): string {
   if (f.sub) p.set('sub', f.sub);
   if (f.queue) p.set('queue', f.queue);
   if (f.command) p.set('command', f.command);
+  if (f.concurrencyKey) p.set('key', f.concurrencyKey);
   if (f.batchId !== undefined) p.set('batch', String(f.batchId));
   if (f.stage !== undefined) p.set('stage', String(f.stage));
   if (f.priorityMin !== undefined) p.set('priorityMin', String(f.priorityMin));

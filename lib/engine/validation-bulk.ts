@@ -5,6 +5,7 @@
 // rejection and its message are the ones of the single enqueue. Whether a handler is known is asked once per name.
 import {
   MAX_ATTEMPTS,
+  MAX_CONCURRENCY_KEY_LENGTH,
   MAX_DEDUP_KEY_LENGTH,
   MAX_PAYLOAD_BYTES,
   MAX_PRIORITY,
@@ -29,6 +30,7 @@ const FIELDS = new Set([
   'maxAttempts',
   'timeoutMs',
   'dedupKey',
+  'concurrencyKey',
   'batchId',
   'stage',
 ]);
@@ -60,6 +62,8 @@ function fastHandlerTask(raw: unknown, ctx: EnqueueContext, known: (name: string
   if (!optionalInt(r.maxAttempts, MIN_ATTEMPTS, MAX_ATTEMPTS) || !optionalInt(r.timeoutMs, MIN_TIMEOUT_MS, MAX_TIMEOUT_MS)) return null;
   if (dedupKey !== undefined && (typeof dedupKey !== 'string' || dedupKey.length < 1 || dedupKey.length > MAX_DEDUP_KEY_LENGTH))
     return null;
+  const key = r.concurrencyKey;
+  if (key !== undefined && (typeof key !== 'string' || key.length < 1 || key.length > MAX_CONCURRENCY_KEY_LENGTH)) return null;
   if (batchId !== undefined && !intIn(batchId, 1, Number.MAX_SAFE_INTEGER)) return null;
   if (!optionalInt(stage, MIN_STAGE, MAX_STAGE) || (stage !== undefined && batchId === undefined)) return null;
   const payload = r.payload ?? null;
@@ -111,6 +115,7 @@ export async function validateEnqueueMany(raws: unknown[], ctx: EnqueueContext, 
       maxAttempts: r.maxAttempts as number | undefined,
       timeoutMs: r.timeoutMs as number | undefined,
       dedupKey: (r.dedupKey as string | undefined) ?? null,
+      concurrencyKey: (r.concurrencyKey as string | undefined) ?? null,
       caller: ctx.caller ?? null,
       batchId: batchId ?? null,
       stage: batchId === undefined ? null : ((r.stage as number | undefined) ?? 0),

@@ -242,6 +242,7 @@ export async function validateEnqueue(raw: unknown, ctx: EnqueueContext, prefix 
     maxAttempts: r.maxAttempts,
     timeoutMs: r.timeoutMs,
     dedupKey: r.dedupKey ?? null,
+    concurrencyKey: r.concurrencyKey ?? null,
     caller: ctx.caller ?? null,
     batchId: r.batchId ?? null,
     stage: r.batchId === undefined ? null : (r.stage ?? 0),

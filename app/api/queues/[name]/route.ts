@@ -1,7 +1,8 @@
-// GET /api/queues/{name}: one queue as GET /api/queues lists it.
-// PATCH /api/queues/{name} {concurrencyLimit?: number|null, paused?: boolean}: change its limit live
-// (raising takes effect on the next claim, lowering never stops running tasks) or pause / resume it;
-// each change is recorded with who made it.
+// GET /api/queues/{name}: one queue as GET /api/queues lists it (limits, rate window, top keys).
+// PATCH /api/queues/{name} {concurrencyLimit?: number|null, paused?: boolean, perKeyLimit?: number|null,
+// keyFrom?: string|null (a JSON path like $.customerId), rateLimit?: {limit, periodSeconds, perKey?}|null}:
+// change its limits live (raising takes effect on the next claim, lowering never stops running tasks), pause /
+// resume it, or set its flow control; each change is recorded with who made it. A bad field: 400 naming it.
 import { getEngine } from '@/lib/server/engine';
 import { handle, json, readJson, type Params } from '@/lib/server/http';
 import { changedBy, queueNameParam } from '@/lib/server/queues';

@@ -1,6 +1,6 @@
 // GET /api/tasks/{token}/why: why the task is not running — {reason, detail, text}, `reason` one of ready,
-// workers_busy, scheduled, retrying, paused, limit_full, stage_wait, no_worker (not_pending for a task that
-// is running or finished, the text saying its state); 404 for an unknown token.
+// workers_busy, scheduled, retrying, paused, limit_full, key_full, rate_limited, stage_wait, no_worker
+// (not_pending for a task that is running or finished, the text saying its state); 404 for an unknown token.
 import { getEngine } from '@/lib/server/engine';
 import { handle, json, type Params } from '@/lib/server/http';
 
