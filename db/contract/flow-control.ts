@@ -270,6 +270,20 @@ export function flowControlTests(factory: StoreFactory) {
       for (const c of next) expect(c.startedAt.getTime()).toBeGreaterThanOrEqual(startedAt + 2000);
     });
 
+    it('a store that claims ahead never claims a rate-limited task ahead (its slot would predate its start)', async () => {
+      const { store } = h();
+      if (store.capabilities.prefetch === 0) return; // claims one task per worker: nothing is claimed ahead
+      await store.commands.setQueue('ra', { rateLimit: { limit: 10, periodSeconds: 60, perKey: false } }, 'contract');
+      for (let i = 0; i < 4; i++) await h().add({ queue: 'ra', payload: { i } });
+      for (let i = 0; i < 4; i++) await h().add({ queue: 'plain-ahead', payload: { i } });
+      const w = await h().worker();
+      // one worker's slot four times: the first is its own, the other three claimed ahead
+      const got = await store.worker.claim([w, w, w, w], { leaseMs: LONG_LEASE });
+      expect(got.filter((c) => c.queue === 'ra')).toHaveLength(1);
+      expect(got[0]!.queue).toBe('ra');
+      expect(await store.reads.rateWindow('ra', null)).toMatchObject({ started: 1 });
+    });
+
     it('a per-key rate keeps a window per key; the tasks with no key share one', async () => {
       const { store } = h();
       await store.commands.setQueue('rk', { rateLimit: { limit: 1, periodSeconds: 60, perKey: true } }, 'contract');

@@ -87,6 +87,11 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
   const out: ClaimedTask[] = [];
   const backoff = new Map<string, number>();
   const flow = new Flow(db, now);
+  /**
+   * slots past each worker's first are claimed ahead (lib/engine/pool-prefetch.ts): such a task starts when its
+   * worker's current one ends, so a rate-limited queue never gives one (its rate slot would be dated before the start)
+   */
+  const firstRound = new Set(slots.map((s) => s.workerId)).size;
   const queuesJson = opts.queues?.length ? JSON.stringify(opts.queues) : null;
   /** tasks started per batch in this transaction: the kept stage counts (BatchStages) see them only at commit */
   const startedIn = new Map<number, number>();
@@ -137,7 +142,7 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
       const slot = slots[out.length]!;
       const attempt = c.attempts + 1;
       // the key's per-key limit and the queue's rate window, for every task (keyed tasks of a batch too)
-      if (!flow.mayStart(c, best.key !== null)) {
+      if (!flow.mayStart(c, best.key !== null, out.length >= firstRound)) {
         if (best.key) best.room = 0;
         continue;
       }
@@ -259,9 +264,13 @@ class Flow {
   /** keys a batch's task of this claim started: a key lane's room, counted before, does not see them */
   private readonly batchStarts = new Set<string>();
 
-  /** `keyLane`: `c` heads a key lane, whose room already keeps its key under the per-key limit */
-  mayStart(c: Candidate, keyLane: boolean): boolean {
+  /**
+   * `keyLane`: `c` heads a key lane, whose room already keeps its key under the per-key limit; `ahead`: the slot is
+   * claimed ahead (a rate-limited queue's tasks start only when claimed)
+   */
+  mayStart(c: Candidate, keyLane: boolean, ahead: boolean): boolean {
     const q = this.of(c.queue);
+    if (ahead && q.rate !== null) return false;
     const id = `${c.queue}\u0000${c.concurrency_key}`;
     if (c.concurrency_key !== null && q.perKeyLimit !== null && (!keyLane || this.batchStarts.has(id))) {
       const running = (stmt(this.db, S.KEY_RUNNING).get(c.queue, c.concurrency_key, this.now) as { n: number }).n;
