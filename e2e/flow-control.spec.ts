@@ -79,9 +79,12 @@ test('set a per-key limit, keyFrom and a rate on the Queues page; see the gauge 
   for (let i = 0; i < 3; i++) tokens.push(await sleep('x', { concurrencyKey: 'acme' }));
   tokens.push(await sleep('x', { concurrencyKey: 'beta' }));
 
-  await page.goto(`/queues?queue=${name}`);
+  await page.goto('/queues');
   const row = page.locator(`[data-testid="queue-row"][data-queue="${name}"]`);
   const card = page.getByTestId('flow-card');
+  // "flow" beside the queue's name opens its flow control below the list
+  await row.getByTestId('flow-edit').click();
+  await expect(page).toHaveURL(new RegExp(`[?&]queue=${name}`));
   await expect(card).toContainText(name);
   // the keys are there before anything runs: pending only
   await expect(card.locator('[data-testid="top-key"][data-key="acme"]').getByTestId('top-key-pending')).toHaveText('3 pend');
@@ -128,7 +131,7 @@ test('set a per-key limit, keyFrom and a rate on the Queues page; see the gauge 
     ['perKeyLimit', 'none → 1'],
     ['keyFrom', 'none → $.customerId'],
     ['rateLimit', 'none → 2/1m'],
-  ]) {
+  ] as const) {
     const change = page.locator(`[data-testid="change-row"][data-queue="${name}"][data-field="${field}"]`).first();
     await expect(change.getByTestId('change-value')).toHaveText(value);
     await expect(change.getByTestId('change-by')).toHaveText('dashboard');
