@@ -7,7 +7,7 @@ import { formatNumber } from '../format';
 import { Badge } from '../ui/Badge';
 import { DataTable, type Column } from '../ui/DataTable';
 import { cx } from '../ui/cx';
-import { FlowSummary } from './FlowCell';
+import { FlowSummary } from './FlowSummary';
 import { RateGauge } from './RateGauge';
 import { Gauge } from './Gauge';
 import { LimitEditor } from './LimitEditor';
