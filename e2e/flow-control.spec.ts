@@ -154,6 +154,7 @@ test('set a per-key limit, keyFrom and a rate on the Queues page; see the gauge 
   const rows = page.getByTestId('task-row');
   await expect(rows).toHaveCount(3);
   for (const r of await rows.all()) await expect(r.getByTestId('task-key')).toHaveText('key acme');
+  await page.screenshot({ path: join(SHOTS, 'tasks-key-1280.png') });
   // the derived key links to its tasks from the task's page
   await page.goto(`/tasks/${tokens[4]}`);
   await expect(page.getByTestId('task-concurrency-key')).toHaveText('zed');
