@@ -94,14 +94,14 @@ test('set a per-key limit, keyFrom and a rate on the Queues page; see the gauge 
   await perKey.getByTestId('flow-input').fill('0');
   await expect(perKey.getByTestId('flow-invalid')).toBeVisible();
   await expect(perKey.getByTestId('flow-save')).toHaveCount(0);
-  await setFlow(page, 'perKeyLimit', '1', `${name}: Per-key limit none → 1`);
+  await setFlow(page, 'perKeyLimit', '1', `${name}: per-key limit none → 1`);
   await expect(row).toHaveAttribute('data-per-key-limit', '1');
 
   const keyFrom = card.locator('[data-testid="flow-field"][data-field="keyFrom"]');
   await keyFrom.getByTestId('flow-input').fill('customer id');
   await expect(keyFrom.getByTestId('flow-invalid')).toContainText('JSON path');
-  await setFlow(page, 'keyFrom', '$.customerId', `${name}: Key from payload none → $.customerId`);
-  await setFlow(page, 'rateLimit', '2/1m', `${name}: Rate limit none → 2/1m`);
+  await setFlow(page, 'keyFrom', '$.customerId', `${name}: key from payload none → $.customerId`);
+  await setFlow(page, 'rateLimit', '2/1m', `${name}: rate limit none → 2/1m`);
   await expect(row).toHaveAttribute('data-rate', '2/1m');
   expect(await queueOf(request, name)).toMatchObject({
     perKeyLimit: 1,
@@ -138,6 +138,10 @@ test('set a per-key limit, keyFrom and a rate on the Queues page; see the gauge 
   }
 
   mkdirSync(SHOTS, { recursive: true });
+  // as the page opens: the list scrolled to its start (the pause switch's click scrolled it to the end)
+  await page.getByTestId('queue-list').evaluate((el) => {
+    el.parentElement!.scrollLeft = 0;
+  });
   await page.screenshot({ path: join(SHOTS, 'queues-1280.png'), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
   await expect(row.getByTestId('rate-gauge')).toBeVisible();

@@ -143,6 +143,7 @@ describe('readpast queue flow control', () => {
       await cliOk(['enqueue', '--handler', 'demo.echo', '--queue', 'exports', '--key', 'zeta', '--payload', '{"customerId":"acme"}'], db)
     ).trim();
     expect((await statusOf(given, db)).concurrencyKey).toBe('zeta');
+    expect(await cliOk(['status', given], db)).toMatch(/^key:\s+zeta$/m);
 
     const q = await show('exports');
     expect(q).toMatchObject({
