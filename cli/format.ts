@@ -40,6 +40,7 @@ export function formatStatus(s: StatusJson): string {
     ['token', s.token],
     ['status', s.status + (s.cancelRequested && s.status === 'running' ? ' (cancel requested)' : '')],
     ['queue', s.queue],
+    ...(s.concurrencyKey === null ? [] : [['key', s.concurrencyKey]]),
     ['task', `${s.kind} ${s.kind === 'sql' ? compactJson(s.command, 120) : s.command}`],
     ['priority', String(s.priority)],
     ['attempts', `${s.attempts} of ${s.maxAttempts}`],

@@ -143,6 +143,7 @@ describe('readpast queue flow control', () => {
       await cliOk(['enqueue', '--handler', 'demo.echo', '--queue', 'exports', '--key', 'zeta', '--payload', '{"customerId":"acme"}'], db)
     ).trim();
     expect((await statusOf(given, db)).concurrencyKey).toBe('zeta');
+    expect(await cliOk(['status', given], db)).toMatch(/^key:\s+zeta$/m);
 
     const q = await show('exports');
     expect(q).toMatchObject({
@@ -175,7 +176,7 @@ describe('readpast queue flow control', () => {
     const list = await cliOk(['queue', 'list'], db);
     expect(list).toMatch(/^QUEUE\s+LIMIT\s+PAUSED\s+RUNNING\s+PENDING\s+GRANTED$/m);
     expect(list).toMatch(/^exports\s+per key 1, key from \$\.customerId, rate 60\/1m$/m);
-  });
+  }, 120_000);
 
   it('a per-key rate, then none clears each setting; every change is recorded', async () => {
     await cliOk(['queue', 'set', 'mailer', '--rate', '20/2s', '--rate-per-key'], db);
@@ -193,7 +194,7 @@ describe('readpast queue flow control', () => {
       'perKeyLimit none -> 3',
       'rateLimit none -> 20/2s per key',
     ]);
-  });
+  }, 120_000);
 
   it('refuses bad flow-control values with exit 2 naming the flag, changing nothing', async () => {
     const before = await show('exports');
@@ -212,7 +213,7 @@ describe('readpast queue flow control', () => {
       expect(r.stderr).toMatch(message);
     }
     expect(await show('exports')).toEqual(before);
-  });
+  }, 120_000);
 });
 
 describe('readpast queue with a worker', () => {

@@ -1,5 +1,5 @@
 'use client';
-// Recorded limit and pause changes: when, by whom or from where, old → new.
+// Recorded limit, pause and flow-control changes: when, by whom or from where, old → new.
 import { useState } from 'react';
 import { formatLocal } from '../format';
 import { useLive } from '../live';
@@ -10,7 +10,13 @@ import { EmptyState, ErrorState, LoadingState } from '../ui/States';
 import { RelativeTime } from '../ui/Time';
 import type { ChangesJson, QueueChangeJson } from './types';
 
-const FIELD: Record<string, string> = { concurrencyLimit: 'limit', paused: 'paused' };
+const FIELD: Record<string, string> = {
+  concurrencyLimit: 'limit',
+  paused: 'paused',
+  perKeyLimit: 'per-key limit',
+  keyFrom: 'key from',
+  rateLimit: 'rate',
+};
 
 function show(c: QueueChangeJson, v: string) {
   if (c.field === 'paused') return v === 'true' ? 'paused' : 'active';
@@ -85,7 +91,7 @@ export function ChangeHistory({ queue, all }: { queue: string; all: QueueChangeJ
       <CardHeader
         title={<>Change history{queue && <span className="font-mono text-slate-500"> · {queue}</span>}</>}
         subtitle={
-          'Every limit and pause change, newest first (the name is the signed-in user, or where the change ' +
+          'Every limit, pause and flow-control change, newest first (the name is the signed-in user, or where the change ' +
           'came from: dashboard, api, cli).'
         }
       />

@@ -37,7 +37,7 @@ function FlowFieldControl({ q, spec }: { q: QueueJson; spec: FlowFieldSpec }) {
   }, [current, dirty]);
 
   const save = useAction(setQueueFlow, {
-    success: (r) => `${q.name}: ${spec.label} ${current} → ${spec.textOf(r.queue)}`,
+    success: (r) => `${q.name}: ${spec.label.toLowerCase()} ${current} → ${spec.textOf(r.queue)}`,
     toastErrors: false,
   });
   const parsed = spec.parse(value);

@@ -7,7 +7,8 @@ import { formatNumber } from '../format';
 import { Badge } from '../ui/Badge';
 import { DataTable, type Column } from '../ui/DataTable';
 import { cx } from '../ui/cx';
-import { FlowCell } from './FlowCell';
+import { FlowSummary } from './FlowSummary';
+import { RateGauge } from './RateGauge';
 import { Gauge } from './Gauge';
 import { LimitEditor } from './LimitEditor';
 import { PauseSwitch } from './PauseSwitch';
@@ -24,7 +25,17 @@ function Count({ n, tone, testId }: { n: number; tone: string; testId: string })
   );
 }
 
-function QueueName({ q, selected, onSelect }: { q: QueueJson; selected: boolean; onSelect: (name: string) => void }) {
+function QueueName({
+  q,
+  selected,
+  onSelect,
+  onEditFlow,
+}: {
+  q: QueueJson;
+  selected: boolean;
+  onSelect: (name: string) => void;
+  onEditFlow: (name: string) => void;
+}) {
   return (
     <div className="flex min-w-0 items-center gap-2">
       <button
@@ -57,6 +68,15 @@ function QueueName({ q, selected, onSelect }: { q: QueueJson; selected: boolean;
       >
         history
       </Link>
+      <button
+        type="button"
+        onClick={() => onEditFlow(q.name)}
+        className="shrink-0 text-xs text-slate-400 hover:text-brand-600 hover:underline"
+        title={`Flow control of ${q.name}: per-key limit, keyFrom, rate limit and top keys`}
+        data-testid="flow-edit"
+      >
+        flow
+      </button>
     </div>
   );
 }
@@ -83,13 +103,23 @@ export function QueueList({
       header: 'Queue',
       cell: (q) => (
         <>
-          <QueueName q={q} selected={q.name === selected} onSelect={onSelect} />
+          <QueueName q={q} selected={q.name === selected} onSelect={onSelect} onEditFlow={onEditFlow} />
           {/* why its ready work waits, the pending split and the oldest ready age (GET /api/why) */}
           <QueueWhy health={healthOf.get(q.name)} />
+          <FlowSummary q={q} />
         </>
       ),
     },
-    { key: 'gauge', header: 'Running / limit', cell: (q) => <Gauge running={q.running} limit={q.concurrencyLimit} paused={q.paused} /> },
+    {
+      key: 'gauge',
+      header: <span title="running tasks against the limit; below, starts in the rate window against the rate">Running / limit</span>,
+      cell: (q) => (
+        <div className="space-y-2">
+          <Gauge running={q.running} limit={q.concurrencyLimit} paused={q.paused} />
+          {q.rate && <RateGauge rate={q.rate} />}
+        </div>
+      ),
+    },
     { key: 'pending', header: 'Pending', align: 'right', cell: (q) => <Count n={q.pending} tone="text-sky-700" testId="queue-pending" /> },
     {
       key: 'spark',
@@ -108,11 +138,6 @@ export function QueueList({
         ),
     },
     { key: 'limit', header: 'Limit', cell: (q) => <LimitEditor queue={q.name} limit={q.concurrencyLimit} /> },
-    {
-      key: 'flow',
-      header: <span title="per-key limit, keyFrom path, rate window and the busiest keys">Flow control</span>,
-      cell: (q) => <FlowCell q={q} onEdit={() => onEditFlow(q.name)} />,
-    },
     { key: 'paused', header: 'Pause', cell: (q) => <PauseSwitch queue={q.name} paused={q.paused} /> },
   ];
 
@@ -135,12 +160,13 @@ export function QueueList({
         <div className="space-y-2">
           <div className="flex items-center justify-between gap-2">
             <div className="min-w-0 flex-1">
-              <QueueName q={q} selected={q.name === selected} onSelect={onSelect} />
+              <QueueName q={q} selected={q.name === selected} onSelect={onSelect} onEditFlow={onEditFlow} />
             </div>
             <PauseSwitch queue={q.name} paused={q.paused} />
           </div>
           <div className="flex flex-wrap items-end justify-between gap-x-4 gap-y-1">
             <Gauge running={q.running} limit={q.concurrencyLimit} paused={q.paused} />
+            {q.rate && <RateGauge rate={q.rate} />}
             <div className="flex gap-3 text-xs text-slate-500">
               <span>
                 pending <Count n={q.pending} tone="text-sky-700" testId="queue-pending" />
@@ -156,7 +182,7 @@ export function QueueList({
             <span className="text-xs text-slate-500">Limit</span>
             <LimitEditor queue={q.name} limit={q.concurrencyLimit} />
           </div>
-          <FlowCell q={q} onEdit={() => onEditFlow(q.name)} />
+          <FlowSummary q={q} />
           <QueueWhy health={healthOf.get(q.name)} />
         </div>
       )}

@@ -113,7 +113,7 @@ export function Tasks() {
     <>
       <PageHeader
         title="Tasks"
-        description="Every task in every state. Filter by queue, command, batch, priority, time, text or a value in the payload."
+        description="Every task in every state. Filter by queue, command, key, batch, priority, time, text or a value in the payload."
       />
       {page.data && !badFilter && <StaleBanner error={page.error} updatedAt={page.dataUpdatedAt} />}
       <Card testId="tasks-card">

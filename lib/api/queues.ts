@@ -75,7 +75,8 @@ export class Queues {
   async queues(changes: number) {
     const { reads } = this.core.store;
     const [queues, recent] = await Promise.all([reads.listQueues(), this.core.audit.queueChanges(null, changes)]);
-    const keys = await Promise.all(queues.map((q) => reads.queueKeys(q.name, KEYS_LISTED)));
+    // a queue with nothing pending or running has no key to show: no read for it
+    const keys = await Promise.all(queues.map((q) => (q.pending + q.running > 0 ? reads.queueKeys(q.name, KEYS_LISTED) : [])));
     return { queues: queues.map((q, i) => queueJson(q, keys[i])), changes: recent.map(queueChangeJson) };
   }
 

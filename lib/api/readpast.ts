@@ -193,10 +193,7 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
   }
 
   // ---- queues: limits, pause, tokens (queues.ts) -----------------------------------------------------
-  /**
-   * `patch` = { concurrencyLimit?, paused?, perKeyLimit?: number | null, keyFrom?: string | null (a JSON path like
-   * `$.customerId`), rateLimit?: { limit, periodSeconds, perKey? } | null }; `changedBy` is recorded with each change
-   */
+  /** `patch`: { concurrencyLimit?, paused?, perKeyLimit?, keyFrom?, rateLimit? } (null clears one); `changedBy` is recorded */
   setQueue(name: string, patch: unknown, changedBy: string) {
     return this.queueDesk.setQueue(name, patch, changedBy);
   }
