@@ -52,6 +52,10 @@ const FRAGMENTS = new Set([
   'callers.ALLOW_SQL_SETTING',
   'callers.CALLER_ROLE',
   'keys.RATE_USAGE_APPLY',
+  'claim-steps.SET_LANE_ASIDE',
+  'claim-steps.KEY_STEP',
+  'claim-steps.TOKEN_STEP',
+  'claim-steps.RATE_STEP',
   'keys.SCHEDULE_KEY',
 ]);
 
@@ -101,6 +105,10 @@ const HELPERS = new Set([
   // pieces of the writers that make tasks pending (checked there)
   'keys.keyRowsFor',
   'keys.derivedKey',
+  // pieces of the claim (checked in CLAIM)
+  'claim-steps.keyRoom',
+  'claim-steps.rateRoom',
+  'claim-steps.rateKeyOf',
 ]);
 
 /** All statements: each constant, every variant of the assembled ones, every migration batch. */
@@ -473,12 +481,12 @@ describe('T-SQL parse check', () => {
     // per status: none, 13 flags alone, payload eq / contains, all; pending: 3 sub-states alone and with all
     expect(names.filter((n) => n.startsWith('reads.listTasksSql')).length).toBe(6 * 17 + 6);
     expect(names.filter((n) => n.startsWith('reads.listAttemptsSql')).length).toBe(7 * 64);
-    // every module of sql/ sends something (tally.ts only lends its pieces to the others; hot.ts's
+    // every module of sql/ sends something (tally.ts and claim-steps.ts only lend their pieces to others; hot.ts's
     // procedures, enqueue.ts's statement among them, are migration 17's batches)
     const modules = MODULES.map(([m]) => m);
     expect(modules).toEqual(expect.arrayContaining(['claim', 'enqueue', 'live', 'reads', 'session', 'settle', 'tally']));
     for (const m of modules)
-      if (!['tally', 'hot', 'enqueue'].includes(m))
+      if (!['tally', 'hot', 'enqueue', 'claim-steps'].includes(m))
         expect(
           names.some((n) => n.startsWith(`${m}.`)),
           m,
