@@ -17,13 +17,20 @@
 // time stops its store first (every later call through the walk's store is refused) and fails saying at
 // which step, so nothing keeps claiming in the background into the next seed.
 //
-// The walk steers around nothing. Two gaps it found are closed and stay in its path: a limit set on an
+// Flow control is in the walk too, drawn apart from its other moves (flowRng): tasks with concurrency keys (given,
+// or in the payload of a queue with keyFrom), queues with per-key limits and rate limits (queue-wide or per key),
+// changed now and then; the snapshot carries each task's key, each queue's per-key and rate limits, and every
+// attempt start (listAttempts), which the model's rate windows count.
+//
+// The walk steers around nothing. Three gaps it found are closed and stay in its path: a limit set on an
 // unlimited queue while tasks of it run (those tasks hold no token; the stores now count running tasks
-// with a live lease, token or not), and an operator retry of a cancelled task of a later stage of an
-// aborted batch (refused now: `batch_aborted`).
+// with a live lease, token or not), an operator retry of a cancelled task of a later stage of an
+// aborted batch (refused now: `batch_aborted`), and a batch's head held back by its key's limit or rate
+// window hiding the batch's next task (the batch lanes now leave such tasks out before their LIMIT).
 import { describe, expect, it } from 'vitest';
 import { allowedClaims, verdicts, type ClaimSnapshot, type PolicyTask } from '../../lib/engine/claim-policy';
 import { VERDICT_WHY } from '../../lib/engine/claim-rules';
+import { rateText } from '../../lib/engine/keys';
 import type { Store } from '../../lib/engine/ports';
 import type { BatchView, ClaimedTask, Settlement, WorkerSlot } from '../../lib/engine/types';
 import type { Why } from '../../lib/engine/why';
@@ -74,6 +81,13 @@ export function stoppable(store: Store, signal: AbortSignal): Store {
   });
 }
 const QUEUES = ['qa', 'qb', 'qc', 'qd'];
+/** concurrency keys of the walk's tasks ('K' and 'k' apart: keys are binary-compared) */
+const KEYS = ['k', 'K', 'acme', 'beta'];
+/**
+ * Rate periods: long enough that no start leaves a window during a walk, so the snapshot and the claim a few
+ * milliseconds later agree on every window (windows that roll are the contract tests' part, flow-control.ts).
+ */
+const RATE_PERIODS = [3600, 86_400];
 const HOUR = 3_600_000;
 /** a lease that has expired by the next snapshot (the walk sleeps past it) */
 const SHORT_LEASE = 1;
@@ -119,6 +133,7 @@ async function snapshot(store: Store, only: string[] | null, now: Date, tokens: 
         batchId: t.batchId,
         stage: t.stage,
         leaseUntil: t.leaseUntil,
+        concurrencyKey: t.concurrencyKey,
       });
     }
     if (page.nextCursor === null) break;
@@ -131,12 +146,28 @@ async function snapshot(store: Store, only: string[] | null, now: Date, tokens: 
     if (page.nextCursor === null) break;
     cursor = page.nextCursor;
   }
-  const queues = (await store.reads.listQueues()).map((q) => ({ name: q.name, limit: q.concurrencyLimit, paused: q.paused }));
+  const queues = (await store.reads.listQueues()).map((q) => ({
+    name: q.name,
+    limit: q.concurrencyLimit,
+    paused: q.paused,
+    perKeyLimit: q.perKeyLimit,
+    rateLimit: q.rateLimit,
+  }));
+  // every attempt start, with its task's key: what a rate window counts
+  const keyOf = new Map(tasks.map((t) => [tokens.get(t.id)!, t.concurrencyKey ?? null]));
+  const starts: { queue: string; key: string | null; at: Date }[] = [];
+  for (let cursor: number | undefined; ; ) {
+    const page = await store.reads.listAttempts({ cursor, limit: 200 });
+    for (const a of page.items) starts.push({ queue: a.queue, key: keyOf.get(a.token) ?? null, at: a.startedAt });
+    if (page.nextCursor === null) break;
+    cursor = page.nextCursor;
+  }
   return {
     tasks,
     queues,
     only,
     now,
+    starts,
     batches: batches.map((b) => ({ id: b.id, status: b.status, maxParallel: b.maxParallel, onFailure: b.onFailure })),
   };
 }
@@ -150,11 +181,19 @@ function describeSnapshot(s: ClaimSnapshot): string {
     (t) =>
       `  #${t.id} ${t.status} q=${t.queue} p=${t.priority} due=${t.runAfter.getTime() <= now}` +
       (t.batchId === null ? '' : ` batch=${t.batchId}/${t.stage}`) +
+      (t.concurrencyKey == null ? '' : ` key=${t.concurrencyKey}`) +
       (t.leaseUntil ? ` lease=${t.leaseUntil.getTime() >= now ? 'live' : 'expired'}` : '') +
       ` → ${v.get(t.id)}`,
   );
   return [
-    `queues: ${s.queues.map((q) => `${q.name}(limit=${q.limit}${q.paused ? ', paused' : ''})`).join(' ')}`,
+    `queues: ${s.queues
+      .map(
+        (q) =>
+          `${q.name}(limit=${q.limit}${q.paused ? ', paused' : ''}` +
+          `${q.perKeyLimit != null ? `, perKey=${q.perKeyLimit}` : ''}${q.rateLimit ? `, rate=${rateText(q.rateLimit)}` : ''})`,
+      )
+      .join(' ')}`,
+    `starts: ${(s.starts ?? []).length}`,
     `batches: ${s.batches.map((b) => `${b.id}(${b.status}, max=${b.maxParallel}, ${b.onFailure})`).join(' ')}`,
     `filter: ${s.only ? s.only.join(',') : 'all'}`,
     ...rows,
@@ -176,6 +215,8 @@ class Walk {
 
   /** draws the tasks whose "why" is checked: apart from `rng`, so the walk's own moves stay as they were */
   readonly whyRng: Rng;
+  /** draws keys and flow control (per-key limits, keyFrom, rate limits): apart from `rng`, for the same reason */
+  readonly flowRng: Rng;
 
   constructor(
     readonly h: Harness,
@@ -184,6 +225,7 @@ class Walk {
     readonly whyPerStep: number,
   ) {
     this.whyRng = prng(seed ^ 0x5eed);
+    this.flowRng = prng(seed ^ 0xf10c);
   }
 
   get store() {
@@ -193,7 +235,13 @@ class Walk {
   async enqueue(batchId: number | null, stage: number | null) {
     const r = this.rng;
     const runAt = new Date(Date.now() + (r.chance(0.15) ? HOUR + r.int(HOUR) : -1000 - r.int(HOUR)));
-    const input = { queue: r.pick(QUEUES), priority: r.int(3), runAt, payload: null, ...(batchId === null ? {} : { batchId, stage }) };
+    const input = {
+      queue: r.pick(QUEUES),
+      priority: r.int(3),
+      runAt,
+      ...this.keyed(),
+      ...(batchId === null ? {} : { batchId, stage }),
+    };
     try {
       this.tokens.push(await this.h.add(input));
     } catch {
@@ -201,7 +249,25 @@ class Walk {
     }
   }
 
+  /** a task's key: given, or in its payload for a queue's keyFrom (`$.k`), or none */
+  keyed(): { payload: unknown; concurrencyKey?: string } {
+    const f = this.flowRng;
+    const x = f.next();
+    if (x < 0.3) return { payload: null, concurrencyKey: f.pick(KEYS) };
+    if (x < 0.6) return { payload: { k: f.pick(KEYS) } };
+    return { payload: null };
+  }
+
+  /** Flow control of a queue, at random: a per-key limit, keyFrom, a rate limit (long periods: see RATE_PERIODS). */
+  async flow(q: string) {
+    const f = this.flowRng;
+    const rateLimit = f.chance(0.35) ? { limit: 1 + f.int(4), periodSeconds: f.pick(RATE_PERIODS), perKey: f.chance(0.4) } : null;
+    const patch = { perKeyLimit: f.pick([null, null, 1, 2]), keyFrom: f.pick([null, '$.k']), rateLimit };
+    await this.store.commands.setQueue(q, patch, 'contract');
+  }
+
   async setUp() {
+    for (const q of QUEUES) await this.flow(q);
     const r = this.rng;
     for (let i = 0; i < 4; i++) this.slots.push(await this.h.worker());
     // the walk's tasks run handler demo.echo: known, so that "why" does not stop at the handler
@@ -240,6 +306,7 @@ class Walk {
 
   /** One random move that changes what is claimable. */
   async move() {
+    if (this.flowRng.chance(0.06)) return this.flow(this.flowRng.pick(QUEUES));
     const r = this.rng;
     const x = r.next();
     const running = [...this.running.values()];

@@ -50,6 +50,8 @@ export interface TaskRow<C extends Cols> {
   max_attempts: number;
   timeout_ms: number | null;
   dedup_key: string | null;
+  /** migration 14 (SQLite) */
+  concurrency_key: string | null;
   caller: string | null;
   batch_id: C['bigint'] | null;
   stage: number | null;
@@ -102,6 +104,12 @@ export interface QueueRow<C extends Cols> {
   max_attempts: number;
   timeout_ms: number | null;
   backoff_ms: number;
+  /** flow control (migration 14 on SQLite) */
+  per_key_limit: number | null;
+  key_from: string | null;
+  rate_limit: number | null;
+  rate_period_s: number | null;
+  rate_per_key: C['bool'];
 }
 
 /** A row of the ExecutionStatus view: an attempt running now. */
@@ -174,6 +182,7 @@ export function rowMappers<C extends Cols>(c: Converters<C>) {
       maxAttempts: r.max_attempts,
       timeoutMs: r.timeout_ms,
       dedupKey: r.dedup_key,
+      concurrencyKey: r.concurrency_key ?? null,
       caller: r.caller,
       batchId: bigintOrNull(r.batch_id),
       stage: r.stage,
@@ -222,6 +231,12 @@ export function rowMappers<C extends Cols>(c: Converters<C>) {
       maxAttempts: r.max_attempts,
       timeoutMs: r.timeout_ms,
       backoffMs: r.backoff_ms,
+      perKeyLimit: r.per_key_limit,
+      keyFrom: r.key_from,
+      rateLimit:
+        r.rate_limit === null || r.rate_period_s === null
+          ? null
+          : { limit: r.rate_limit, periodSeconds: r.rate_period_s, perKey: c.bool(r.rate_per_key) },
     };
   }
 

@@ -3,18 +3,25 @@
 //    limited queue's room is its limit less its running tasks with a live lease, token or not (a task
 //    claimed while the queue was unlimited holds none), so a limit set or lowered while tasks run grants
 //    nothing until running < limit;
-//  - lanes: unbatched tasks form one lane, each live batch another (its active stage only, within its
+//  - lanes: unbatched tasks with no concurrency key form one lane, the unbatched tasks of each (queue, key)
+//    another (KEY_LANES of them per round, least recently served first, full keys and full per-key rate
+//    windows filtered out before the LIMIT), each live batch another (its active stage only, within its
 //    maxParallel, never past a failed stage of a batch that aborts); only batches with a due task the
 //    claim may take become lanes; lanes are merged by priority, ties going to the least recently served
-//    lane, so one large batch cannot starve another;
+//    lane, so one large batch or key cannot starve another (keys take turns: ConcurrencyKeys.served_at);
+//  - flow control, for every task started (a keyed task of a batch too): its key's running tasks with a live
+//    lease stay under the queue's per-key limit, and a rate-limited queue's start takes a rate slot
+//    (flow.ts) — a task that cannot start is skipped, no attempt spent; a queue whose window is full is
+//    excluded like a full one;
 //  - a task of a limited queue starts only with a token granted in this transaction (Taskling's way:
 //    the queue row is written first, its lock column serialising grants for the queue).
 // Tokens are released by the attempt's end (queues.ts releaseToken).
 // The claim rules are listed once, by name, in lib/engine/claim-rules.ts; their SQLite fragments are in
 // sql/claim.ts (CLAIM_RULE_SQL), whose statements are composed of them.
-import type { ClaimedTask, ClaimOptions, TaskKind, WorkerSlot } from '../../lib/engine/types';
+import type { ClaimedTask, ClaimOptions, RateLimit, TaskKind, WorkerSlot } from '../../lib/engine/types';
 import { stageTimes } from './batches';
 import type { Db, Shared } from './connection';
+import { freeSlot, rateKeyOf, rateOf, type RateRow, takeSlot } from './flow';
 import * as S from './sql/claim';
 import { stmt } from './stmt';
 import type { Tally } from './tally';
@@ -34,15 +41,19 @@ interface Candidate {
   run_after: number;
   batch_id: number | null;
   stage: number | null;
+  concurrency_key: string | null;
 }
 
 interface LaneState {
-  key: string;
   batchId: number | null;
   stage: number | null;
+  /** a key lane's (queue, key); null for the unkeyed lane and batches */
+  key: { queue: string; name: string } | null;
   servedAt: number;
   room: number;
-  items: Candidate[];
+  /** the priority of the lane's head until its tasks are read (key lanes read theirs when first chosen) */
+  headPriority: number;
+  items: Candidate[] | null;
 }
 
 let serveSeq = 0;
@@ -50,15 +61,24 @@ let serveSeq = 0;
 const stamp = (now: number) => now * 1000 + (serveSeq = (serveSeq + 1) % 1000);
 let unbatchedServedAt = 0;
 
+/**
+ * Key lanes read per claim round, least recently served first: priority wins across these (and the unkeyed lane
+ * and batches); a key served less recently than the rest of them cannot wait behind more than one turn.
+ */
+export const KEY_LANES = 64;
+
 /** claim at most one due task per slot; each claim starts an attempt logged in ExecutionLog */
 export async function claim(shared: Shared, slots: WorkerSlot[], opts: ClaimOptions): Promise<ClaimedTask[]> {
   if (slots.length === 0) return [];
   return shared.tx((tally, now) => claimIn(shared.db, slots, opts, tally, now));
 }
 
+const head = (l: LaneState) => (l.items ? (l.items[0]?.priority ?? null) : l.headPriority);
+
 function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, now: number): ClaimedTask[] {
   const out: ClaimedTask[] = [];
   const backoff = new Map<string, number>();
+  const flow = new Flow(db, now);
   const queuesJson = opts.queues?.length ? JSON.stringify(opts.queues) : null;
   /** tasks started per batch in this transaction: the kept stage counts (BatchStages) see them only at commit */
   const startedIn = new Map<number, number>();
@@ -67,19 +87,28 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
     const want = slots.length - out.length;
     const cap = capacity(db, now);
     const excluded = JSON.stringify(cap.excluded);
+    const noKey = JSON.stringify(cap.noKey);
     const lanes: LaneState[] = [];
-    const unbatched = stmt(db, S.UNBATCHED_HEADS).all({ excluded, queues: queuesJson, now, limit: want }) as Candidate[];
-    if (unbatched.length) lanes.push({ key: 'u', batchId: null, stage: null, servedAt: unbatchedServedAt, room: want, items: unbatched });
-    for (const l of batchLanes(db, want, { excluded, queues: queuesJson, now }, startedIn)) {
+    const unbatched = stmt(db, S.UNBATCHED_HEADS).all({ excluded, noKey, queues: queuesJson, now, limit: want });
+    if (unbatched.length) lanes.push(lane(null, null, null, unbatchedServedAt, want, unbatched as Candidate[]));
+    for (const k of keyLanes(db, { excluded, queues: queuesJson, now, limit: Math.max(want, KEY_LANES) })) {
+      const room = k.per_key_limit === null ? want : Math.min(want, k.per_key_limit - k.running);
+      lanes.push({
+        ...lane(null, null, { queue: k.queue, name: k.concurrency_key }, k.served_at, room, null),
+        headPriority: k.head_priority,
+      });
+    }
+    for (const l of batchLanes(db, want, { excluded, noKey, queues: queuesJson, now }, startedIn)) {
       const items = stmt(db, S.BATCH_HEADS).all({
         excluded,
+        noKey,
         queues: queuesJson,
         batch: l.batchId,
         stage: l.stage,
         now,
         limit: l.room,
-      }) as Candidate[];
-      if (items.length) lanes.push({ key: 'b' + l.batchId, batchId: l.batchId, stage: l.stage, servedAt: l.servedAt, room: l.room, items });
+      });
+      if (items.length) lanes.push(lane(l.batchId, l.stage, null, l.servedAt, l.room, items as Candidate[]));
     }
     if (lanes.length === 0) break;
     let starved = false;
@@ -87,15 +116,25 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
       // the highest-priority head; among equals the least recently served lane
       let best: LaneState | null = null;
       for (const l of lanes) {
-        if (l.room <= 0 || l.items.length === 0) continue;
-        const h = l.items[0]!;
-        if (!best || h.priority > best.items[0]!.priority || (h.priority === best.items[0]!.priority && l.servedAt < best.servedAt))
-          best = l;
+        const p = l.room > 0 ? head(l) : null;
+        if (p === null) continue;
+        const b = best && head(best)!;
+        if (!best || p > b! || (p === b && l.servedAt < best.servedAt)) best = l;
       }
       if (!best) break;
+      if (best.items === null) {
+        const k = best.key!;
+        best.items = stmt(db, S.KEY_HEADS).all({ queue: k.queue, key: k.name, now, limit: best.room }) as Candidate[];
+        continue;
+      }
       const c = best.items.shift()!;
       const slot = slots[out.length]!;
       const attempt = c.attempts + 1;
+      // the key's per-key limit and the queue's rate window, for every task (keyed tasks of a batch too)
+      if (!flow.mayStart(c)) {
+        if (best.key) best.room = 0;
+        continue;
+      }
       let tokenNo: number | null = null;
       const free = cap.free.get(c.queue);
       if (free !== undefined) {
@@ -107,13 +146,15 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
         }
         cap.free.set(c.queue, free - 1);
       }
+      flow.started(c);
       let b = backoff.get(c.queue);
       if (b === undefined) backoff.set(c.queue, (b = backoffOf(db, c.queue)));
       out.push(start(db, c, slot, attempt, tokenNo, b, opts.leaseMs, tally, now));
       best.room--;
       best.servedAt = stamp(now);
-      if (best.batchId === null) unbatchedServedAt = best.servedAt;
-      else {
+      if (c.concurrency_key !== null) stmt(db, S.MARK_KEY_SERVED).run(best.servedAt, c.queue, c.concurrency_key);
+      if (best.batchId === null && best.key === null) unbatchedServedAt = best.servedAt;
+      else if (best.batchId !== null) {
         stmt(db, S.MARK_SERVED).run(best.servedAt, best.batchId);
         startedIn.set(best.batchId, (startedIn.get(best.batchId) ?? 0) + 1);
       }
@@ -123,30 +164,106 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
   return out;
 }
 
+function lane(
+  batchId: number | null,
+  stage: number | null,
+  key: LaneState['key'],
+  servedAt: number,
+  room: number,
+  items: Candidate[] | null,
+): LaneState {
+  return { batchId, stage, key, servedAt, room, headPriority: 0, items };
+}
+
 // ---- capacity -----------------------------------------------------------------------------------
 
 interface Capacity {
-  /** queues no task may be claimed from now: paused, or limited with no room left */
+  /** queues no task may be claimed from now: paused, limited with no room left, or rate limited with a full window */
   excluded: string[];
+  /** queues whose tasks with no key may not start now: a per-key rate whose window of the tasks with no key is full */
+  noKey: string[];
   /** tasks that may still start per limited queue: its limit less its running tasks with a live lease */
   free: Map<string, number>;
 }
 
 function capacity(db: Db, now: number): Capacity {
-  const queues = stmt(db, S.PAUSED_OR_LIMITED_QUEUES).all() as { name: string; concurrency_limit: number | null; paused: number }[];
+  const queues = stmt(db, S.PAUSED_OR_LIMITED_QUEUES).all() as (RateRow & {
+    name: string;
+    concurrency_limit: number | null;
+    paused: number;
+  })[];
   const excluded: string[] = [];
+  const noKey: string[] = [];
   const free = new Map<string, number>();
   for (const q of queues) {
     if (q.paused) {
       excluded.push(q.name);
       continue;
     }
+    const rate = rateOf(q);
+    if (rate) {
+      if (freeSlot(db, q.name, '', rate, now) === null) {
+        (rate.perKey ? noKey : excluded).push(q.name);
+        if (!rate.perKey) continue;
+      }
+    }
+    if (q.concurrency_limit === null) continue;
     const running = (stmt(db, S.RUNNING_LIVE).get(q.name, now) as { n: number }).n;
-    const n = Math.max(0, q.concurrency_limit! - running);
+    const n = Math.max(0, q.concurrency_limit - running);
     free.set(q.name, n);
     if (n === 0) excluded.push(q.name);
   }
-  return { excluded, free };
+  return { excluded, noKey, free };
+}
+
+/** Key lanes that may start a task now (sql/claim.ts KEY_LANES). */
+function keyLanes(db: Db, filter: { excluded: string; queues: string | null; now: number; limit: number }) {
+  return stmt(db, S.KEY_LANES).all(filter) as {
+    queue: string;
+    concurrency_key: string;
+    served_at: number;
+    per_key_limit: number | null;
+    head_priority: number;
+    running: number;
+  }[];
+}
+
+/**
+ * A claim's flow control: whether a task may start under its key's per-key limit and its queue's rate window,
+ * and the rate slot its start takes. Counted in the transaction, so tasks this claim started count too.
+ */
+class Flow {
+  private readonly queues = new Map<string, { perKeyLimit: number | null; rate: RateLimit | null }>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly now: number,
+  ) {}
+
+  private of(queue: string) {
+    let q = this.queues.get(queue);
+    if (!q) {
+      const r = stmt(this.db, S.QUEUE_FLOW).get(queue) as (RateRow & { per_key_limit: number | null }) | undefined;
+      q = { perKeyLimit: r?.per_key_limit ?? null, rate: rateOf(r) };
+      this.queues.set(queue, q);
+    }
+    return q;
+  }
+
+  mayStart(c: Candidate): boolean {
+    const q = this.of(c.queue);
+    if (c.concurrency_key !== null && q.perKeyLimit !== null) {
+      const running = (stmt(this.db, S.KEY_RUNNING).get(c.queue, c.concurrency_key, this.now) as { n: number }).n;
+      if (running >= q.perKeyLimit) return false;
+    }
+    return q.rate === null || freeSlot(this.db, c.queue, rateKeyOf(q.rate, c.concurrency_key), q.rate, this.now) !== null;
+  }
+
+  /** the start takes its rate slot (mayStart said there is one) */
+  started(c: Candidate): void {
+    const q = this.of(c.queue);
+    if (q.rate) takeSlot(this.db, c.queue, rateKeyOf(q.rate, c.concurrency_key), q.rate, c.id, this.now);
+  }
 }
 
 // ---- lanes ----------------------------------------------------------------------------------------
@@ -167,7 +284,7 @@ interface BatchLane {
 function batchLanes(
   db: Db,
   max: number,
-  filter: { excluded: string; queues: string | null; now: number },
+  filter: { excluded: string; noKey: string; queues: string | null; now: number },
   startedIn: ReadonlyMap<number, number>,
 ): BatchLane[] {
   const rows = stmt(db, S.LIVE_BATCHES).all(filter) as {
@@ -244,6 +361,7 @@ function start(
     command: c.command,
     payload: c.payload === null ? null : JSON.parse(c.payload),
     priority: c.priority,
+    concurrencyKey: c.concurrency_key,
     attempt,
     maxAttempts: c.max_attempts,
     timeoutMs: c.timeout_ms,

@@ -4,6 +4,7 @@
 // lib/engine/tokens.ts), and its kept aggregates (one delta per queue and command, applied once per transaction).
 import type { AuditWrite } from '../../lib/engine/ports';
 import { ValidationError } from '../../lib/engine/errors';
+import { taskKey } from '../../lib/engine/keys';
 import type { EnqueueInput, EnqueueResult } from '../../lib/engine/types';
 import { checkOpen } from './batches';
 import type { Db, Shared } from './connection';
@@ -131,6 +132,8 @@ function taskRow(
       input.maxAttempts ?? q.max_attempts,
       input.timeoutMs === undefined ? q.timeout_ms : input.timeoutMs,
       input.dedupKey ?? null,
+      // given, else derived from the payload by the queue's keyFrom (a trigger gives the key its ConcurrencyKeys row)
+      taskKey(input.concurrencyKey, input.payload, q.key_from),
       input.caller ?? null,
       batchId,
       stage,

@@ -5,6 +5,7 @@ import type { AbandonedCount, AbandonReason, PruneResult, RescueResult } from '.
 import { deleteTaskOutput } from './attempt-logs';
 import { read, type Db, type Shared } from './connection';
 import { endAttempt, type Ended } from './settle';
+import { pruneFlow } from './flow';
 import { pruneHistory, rollHistory } from './history';
 import { PRUNE_AUDIT } from './sql/audit';
 import * as S from './sql/maintenance';
@@ -114,6 +115,7 @@ function pruneRest(db: Db, cutoff: number, now: number): void {
   stmt(db, S.PRUNE_QUEUE_CHANGES).run(cutoff);
   stmt(db, PRUNE_AUDIT).run(now - AUDIT_KEEP_MS);
   pruneHistory(db, now);
+  pruneFlow(db, now);
 }
 
 /** record the pending depth for the current second of the metrics series */

@@ -1,10 +1,12 @@
-// Queues: settings (limit, pause) with every change recorded, Taskling's concurrency tokens, the queue
+// Queues: settings (limit, pause, per-key limit, keyFrom, rate limit) with every change recorded, Taskling's concurrency tokens, the queue
 // views and their change history. A limited queue owns tokens 1..limit in ConcurrencyTokens; the claim
 // grants them (claim.ts), an ending attempt releases its own here. Unlimited queues have no tokens and
 // pay nothing.
 import type { AuditWrite, CommandPort, ReadModel } from '../../lib/engine/ports';
 import type { QueueChange, QueuePatch, QueueSettings, QueueView, TokenView } from '../../lib/engine/types';
+import { rateText } from '../../lib/engine/keys';
 import { read, type Db, type Shared } from './connection';
+import { rateUsage, seedSlots } from './flow';
 import { type ChangeRow, queueChange, type QueueRow, queueSettings } from './rows';
 import * as S from './sql/queues';
 import { stmt } from './stmt';
@@ -46,6 +48,22 @@ function changeQueue(db: Db, name: string, patch: QueuePatch, changedBy: string,
     stmt(db, S.SET_PAUSED).run(patch.paused ? 1 : 0, name);
     log.run(name, now, changedBy, 'paused', String(before.paused === 1), String(patch.paused));
   }
+  const was = queueSettings(before);
+  if (patch.perKeyLimit !== undefined && patch.perKeyLimit !== was.perKeyLimit) {
+    stmt(db, S.SET_PER_KEY_LIMIT).run(patch.perKeyLimit, name);
+    log.run(name, now, changedBy, 'perKeyLimit', show(was.perKeyLimit), show(patch.perKeyLimit));
+  }
+  if (patch.keyFrom !== undefined && patch.keyFrom !== was.keyFrom) {
+    stmt(db, S.SET_KEY_FROM).run(patch.keyFrom, name);
+    log.run(name, now, changedBy, 'keyFrom', was.keyFrom ?? 'none', patch.keyFrom ?? 'none');
+  }
+  if (patch.rateLimit !== undefined && rateText(patch.rateLimit) !== rateText(was.rateLimit)) {
+    const r = patch.rateLimit;
+    stmt(db, S.SET_RATE).run(r?.limit ?? null, r?.periodSeconds ?? null, r?.perKey ? 1 : 0, name);
+    log.run(name, now, changedBy, 'rateLimit', rateText(was.rateLimit), rateText(r));
+    // the new window starts from the attempts already started in it
+    seedSlots(db, name, r, now);
+  }
   return queueSettings(stmt(db, S.GET_QUEUE).get(name) as QueueRow);
 }
 
@@ -57,8 +75,12 @@ export function releaseToken(db: Db, queue: string, tokenNo: number, taskId: num
 
 export function listQueues(shared: Shared): Promise<QueueView[]> {
   return read(() => {
-    const rows = stmt(shared.db, S.LIST_QUEUES).all(Date.now()) as (QueueRow & { pending: number; running: number; granted: number })[];
-    return rows.map((r) => ({ ...queueSettings(r), pending: r.pending, running: r.running, granted: r.granted }));
+    const now = Date.now();
+    const rows = stmt(shared.db, S.LIST_QUEUES).all(now) as (QueueRow & { pending: number; running: number; granted: number })[];
+    return rows.map((r) => {
+      const q = queueSettings(r);
+      return { ...q, pending: r.pending, running: r.running, granted: r.granted, rate: rateUsage(shared.db, r.name, q.rateLimit, now) };
+    });
   });
 }
 

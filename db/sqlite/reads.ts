@@ -91,6 +91,7 @@ export function taskWhere(f: TaskFilter, now: number) {
   if (f.status === 'pending' && f.sub) add('rest', S.TASK_FILTER[f.sub], now);
   if (f.queue) add('rest', S.TASK_FILTER.queue, f.queue);
   if (f.command) add('rest', S.TASK_FILTER.command, f.command);
+  if (f.concurrencyKey !== undefined) add('rest', S.TASK_FILTER.concurrencyKey, f.concurrencyKey);
   if (f.priorityMin !== undefined) add('rest', S.TASK_FILTER.priorityMin, f.priorityMin);
   if (f.priorityMax !== undefined) add('rest', S.TASK_FILTER.priorityMax, f.priorityMax);
   const finished = f.status !== undefined && TERMINAL_STATUSES.includes(f.status);

@@ -5,6 +5,7 @@
 // (schedule_name, schedule_fire_at) makes a second task for a tick impossible whatever happens.
 import type { AuditWrite, CommandPort, MaintenancePort, ReadModel } from '../../lib/engine/ports';
 import { auditVia } from '../../lib/engine/audit';
+import { taskKey } from '../../lib/engine/keys';
 import { planFires } from '../../lib/engine/schedules';
 import type {
   EnqueueResult,
@@ -17,7 +18,7 @@ import type {
 } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
 import { ensureQueue } from './queues';
-import { type FireRow, scheduleFire, type ScheduleRow, scheduleView, toJson } from './rows';
+import { type FireRow, parseJson, scheduleFire, type ScheduleRow, scheduleView, toJson } from './rows';
 import * as S from './sql/schedules';
 import { stmt } from './stmt';
 import type { Tally } from './tally';
@@ -132,6 +133,7 @@ function insertFire(db: Db, r: ScheduleRow, fireAt: number | null, caller: strin
     now,
     r.max_attempts ?? q.max_attempts,
     r.timeout_ms ?? q.timeout_ms,
+    taskKey(null, parseJson(r.payload), q.key_from),
     caller,
     r.name,
     fireAt,

@@ -10,6 +10,7 @@ import { migration as v10 } from './versions/v10-fingerprints';
 import { migration as v11 } from './versions/v11-pool-settings';
 import { migration as v12 } from './versions/v12-worker-queues';
 import { migration as v13 } from './versions/v13-abandon-reason';
+import { migration as v14 } from './versions/v14-flow-control';
 
 import type { SqliteMigration } from './versions/migration';
 
@@ -255,4 +256,5 @@ CREATE INDEX Tasks_schedule ON Tasks(schedule_name, id) WHERE schedule_name IS N
   v11,
   v12,
   v13,
+  v14,
 ];

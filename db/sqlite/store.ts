@@ -15,6 +15,7 @@ import { openDatabase, writeTx, WriteGate, type Db, type Shared } from './connec
 import { diagnoseSqlite } from './doctor';
 import * as enqueue from './enqueue';
 import * as failures from './failures';
+import * as flow from './flow';
 import * as history from './history';
 import * as maintenance from './maintenance';
 import { migrate } from './migrations';
@@ -45,6 +46,7 @@ const concerns = [
   reads,
   history,
   failures,
+  flow,
 ];
 
 /**

@@ -25,13 +25,18 @@ export const CLAIM_RULE_SQL = {
   stage_active: '(SELECT MIN(s.stage) FROM BatchStages s WHERE s.batch_id = b.id AND s.pending + s.running > 0)',
   not_after_failed_stage: "NOT (x.on_failure = 'abort' AND x.failed_stage IS NOT NULL AND x.stage > x.failed_stage)",
   under_batch_max_parallel: '(x.max_parallel IS NULL OR x.running < x.max_parallel)',
+  // a key's running tasks with a live lease (queue, concurrency_key, now), compared with the queue's per_key_limit
+  under_key_limit: `SELECT COUNT(*) AS n FROM Tasks WHERE queue = ? AND concurrency_key = ? AND status IN ('pending', 'running')
+      AND status = 'running' AND lease_until >= ?`,
+  // attempts started in a rate window (queue, rate_key, now − period), compared with the queue's rate_limit
+  under_rate_limit: 'SELECT COUNT(*) AS n FROM RateSlots WHERE queue = ? AND rate_key = ? AND used_at > ?',
 } as const satisfies Record<ClaimRuleName, string>;
 const R = CLAIM_RULE_SQL;
 
 // ---- capacity: paused queues and limited queues with no room left are skipped ------------------------
 
-export const PAUSED_OR_LIMITED_QUEUES = `SELECT name, concurrency_limit, paused FROM Queues
-      WHERE NOT (${R.queue_not_paused}) OR concurrency_limit IS NOT NULL`;
+export const PAUSED_OR_LIMITED_QUEUES = `SELECT name, concurrency_limit, paused, rate_limit, rate_period_s, rate_per_key FROM Queues
+      WHERE NOT (${R.queue_not_paused}) OR concurrency_limit IS NOT NULL OR rate_limit IS NOT NULL`;
 
 /**
  * Running tasks of a queue with a live lease (queue, now), token or not: a task claimed while its queue
@@ -40,16 +45,34 @@ export const PAUSED_OR_LIMITED_QUEUES = `SELECT name, concurrency_limit, paused 
  */
 export const RUNNING_LIVE = R.under_queue_limit;
 
+/** Running tasks of a (queue, key) with a live lease (queue, concurrency_key, now): a seek of Tasks_key_open. */
+export const KEY_RUNNING = R.under_key_limit;
+
 // ---- lanes and their heads ------------------------------------------------------------------------
 
 export const STAGE_PENDING = 'SELECT pending FROM BatchStages WHERE batch_id = ? AND stage = ?';
 
 const HEAD_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.priority, t.attempts, t.max_attempts, t.timeout_ms,
-  t.created_at, t.run_after, t.batch_id, t.stage`;
+  t.created_at, t.run_after, t.batch_id, t.stage, t.concurrency_key`;
 
 /** Skips the excluded queues (a JSON array) and, when @queues (a JSON array) is given, every other queue. */
 const QUEUE_FILTER = `AND t.queue NOT IN (SELECT value FROM json_each(@excluded))
   AND ${R.in_queue_filter}`;
+
+/** Whether the per-key rate window of a key (SQL expressions) of queue row `q` is full (@now). */
+const keyRateFull = (q: string, queue: string, key: string) => `(${q}.rate_limit IS NOT NULL AND ${q}.rate_per_key = 1
+          AND (SELECT COUNT(*) FROM RateSlots s WHERE s.queue = ${queue} AND s.rate_key = ${key}
+            AND s.used_at > @now - ${q}.rate_period_s * 1000) >= ${q}.rate_limit)`;
+
+/**
+ * A task (`t`) flow control lets start now (@now, @noKey): a task with no key outside the queues whose window of
+ * the tasks with no key is full; a keyed one under its queue's per-key limit and with room in its key's rate window.
+ */
+const FLOW_OK = `(CASE WHEN t.concurrency_key IS NULL THEN t.queue NOT IN (SELECT value FROM json_each(@noKey))
+        ELSE NOT EXISTS (SELECT 1 FROM Queues fq WHERE fq.name = t.queue AND ((fq.per_key_limit IS NOT NULL
+          AND (SELECT COUNT(*) FROM Tasks r WHERE r.queue = t.queue AND r.concurrency_key = t.concurrency_key
+            AND r.status IN ('pending', 'running') AND r.status = 'running' AND r.lease_until >= @now) >= fq.per_key_limit)
+          OR ${keyRateFull('fq', 't.queue', 't.concurrency_key')})) END)`;
 
 /** At most this many batch lanes per claim round. */
 export const MAX_LANES = 500;
@@ -70,16 +93,49 @@ export const LIVE_BATCHES = `SELECT x.id, x.max_parallel, x.served_at, x.stage, 
         AND ${R.under_batch_max_parallel}
         AND ${R.not_after_failed_stage}
         AND EXISTS (SELECT 1 FROM Tasks t WHERE ${R.pending} AND ${R.batch_exists} AND t.stage = x.stage
-          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER})
+          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER} AND ${FLOW_OK})
       ORDER BY x.served_at, x.id LIMIT ${MAX_LANES}`;
 
-/** The due unbatched tasks in dequeue order (@now, @excluded, @queues, @limit); matches the index Tasks_dequeue. */
-export const UNBATCHED_HEADS = `SELECT ${HEAD_COLUMNS} FROM Tasks t WHERE ${R.pending} AND t.batch_id IS NULL
-        AND ${R.due} ${QUEUE_FILTER} ORDER BY t.priority DESC, t.id LIMIT @limit`;
+/**
+ * The due unbatched tasks with no concurrency key in dequeue order (@now, @excluded, @queues, @limit, and
+ * @noKey: queues whose per-key rate window of the tasks with no key is full); matches the index Tasks_dequeue.
+ */
+export const UNBATCHED_HEADS = `SELECT ${HEAD_COLUMNS} FROM Tasks t WHERE ${R.pending} AND t.batch_id IS NULL AND t.concurrency_key IS NULL
+        AND ${R.due} ${QUEUE_FILTER} AND t.queue NOT IN (SELECT value FROM json_each(@noKey))
+        ORDER BY t.priority DESC, t.id LIMIT @limit`;
+
+/** The pending unbatched tasks of one key (`k` a row of ConcurrencyKeys), due now, in dequeue order. */
+const KEY_TASKS = `${R.pending} AND t.batch_id IS NULL AND t.queue = k.queue AND t.concurrency_key = k.concurrency_key AND ${R.due}`;
+
+/**
+ * Key lanes: the keys of the queues the claim may take from with a due unbatched task, under their queue's
+ * per-key limit and per-key rate window, least recently served first, with their running tasks (live lease)
+ * and the priority of their best due task (@now, @excluded, @queues, @limit). Filtered before the LIMIT, so
+ * full keys never crowd out one that can run.
+ */
+export const KEY_LANES = `SELECT k.queue, k.concurrency_key, k.served_at, q.per_key_limit,
+        (SELECT t.priority FROM Tasks t WHERE ${KEY_TASKS} ORDER BY t.priority DESC, t.id LIMIT 1) AS head_priority,
+        CASE WHEN q.per_key_limit IS NULL THEN 0 ELSE (SELECT COUNT(*) FROM Tasks r WHERE r.queue = k.queue
+          AND r.concurrency_key = k.concurrency_key AND r.status IN ('pending', 'running') AND r.status = 'running'
+          AND r.lease_until >= @now) END AS running
+      FROM ConcurrencyKeys k JOIN Queues q ON q.name = k.queue
+      WHERE k.queue NOT IN (SELECT value FROM json_each(@excluded))
+        AND (@queues IS NULL OR k.queue IN (SELECT value FROM json_each(@queues)))
+        AND head_priority IS NOT NULL
+        AND (q.per_key_limit IS NULL OR running < q.per_key_limit)
+        AND NOT ${keyRateFull('q', 'k.queue', 'k.concurrency_key')}
+      ORDER BY k.served_at, k.queue, k.concurrency_key LIMIT @limit`;
+
+/** The due unbatched tasks of one key in dequeue order (@queue, @key, @now, @limit); matches Tasks_key_dequeue. */
+export const KEY_HEADS = `SELECT ${HEAD_COLUMNS} FROM Tasks t WHERE ${R.pending} AND t.batch_id IS NULL AND t.queue = @queue
+        AND t.concurrency_key = @key AND ${R.due} ORDER BY t.priority DESC, t.id LIMIT @limit`;
+
+/** A key served now (served_at, queue, concurrency_key): it goes to the back of the turns. */
+export const MARK_KEY_SERVED = 'UPDATE ConcurrencyKeys SET served_at = ? WHERE queue = ? AND concurrency_key = ?';
 
 /** The due tasks of one batch's stage in dequeue order (@batch, @stage, @now, …); matches Tasks_batch_dequeue. */
 export const BATCH_HEADS = `SELECT ${HEAD_COLUMNS} FROM Tasks t WHERE ${R.pending} AND t.batch_id = @batch AND t.stage = @stage
-          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER} ORDER BY t.priority DESC, t.id LIMIT @limit`;
+          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER} AND ${FLOW_OK} ORDER BY t.priority DESC, t.id LIMIT @limit`;
 
 export const MARK_SERVED = 'UPDATE Batches SET served_at = ? WHERE id = ?';
 
@@ -118,3 +174,24 @@ export const LOG_ATTEMPT = `INSERT INTO ExecutionLog (task_id, attempt, queue, k
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')`;
 
 export const QUEUE_BACKOFF = 'SELECT backoff_ms FROM Queues WHERE name = ?';
+
+/** A queue's flow control (name). */
+export const QUEUE_FLOW = 'SELECT per_key_limit, rate_limit, rate_period_s, rate_per_key FROM Queues WHERE name = ?';
+
+// ---- rate slots, in the claim's transaction (flow.ts) ---------------------------------------------------
+
+export const RATE_STARTED = R.under_rate_limit;
+
+/** The slot of (queue, rate_key) numbered up to the limit used longest ago (queue, rate_key, limit): the RateSlots_used order. */
+export const OLDEST_SLOT = `SELECT slot_no, used_at FROM RateSlots WHERE queue = ? AND rate_key = ? AND +slot_no <= ?
+      ORDER BY used_at LIMIT 1`;
+
+/** The highest slot number of (queue, rate_key) up to a bound (queue, rate_key, bound). */
+export const MAX_SLOT = 'SELECT COALESCE(MAX(slot_no), 0) AS n FROM RateSlots WHERE queue = ? AND rate_key = ? AND slot_no <= ?';
+
+/** Take a slot (queue, rate_key, slot_no, used_at, task_id), creating it if new. */
+export const TAKE_SLOT = `INSERT INTO RateSlots (queue, rate_key, slot_no, used_at, task_id) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (queue, rate_key, slot_no) DO UPDATE SET used_at = excluded.used_at, task_id = excluded.task_id`;
+
+/** Slots above a lowered limit that have left the window (queue, rate_key, limit, window start). */
+export const DROP_SLOTS_ABOVE = 'DELETE FROM RateSlots WHERE queue = ? AND rate_key = ? AND slot_no > ? AND used_at <= ?';

@@ -4,13 +4,13 @@
 export const FIND_DEDUP = `SELECT token FROM Tasks WHERE dedup_key = ? AND dedup_key IS NOT NULL
           AND status IN ('pending', 'running')`;
 
-const TASK_VALUES = "(?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const TASK_VALUES = "(?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 /**
  * Bound values per task row: token, queue, kind, command, payload, priority, run_after, max_attempts, timeout_ms,
- * dedup_key, caller, batch_id, stage, created_at.
+ * dedup_key, concurrency_key, caller, batch_id, stage, created_at.
  */
-export const TASK_COLUMNS = 14;
+export const TASK_COLUMNS = 15;
 
 /** Rows per multi-row INSERT, largest first: a bulk enqueue of 1,000 is five statements. */
 export const INSERT_CHUNKS = [200, 50, 10, 1] as const;
@@ -22,7 +22,8 @@ export function insertTasks(rows: number): string {
   let t = texts.get(rows);
   if (!t) {
     t = `INSERT INTO Tasks (token, queue, kind, command, payload, status, priority, run_after,
-          max_attempts, timeout_ms, dedup_key, caller, batch_id, stage, created_at) VALUES ${Array(rows).fill(TASK_VALUES).join(', ')}`;
+          max_attempts, timeout_ms, dedup_key, concurrency_key, caller, batch_id, stage, created_at)
+          VALUES ${Array(rows).fill(TASK_VALUES).join(', ')}`;
     texts.set(rows, t);
   }
   return t;

@@ -4,7 +4,8 @@
 /** A token is held while its grantee attempt still owns a running task with a live lease (binds: now). */
 export const HELD = `t.status = 'running' AND t.attempts = c.attempt AND t.lease_until >= ?`;
 
-const QUEUE_COLUMNS = 'name, concurrency_limit, paused, max_attempts, timeout_ms, backoff_ms';
+const QUEUE_COLUMNS = `name, concurrency_limit, paused, max_attempts, timeout_ms, backoff_ms, per_key_limit, key_from, rate_limit,
+      rate_period_s, rate_per_key`;
 
 export const GET_QUEUE = `SELECT ${QUEUE_COLUMNS} FROM Queues WHERE name = ?`;
 
@@ -13,6 +14,10 @@ export const ENSURE_QUEUE = 'INSERT INTO Queues (name, created_at) VALUES (?, ?)
 
 export const SET_LIMIT = 'UPDATE Queues SET concurrency_limit = ? WHERE name = ?';
 export const SET_PAUSED = 'UPDATE Queues SET paused = ? WHERE name = ?';
+export const SET_PER_KEY_LIMIT = 'UPDATE Queues SET per_key_limit = ? WHERE name = ?';
+export const SET_KEY_FROM = 'UPDATE Queues SET key_from = ? WHERE name = ?';
+/** (rate_limit, rate_period_s, rate_per_key, name) */
+export const SET_RATE = 'UPDATE Queues SET rate_limit = ?, rate_period_s = ?, rate_per_key = ? WHERE name = ?';
 
 export const RECORD_QUEUE_CHANGE =
   'INSERT INTO QueueChanges (queue, at, changed_by, field, old_value, new_value) VALUES (?, ?, ?, ?, ?, ?)';
@@ -31,7 +36,8 @@ export const DROP_RELEASED_TOKEN = `DELETE FROM ConcurrencyTokens WHERE queue = 
       AND token_no > COALESCE((SELECT concurrency_limit FROM Queues WHERE name = ?), 0)`;
 
 /** Every queue with its counts and granted tokens (binds: now). */
-export const LIST_QUEUES = `SELECT q.name, q.concurrency_limit, q.paused, q.max_attempts, q.timeout_ms, q.backoff_ms,
+export const LIST_QUEUES = `SELECT q.name, q.concurrency_limit, q.paused, q.max_attempts, q.timeout_ms, q.backoff_ms, q.per_key_limit,
+      q.key_from, q.rate_limit, q.rate_period_s, q.rate_per_key,
       COALESCE((SELECT n FROM QueueCounts c WHERE c.queue = q.name AND c.status = 'pending'), 0) AS pending,
       COALESCE((SELECT n FROM QueueCounts c WHERE c.queue = q.name AND c.status = 'running'), 0) AS running,
       (SELECT COUNT(*) FROM ConcurrencyTokens c JOIN Tasks t ON t.id = c.task_id

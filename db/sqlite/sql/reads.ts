@@ -22,6 +22,7 @@ export const TASK_FILTER = {
   ended: "status IN ('dead', 'cancelled')",
   queue: 'queue = ?',
   command: 'command = ?',
+  concurrencyKey: 'concurrency_key = ?',
   batch: 'batch_id = ? AND batch_id IS NOT NULL',
   stage: 'stage = ?',
   /** (now) */
