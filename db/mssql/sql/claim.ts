@@ -95,7 +95,8 @@ import { KEY_STEP, keyRoom, RATE_STEP, rateKeyOf, rateRoom, SET_LANE_ASIDE, TOKE
  * only with a new version. Each round checks the queue rules again under the queue's lock (@paused, @held),
  * the batch rules under the batch's (the lane's re-check repeats the batch fragments) and the key rules under
  * the key's (the per-key count) and the slot's (the rate). The two key fragments are the key lanes' filter
- * (ConcurrencyKeys AS ck, Queues AS q); batched keyed tasks are filtered by the same texts on the task's key.
+ * (ConcurrencyKeys AS ck, the candidate queue's settings AS q); batched keyed tasks are filtered by the same
+ * texts on the task's key.
  */
 export const CLAIM_RULE_SQL = {
   pending: "t.status = 'pending'",
@@ -220,13 +221,13 @@ INSERT INTO @cand (queue, limited, per_key_limit, rate_limit, rate_period_s, rat
   WHERE ${R.queue_not_paused} AND ${R.in_queue_filter}
     AND ${R.under_queue_limit}
     AND (q.rate_per_key = 1 OR ${rateRoom('q.name', "N''", 'q.rate_limit', 'q.rate_period_s')});
--- the key lanes: keys of candidate queues with a due unbatched task, under their per-key limit and rate window
--- (first counts), least recently served first; keys other claims are serving right now are read past
+-- the key lanes: keys of candidate queues (their settings as read above) with a due unbatched task, under their
+-- per-key limit and rate window (first counts), least recently served first; keys other claims are serving right
+-- now are read past
 INSERT INTO @keys (queue, concurrency_key, served_at)
   SELECT TOP (${CLAIM_LANES}) ck.queue, ck.concurrency_key, ck.served_at
-  FROM @cand AS k
-  JOIN readpast.Queues AS q ON q.name = k.queue
-  JOIN readpast.ConcurrencyKeys AS ck WITH (READPAST, READCOMMITTEDLOCK) ON ck.queue = k.queue
+  FROM (SELECT k.queue AS name, k.per_key_limit, k.rate_limit, k.rate_period_s, k.rate_per_key FROM @cand AS k) AS q
+  JOIN readpast.ConcurrencyKeys AS ck WITH (READPAST, READCOMMITTEDLOCK) ON ck.queue = q.name
   WHERE EXISTS (SELECT 1 FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
       WHERE ${R.pending} AND t.batch_id IS NULL AND t.concurrency_key IS NOT NULL AND t.queue = ck.queue
         AND t.concurrency_key = ck.concurrency_key AND ${R.due})

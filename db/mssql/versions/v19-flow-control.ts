@@ -56,11 +56,12 @@ export const migration: Migration = {
   served_at       bigint        NOT NULL CONSTRAINT DF_ConcurrencyKeys_served_at DEFAULT (0),
   CONSTRAINT PK_ConcurrencyKeys PRIMARY KEY CLUSTERED (queue, concurrency_key)`,
     ),
-    // the key lanes in turn order (the claim's candidate keys, least recently served first)
+    // the key lanes in turn order: the claim reads keys least recently served first, across its candidate
+    // queues, and stops at its TOP once enough keys qualify (no sort of every key)
     index(
       'ConcurrencyKeys',
       'IX_ConcurrencyKeys_served',
-      'CREATE INDEX IX_ConcurrencyKeys_served ON readpast.ConcurrencyKeys (queue, served_at)',
+      'CREATE INDEX IX_ConcurrencyKeys_served ON readpast.ConcurrencyKeys (served_at, queue, concurrency_key)',
     ),
     table(
       'RateSlots',
