@@ -126,6 +126,9 @@ describe('rows carry the key', () => {
     expect(e).toBeInstanceOf(ValidationError);
     expect((e as ValidationError).field).toBe('payload');
     expect((e as ValidationError).message).toMatch(/longer than 200/);
+    const old = enqueueError({ number: 13610, message: 'The argument 2 of the "JSON_VALUE or JSON_QUERY" must be a string literal.' });
+    expect(old).toMatchObject({ field: 'keyFrom' });
+    expect((old as Error).message).toMatch(/SQL Server 2017/);
   });
 
   it('a claimed task has its key', () => {

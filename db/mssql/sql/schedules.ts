@@ -8,7 +8,8 @@
 // others update no row (nothing inserted) or, at worst, hit the unique index (2601), which rolls their
 // transaction back; either way one task per tick.
 //
-// Lock order: Schedules first, then as enqueue.ts: Queues → Tasks → QueueCounts → Metrics.
+// Lock order: Schedules first, then as enqueue.ts: Queues → ConcurrencyKeys (the fired task's key, by its queue's
+// keyFrom: SCHEDULE_KEY) → Tasks → QueueCounts → Metrics.
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY } from './tally';
 import { historyCommandOf } from './history';
 import { keyRowsFor, SCHEDULE_KEY } from './keys';
