@@ -52,9 +52,6 @@ export function enqueueError(err: unknown): unknown {
   if (m.number === 51002 || m.number === 51003) return new ConflictError(m.message);
   // a key longer than the bound, given or found in the payload by the queue's keyFrom
   if (m.number === 51005) return new ValidationError('payload', m.message);
-  // JSON_VALUE with the queue's keyFrom as its path: SQL Server 2016 takes only a literal path
-  if (m.number === 13610)
-    return new ValidationError('keyFrom', "deriving a task's concurrency key from its payload needs SQL Server 2017 or later");
   return err;
 }
 

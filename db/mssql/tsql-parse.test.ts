@@ -57,6 +57,7 @@ const FRAGMENTS = new Set([
   'claim-steps.TOKEN_STEP',
   'claim-steps.RATE_STEP',
   'keys.SCHEDULE_KEY',
+  'keys.SCHEDULE_WALK',
 ]);
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -104,7 +105,7 @@ const HELPERS = new Set([
   'hot.createHotProcedure',
   // pieces of the writers that make tasks pending (checked there)
   'keys.keyRowsFor',
-  'keys.derivedKey',
+  'keys.walkKeys',
   // pieces of the claim (checked in CLAIM)
   'claim-steps.keyRoom',
   'claim-steps.rateRoom',

@@ -22,7 +22,7 @@
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY } from './tally';
 import { historyCommandOf } from './history';
 import { MAX_CONCURRENCY_KEY_LENGTH } from '../../../lib/engine/limits';
-import { derivedKey } from './keys';
+import { walkKeys } from './keys';
 
 /** Rows per statement of a multi-row write: far below the ~5,000 locks per statement that escalate. */
 export const ESCALATION_CHUNK = 1000;
@@ -35,8 +35,8 @@ export const ESCALATION_CHUNK = 1000;
  * {ord, token, queue, kind, command, payload (JSON text|null), priority, runAfter ('YYYY-MM-DDTHH:MM:SS.mmm' UTC|null),
  *  maxAttempts|null, timeoutGiven (0|1), timeoutMs|null, dedupKey|null, caller|null, batchId|null, stage|null,
  *  concurrencyKey|null}.
- * A task without a concurrencyKey gets the one its queue's key_from finds in its payload (JSON_VALUE: a string,
- * number or boolean; an empty one is none); a key over MAX_CONCURRENCY_KEY_LENGTH characters, given or found,
+ * A task without a concurrencyKey gets the one its queue's key_from finds in its payload (walkKeys, sql/keys.ts: a
+ * string, number or boolean; an empty one is none); a key over MAX_CONCURRENCY_KEY_LENGTH characters, given or found,
  * fails the whole call (error 51005) — never cut: two different values must not become one key.
  * A dedup key held by a live task returns that task's token; a key repeated within the array returns the
  * first one's token.
@@ -50,7 +50,7 @@ DECLARE @in TABLE (
   kind varchar(10) NOT NULL, command nvarchar(max) NOT NULL, payload nvarchar(max) NULL, priority int NOT NULL,
   run_after datetime2(3) NULL, max_attempts int NULL, timeout_given bit NOT NULL, timeout_ms int NULL,
   dedup_key nvarchar(200) COLLATE Latin1_General_100_BIN2 NULL, caller nvarchar(200) NULL, batch_id bigint NULL, stage int NULL,
-  concurrency_key nvarchar(4000) COLLATE Latin1_General_100_BIN2 NULL, existing bit NOT NULL);
+  concurrency_key nvarchar(4000) COLLATE Latin1_General_100_BIN2 NULL, key_from nvarchar(200) NULL, existing bit NOT NULL);
 INSERT INTO @in (ord, token, queue, kind, command, payload, priority, run_after, max_attempts, timeout_given, timeout_ms,
     dedup_key, caller, batch_id, stage, concurrency_key, existing)
   SELECT j.ord, j.token, j.queue, j.kind, j.command, j.payload, j.priority, j.run_after, j.max_attempts, j.timeout_given,
@@ -70,9 +70,11 @@ IF EXISTS (SELECT 1 FROM @in AS i WHERE NOT EXISTS (SELECT 1 FROM readpast.Queue
     WHERE NOT EXISTS (SELECT 1 FROM readpast.Queues AS q WITH (UPDLOCK, HOLDLOCK) WHERE q.name = i.queue);
 UPDATE i SET max_attempts = COALESCE(i.max_attempts, q.max_attempts),
     timeout_ms = CASE WHEN i.timeout_given = 1 THEN i.timeout_ms ELSE q.timeout_ms END,
-    concurrency_key = CASE WHEN i.concurrency_key IS NOT NULL OR q.key_from IS NULL OR i.payload IS NULL THEN i.concurrency_key
-      ELSE ${derivedKey('i.payload', 'q.key_from')} END
+    key_from = q.key_from
   FROM @in AS i JOIN readpast.Queues AS q ON q.name = i.queue;
+-- keys derived by the queue's keyFrom (a longer one is kept long enough to be refused below, never cut to fit)
+${walkKeys('SELECT i.ord, i.payload, i.key_from FROM @in AS i WHERE i.concurrency_key IS NULL')}
+UPDATE i SET concurrency_key = LEFT(w.val, ${MAX_CONCURRENCY_KEY_LENGTH + 1}) FROM @in AS i JOIN @walk AS w ON w.ord = i.ord;
 DECLARE @bad bigint = NULL, @msg nvarchar(2048);
 SELECT TOP (1) @bad = i.ord,
     @msg = CONCAT(N'the concurrency key', CASE WHEN q.key_from IS NULL THEN N'' ELSE CONCAT(N' at ', q.key_from) END,

@@ -4,20 +4,54 @@
 // ConcurrencyTokens. Only the claim writes RateSlots (and pruning: PRUNE_REST, maintenance.ts).
 import { MAX_CONCURRENCY_KEY_LENGTH } from '../../../lib/engine/limits';
 
-/**
- * The key a queue's key_from finds in a payload: JSON_VALUE's scalar (a string, number or boolean; an object, a
- * list, null or nothing found gives none, as keyOf in lib/engine/keys.ts), an empty one none. The path is a
- * column, which JSON_VALUE takes from SQL Server 2017 on.
- */
-export const derivedKey = (payload: string, keyFrom: string) => `NULLIF(JSON_VALUE(${payload}, ${keyFrom}), N'')`;
+const BIN2 = 'COLLATE Latin1_General_100_BIN2';
+/** the next step of a path's rest (`.name…` or `[n]…`): a property name, or an index as OPENJSON names it */
+const STEP_END = `CASE WHEN LEFT(w.rest, 1) = N'[' THEN CHARINDEX(N']', w.rest)
+      ELSE COALESCE(NULLIF((SELECT MIN(p.at) FROM (VALUES (CHARINDEX(N'.', w.rest, 2)), (CHARINDEX(N'[', w.rest, 2))) AS p (at)
+        WHERE p.at > 0), 0) - 1, LEN(w.rest)) END`;
 
 /**
- * A scheduled task's key: its queue's key_from applied to the schedule's payload; a key longer than
+ * The keys a queue's key_from finds in payloads: `source` selects (ord, payload, key_from); leaves @walk (ord, val)
+ * with the key of each that has one (a string, number or boolean, as JSON writes it; an object, a list, null,
+ * an empty string or nothing found gives none, as keyOf in lib/engine/keys.ts). The path (`$` then `.name` or
+ * `[n]` steps, lib/engine/keys.ts KEY_FROM) is walked a step at a time with OPENJSON, never given to JSON_VALUE,
+ * which SQL Server 2016 takes only as a literal: a statement holding JSON_VALUE(payload, key_from) would not compile
+ * there, keyed queue or not. One UPDATE per step (a path has at most 100), each row of @walk at most once.
+ */
+export const walkKeys = (
+  source: string,
+) => `DECLARE @walk TABLE (ord int NOT NULL PRIMARY KEY, val nvarchar(max) ${BIN2} NULL, vtype int NOT NULL,
+  rest nvarchar(200) ${BIN2} NOT NULL, n int NOT NULL);
+DECLARE @walk_n int = 0;
+INSERT INTO @walk (ord, val, vtype, rest, n)
+  SELECT x.ord, x.payload, CASE WHEN LEFT(LTRIM(x.payload), 1) = N'[' THEN 4 ELSE 5 END, SUBSTRING(x.key_from, 2, 200), 0
+  FROM (${source}) AS x
+  WHERE x.key_from IS NOT NULL AND x.payload IS NOT NULL AND LEFT(LTRIM(x.payload), 1) IN (N'{', N'[');
+WHILE EXISTS (SELECT 1 FROM @walk AS w WHERE w.rest <> N'')
+BEGIN
+  SET @walk_n = @walk_n + 1;
+  UPDATE w SET val = j.value, vtype = j.type, rest = SUBSTRING(w.rest, ${STEP_END} + 1, 200), n = @walk_n
+    FROM @walk AS w
+    -- a scalar never reaches OPENJSON (it is not JSON text), whatever order the filters run in
+    CROSS APPLY OPENJSON(CASE WHEN w.vtype IN (4, 5) AND w.rest <> N'' THEN w.val ELSE N'[]' END) AS j
+    WHERE w.rest <> N'' AND w.vtype IN (4, 5)
+      AND j.[key] = CASE WHEN LEFT(w.rest, 1) = N'['
+        THEN CAST(CAST(SUBSTRING(w.rest, 2, CHARINDEX(N']', w.rest) - 2) AS int) AS nvarchar(10))
+        ELSE SUBSTRING(w.rest, 2, ${STEP_END} - 1) END ${BIN2};
+  -- a step not found, or a scalar before the path's end: no key
+  DELETE FROM @walk WHERE rest <> N'' AND n < @walk_n;
+END;
+DELETE FROM @walk WHERE vtype NOT IN (1, 2, 3) OR val IS NULL OR val = N'';`;
+
+/**
+ * A scheduled task's key (after walkKeys of its schedule's payload as ord 0): a key longer than
  * MAX_CONCURRENCY_KEY_LENGTH gives none (a fire is not refused for its payload; it is never cut either).
  */
-export const SCHEDULE_KEY = `CASE WHEN q.key_from IS NOT NULL AND s.payload IS NOT NULL
-        AND LEN(${derivedKey('s.payload', 'q.key_from')} + N'x') - 1 <= ${MAX_CONCURRENCY_KEY_LENGTH}
-      THEN ${derivedKey('s.payload', 'q.key_from')} END`;
+export const SCHEDULE_KEY = `(SELECT w.val FROM @walk AS w WHERE w.ord = 0 AND LEN(w.val + N'x') - 1 <= ${MAX_CONCURRENCY_KEY_LENGTH})`;
+
+/** walkKeys of a schedule's payload by its queue's key_from (schedule @name). */
+export const SCHEDULE_WALK = walkKeys(`SELECT 0 AS ord, s.payload, q.key_from FROM readpast.Schedules AS s
+    JOIN readpast.Queues AS q ON q.name = s.queue WHERE s.name = @name`);
 
 /**
  * The ConcurrencyKeys rows the tasks `source` selects (a SELECT of queue, concurrency_key) will be pending under:

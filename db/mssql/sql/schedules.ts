@@ -9,10 +9,10 @@
 // transaction back; either way one task per tick.
 //
 // Lock order: Schedules first, then as enqueue.ts: Queues → ConcurrencyKeys (the fired task's key, by its queue's
-// keyFrom: SCHEDULE_KEY) → Tasks → QueueCounts → Metrics.
+// keyFrom: SCHEDULE_WALK, SCHEDULE_KEY) → Tasks → QueueCounts → Metrics.
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY } from './tally';
 import { historyCommandOf } from './history';
-import { keyRowsFor, SCHEDULE_KEY } from './keys';
+import { keyRowsFor, SCHEDULE_KEY, SCHEDULE_WALK } from './keys';
 
 const SCHEDULE_COLUMNS = `s.name, s.cron, s.timezone, s.kind, s.command, s.payload, s.queue, s.priority, s.max_attempts,
   s.timeout_ms, s.enabled, s.misfire, s.overlap, s.next_fire_at, s.last_fire_at, s.last_token, s.source, s.declared, s.version,
@@ -82,6 +82,7 @@ BEGIN
   INSERT INTO readpast.Queues (name)
     SELECT x.queue FROM @sched AS x
     WHERE NOT EXISTS (SELECT 1 FROM readpast.Queues AS q WITH (UPDLOCK, HOLDLOCK) WHERE q.name = x.queue);
+  ${SCHEDULE_WALK}
   ${SCHEDULE_KEY_ROW}
   INSERT INTO readpast.Tasks (token, queue, kind, command, payload, status, priority, run_after, max_attempts, timeout_ms,
       caller, schedule_name, schedule_fire_at, concurrency_key, created_at)
@@ -119,6 +120,7 @@ BEGIN
   INSERT INTO readpast.Queues (name)
     SELECT x.queue FROM @sched AS x
     WHERE NOT EXISTS (SELECT 1 FROM readpast.Queues AS q WITH (UPDLOCK, HOLDLOCK) WHERE q.name = x.queue);
+  ${SCHEDULE_WALK}
   ${SCHEDULE_KEY_ROW}
   INSERT INTO readpast.Tasks (token, queue, kind, command, payload, status, priority, run_after, max_attempts, timeout_ms,
       caller, schedule_name, schedule_fire_at, concurrency_key, created_at)

@@ -1,8 +1,9 @@
 // SQL Server migration 19: flow control — concurrency keys, fair turns across keys, rate limits (issue 24).
 //  - Tasks.concurrency_key (nvarchar(200), binary like queue names): given at enqueue or derived from the payload
-//    by the queue's key_from (JSON_VALUE in Enqueue_v19, so readpast.ExecAsync @ConcurrencyKey and keyFrom work
-//    from T-SQL too). Two filtered indexes: the key lanes' dequeue order (a seek per (queue, key)) and the
-//    running tasks of a key with their lease (the per-key limit's count). The unkeyed ready index is replaced by
+//    by the queue's key_from (walked with OPENJSON in Enqueue_v19, sql/keys.ts walkKeys, so readpast.ExecAsync
+//    @ConcurrencyKey and keyFrom work from T-SQL too, on SQL Server 2016 as well). Two filtered indexes: the key
+//    lanes' dequeue order (a seek per (queue, key)) and the running tasks of a key with their lease (the per-key
+//    limit's count). The unkeyed ready index is replaced by
 //    one that leaves keyed tasks out (IX_Tasks_ready_unkeyed), so the unkeyed lane's head is a seek that never
 //    walks past keyed rows.
 //  - Queues: per_key_limit, key_from, rate_limit, rate_period_s, rate_per_key (changes recorded in QueueChanges,
