@@ -29,6 +29,23 @@ export function flowControlTests(factory: StoreFactory) {
       expect(running.items.map((t) => t.token)).toEqual([first.token]);
     });
 
+    it('full keys never crowd out one that can run, however many they are (filtered before any LIMIT)', async () => {
+      const { store } = h();
+      await store.commands.setQueue('fm', { perKeyLimit: 1 }, 'contract');
+      const many = Array.from({ length: 150 }, () => ({ kind: 'handler' as const, command: 'demo.echo', payload: null, queue: 'fm' }));
+      await store.commands.enqueueMany(many.flatMap((t, i) => [t, t].map((x) => ({ ...x, concurrencyKey: `k${i}` }))));
+      const w = await h().worker();
+      const first = await store.worker.claim(Array(150).fill(w), { leaseMs: LONG_LEASE });
+      expect(new Set(first.map((c) => c.concurrencyKey)).size).toBe(150);
+      // a key served after all of them: the 150 full keys come first in the turns, and must not hide it
+      const late = [await h().add({ queue: 'fm', concurrencyKey: 'late' }), await h().add({ queue: 'fm', concurrencyKey: 'late' })];
+      const served = await h().claimOne(w);
+      expect(served.token).toBe(late[0]);
+      expect(await h().succeed(served)).toBe(true);
+      expect((await h().claimOne(w)).token).toBe(late[1]);
+      await h().claimNone(w);
+    });
+
     it('a key slot is released by success, failure, cancel and a lapsed lease (then rescued)', async () => {
       const { store } = h();
       await store.commands.setQueue('fr', { perKeyLimit: 1 }, 'contract');
@@ -94,6 +111,41 @@ export function flowControlTests(factory: StoreFactory) {
       const long = h().add({ queue: 'kf', payload: { order: { customerId: 'x'.repeat(201) } } });
       await expect(long).rejects.toBeInstanceOf(ValidationError);
       await expect(long).rejects.toMatchObject({ field: 'payload' });
+    });
+
+    it("keys are derived in a caller's transaction and for a schedule's fires too", async () => {
+      const { store } = h();
+      await store.commands.setQueue('kt', { keyFrom: '$.tenant' }, 'contract');
+      const [one, two] = await store.commands.transaction(async (tx) => [
+        await tx.enqueue({ kind: 'handler', command: 'demo.echo', payload: { tenant: 't1' }, queue: 'kt' }),
+        ...(await tx.enqueueMany([{ kind: 'handler', command: 'demo.echo', payload: null, queue: 'kt', concurrencyKey: 'given' }])),
+      ]);
+      expect((await h().task(one!.token)).concurrencyKey).toBe('t1');
+      expect((await h().task(two!.token)).concurrencyKey).toBe('given');
+      const schedule = {
+        name: 'keyed',
+        cron: '0 * * * *',
+        timezone: 'UTC',
+        kind: 'handler' as const,
+        command: 'demo.echo',
+        queue: 'kt',
+        priority: 0,
+        maxAttempts: null,
+        timeoutMs: null,
+        misfire: 'skip' as const,
+        overlap: 'allow' as const,
+        enabled: true,
+        source: 'dashboard' as const,
+        declared: true,
+      };
+      await store.commands.createSchedule({ ...schedule, payload: { tenant: 't9' } }, new Date(Date.now() + 3_600_000), 'contract');
+      const fired = await store.commands.runSchedule('keyed', 'contract');
+      expect((await h().task(fired!.token)).concurrencyKey).toBe('t9');
+      // a fire whose key would be too long fires with no key, never blocking the other schedules
+      const long = { ...schedule, name: 'long', payload: { tenant: 'x'.repeat(201) } };
+      await store.commands.createSchedule(long, new Date(Date.now() + 3_600_000), 'contract');
+      const plain = await store.commands.runSchedule('long', 'contract');
+      expect((await h().task(plain!.token)).concurrencyKey).toBeNull();
     });
 
     it('keys are compared as written: case and accents make different keys', async () => {

@@ -51,9 +51,9 @@ interface LaneState {
   key: { queue: string; name: string } | null;
   servedAt: number;
   room: number;
-  /** the priority of the lane's head until its tasks are read (key lanes read theirs when first chosen) */
-  headPriority: number;
-  items: Candidate[] | null;
+  items: Candidate[];
+  /** a key lane read its head only: the tasks after it are read once it is taken and the lane has room */
+  more: boolean;
 }
 
 let serveSeq = 0;
@@ -73,7 +73,15 @@ export async function claim(shared: Shared, slots: WorkerSlot[], opts: ClaimOpti
   return shared.tx((tally, now) => claimIn(shared.db, slots, opts, tally, now));
 }
 
-const head = (l: LaneState) => (l.items ? (l.items[0]?.priority ?? null) : l.headPriority);
+/** The priority of a lane's head (null: nothing more it may start); a key lane reads its next tasks when needed. */
+function head(db: Db, l: LaneState, now: number): number | null {
+  if (l.room <= 0) return null;
+  if (l.items.length === 0 && l.more) {
+    l.more = false;
+    l.items = stmt(db, S.KEY_HEADS).all({ queue: l.key!.queue, key: l.key!.name, now, limit: l.room }) as Candidate[];
+  }
+  return l.items[0]?.priority ?? null;
+}
 
 function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, now: number): ClaimedTask[] {
   const out: ClaimedTask[] = [];
@@ -91,12 +99,12 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
     const lanes: LaneState[] = [];
     const unbatched = stmt(db, S.UNBATCHED_HEADS).all({ excluded, noKey, queues: queuesJson, now, limit: want });
     if (unbatched.length) lanes.push(lane(null, null, null, unbatchedServedAt, want, unbatched as Candidate[]));
-    for (const k of keyLanes(db, { excluded, queues: queuesJson, now, limit: Math.max(want, KEY_LANES) })) {
+    const keyed = keyLanes(db, { excluded, queues: queuesJson, now, limit: Math.max(want, KEY_LANES) });
+    const heads = new Map((stmt(db, S.HEADS_BY_ID).all(JSON.stringify(keyed.map((k) => k.head_id))) as Candidate[]).map((c) => [c.id, c]));
+    for (const k of keyed) {
       const room = k.per_key_limit === null ? want : Math.min(want, k.per_key_limit - k.running);
-      lanes.push({
-        ...lane(null, null, { queue: k.queue, name: k.concurrency_key }, k.served_at, room, null),
-        headPriority: k.head_priority,
-      });
+      const l = lane(null, null, { queue: k.queue, name: k.concurrency_key }, k.served_at, room, [heads.get(k.head_id)!]);
+      lanes.push({ ...l, more: room > 1 });
     }
     for (const l of batchLanes(db, want, { excluded, noKey, queues: queuesJson, now }, startedIn)) {
       const items = stmt(db, S.BATCH_HEADS).all({
@@ -115,23 +123,21 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
     while (out.length < slots.length) {
       // the highest-priority head; among equals the least recently served lane
       let best: LaneState | null = null;
+      let top = 0;
       for (const l of lanes) {
-        const p = l.room > 0 ? head(l) : null;
+        const p = head(db, l, now);
         if (p === null) continue;
-        const b = best && head(best)!;
-        if (!best || p > b! || (p === b && l.servedAt < best.servedAt)) best = l;
+        if (!best || p > top || (p === top && l.servedAt < best.servedAt)) {
+          best = l;
+          top = p;
+        }
       }
       if (!best) break;
-      if (best.items === null) {
-        const k = best.key!;
-        best.items = stmt(db, S.KEY_HEADS).all({ queue: k.queue, key: k.name, now, limit: best.room }) as Candidate[];
-        continue;
-      }
       const c = best.items.shift()!;
       const slot = slots[out.length]!;
       const attempt = c.attempts + 1;
       // the key's per-key limit and the queue's rate window, for every task (keyed tasks of a batch too)
-      if (!flow.mayStart(c)) {
+      if (!flow.mayStart(c, best.key !== null)) {
         if (best.key) best.room = 0;
         continue;
       }
@@ -170,9 +176,9 @@ function lane(
   key: LaneState['key'],
   servedAt: number,
   room: number,
-  items: Candidate[] | null,
+  items: Candidate[],
 ): LaneState {
-  return { batchId, stage, key, servedAt, room, headPriority: 0, items };
+  return { batchId, stage, key, servedAt, room, items, more: false };
 }
 
 // ---- capacity -----------------------------------------------------------------------------------
@@ -223,7 +229,7 @@ function keyLanes(db: Db, filter: { excluded: string; queues: string | null; now
     concurrency_key: string;
     served_at: number;
     per_key_limit: number | null;
-    head_priority: number;
+    head_id: number;
     running: number;
   }[];
 }
@@ -250,9 +256,14 @@ class Flow {
     return q;
   }
 
-  mayStart(c: Candidate): boolean {
+  /** keys a batch's task of this claim started: a key lane's room, counted before, does not see them */
+  private readonly batchStarts = new Set<string>();
+
+  /** `keyLane`: `c` heads a key lane, whose room already keeps its key under the per-key limit */
+  mayStart(c: Candidate, keyLane: boolean): boolean {
     const q = this.of(c.queue);
-    if (c.concurrency_key !== null && q.perKeyLimit !== null) {
+    const id = `${c.queue}\u0000${c.concurrency_key}`;
+    if (c.concurrency_key !== null && q.perKeyLimit !== null && (!keyLane || this.batchStarts.has(id))) {
       const running = (stmt(this.db, S.KEY_RUNNING).get(c.queue, c.concurrency_key, this.now) as { n: number }).n;
       if (running >= q.perKeyLimit) return false;
     }
@@ -262,6 +273,7 @@ class Flow {
   /** the start takes its rate slot (mayStart said there is one) */
   started(c: Candidate): void {
     const q = this.of(c.queue);
+    if (c.batch_id !== null && c.concurrency_key !== null) this.batchStarts.add(`${c.queue}\u0000${c.concurrency_key}`);
     if (q.rate) takeSlot(this.db, c.queue, rateKeyOf(q.rate, c.concurrency_key), q.rate, c.id, this.now);
   }
 }

@@ -5,6 +5,7 @@
 // (schedule_name, schedule_fire_at) makes a second task for a tick impossible whatever happens.
 import type { AuditWrite, CommandPort, MaintenancePort, ReadModel } from '../../lib/engine/ports';
 import { auditVia } from '../../lib/engine/audit';
+import { ValidationError } from '../../lib/engine/errors';
 import { taskKey } from '../../lib/engine/keys';
 import { planFires } from '../../lib/engine/schedules';
 import type {
@@ -119,6 +120,19 @@ export async function deleteSchedule(
   return shared.tx(() => (stmt(shared.db, S.DELETE_SCHEDULE).run(name).changes === 1 ? 'deleted' : 'not_found'), audit);
 }
 
+/**
+ * The concurrency key of a fire, derived by its queue's keyFrom. A payload whose key is too long fires with no
+ * key: refusing it would roll back the fires of every schedule due in the same check, again at every check.
+ */
+function fireKey(payload: string | null, keyFrom: string | null): string | null {
+  try {
+    return taskKey(null, parseJson(payload), keyFrom);
+  } catch (e) {
+    if (e instanceof ValidationError) return null;
+    throw e;
+  }
+}
+
 /** Insert the task of one fire; null when this tick was fired already. */
 function insertFire(db: Db, r: ScheduleRow, fireAt: number | null, caller: string, tally: Tally, now: number): string | null {
   const q = ensureQueue(db, r.queue, now);
@@ -133,7 +147,7 @@ function insertFire(db: Db, r: ScheduleRow, fireAt: number | null, caller: strin
     now,
     r.max_attempts ?? q.max_attempts,
     r.timeout_ms ?? q.timeout_ms,
-    taskKey(null, parseJson(r.payload), q.key_from),
+    fireKey(r.payload, q.key_from),
     caller,
     r.name,
     fireAt,

@@ -26,7 +26,8 @@ export const CLAIM_RULE_SQL = {
   not_after_failed_stage: "NOT (x.on_failure = 'abort' AND x.failed_stage IS NOT NULL AND x.stage > x.failed_stage)",
   under_batch_max_parallel: '(x.max_parallel IS NULL OR x.running < x.max_parallel)',
   // a key's running tasks with a live lease (queue, concurrency_key, now), compared with the queue's per_key_limit
-  under_key_limit: `SELECT COUNT(*) AS n FROM Tasks WHERE queue = ? AND concurrency_key = ? AND status IN ('pending', 'running')
+  under_key_limit: `SELECT COUNT(*) AS n FROM Tasks INDEXED BY Tasks_key_open WHERE queue = ? AND concurrency_key = ?
+      AND status IN ('pending', 'running')
       AND status = 'running' AND lease_until >= ?`,
   // attempts started in a rate window (queue, rate_key, now − period), compared with the queue's rate_limit
   under_rate_limit: 'SELECT COUNT(*) AS n FROM RateSlots WHERE queue = ? AND rate_key = ? AND used_at > ?',
@@ -70,7 +71,7 @@ const keyRateFull = (q: string, queue: string, key: string) => `(${q}.rate_limit
  */
 const FLOW_OK = `(CASE WHEN t.concurrency_key IS NULL THEN t.queue NOT IN (SELECT value FROM json_each(@noKey))
         ELSE NOT EXISTS (SELECT 1 FROM Queues fq WHERE fq.name = t.queue AND ((fq.per_key_limit IS NOT NULL
-          AND (SELECT COUNT(*) FROM Tasks r WHERE r.queue = t.queue AND r.concurrency_key = t.concurrency_key
+          AND (SELECT COUNT(*) FROM Tasks r INDEXED BY Tasks_key_open WHERE r.queue = t.queue AND r.concurrency_key = t.concurrency_key
             AND r.status IN ('pending', 'running') AND r.status = 'running' AND r.lease_until >= @now) >= fq.per_key_limit)
           OR ${keyRateFull('fq', 't.queue', 't.concurrency_key')})) END)`;
 
@@ -110,24 +111,28 @@ const KEY_TASKS = `${R.pending} AND t.batch_id IS NULL AND t.queue = k.queue AND
 /**
  * Key lanes: the keys of the queues the claim may take from with a due unbatched task, under their queue's
  * per-key limit and per-key rate window, least recently served first, with their running tasks (live lease)
- * and the priority of their best due task (@now, @excluded, @queues, @limit). Filtered before the LIMIT, so
+ * and their best due task (its id) (@now, @excluded, @queues, @limit). Filtered before the LIMIT, so
  * full keys never crowd out one that can run.
  */
 export const KEY_LANES = `SELECT k.queue, k.concurrency_key, k.served_at, q.per_key_limit,
-        (SELECT t.priority FROM Tasks t WHERE ${KEY_TASKS} ORDER BY t.priority DESC, t.id LIMIT 1) AS head_priority,
-        CASE WHEN q.per_key_limit IS NULL THEN 0 ELSE (SELECT COUNT(*) FROM Tasks r WHERE r.queue = k.queue
+        (SELECT t.id FROM Tasks t INDEXED BY Tasks_key_dequeue WHERE ${KEY_TASKS} ORDER BY t.priority DESC, t.id LIMIT 1) AS head_id,
+        CASE WHEN q.per_key_limit IS NULL THEN 0 ELSE (SELECT COUNT(*) FROM Tasks r INDEXED BY Tasks_key_open WHERE r.queue = k.queue
           AND r.concurrency_key = k.concurrency_key AND r.status IN ('pending', 'running') AND r.status = 'running'
           AND r.lease_until >= @now) END AS running
       FROM ConcurrencyKeys k JOIN Queues q ON q.name = k.queue
       WHERE k.queue NOT IN (SELECT value FROM json_each(@excluded))
         AND (@queues IS NULL OR k.queue IN (SELECT value FROM json_each(@queues)))
-        AND head_priority IS NOT NULL
+        AND head_id IS NOT NULL
         AND (q.per_key_limit IS NULL OR running < q.per_key_limit)
         AND NOT ${keyRateFull('q', 'k.queue', 'k.concurrency_key')}
       ORDER BY k.served_at, k.queue, k.concurrency_key LIMIT @limit`;
 
+/** The heads of the key lanes, read at once (a JSON array of task ids). */
+export const HEADS_BY_ID = `SELECT ${HEAD_COLUMNS} FROM Tasks t WHERE t.id IN (SELECT value FROM json_each(?))`;
+
 /** The due unbatched tasks of one key in dequeue order (@queue, @key, @now, @limit); matches Tasks_key_dequeue. */
-export const KEY_HEADS = `SELECT ${HEAD_COLUMNS} FROM Tasks t WHERE ${R.pending} AND t.batch_id IS NULL AND t.queue = @queue
+export const KEY_HEADS = `SELECT ${HEAD_COLUMNS} FROM Tasks t INDEXED BY Tasks_key_dequeue
+        WHERE ${R.pending} AND t.batch_id IS NULL AND t.queue = @queue
         AND t.concurrency_key = @key AND ${R.due} ORDER BY t.priority DESC, t.id LIMIT @limit`;
 
 /** A key served now (served_at, queue, concurrency_key): it goes to the back of the turns. */
