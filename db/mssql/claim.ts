@@ -41,7 +41,9 @@ export class Claims {
     const sets = r.recordsets as unknown as ClaimRow[][];
     const row = sets[0]?.[0];
     if (!row) return null;
-    if (row.batch_id === null) this.unbatchedServed = Math.max(this.unbatchedServed + 1, id(row.served_stamp));
+    // the unbatched lane's stamp (a key lane's turn is kept in ConcurrencyKeys)
+    if (row.batch_id === null && row.concurrency_key === null)
+      this.unbatchedServed = Math.max(this.unbatchedServed + 1, id(row.served_stamp));
     // the session that claimed it is the one that will run it; notice a reconnect now
     if (conn.info && row.session !== conn.info.session) await conn.tag(idleTag(slot.workerId));
     return claimedTask(row, slot.workerId);

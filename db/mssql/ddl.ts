@@ -8,3 +8,9 @@ ${body}
 export const index = (tableName: string, name: string, definition: string) => `IF NOT EXISTS (SELECT 1 FROM sys.indexes
   WHERE object_id = OBJECT_ID(N'readpast.${tableName}') AND name = N'${name}')
 ${definition};`;
+
+export const dropIndex = (
+  tableName: string,
+  name: string,
+) => `IF EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'readpast.${tableName}') AND name = N'${name}')
+  DROP INDEX ${name} ON readpast.${tableName};`;

@@ -31,6 +31,7 @@ export function enqueueRow(input: EnqueueInput, ord: number, prefix = '') {
     timeoutGiven: input.timeoutMs === undefined ? 0 : 1,
     timeoutMs: input.timeoutMs ?? null,
     dedupKey: input.dedupKey ?? null,
+    concurrencyKey: input.concurrencyKey ?? null,
     caller: input.caller ? input.caller.slice(0, 200) : null,
     batchId,
     stage: batchId === null ? null : (input.stage ?? 0),
@@ -44,11 +45,13 @@ export function enqueueResults(rows: { ord: number; token: string; created: numb
   return out;
 }
 
-/** The batch errors the enqueue raises (ENQUEUE_WRITE), as the engine's errors. */
+/** The batch and key errors the enqueue raises (ENQUEUE_WRITE), as the engine's errors. */
 export function enqueueError(err: unknown): unknown {
   const m = serverMessage(err);
   if (m.number === 51001) return new ValidationError('batchId', m.message);
   if (m.number === 51002 || m.number === 51003) return new ConflictError(m.message);
+  // a key longer than the bound, given or found in the payload by the queue's keyFrom
+  if (m.number === 51005) return new ValidationError('payload', m.message);
   return err;
 }
 

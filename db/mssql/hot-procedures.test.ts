@@ -1,6 +1,6 @@
 // The store's hot writes call installed procedures (sql/hot.ts) instead of sending their T-SQL: bytes
 // sent per call, measured with the real driver against the stand-in TDS endpoint (test-support/fake-tds.ts); each
-// body pinned to its versioned name; migration 17 installs them; a missing one says to migrate.
+// body pinned to its versioned name; the migration of its version installs it; a missing one says to migrate.
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeTds, sessionRow, type FakeReplier } from './test-support/fake-tds';
@@ -73,11 +73,12 @@ describe('bytes per call of the hot writes', () => {
 
 /**
  * sha-256 (first 16 hex digits) of each procedure as its migration installs it. A body installed under
- * a name must never change: a database may hold it, and processes of that version call it.
+ * a name must never change: a database may hold it, and processes of that version call it. (Released and
+ * no longer this code's: Enqueue_v17 c06506c95fd242eb, Claim_v17 af55461421c8c8ec.)
  */
 const PINNED: Record<string, string> = {
-  'readpast.Enqueue_v17': 'c06506c95fd242eb',
-  'readpast.Claim_v17': 'af55461421c8c8ec',
+  'readpast.Enqueue_v19': '603d6ad610623a60',
+  'readpast.Claim_v19': '108bf5583e371699',
   'readpast.Finish_v17': '3f1040c2b216f908',
   'readpast.Heartbeat_v17': '6418b153a9f9e8c4',
 };

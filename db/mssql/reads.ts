@@ -99,6 +99,7 @@ export async function listTasks(shared: Shared, f: TaskFilter): Promise<Page<Tas
   const params: Param[] = [['limit', sql.Int, limit + 1]];
   if (f.queue) params.push(['queue', sql.NVarChar(64), f.queue]);
   if (f.command) params.push(['command', sql.NVarChar(sql.MAX), f.command]);
+  if (f.concurrencyKey !== undefined) params.push(['concurrency_key', sql.NVarChar(200), f.concurrencyKey]);
   if (f.batchId !== undefined) params.push(['batch_id', sql.BigInt, f.batchId]);
   if (f.stage !== undefined) params.push(['stage', sql.Int, f.stage]);
   if (f.priorityMin !== undefined) params.push(['priority_min', sql.Int, f.priorityMin]);
@@ -122,6 +123,7 @@ export async function listTasks(shared: Shared, f: TaskFilter): Promise<Page<Tas
     sub: f.status === 'pending' ? (f.sub ?? null) : null,
     queue: Boolean(f.queue),
     command: Boolean(f.command),
+    concurrencyKey: f.concurrencyKey !== undefined,
     batch: f.batchId !== undefined,
     stage: f.stage !== undefined,
     priorityMin: f.priorityMin !== undefined,
@@ -145,7 +147,8 @@ export async function listTasks(shared: Shared, f: TaskFilter): Promise<Page<Tas
   const capped =
     !shape.token &&
     (shape.status === 'succeeded' ||
-      Boolean(shape.sub || shape.queue || shape.command || shape.priorityMin || shape.priorityMax || shape.from || shape.to) ||
+      Boolean(shape.sub || shape.queue || shape.command || shape.concurrencyKey) ||
+      Boolean(shape.priorityMin || shape.priorityMax || shape.from || shape.to) ||
       Boolean(shape.q || shape.payload) ||
       (shape.stage && !shape.batch));
   const driveParams = (offset: number | null, below: number | undefined): Param[] => {

@@ -22,6 +22,7 @@ describe('SQL Server rows', () => {
       max_attempts: 3,
       timeout_ms: null,
       dedup_key: null,
+      concurrency_key: 'Acme',
       caller: null,
       batch_id: '12',
       stage: 1,
@@ -42,6 +43,7 @@ describe('SQL Server rows', () => {
     expect(v).toMatchObject({ id: 9007199254740, token: T.toLowerCase(), batchId: 12, cancelRequested: true, payload: { a: 1 } });
     expect(v).toMatchObject({ runAfter: at, startedAt: at, finishedAt: null, leaseUntil: null, schedule: { name: 'nightly', fireAt: at } });
     expect(v.lastError).toEqual({ number: 50000, message: 'boom', detail: null });
+    expect(v.concurrencyKey).toBe('Acme');
     expect(taskView({ ...row, batch_id: null, cancel_requested: false, schedule_name: null }).batchId).toBeNull();
   });
 

@@ -75,6 +75,7 @@ export interface ClaimRow {
   token_no: number | null;
   batch_id: Id | null;
   stage: number | null;
+  concurrency_key: string | null;
   backoff_ms: number;
   session: number;
   served_stamp: Id;
@@ -89,6 +90,7 @@ export function claimedTask(r: ClaimRow, workerId: string): ClaimedTask {
     command: r.command,
     payload: parseJson(r.payload),
     priority: r.priority,
+    concurrencyKey: r.concurrency_key ?? null,
     attempt: r.attempts,
     maxAttempts: r.max_attempts,
     timeoutMs: r.timeout_ms,

@@ -18,7 +18,8 @@ import { migration as v15 } from './versions/v15-abandon-reason';
 import { migration as v16 } from './versions/v16-callers-utf8-dedup';
 import { migration as v17 } from './versions/v17-hot-procedures';
 import { migration as v18 } from './versions/v18-time-ordered-tokens';
-import { index, table } from './ddl';
+import { migration as v19 } from './versions/v19-flow-control';
+import { dropIndex, index, table } from './ddl';
 import { ASYNC_EXEC_RESULTS_VIEW, CALLER_PROCEDURES, createProcedure, roleBatches } from './sql/callers';
 import { METRICS_DEAD_COLUMN } from './sql/history';
 import { SEED_ALLOW_SQL } from './sql/migrations';
@@ -480,8 +481,7 @@ END;`,
         'CREATE INDEX IX_Tasks_ready ON readpast.Tasks (queue, priority DESC, id) INCLUDE (run_after) WHERE status = ' +
           "'pending' AND batch_id IS NULL",
       ),
-      `IF EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'readpast.Tasks') AND name = N'IX_Tasks_dequeue')
-  DROP INDEX IX_Tasks_dequeue ON readpast.Tasks;`,
+      dropIndex('Tasks', 'IX_Tasks_dequeue'),
       index(
         'Tasks',
         'IX_Tasks_running_queue',
@@ -606,6 +606,7 @@ END;`,
   v16,
   v17,
   v18,
+  v19,
 ];
 
 /** The highest schema version this code knows. */

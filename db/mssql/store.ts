@@ -26,6 +26,7 @@ import { Shared, type AccessTokenProvider, type DriverCounts, type Logger, type 
 import { diagnoseMssql } from './doctor';
 import * as enqueue from './enqueue';
 import * as failures from './failures';
+import * as flow from './flow';
 import * as history from './history';
 import { Live } from './live';
 import * as maintenance from './maintenance';
@@ -60,6 +61,7 @@ const concerns = [
   reads,
   history,
   failures,
+  flow,
 ];
 
 export interface MssqlStoreOptions {

@@ -1,10 +1,12 @@
 // T-SQL of bulk commands on tasks — a chunk of tokens (JSON array @tokens, at most BULK_CHUNK) per batch,
 // one transaction — and of editing a task that is not running. Every status change goes through the kept
 // counts (sql/tally.ts). Lock order (sql/claim.ts): what a retry reads of Batches and BatchStages it reads
-// before taking any lock; then Tasks, ExecutionLog, the kept counts. Each returns (done, found), then the
+// before taking any lock; then the rows of the keys its tasks will be pending under (ConcurrencyKeys); then
+// Tasks, ExecutionLog, the kept counts. Each returns (done, found), then the
 // touched batches.
 import { DELETE_ATTEMPT_LOGS, heldCount, PAST_ABORT } from './operators';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
+import { keyRowsFor } from './keys';
 
 /** The chunk's tokens (@k) and how many of them name a task (@found), read before anything changes. */
 const TOKENS = `DECLARE @k TABLE (token uniqueidentifier NOT NULL PRIMARY KEY);
@@ -42,6 +44,7 @@ INSERT INTO @cand (id)
       WHERE o.dedup_key = c.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running'));
 ${heldCount(BULK_RETRY_WHERE)}
 BEGIN TRANSACTION;
+${keyRowsFor('SELECT t.queue, t.concurrency_key FROM readpast.Tasks AS t JOIN @cand AS c ON c.id = t.id WHERE t.batch_id IS NULL')}
 UPDATE t
   SET status = 'pending', run_after = @now, finished_at = NULL, cancel_requested = 0,
       max_attempts = CASE WHEN t.max_attempts >= t.attempts + 1 THEN t.max_attempts ELSE t.attempts + 1 END
@@ -135,6 +138,9 @@ IF @retry = 1 AND EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.token = @tok
 BEGIN TRANSACTION;
 IF NOT EXISTS (SELECT 1 FROM readpast.Queues AS q WITH (UPDLOCK, HOLDLOCK) WHERE q.name = @queue)
   INSERT INTO readpast.Queues (name) VALUES (@queue);
+-- the key's row in the queue the task will be pending in (a retry, or a move to another queue)
+${keyRowsFor(`SELECT @queue AS queue, t.concurrency_key FROM readpast.Tasks AS t
+    WHERE t.token = @token AND t.batch_id IS NULL AND (@retry = 1 OR t.status = 'pending')`)}
 UPDATE t
   SET queue = @queue,
       payload = CASE WHEN @set_payload = 1 THEN @payload ELSE t.payload END,

@@ -13,6 +13,10 @@
 // caller's transaction (an application lock per key, ENQUEUE_WRITE) and returns its token, as the library
 // does; if the first rolls back, the second enqueues.
 //
+// Concurrency keys: ExecAsync's @ConcurrencyKey (1 to 200 characters, binary-compared; the last parameter, so
+// positional calls written before it bind as they did) is the task's key; without it the queue's keyFrom
+// derives one from @Payload inside Enqueue_v19, as for the library's tasks (migration 19).
+//
 // Same statements as the store. ExecAsync calls readpast.Enqueue_v<n> (sql/hot.ts: ENQUEUE_WRITE installed),
 // the very procedure the Node enqueue calls, with a one-element @tasks array it builds with FOR JSON (its token made
 // as the store makes one: sql/tokens.ts); CancelTask and RetryTask run
@@ -35,6 +39,7 @@ import {
   HANDLER_NAME,
   MAX_ATTEMPTS,
   MAX_BATCH_PARALLEL,
+  MAX_CONCURRENCY_KEY_LENGTH,
   MAX_DEDUP_KEY_LENGTH,
   MAX_HANDLER_NAME_LENGTH,
   MAX_PAYLOAD_BYTES,
@@ -157,7 +162,9 @@ const EXEC_CHECKS = `IF @Kind IS NULL OR @Kind COLLATE Latin1_General_100_BIN2 N
   IF @Stage IS NOT NULL AND @BatchId IS NULL
     ${fail(15, '@Stage: a stage needs a batch (@BatchId)')}
   IF @Stage IS NOT NULL AND @Stage NOT BETWEEN ${MIN_STAGE} AND ${MAX_STAGE}
-    ${fail(16, `@Stage: ${MIN_STAGE} to ${MAX_STAGE}`)}`;
+    ${fail(16, `@Stage: ${MIN_STAGE} to ${MAX_STAGE}`)}
+  IF @ConcurrencyKey IS NOT NULL AND DATALENGTH(@ConcurrencyKey) NOT BETWEEN 2 AND ${2 * MAX_CONCURRENCY_KEY_LENGTH}
+    ${fail(17, `@ConcurrencyKey: 1 to ${MAX_CONCURRENCY_KEY_LENGTH} characters`)}`;
 
 /** Batches touched (@sdelta) → readpast.SettleBatches, as the store settles them after its writes. */
 const SETTLE_TOUCHED = `DECLARE @batches nvarchar(max) = N'', @b bigint = (SELECT MIN(d.batch_id) FROM @sdelta AS d);
@@ -209,6 +216,8 @@ export const CALLER_PROCEDURES: readonly CallerProcedure[] = [
       '@BatchId bigint = NULL',
       '@Stage int = NULL',
       '@Token uniqueidentifier = NULL OUTPUT',
+      // last, so that positional calls written before it still bind as they did
+      '@ConcurrencyKey nvarchar(4000) = NULL',
     ],
     body: `SET NOCOUNT ON;
   DECLARE @cmd nvarchar(max), @err nvarchar(2048);
@@ -218,7 +227,7 @@ export const CALLER_PROCEDURES: readonly CallerProcedure[] = [
       @Payload AS payload, @Priority AS priority, @RunAt AS runAfter, @MaxAttempts AS maxAttempts,
       CASE WHEN @TimeoutMs IS NULL THEN 0 ELSE 1 END AS timeoutGiven, @TimeoutMs AS timeoutMs, @DedupKey AS dedupKey,
       ${CALLER} AS caller, @BatchId AS batchId,
-      CASE WHEN @BatchId IS NULL THEN NULL ELSE COALESCE(@Stage, 0) END AS stage
+      CASE WHEN @BatchId IS NULL THEN NULL ELSE COALESCE(@Stage, 0) END AS stage, @ConcurrencyKey AS concurrencyKey
     FOR JSON PATH, INCLUDE_NULL_VALUES);
   DECLARE @results nvarchar(max);
   EXEC ${hotName(HOT.enqueue)} @tasks = @tasks, @results = @results OUTPUT;

@@ -3,8 +3,8 @@
 //
 // LOCK ORDER. Every writer of the store takes its locks in this one order of tables:
 //
-//   Schedules → Queues → Batches → Tasks → ConcurrencyTokens → ExecutionLog → BatchStages → QueueCounts → Metrics
-//   → QueueChanges
+//   Schedules → Queues → Batches → ConcurrencyKeys → Tasks → ConcurrencyTokens → RateSlots → ExecutionLog
+//   → BatchStages → QueueCounts → Metrics → QueueChanges
 //
 // and never waits for a lock on a table while it holds a lock on a table later in the list. "Holds" means
 // X and U locks, and S locks kept by HOLDLOCK. A plain read keeps no lock past its row, but under locking
@@ -20,25 +20,35 @@
 // reports (error 1205) is run again (errors.ts, retrying). Each writer says how it keeps the order:
 // enqueue.ts, settle.ts, operators.ts, batches.ts, queues.ts, maintenance.ts, schedules.ts.
 //
-// Lanes, as in the SQLite store: unbatched tasks form one lane, each live batch another (its active stage
+// Lanes, as in the SQLite store: unbatched tasks with no concurrency key form one lane per queue, the
+// unbatched tasks of each (queue, concurrency key) another, each live batch another (its active stage
 // only, while under its maxParallel, never past a failed stage of a batch that aborts); the
-// highest-priority head wins, ties going to the lane served least recently, so one large batch cannot
-// starve another. Paused queues and limited queues with no room are skipped, so they block nobody else.
+// highest-priority head wins, ties going to the lane served least recently (a key's turn is
+// ConcurrencyKeys.served_at), so one large batch or one busy key cannot starve another. Paused queues,
+// limited queues with no room, queues whose rate window is full, keys at their per-key limit and keys whose
+// window is full are skipped before any TOP, so they block nobody else.
 // The rules are listed once, by name, in lib/engine/claim-rules.ts; CLAIM is composed of their T-SQL
-// fragments (CLAIM_RULE_SQL below), each byte for byte as readpast.Claim_v17 was installed.
+// fragments (CLAIM_RULE_SQL below), each byte for byte as readpast.Claim_v19 was installed.
 //
 // First, without holding anything: the candidate queues (not paused, wanted by this worker, with room by
-// a first count) and the lanes (batches with a due task of a candidate queue in their active stage — those
-// waiting at their sync point, full or with nothing due are left out before the TOP, so 500 of them
-// cannot crowd out one that can run). Then rounds; each round reads the best head (a seek per candidate
-// queue on IX_Tasks_ready, one per lane on IX_Tasks_batch_dequeue; READPAST, no lock kept) and tries it in
-// a transaction of its own, in the lock order:
+// a first count, a queue-wide rate window not full), the lanes (batches with a due task of a candidate
+// queue in their active stage — those waiting at their sync point, full or with nothing due are left out
+// before the TOP, so 500 of them cannot crowd out one that can run) and the key lanes (keys of candidate
+// queues with a due task, under their per-key limit and rate window by a first count, least recently served
+// first; ConcurrencyKeys read past the keys other claims are serving right now). Then rounds; each round reads
+// the best head (a seek per candidate queue on IX_Tasks_ready_unkeyed, per key lane on IX_Tasks_key_ready, per
+// lane on IX_Tasks_batch_dequeue; READPAST, no lock kept) and tries it in a transaction of its own, in the
+// lock order:
 //  1. its queue: a limited queue's row is written (Taskling's lock column serialises the queue's grants
 //     across every process), an unlimited one's read with HOLDLOCK (a concurrent pause or new limit waits
 //     for this claim, or this claim for it); `paused` and the limit are read there, under that lock;
 //  2. a batch: its row is written (served now; held until commit: one claim of this batch at a time) unless
 //     another claim served it meanwhile — then choose again (that keeps lanes alternating); its active
 //     stage and room are checked once more under that lock;
+//  2b. a keyed task's key: its ConcurrencyKeys row written (served now; a key lane's only if no other claim
+//     served it meanwhile — then choose again, as for batches; a missing row is inserted), which serialises the
+//     key's grants across every process; under that lock, with a per-key limit, the key's running tasks with
+//     a live lease (IX_Tasks_running_key): no grant until running < perKeyLimit;
 //  3. a limited queue's room: its limit less its running tasks with a live lease, token or not (a task
 //     claimed while the queue was unlimited holds none): no grant until running < limit;
 //  4. the claim proper: a CTE picks the head the round read by its key (a seek: no other row is locked —
@@ -48,9 +58,15 @@
 //     rows others hold (READPAST) and locks its row (UPDLOCK; ROWLOCK keeps it a row lock;
 //     READCOMMITTEDLOCK keeps READPAST legal under READ_COMMITTED_SNAPSHOT); updated with OUTPUT INTO;
 //  5. a limited queue's token: its tokens brought in line with the limit, the lowest free one granted;
+//  5b. a rate-limited queue's slot (RateSlots, per (queue, rate_key): '' for a queue-wide rate or a task with
+//     no key, else the key): one whose used_at is out of the window, the oldest, skipping slots other claims
+//     are taking (UPDLOCK, READPAST, ROWLOCK), else a new one while fewer than the limit exist (created under
+//     UPDLOCK, HOLDLOCK on the last slot: creators of one rate key take turns); stamped used_at = now. While a
+//     lowered limit's slots are still in the window, the window is counted exactly (a locking read) first.
+//     No slot: the start waits (no attempt spent), the lane or queue is set aside;
 //  6. the attempt is logged; counts and metrics are kept; commit.
 // A round that cannot take its head rolls back (releasing every lock before the next round takes its
-// queue's: no lock is ever held across rounds) and sets that lane, queue or batch aside. (Inside a
+// queue's: no lock is ever held across rounds) and sets that lane, key, queue or batch aside. (Inside a
 // caller's transaction — readpast doctor's dry run, rolled back whole — the rounds open no transactions
 // of their own: what a failed round wrote is undone with the rest.) Rounds go on until
 // no candidate head is left: a claim returns nothing only when there is nothing it may take (CLAIM_ROUNDS is
@@ -66,16 +82,21 @@
 // parameters instead of this batch's ~60 KB, and its table variables are cached with the procedure. The
 // name carries the migration that installed it, so during a rolling upgrade workers of two versions each
 // call the claim they were written against; a change of the claim is a new version (hot-procedures.test.ts).
+// (Claim_v17, left for processes not yet upgraded, knows no keys or rates.)
 import { LIVE_BATCH, type ClaimRuleName } from '../../../lib/engine/claim-rules';
 import { BEGIN, TALLY, TOUCHED } from './tally';
 import { historyCommandOf } from './history';
+import { KEY_STEP, keyRoom, RATE_STEP, rateKeyOf, rateRoom, SET_LANE_ASIDE, TOKEN_STEP } from './claim-steps';
 
 /**
  * The claim rules (lib/engine/claim-rules.ts) in T-SQL: one fragment per rule, the exact text that implements
  * it in CLAIM below, which is composed of them (claim-rules.test.ts: every rule has one, CLAIM contains it).
- * CLAIM is installed as readpast.Claim_v17, its text pinned (hot-procedures.test.ts): a fragment may change
- * only with a new version. Each round checks the queue rules again under the queue's lock (@paused, @held)
- * and the batch rules under the batch's (the lane's re-check repeats the batch fragments).
+ * CLAIM is installed as readpast.Claim_v19, its text pinned (hot-procedures.test.ts): a fragment may change
+ * only with a new version. Each round checks the queue rules again under the queue's lock (@paused, @held),
+ * the batch rules under the batch's (the lane's re-check repeats the batch fragments) and the key rules under
+ * the key's (the per-key count) and the slot's (the rate). The two key fragments are the key lanes' filter
+ * (ConcurrencyKeys AS ck, the candidate queue's settings AS q); batched keyed tasks are filtered by the same
+ * texts on the task's key.
  */
 export const CLAIM_RULE_SQL = {
   pending: "t.status = 'pending'",
@@ -91,32 +112,50 @@ export const CLAIM_RULE_SQL = {
   stage_active: 'MIN(CASE WHEN s.pending + s.running > 0 THEN s.stage END)',
   not_after_failed_stage: "NOT (b.on_failure = 'abort' AND st.failed_stage IS NOT NULL AND st.stage > st.failed_stage)",
   under_batch_max_parallel: '(b.max_parallel IS NULL OR st.running < b.max_parallel)',
+  under_key_limit: keyRoom('q.name', 'ck.concurrency_key', 'q.per_key_limit'),
+  under_rate_limit: rateRoom('q.name', rateKeyOf('q.rate_per_key', 'ck.concurrency_key'), 'q.rate_limit', 'q.rate_period_s'),
 } as const satisfies Record<ClaimRuleName, string>;
 const R = CLAIM_RULE_SQL;
 
 export const CLAIM_ROUNDS = 1000;
 
-/** At most this many batch lanes per claim. */
+/** At most this many batch lanes per claim, and as many key lanes. */
 export const CLAIM_LANES = 500;
 
 /** Candidate queues: names a task's queue may take (no lock kept: each round checks under the queue's lock). */
 const CANDIDATE = 'EXISTS (SELECT 1 FROM @cand AS k WHERE k.queue = t.queue)';
 
+/**
+ * A batched task of a candidate queue whose key has room and whose rate window (under a per-key rate) is not
+ * full, by a first count: a full key must not hide the rest of its batch's stage.
+ */
+const TASK_RATE_KEY = "COALESCE(t.concurrency_key, N'')";
+const CANDIDATE_WITH_ROOM = `EXISTS (SELECT 1 FROM @cand AS kq WHERE kq.queue = t.queue
+              AND (t.concurrency_key IS NULL OR ${keyRoom('kq.queue', 't.concurrency_key', 'kq.per_key_limit')})
+              AND (kq.rate_per_key = 0 OR ${rateRoom('kq.queue', TASK_RATE_KEY, 'kq.rate_limit', 'kq.rate_period_s')}))`;
+
 const CLAIM_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.priority, t.status, t.attempts, t.max_attempts,
         t.timeout_ms, t.created_at, t.run_after, t.started_at, t.worker_id, t.token_no, t.lease_until, t.cancel_requested,
-        t.batch_id, t.stage`;
+        t.batch_id, t.stage, t.concurrency_key`;
 
 const CLAIM_SET = `SET status = 'running', attempts = attempts + 1, worker_id = @worker_id, token_no = NULL,
           lease_until = DATEADD(MILLISECOND, @lease_ms, @now), started_at = @now, cancel_requested = 0
         OUTPUT inserted.id, inserted.token, inserted.queue, inserted.kind, inserted.command, inserted.payload,
           inserted.priority, inserted.attempts, inserted.max_attempts, inserted.timeout_ms, inserted.created_at,
-          inserted.run_after, inserted.started_at, inserted.token_no, inserted.batch_id, inserted.stage
+          inserted.run_after, inserted.started_at, inserted.token_no, inserted.batch_id, inserted.stage, inserted.concurrency_key
         INTO @claimed`;
 
-/** The round's lane and queue: due pending rows (the literals match the filters of IX_Tasks_ready / IX_Tasks_batch_dequeue). */
-const UNBATCHED = `${R.pending} AND t.batch_id IS NULL AND t.queue = @queue AND ${R.due}`;
+/**
+ * The round's lane and queue: due pending rows (the literals match the filters of IX_Tasks_ready_unkeyed /
+ * IX_Tasks_key_ready / IX_Tasks_batch_dequeue).
+ */
+const UNBATCHED = `${R.pending} AND t.batch_id IS NULL AND t.concurrency_key IS NULL AND t.queue = @queue AND ${R.due}`;
+/** A batch lane's fallback row has the head's key (or none, as the head): the key locked and counted in step 2b. */
+const SAME_KEY = '(t.concurrency_key = @key OR (@key IS NULL AND t.concurrency_key IS NULL))';
+const KEYED = `${R.pending} AND t.batch_id IS NULL AND t.concurrency_key IS NOT NULL AND t.queue = @queue
+            AND t.concurrency_key = @key AND ${R.due}`;
 const BATCHED = `${R.pending} AND t.batch_id IS NOT NULL AND t.batch_id = @lane AND t.stage = @lane_stage
-            AND t.queue = @queue AND ${R.due}`;
+            AND t.queue = @queue AND ${R.due} AND ${SAME_KEY}`;
 const ORDERED = '\n          ORDER BY t.priority DESC, t.id';
 
 /** The claim of one row: skips rows others hold, locks the one it takes, starts its attempt (into @claimed). */
@@ -128,17 +167,17 @@ const pick = (where: string, order: string) => `WITH pick AS (
         UPDATE pick
           ${CLAIM_SET};`;
 
-/** One to a thousand numbers (TOP bounds them): a limited queue's missing tokens, created at most 1,000 per statement. */
-const NUMBERS = `(SELECT TOP (@chunk) CAST(ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) AS int) AS n
-                FROM (VALUES (0), (0), (0), (0), (0), (0), (0), (0), (0), (0)) AS a (x)
-                CROSS JOIN (VALUES (0), (0), (0), (0), (0), (0), (0), (0), (0), (0)) AS b (x)
-                CROSS JOIN (VALUES (0), (0), (0), (0), (0), (0), (0), (0), (0), (0)) AS c (x)) AS n`;
-
-/**
- * A token is held while its grantee attempt still owns a running task with a live lease: one of @held,
- * the queue's running tasks read under the queue's lock (step 3).
- */
-const HELD_BY = (c: string) => `EXISTS (SELECT 1 FROM @held AS h WHERE h.id = ${c}.task_id AND h.attempts = ${c}.attempt)`;
+/** A lane's claim: its head by its key, else (taken meanwhile) the lane's next row in dequeue order. */
+const pickInLane = (lane: string, rows: string) => `IF @ok = 1 AND ${lane}
+    BEGIN
+      DELETE FROM @claimed;
+      ${pick(`t.id = @head_id AND ${rows}`, '')}
+      IF NOT EXISTS (SELECT 1 FROM @claimed)
+      BEGIN
+        DELETE FROM @claimed;
+        ${pick(rows, ORDERED)}
+      END;
+    END;`;
 
 /**
  * Parameters: @worker_id, @lease_ms, @queues (JSON array or NULL = every queue), @unbatched_served
@@ -150,8 +189,13 @@ DECLARE @claimed TABLE (
   id bigint NOT NULL PRIMARY KEY, token uniqueidentifier NOT NULL, queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
   kind varchar(10) NOT NULL, command nvarchar(max) NOT NULL, payload nvarchar(max) NULL, priority int NOT NULL,
   attempts int NOT NULL, max_attempts int NOT NULL, timeout_ms int NULL, created_at datetime2(3) NOT NULL, run_after datetime2(3) NOT NULL,
-  started_at datetime2(3) NOT NULL, token_no int NULL, batch_id bigint NULL, stage int NULL);
-DECLARE @cand TABLE (queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL PRIMARY KEY, limited bit NOT NULL);
+  started_at datetime2(3) NOT NULL, token_no int NULL, batch_id bigint NULL, stage int NULL,
+  concurrency_key nvarchar(200) COLLATE Latin1_General_100_BIN2 NULL);
+DECLARE @cand TABLE (queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL PRIMARY KEY, limited bit NOT NULL,
+  per_key_limit int NULL, rate_limit int NULL, rate_period_s int NULL, rate_per_key bit NOT NULL);
+DECLARE @keys TABLE (queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  concurrency_key nvarchar(200) COLLATE Latin1_General_100_BIN2 NOT NULL, served_at bigint NOT NULL,
+  PRIMARY KEY (queue, concurrency_key));
 DECLARE @skipped TABLE (lane bigint NOT NULL, queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL, PRIMARY KEY (lane, queue));
 DECLARE @wanted TABLE (queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL PRIMARY KEY);
 DECLARE @lanes TABLE (batch_id bigint NOT NULL PRIMARY KEY, stage int NOT NULL, served_at bigint NOT NULL);
@@ -160,17 +204,36 @@ DECLARE @all_queues bit = CASE WHEN @queues IS NULL THEN 1 ELSE 0 END;
 DECLARE @stamp bigint = NULL, @lane_served bigint, @served_now bigint;
 DECLARE @done bit = 0, @won bit = 0, @rounds int = 0, @ok bit, @lane bigint, @lane_stage int, @queue nvarchar(64);
 DECLARE @limited bit, @limit int, @paused bit, @head_id bigint, @tok int, @chunk int, @made int;
+DECLARE @key nvarchar(200) = NULL, @key_limit int, @key_stamp bigint, @key_served bigint;
+DECLARE @rate_limit int, @rate_period int, @rate_per_key bit, @rate_key nvarchar(200), @rate_since datetime2(3), @rate_slot int;
 -- inside a caller's transaction (readpast doctor's dry run, rolled back whole) the rounds open none of their own
 DECLARE @outer int = @@TRANCOUNT;
 IF @all_queues = 0
   INSERT INTO @wanted (queue) SELECT DISTINCT CAST(j.value AS nvarchar(64)) COLLATE Latin1_General_100_BIN2
   FROM OPENJSON(@queues) AS j
   WHERE j.value IS NOT NULL;
--- the candidate queues: not paused, wanted, and (a first count, skipping rows others hold) with room
-INSERT INTO @cand (queue, limited)
-  SELECT q.name, CASE WHEN q.concurrency_limit IS NULL THEN 0 ELSE 1 END FROM readpast.Queues AS q
+-- the candidate queues: not paused, wanted, and (a first count, skipping rows others hold) with room and,
+-- under a queue-wide rate, a window not full
+INSERT INTO @cand (queue, limited, per_key_limit, rate_limit, rate_period_s, rate_per_key)
+  SELECT q.name, CASE WHEN q.concurrency_limit IS NULL THEN 0 ELSE 1 END, q.per_key_limit, q.rate_limit, q.rate_period_s,
+    q.rate_per_key
+  FROM readpast.Queues AS q
   WHERE ${R.queue_not_paused} AND ${R.in_queue_filter}
-    AND ${R.under_queue_limit};
+    AND ${R.under_queue_limit}
+    AND (q.rate_per_key = 1 OR ${rateRoom('q.name', "N''", 'q.rate_limit', 'q.rate_period_s')});
+-- the key lanes: keys of candidate queues (their settings as read above) with a due unbatched task, under their
+-- per-key limit and rate window (first counts), least recently served first; keys other claims are serving right
+-- now are read past
+INSERT INTO @keys (queue, concurrency_key, served_at)
+  SELECT TOP (${CLAIM_LANES}) ck.queue, ck.concurrency_key, ck.served_at
+  FROM (SELECT k.queue AS name, k.per_key_limit, k.rate_limit, k.rate_period_s, k.rate_per_key FROM @cand AS k) AS q
+  JOIN readpast.ConcurrencyKeys AS ck WITH (READPAST, READCOMMITTEDLOCK) ON ck.queue = q.name
+  WHERE EXISTS (SELECT 1 FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
+      WHERE ${R.pending} AND t.batch_id IS NULL AND t.concurrency_key IS NOT NULL AND t.queue = ck.queue
+        AND t.concurrency_key = ck.concurrency_key AND ${R.due})
+    AND ${R.under_key_limit}
+    AND ${R.under_rate_limit}
+  ORDER BY ck.served_at, ck.queue, ck.concurrency_key;
 -- the lanes: batches with a due task of a candidate queue in their active stage, least recently served first
 INSERT INTO @lanes (batch_id, stage, served_at)
   SELECT TOP (${CLAIM_LANES}) b.id, st.stage, b.served_at
@@ -195,23 +258,34 @@ BEGIN
   SET @lane = NULL;
   SET @lane_stage = NULL;
   SET @queue = NULL;
-  -- the best head: per candidate queue (unbatched) and per lane, no lock kept
+  SET @key = NULL;
+  -- the best head: per candidate queue (unbatched, no key), per key lane and per lane, no lock kept; lane -1 is
+  -- a queue's unkeyed tasks, -2 a key's
   SELECT TOP (1) @lane = h.lane, @lane_stage = h.stage, @queue = h.queue, @lane_served = h.served_at,
-    @head_id = h.id, @limited = h.limited
+    @head_id = h.id, @limited = h.limited, @key = h.concurrency_key
   FROM (
     SELECT CAST(-1 AS bigint) AS lane, CAST(NULL AS int) AS stage, k.queue, k.limited, u.priority,
-      @unbatched_served AS served_at, u.id
+      @unbatched_served AS served_at, u.id, CAST(NULL AS nvarchar(200)) COLLATE Latin1_General_100_BIN2 AS concurrency_key
     FROM @cand AS k
     CROSS APPLY (SELECT TOP (1) t.priority, t.id FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
-          WHERE ${R.pending} AND t.batch_id IS NULL AND t.queue = k.queue AND ${R.due}
+          WHERE ${R.pending} AND t.batch_id IS NULL AND t.concurrency_key IS NULL AND t.queue = k.queue AND ${R.due}
           ORDER BY t.priority DESC, t.id) AS u
     WHERE NOT EXISTS (SELECT 1 FROM @skipped AS x WHERE x.lane = -1 AND x.queue = k.queue)
+      AND (k.rate_per_key = 0 OR ${rateRoom('k.queue', "N''", 'k.rate_limit', 'k.rate_period_s')})
     UNION ALL
-    SELECT l.batch_id, l.stage, bh.queue, k.limited, bh.priority, l.served_at, bh.id
+    SELECT CAST(-2 AS bigint), CAST(NULL AS int), y.queue, k.limited, kh.priority, y.served_at, kh.id, y.concurrency_key
+    FROM @keys AS y
+    JOIN @cand AS k ON k.queue = y.queue
+    CROSS APPLY (SELECT TOP (1) t.priority, t.id FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
+          WHERE ${R.pending} AND t.batch_id IS NULL AND t.concurrency_key IS NOT NULL AND t.queue = y.queue
+            AND t.concurrency_key = y.concurrency_key AND ${R.due}
+          ORDER BY t.priority DESC, t.id) AS kh
+    UNION ALL
+    SELECT l.batch_id, l.stage, bh.queue, k.limited, bh.priority, l.served_at, bh.id, bh.concurrency_key
     FROM @lanes AS l
-    CROSS APPLY (SELECT TOP (1) t.queue, t.priority, t.id FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
+    CROSS APPLY (SELECT TOP (1) t.queue, t.priority, t.id, t.concurrency_key FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
           WHERE ${R.pending} AND t.batch_id IS NOT NULL AND t.batch_id = l.batch_id AND t.stage = l.stage
-            AND ${R.due} AND ${CANDIDATE}
+            AND ${R.due} AND ${CANDIDATE_WITH_ROOM}
             AND NOT EXISTS (SELECT 1 FROM @skipped AS x WHERE x.lane = l.batch_id AND x.queue = t.queue)
           ORDER BY t.priority DESC, t.id) AS bh
     JOIN @cand AS k ON k.queue = bh.queue
@@ -225,6 +299,8 @@ BEGIN
     SET @tok = NULL;
     SET @limit = NULL;
     SET @paused = NULL;
+    SET @key_limit = NULL;
+    SET @rate_limit = NULL;
     DELETE FROM @claimed;
     IF @outer = 0
     BEGIN
@@ -232,11 +308,14 @@ BEGIN
     END;
     -- 1. the queue, under its lock: a limited one's row written, an unlimited one's read and held
     IF @limited = 1
-      UPDATE readpast.Queues SET lock_version = lock_version + 1, @limit = concurrency_limit, @paused = paused
+      UPDATE readpast.Queues SET lock_version = lock_version + 1, @limit = concurrency_limit, @paused = paused,
+          @key_limit = per_key_limit, @rate_limit = rate_limit, @rate_period = rate_period_s, @rate_per_key = rate_per_key
         WHERE name = @queue;
     ELSE
     BEGIN
-      SELECT @limit = q.concurrency_limit, @paused = q.paused FROM readpast.Queues AS q WITH (HOLDLOCK) WHERE q.name = @queue;
+      SELECT @limit = q.concurrency_limit, @paused = q.paused, @key_limit = q.per_key_limit, @rate_limit = q.rate_limit,
+          @rate_period = q.rate_period_s, @rate_per_key = q.rate_per_key
+        FROM readpast.Queues AS q WITH (HOLDLOCK) WHERE q.name = @queue;
       -- limited since the candidates were read: take the round again with the row's write lock
       IF @limit IS NOT NULL
       BEGIN
@@ -251,7 +330,7 @@ BEGIN
     END;
     -- 2. a batch: served now, unless another claim served it meanwhile (choose again: fairness); its row
     --    is held until commit (one claim of this batch at a time); then its active stage and room once more
-    IF @ok = 1 AND @lane <> -1
+    IF @ok = 1 AND @lane >= 0
     BEGIN
       -- strictly later than any earlier stamp
       SET @stamp = DATEDIFF_BIG(MICROSECOND, '19700101', SYSUTCDATETIME());
@@ -280,6 +359,7 @@ BEGIN
       ELSE
         SELECT @stamp = b.served_at FROM readpast.Batches AS b WHERE b.id = @lane;
     END;
+    ${KEY_STEP}
     -- 3. a limited queue's room: its running tasks with a live lease, token or not (IX_Tasks_running_queue);
     --    kept in @held, so that step 5 tells held tokens from free ones without reading Tasks again (it
     --    writes ConcurrencyTokens by then, which come after Tasks in the lock order)
@@ -301,76 +381,17 @@ BEGIN
     --    started_at from the time the row is taken (step 3 may have waited for running rows' locks)
     IF @ok = 1
       SET @now = SYSUTCDATETIME();
-    IF @ok = 1 AND @lane = -1
-    BEGIN
-      DELETE FROM @claimed;
-      ${pick(`t.id = @head_id AND ${UNBATCHED}`, '')}
-      IF NOT EXISTS (SELECT 1 FROM @claimed)
-      BEGIN
-        DELETE FROM @claimed;
-        ${pick(UNBATCHED, ORDERED)}
-      END;
-    END;
-    IF @ok = 1 AND @lane <> -1
-    BEGIN
-      DELETE FROM @claimed;
-      ${pick(`t.id = @head_id AND ${BATCHED}`, '')}
-      IF NOT EXISTS (SELECT 1 FROM @claimed)
-      BEGIN
-        DELETE FROM @claimed;
-        ${pick(BATCHED, ORDERED)}
-      END;
-    END;
+    ${pickInLane('@lane = -1', UNBATCHED)}
+    ${pickInLane('@lane = -2', KEYED)}
+    ${pickInLane('@lane >= 0', BATCHED)}
     IF @ok = 1 AND NOT EXISTS (SELECT 1 FROM @claimed)
     BEGIN
       -- every due row of this lane and queue is held by other claims
       SET @ok = 0;
-      INSERT INTO @skipped (lane, queue) SELECT @lane, @queue
-      WHERE NOT EXISTS (SELECT 1 FROM @skipped AS x WHERE x.lane = @lane AND x.queue = @queue);
+      ${SET_LANE_ASIDE}
     END;
-    -- 5. a limited queue's token: tokens 1..limit exist (created 1,000 per statement), free ones above
-    --    it go, the lowest free one (or one whose grantee lost its task) is granted
-    IF @ok = 1 AND @limit IS NOT NULL
-    BEGIN
-      SET @made = 0;
-      WHILE @made < @limit
-        AND (SELECT COUNT(*) FROM readpast.ConcurrencyTokens AS c WHERE c.queue = @queue AND c.token_no <= @limit) < @limit
-      BEGIN
-        SET @chunk = CASE WHEN @limit - @made < 1000 THEN @limit - @made ELSE 1000 END;
-        INSERT INTO readpast.ConcurrencyTokens (queue, token_no, status)
-          SELECT @queue, @made + n.n, 'free' FROM ${NUMBERS}
-          WHERE NOT EXISTS (SELECT 1 FROM readpast.ConcurrencyTokens AS c WHERE c.queue = @queue AND c.token_no = @made + n.n);
-        SET @made = @made + @chunk;
-      END;
-      SET @chunk = 1000;
-      WHILE @chunk = 1000
-      BEGIN
-        SET @chunk = 0;
-        WITH doomed AS (
-          SELECT TOP (1000) c.queue, c.token_no FROM readpast.ConcurrencyTokens AS c
-          WHERE c.queue = @queue AND c.token_no > @limit AND (c.status = 'free' OR NOT ${HELD_BY('c')})
-        )
-        DELETE FROM doomed;
-        SET @chunk = @@ROWCOUNT;
-      END;
-      SELECT TOP (1) @tok = c.token_no FROM readpast.ConcurrencyTokens AS c
-        WHERE c.queue = @queue AND c.token_no <= @limit AND (c.status = 'free' OR NOT ${HELD_BY('c')})
-        ORDER BY c.token_no;
-      IF @tok IS NULL
-      BEGIN
-        -- no free token although running < limit: should not happen; leave the queue for this claim
-        SET @ok = 0;
-        DELETE FROM @cand WHERE queue = @queue;
-      END
-      ELSE
-      BEGIN
-        UPDATE readpast.Tasks SET token_no = @tok WHERE id = (SELECT c.id FROM @claimed AS c);
-        UPDATE @claimed SET token_no = @tok;
-        UPDATE c SET status = 'granted', task_id = x.id, attempt = x.attempts, worker_id = @worker_id, granted_at = @now
-          FROM readpast.ConcurrencyTokens AS c CROSS JOIN @claimed AS x
-          WHERE c.queue = @queue AND c.token_no = @tok;
-      END;
-    END;
+    ${TOKEN_STEP}
+    ${RATE_STEP}
     IF @ok = 1
       SET @won = 1;
     ELSE
@@ -385,7 +406,8 @@ BEGIN
 END;
 IF @won = 1
 BEGIN
-  -- 6. log the attempt, keep the counts (a batch's lane was stamped in step 2; the unbatched lane's stamp is now)
+  -- 6. log the attempt, keep the counts (a batch's lane was stamped in step 2, a key's in 2b; the unbatched
+  --    lane's stamp is now)
   IF @lane = -1
     SET @stamp = DATEDIFF_BIG(MICROSECOND, '19700101', SYSUTCDATETIME());
   INSERT INTO readpast.ExecutionLog (task_id, attempt, queue, kind, command, worker_id, session, token_no, batch_id, stage,
@@ -414,7 +436,7 @@ ${TALLY}
     COMMIT TRANSACTION;
 END;
 SELECT c.id, c.token, c.queue, c.kind, c.command, c.payload, c.priority, c.attempts, c.max_attempts, c.timeout_ms,
-  c.created_at, c.run_after, c.started_at, c.token_no, c.batch_id, c.stage, COALESCE(q.backoff_ms, 1000) AS backoff_ms,
+  c.created_at, c.run_after, c.started_at, c.token_no, c.batch_id, c.stage, c.concurrency_key, COALESCE(q.backoff_ms, 1000) AS backoff_ms,
   @@SPID AS session, @stamp AS served_stamp
 FROM @claimed AS c LEFT JOIN readpast.Queues AS q ON q.name = c.queue;
 ${TOUCHED}`;

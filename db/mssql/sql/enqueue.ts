@@ -2,13 +2,15 @@
 // Every batch that writes more than one row runs in one short transaction with XACT_ABORT ON
 // (any error rolls it back and ends the batch; the SET reverts when sp_executesql returns).
 //
-// Lock order: the one of every writer, written down in sql/claim.ts (Schedules → Queues → Batches → Tasks
-// → ConcurrencyTokens → ExecutionLog → BatchStages → QueueCounts → Metrics → QueueChanges). Here: new
-// queues are created and every queue's defaults read first, before any batch is locked (reading a queue
-// while holding a batch would wait for a claim that holds the queue and waits for the batch); then the
-// batches; then the tasks; the kept counts and metrics last (a new queue's count rows with them: the
-// tally creates a missing row), touched in key order (a @delta table keyed like QueueCounts; one Metrics
-// row per transaction), so their hot rows are held briefly. (A settlement never locks Batches: completing
+// Lock order: the one of every writer, written down in sql/claim.ts (Schedules → Queues → Batches →
+// ConcurrencyKeys → Tasks → ConcurrencyTokens → RateSlots → ExecutionLog → BatchStages → QueueCounts → Metrics
+// → QueueChanges). Here: new queues are created and every queue's defaults (and key_from) read first, before
+// any batch is locked (reading a queue while holding a batch would wait for a claim that holds the queue and
+// waits for the batch); then the batches; then the tasks' keys (a missing ConcurrencyKeys row inserted, its
+// range held by UPDLOCK, HOLDLOCK so that two enqueues of one new key cannot both insert it); then the tasks;
+// the kept counts and metrics last (a new queue's count rows with them: the tally creates a missing row),
+// touched in key order (a @delta table keyed like QueueCounts; one Metrics row per transaction), so their hot
+// rows are held briefly. (A settlement never locks Batches: completing
 // or aborting a batch is a transaction of its own, SETTLE_BATCHES in settle.ts, run right after.)
 //
 // Lock escalation: SQL Server escalates to a table lock when one statement takes about 5,000 locks on
@@ -19,6 +21,8 @@
 // problem to lock memory (escalation still happens under memory pressure) and to every table it is set on.
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY } from './tally';
 import { historyCommandOf } from './history';
+import { MAX_CONCURRENCY_KEY_LENGTH } from '../../../lib/engine/limits';
+import { walkKeys } from './keys';
 
 /** Rows per statement of a multi-row write: far below the ~5,000 locks per statement that escalate. */
 export const ESCALATION_CHUNK = 1000;
@@ -29,7 +33,11 @@ export const ESCALATION_CHUNK = 1000;
  * cannot drift. Leaves @in (ord, token, existing, …).
  * Enqueue a JSON array of tasks (one or many) in one transaction. Each element:
  * {ord, token, queue, kind, command, payload (JSON text|null), priority, runAfter ('YYYY-MM-DDTHH:MM:SS.mmm' UTC|null),
- *  maxAttempts|null, timeoutGiven (0|1), timeoutMs|null, dedupKey|null, caller|null, batchId|null, stage|null}.
+ *  maxAttempts|null, timeoutGiven (0|1), timeoutMs|null, dedupKey|null, caller|null, batchId|null, stage|null,
+ *  concurrencyKey|null}.
+ * A task without a concurrencyKey gets the one its queue's key_from finds in its payload (walkKeys, sql/keys.ts: a
+ * string, number or boolean; an empty one is none); a key over MAX_CONCURRENCY_KEY_LENGTH characters, given or found,
+ * fails the whole call (error 51005) — never cut: two different values must not become one key.
  * A dedup key held by a live task returns that task's token; a key repeated within the array returns the
  * first one's token.
  * A batch that does not exist, no longer takes tasks, or has started a later stage fails the whole call
@@ -42,17 +50,17 @@ DECLARE @in TABLE (
   kind varchar(10) NOT NULL, command nvarchar(max) NOT NULL, payload nvarchar(max) NULL, priority int NOT NULL,
   run_after datetime2(3) NULL, max_attempts int NULL, timeout_given bit NOT NULL, timeout_ms int NULL,
   dedup_key nvarchar(200) COLLATE Latin1_General_100_BIN2 NULL, caller nvarchar(200) NULL, batch_id bigint NULL, stage int NULL,
-  existing bit NOT NULL);
+  concurrency_key nvarchar(4000) COLLATE Latin1_General_100_BIN2 NULL, key_from nvarchar(200) NULL, existing bit NOT NULL);
 INSERT INTO @in (ord, token, queue, kind, command, payload, priority, run_after, max_attempts, timeout_given, timeout_ms,
-    dedup_key, caller, batch_id, stage, existing)
+    dedup_key, caller, batch_id, stage, concurrency_key, existing)
   SELECT j.ord, j.token, j.queue, j.kind, j.command, j.payload, j.priority, j.run_after, j.max_attempts, j.timeout_given,
-    j.timeout_ms, j.dedup_key, j.caller, j.batch_id, j.stage, 0
+    j.timeout_ms, j.dedup_key, j.caller, j.batch_id, j.stage, j.concurrency_key, 0
   FROM OPENJSON(@tasks) WITH (
     ord int '$.ord', token uniqueidentifier '$.token', queue nvarchar(64) '$.queue', kind varchar(10) '$.kind',
     command nvarchar(max) '$.command', payload nvarchar(max) '$.payload', priority int '$.priority',
     run_after datetime2(3) '$.runAfter', max_attempts int '$.maxAttempts', timeout_given bit '$.timeoutGiven',
     timeout_ms int '$.timeoutMs', dedup_key nvarchar(200) '$.dedupKey', caller nvarchar(200) '$.caller',
-    batch_id bigint '$.batchId', stage int '$.stage') AS j;
+    batch_id bigint '$.batchId', stage int '$.stage', concurrency_key nvarchar(4000) '$.concurrencyKey') AS j;
 DECLARE @from int = 0, @last int = (SELECT MAX(i.ord) FROM @in AS i);
 BEGIN TRANSACTION;
 -- the queues first: new ones created, then every task's defaults read from its queue
@@ -61,11 +69,21 @@ IF EXISTS (SELECT 1 FROM @in AS i WHERE NOT EXISTS (SELECT 1 FROM readpast.Queue
     SELECT DISTINCT i.queue FROM @in AS i
     WHERE NOT EXISTS (SELECT 1 FROM readpast.Queues AS q WITH (UPDLOCK, HOLDLOCK) WHERE q.name = i.queue);
 UPDATE i SET max_attempts = COALESCE(i.max_attempts, q.max_attempts),
-    timeout_ms = CASE WHEN i.timeout_given = 1 THEN i.timeout_ms ELSE q.timeout_ms END
+    timeout_ms = CASE WHEN i.timeout_given = 1 THEN i.timeout_ms ELSE q.timeout_ms END,
+    key_from = q.key_from
   FROM @in AS i JOIN readpast.Queues AS q ON q.name = i.queue;
+-- keys derived by the queue's keyFrom (a longer one is kept long enough to be refused below, never cut to fit)
+${walkKeys('SELECT i.ord, i.payload, i.key_from FROM @in AS i WHERE i.concurrency_key IS NULL')}
+UPDATE i SET concurrency_key = LEFT(w.val, ${MAX_CONCURRENCY_KEY_LENGTH + 1}) FROM @in AS i JOIN @walk AS w ON w.ord = i.ord;
+DECLARE @bad bigint = NULL, @msg nvarchar(2048);
+SELECT TOP (1) @bad = i.ord,
+    @msg = CONCAT(N'the concurrency key', CASE WHEN q.key_from IS NULL THEN N'' ELSE CONCAT(N' at ', q.key_from) END,
+      N' is longer than ${MAX_CONCURRENCY_KEY_LENGTH} characters')
+  FROM @in AS i LEFT JOIN readpast.Queues AS q ON q.name = i.queue
+  WHERE LEN(i.concurrency_key + N'x') - 1 > ${MAX_CONCURRENCY_KEY_LENGTH} ORDER BY i.ord;
+IF @bad IS NOT NULL THROW 51005, @msg, 1;
 -- the batches tasks go into: locked (so they cannot be released or cancelled meanwhile), and open
 DECLARE @bstatus TABLE (id bigint NOT NULL PRIMARY KEY, status varchar(10) NOT NULL);
-DECLARE @bad bigint = NULL, @msg nvarchar(2048);
 IF EXISTS (SELECT 1 FROM @in AS i WHERE i.batch_id IS NOT NULL)
 BEGIN
   INSERT INTO @bstatus (id, status)
@@ -119,14 +137,26 @@ UPDATE i SET token = f.token, existing = 1
   FROM @in AS i
   CROSS APPLY (SELECT TOP (1) g.token FROM @in AS g WHERE g.dedup_key = i.dedup_key AND g.ord < i.ord ORDER BY g.ord) AS f
   WHERE i.dedup_key IS NOT NULL AND i.existing = 0;
+-- the tasks' keys: one ConcurrencyKeys row per key with unfinished tasks (a new key has served_at 0: it is
+-- served first), at most ESCALATION_CHUNK tasks' keys per statement
+WHILE @from <= @last
+BEGIN
+  INSERT INTO readpast.ConcurrencyKeys (queue, concurrency_key, served_at)
+    SELECT DISTINCT i.queue, i.concurrency_key, 0 FROM @in AS i
+    WHERE i.existing = 0 AND i.concurrency_key IS NOT NULL AND i.ord >= @from AND i.ord < @from + ${ESCALATION_CHUNK}
+      AND NOT EXISTS (SELECT 1 FROM readpast.ConcurrencyKeys AS c WITH (UPDLOCK, HOLDLOCK)
+        WHERE c.queue = i.queue AND c.concurrency_key = i.concurrency_key);
+  SET @from = @from + ${ESCALATION_CHUNK};
+END;
+SET @from = 0;
 -- the tasks, at most ESCALATION_CHUNK per statement
 WHILE @from <= @last
 BEGIN
   INSERT INTO readpast.Tasks (token, queue, kind, command, payload, status, priority, run_after, max_attempts, timeout_ms,
-      dedup_key, caller, batch_id, stage, created_at)
+      dedup_key, caller, batch_id, stage, concurrency_key, created_at)
     OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, NULL, 'pending', NULL, NULL, NULL INTO @moves
     SELECT i.token, i.queue, i.kind, i.command, i.payload, 'pending', i.priority, COALESCE(i.run_after, @now),
-      i.max_attempts, i.timeout_ms, i.dedup_key, i.caller, i.batch_id, i.stage, @now
+      i.max_attempts, i.timeout_ms, i.dedup_key, i.caller, i.batch_id, i.stage, i.concurrency_key, @now
     FROM @in AS i
     WHERE i.existing = 0 AND i.ord >= @from AND i.ord < @from + ${ESCALATION_CHUNK}
     ORDER BY i.ord;

@@ -8,7 +8,7 @@
 // text. readpast.ExecAsync calls readpast.Enqueue_v<n> instead of holding a copy (sql/callers.ts).
 //
 // Versioned names. A procedure is one per database, and during a rolling upgrade processes of two
-// versions run side by side: each calls the name its own code was written against (`Claim_v17`), never
+// versions run side by side: each calls the name its own code was written against (`Claim_v19`), never
 // a body installed for another schema. A changed body is installed under a new name by a new migration
 // (the version is that migration's number); the old one stays for the processes not yet upgraded, unless
 // the schema change breaks it — then that migration drops it, and an old process fails with "run
@@ -43,10 +43,10 @@ const ENQUEUE_BODY = `${ENQUEUE_WRITE}
     FROM @in AS i FOR JSON PATH);`;
 
 export const HOT = {
-  enqueue: { name: 'Enqueue', version: 17, params: ['@tasks nvarchar(max)', '@results nvarchar(max) = NULL OUTPUT'], body: ENQUEUE_BODY },
+  enqueue: { name: 'Enqueue', version: 19, params: ['@tasks nvarchar(max)', '@results nvarchar(max) = NULL OUTPUT'], body: ENQUEUE_BODY },
   claim: {
     name: 'Claim',
-    version: 17,
+    version: 19,
     params: ['@worker_id nvarchar(256)', '@lease_ms int', '@queues nvarchar(max) = NULL', '@unbatched_served bigint'],
     body: CLAIM,
   },
@@ -61,7 +61,7 @@ export const HOT = {
 
 export const HOT_PROCEDURES: readonly HotProcedure[] = Object.values(HOT);
 
-/** `readpast.Claim_v17`: what the store calls. */
+/** `readpast.Claim_v19`: what the store calls. */
 export function hotName(p: HotProcedure): string {
   return `readpast.${p.name}_v${p.version}`;
 }

@@ -1,7 +1,8 @@
 // T-SQL of housekeeping: rescue of expired leases, lost workers, pruning, the depth sample. Bulk
 // work goes in rounds (TOP) and statements of at most ESCALATION_CHUNK rows, so it never escalates to a
 // table lock (enqueue.ts); DEADLOCK_PRIORITY LOW lets a worker's own transaction win. Lock order as
-// written down in sql/claim.ts: Tasks → ConcurrencyTokens → ExecutionLog → BatchStages → the kept counts;
+// written down in sql/claim.ts: (ConcurrencyKeys →) Tasks → ConcurrencyTokens → (RateSlots →) ExecutionLog →
+// BatchStages → the kept counts;
 // pruning deletes batches after their stages, each statement on its own.
 import { AUDIT_KEEP_MS } from '../../../lib/engine/limits';
 import { ESCALATION_CHUNK } from './enqueue';
@@ -142,7 +143,32 @@ BEGIN
 END;`;
 
 /**
- * Old stopped or lost workers, metrics older than a day, finished batches, old queue changes: each
+ * Pruning (part of PRUNE_REST, each statement its own transaction of at most ESCALATION_CHUNK rows): the
+ * ConcurrencyKeys rows of keys with no unbatched pending and no running task (a batched task's key needs no
+ * row: only key lanes are found through them; the claim inserts a missing one it locks); the RateSlots of
+ * queues no longer rate limited, of keys a queue-wide rate no longer keeps, above a lowered limit, and of
+ * per-key windows with no start in the window — out of the window only, highest slot first, so a key's
+ * remaining slots stay numbered 1..n (the claim creates slot n + 1). Deleting a key's row locks it before
+ * reading Tasks (ConcurrencyKeys comes first in the lock order).
+ */
+const PRUNE_KEYS = `${chunked(`SELECT TOP (${ESCALATION_CHUNK}) c.queue, c.concurrency_key FROM readpast.ConcurrencyKeys AS c
+    WHERE NOT EXISTS (SELECT 1 FROM readpast.Tasks AS t
+        WHERE t.status = 'pending' AND t.batch_id IS NULL AND t.concurrency_key IS NOT NULL
+          AND t.queue = c.queue AND t.concurrency_key = c.concurrency_key)
+      AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS t
+        WHERE t.status = 'running' AND t.concurrency_key IS NOT NULL AND t.queue = c.queue AND t.concurrency_key = c.concurrency_key)`)}
+${chunked(`SELECT TOP (${ESCALATION_CHUNK}) s.queue, s.rate_key, s.slot_no FROM readpast.RateSlots AS s
+    LEFT JOIN readpast.Queues AS q ON q.name = s.queue
+    WHERE q.rate_limit IS NULL
+      OR (s.used_at <= DATEADD(SECOND, -q.rate_period_s, SYSUTCDATETIME())
+        AND ((q.rate_per_key = 0 AND s.rate_key <> N'') OR s.slot_no > q.rate_limit
+          OR (q.rate_per_key = 1 AND NOT EXISTS (SELECT 1 FROM readpast.RateSlots AS o
+            WHERE o.queue = s.queue AND o.rate_key = s.rate_key AND o.used_at > DATEADD(SECOND, -q.rate_period_s, SYSUTCDATETIME())))))
+    ORDER BY s.queue, s.rate_key, s.slot_no DESC`)}`;
+
+/**
+ * Old stopped or lost workers, metrics older than a day, finished batches, old queue changes, the rows of keys
+ * with no unfinished task and rate slots no window needs (PRUNE_KEYS): each
  * statement its own transaction, of at most ESCALATION_CHUNK rows (after a long pause there may be a
  * day of metrics to drop). The finished batches are read first (holding nothing), their empty stages
  * deleted, then the batches left without stages.
@@ -165,7 +191,8 @@ ${chunked(`SELECT TOP (${ESCALATION_CHUNK}) b.id FROM readpast.Batches AS b
       AND b.completed_at < @cutoff AND NOT EXISTS (SELECT 1 FROM readpast.BatchStages AS s WHERE s.batch_id = b.id)`)}
 ${chunked(`SELECT TOP (${ESCALATION_CHUNK}) x.id FROM readpast.QueueChanges AS x WHERE x.at < @cutoff`)}
 ${chunked(`SELECT TOP (${ESCALATION_CHUNK}) a.id FROM readpast.AuditLog AS a
-    WHERE a.at < DATEADD(DAY, -${AUDIT_KEEP_DAYS}, SYSUTCDATETIME())`)}`;
+    WHERE a.at < DATEADD(DAY, -${AUDIT_KEEP_DAYS}, SYSUTCDATETIME())`)}
+${PRUNE_KEYS}`;
 
 /**
  * Record the pending depth (summed over every slot of QueueCounts) for the current second. A gauge, not

@@ -7,6 +7,7 @@
 import { DELETE_TASKS_OUTPUT } from './attempt-logs';
 import { ESCALATION_CHUNK } from './enqueue';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
+import { keyRowsFor } from './keys';
 
 /**
  * Which dead tasks a failure filter selects. Parameters: @f_queue, @f_message, @f_q (a LIKE pattern),
@@ -110,8 +111,8 @@ export const heldCount = (where: string) => `DECLARE @held int = (SELECT COUNT(*
  * dedup key a live task holds is skipped, and of several matching tasks sharing a key only the
  * newest comes back (the key stays unique among live tasks); so is a task of a stage after a failed
  * one of a batch that aborts (PAST_ABORT). The candidates are read first, holding no lock (they read
- * Batches and BatchStages, which come before Tasks in the lock order, sql/claim.ts); the UPDATE checks
- * their status again.
+ * Batches and BatchStages, which come before Tasks in the lock order, sql/claim.ts); their keys' rows are
+ * made sure of (ConcurrencyKeys, before Tasks); the UPDATE checks their status again.
  */
 const retryWrite = (where: string, top: string) => `${BEGIN}
 ${DECLARE_MOVES}
@@ -128,6 +129,7 @@ INSERT INTO @cand (id)
       WHERE o.dedup_key = c.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running'))
   ORDER BY c.id;
 BEGIN TRANSACTION;
+${keyRowsFor('SELECT t.queue, t.concurrency_key FROM readpast.Tasks AS t JOIN @cand AS k ON k.id = t.id WHERE t.batch_id IS NULL')}
 UPDATE t
   SET status = 'pending', run_after = @now, finished_at = NULL, cancel_requested = 0,
       max_attempts = CASE WHEN t.max_attempts >= t.attempts + 1 THEN t.max_attempts ELSE t.attempts + 1 END

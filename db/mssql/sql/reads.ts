@@ -7,7 +7,7 @@ import { OUTCOMES, PENDING_SUBS, TASK_STATUSES } from '../../../lib/engine/types
 export const TASK_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.status, t.priority, t.run_after, t.attempts,
   t.max_attempts, t.timeout_ms, t.dedup_key, t.caller, t.batch_id, t.stage, t.lease_until, t.worker_id, t.cancel_requested,
   t.created_at, t.started_at, t.finished_at, t.error_number, t.error_message, t.error_detail, t.result, t.schedule_name,
-  t.schedule_fire_at`;
+  t.schedule_fire_at, t.concurrency_key`;
 
 export const LOG_COLUMNS = `l.id, l.task_id, t.token, l.attempt, l.queue, l.kind, l.command, l.worker_id, l.session, l.token_no,
   l.batch_id, l.stage, l.started_at, l.ended_at, l.outcome, l.error_number, l.error_message, l.error_detail, l.abandon_reason,
@@ -42,6 +42,8 @@ export interface TaskListShape {
   queue: boolean;
   /** @command, exact */
   command: boolean;
+  /** @concurrency_key, exact (binary, as the column) */
+  concurrencyKey: boolean;
   batch: boolean;
   stage: boolean;
   priorityMin: boolean;
@@ -76,6 +78,7 @@ function taskFilters(s: TaskListShape): string[] {
   if (s.sub) parts.push(SUB_FILTER[s.sub]);
   if (s.queue) parts.push('t.queue = @queue');
   if (s.command) parts.push('t.command = @command');
+  if (s.concurrencyKey) parts.push('t.concurrency_key = @concurrency_key');
   if (s.batch) parts.push('t.batch_id = @batch_id AND t.batch_id IS NOT NULL');
   if (s.stage) parts.push('t.stage = @stage');
   if (s.priorityMin) parts.push('t.priority >= @priority_min');
@@ -128,6 +131,7 @@ export const NO_TASK_FILTER: TaskListShape = {
   sub: null,
   queue: false,
   command: false,
+  concurrencyKey: false,
   batch: false,
   stage: false,
   priorityMin: false,
@@ -147,6 +151,7 @@ function taskListShapes(): TaskListShape[] {
   const flags = [
     'queue',
     'command',
+    'concurrencyKey',
     'batch',
     'stage',
     'priorityMin',

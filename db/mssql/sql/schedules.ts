@@ -8,9 +8,11 @@
 // others update no row (nothing inserted) or, at worst, hit the unique index (2601), which rolls their
 // transaction back; either way one task per tick.
 //
-// Lock order: Schedules first, then as enqueue.ts: Queues → Tasks → QueueCounts → Metrics.
+// Lock order: Schedules first, then as enqueue.ts: Queues → ConcurrencyKeys (the fired task's key, by its queue's
+// keyFrom: SCHEDULE_WALK, SCHEDULE_KEY) → Tasks → QueueCounts → Metrics.
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY } from './tally';
 import { historyCommandOf } from './history';
+import { keyRowsFor, SCHEDULE_KEY, SCHEDULE_WALK } from './keys';
 
 const SCHEDULE_COLUMNS = `s.name, s.cron, s.timezone, s.kind, s.command, s.payload, s.queue, s.priority, s.max_attempts,
   s.timeout_ms, s.enabled, s.misfire, s.overlap, s.next_fire_at, s.last_fire_at, s.last_token, s.source, s.declared, s.version,
@@ -56,6 +58,10 @@ ORDER BY s.next_fire_at, s.name;`;
  * the tokens of the tasks inserted. Two processes inserting the same tick at once: the second raises 2601,
  * which rolls its transaction back.
  */
+/** A fired task's key row (ConcurrencyKeys comes before Tasks in the lock order; sql/keys.ts). */
+const SCHEDULE_KEY_ROW = keyRowsFor(`SELECT s.queue, ${SCHEDULE_KEY} AS concurrency_key FROM readpast.Schedules AS s
+    JOIN readpast.Queues AS q ON q.name = s.queue WHERE s.name = @name`);
+
 export const FIRE = `${BEGIN}
 ${DECLARE_MOVES}
 DECLARE @plan TABLE (ord int NOT NULL PRIMARY KEY, token uniqueidentifier NOT NULL, fire_at datetime2(3) NOT NULL);
@@ -76,11 +82,13 @@ BEGIN
   INSERT INTO readpast.Queues (name)
     SELECT x.queue FROM @sched AS x
     WHERE NOT EXISTS (SELECT 1 FROM readpast.Queues AS q WITH (UPDLOCK, HOLDLOCK) WHERE q.name = x.queue);
+  ${SCHEDULE_WALK}
+  ${SCHEDULE_KEY_ROW}
   INSERT INTO readpast.Tasks (token, queue, kind, command, payload, status, priority, run_after, max_attempts, timeout_ms,
-      caller, schedule_name, schedule_fire_at, created_at)
+      caller, schedule_name, schedule_fire_at, concurrency_key, created_at)
     OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, NULL, 'pending', NULL, NULL, NULL INTO @moves
     SELECT p.token, s.queue, s.kind, s.command, s.payload, 'pending', s.priority, @now, COALESCE(s.max_attempts, q.max_attempts),
-      COALESCE(s.timeout_ms, q.timeout_ms), @caller, s.name, p.fire_at, @now
+      COALESCE(s.timeout_ms, q.timeout_ms), @caller, s.name, p.fire_at, ${SCHEDULE_KEY}, @now
     FROM @plan AS p
     CROSS JOIN readpast.Schedules AS s
     JOIN readpast.Queues AS q ON q.name = s.queue
@@ -112,11 +120,13 @@ BEGIN
   INSERT INTO readpast.Queues (name)
     SELECT x.queue FROM @sched AS x
     WHERE NOT EXISTS (SELECT 1 FROM readpast.Queues AS q WITH (UPDLOCK, HOLDLOCK) WHERE q.name = x.queue);
+  ${SCHEDULE_WALK}
+  ${SCHEDULE_KEY_ROW}
   INSERT INTO readpast.Tasks (token, queue, kind, command, payload, status, priority, run_after, max_attempts, timeout_ms,
-      caller, schedule_name, schedule_fire_at, created_at)
+      caller, schedule_name, schedule_fire_at, concurrency_key, created_at)
     OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, NULL, 'pending', NULL, NULL, NULL INTO @moves
     SELECT @token, s.queue, s.kind, s.command, s.payload, 'pending', s.priority, @now, COALESCE(s.max_attempts, q.max_attempts),
-      COALESCE(s.timeout_ms, q.timeout_ms), @caller, s.name, NULL, @now
+      COALESCE(s.timeout_ms, q.timeout_ms), @caller, s.name, NULL, ${SCHEDULE_KEY}, @now
     FROM readpast.Schedules AS s
     JOIN readpast.Queues AS q ON q.name = s.queue
     WHERE s.name = @name;

@@ -79,6 +79,29 @@ SELECT @t AS rolled_back, @u AS committed, @@TRANCOUNT AS trancount;`);
       expect(b).toBe(a);
     });
 
+    it('@ConcurrencyKey is the task key; without it the queue keyFrom derives one from @Payload', async () => {
+      await store.commands.setQueue('keyed', { keyFrom: '$.customer.id' }, 'test');
+      const given = await execAsync(pool, {
+        Command: 'demo.echo',
+        Queue: 'keyed',
+        ConcurrencyKey: 'Acme',
+        Payload: '{"customer":{"id":7}}',
+      });
+      const derived = await execAsync(pool, { Command: 'demo.echo', Queue: 'keyed', Payload: '{"customer":{"id":"Globex"}}' });
+      const none = await execAsync(pool, { Command: 'demo.echo', Queue: 'keyed', Payload: '{"other":1}' });
+      expect((await store.reads.getTask(given))?.concurrencyKey).toBe('Acme');
+      expect((await store.reads.getTask(derived))?.concurrencyKey).toBe('Globex');
+      expect((await store.reads.getTask(none))?.concurrencyKey).toBeNull();
+      // binary-compared, like queue names: acme is another key
+      const keys = await store.reads.queueKeys('keyed', 10);
+      expect(keys.map((k) => k.key).sort()).toEqual(['Acme', 'Globex']);
+      const tooLong = await errorOf(
+        execAsync(pool, { Command: 'demo.echo', Queue: 'keyed', Payload: JSON.stringify({ customer: { id: 'k'.repeat(201) } }) }),
+      );
+      expect(tooLong?.number).toBe(51005);
+      expect(tooLong?.message).toMatch(/concurrency key at \$\.customer\.id is longer than 200 characters/);
+    });
+
     it('two callers enqueue one dedup key at once: the second waits for the first, returns its token, and commits', async () => {
       const other = await connect(url);
       try {
@@ -141,6 +164,7 @@ SELECT @t AS token, @@TRANCOUNT AS trancount, XACT_STATE() AS xact;`);
         [{ Command: 'demo.echo', Stage: 1 }, 50015, /^@Stage: a stage needs a batch/],
         [{ Kind: 'sql', Sql: 'SELECT 1' }, 50005, /^@Kind: sql tasks are off/],
         [{ Kind: 'procedure', Command: 'dbo.no_such_procedure' }, 50006, /^@Command: no stored procedure/],
+        [{ Command: 'demo.echo', ConcurrencyKey: 'k'.repeat(201) }, 50017, /^@ConcurrencyKey: 1 to 200 characters$/],
       ];
       await store.sqlServer.setAllowSql(false, 'test');
       for (const [args, number, message] of cases) {
