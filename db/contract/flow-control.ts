@@ -256,6 +256,10 @@ export function flowControlTests(factory: StoreFactory) {
       expect(await store.worker.claim(slots, { leaseMs: LONG_LEASE })).toEqual([]);
       const win = await store.reads.rateWindow('rl', null);
       expect(win).toMatchObject({ limit: 3, periodSeconds: 2, perKey: false, started: 3 });
+      // a pool waiting on the window is told when its oldest start leaves it
+      const opens = await store.worker.nextRateOpening(['rl']);
+      expect(opens).toBeGreaterThan(0);
+      expect(opens).toBeLessThanOrEqual(2000);
       const startedAt = first[0]!.startedAt.getTime();
       expect(win!.nextAt!.getTime()).toBe(startedAt + 2000);
       const q = (await store.reads.listQueues()).find((x) => x.name === 'rl')!;

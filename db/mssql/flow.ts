@@ -1,6 +1,6 @@
 // Flow control on SQL Server, read side: a queue's concurrency keys by running and pending tasks, and a rate
 // window now (sql/keys.ts). The writes are the claim's (sql/claim.ts), the enqueue's and setQueue's.
-import type { ReadModel } from '../../lib/engine/ports';
+import type { ReadModel, WorkerPort } from '../../lib/engine/ports';
 import type { KeyUsage, RateUsage } from '../../lib/engine/types';
 import type { Slice } from '../shared/bind';
 import { sql, type Shared } from './connection';
@@ -44,5 +44,17 @@ export async function rateWindow(shared: Shared, queue: string, key: string | nu
   return row ? rateUsage(row) : null;
 }
 
+/** In how many ms the earliest start in a rate window of a queue with pending tasks leaves it (null: none). */
+export async function nextRateOpening(shared: Shared, queues: string[] | null): Promise<number | null> {
+  const r = await shared.query<{ ms: Id | null }>(S.NEXT_RATE_OPENING, [
+    ['queues', sql.NVarChar(sql.MAX), queues?.length ? JSON.stringify(queues) : null],
+  ]);
+  const ms = r.recordset[0]?.ms;
+  return ms == null ? null : Math.max(0, id(ms));
+}
+
 /** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
 export const readSlice = { queueKeys, rateWindow } satisfies Slice<Shared, ReadModel>;
+
+/** this module's part of the WorkerPort */
+export const workerSlice = { nextRateOpening } satisfies Slice<Shared, WorkerPort>;

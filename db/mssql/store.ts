@@ -134,6 +134,7 @@ export class MssqlStore implements Store {
       claim: (slots, opts) => claims.claim(slots, opts),
       finish: settle,
       appendAttemptOutput: (batch) => attemptLogs.appendAttemptOutput(shared, batch),
+      nextRateOpening: (queues) => flow.nextRateOpening(shared, queues),
       runSql: (attempt, text, signal) => run.runSql(workers, attempt, text, signal),
       runProcedure: (attempt, name, params, signal) => run.runProcedure(workers, procs, attempt, name, params, signal),
       // in-process wake-ups, and the long poll that sees other processes' tasks (wake.ts)

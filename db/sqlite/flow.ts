@@ -3,7 +3,7 @@
 // owns slots 1..limit in RateSlots; an attempt start takes the one used longest ago once it has left the window
 // (creating the next one while fewer than `limit` exist), so at most `limit` starts fall in any window. A lowered
 // limit leaves slots above it, counted until they leave the window, then dropped.
-import type { ReadModel } from '../../lib/engine/ports';
+import type { ReadModel, WorkerPort } from '../../lib/engine/ports';
 import type { KeyUsage, RateLimit, RateUsage } from '../../lib/engine/types';
 import type { Slice } from '../shared/bind';
 import { read, type Db, type Shared } from './connection';
@@ -115,5 +115,19 @@ export function pruneFlow(db: Db, now: number): void {
   stmt(db, S.PRUNE_SLOTS).run(now);
 }
 
+/** In how many ms the earliest start in a rate window of a queue with pending tasks leaves it (null: none). */
+export function nextRateOpening(shared: Shared, queues: string[] | null): Promise<number | null> {
+  return read(() => {
+    const now = Date.now();
+    const r = stmt(shared.db, S.NEXT_RATE_OPENING).get({ now, queues: queues?.length ? JSON.stringify(queues) : null }) as {
+      ms: number | null;
+    };
+    return r.ms === null ? null : Math.max(0, r.ms);
+  });
+}
+
 /** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
 export const readSlice = { rateWindow, queueKeys } satisfies Slice<Shared, ReadModel>;
+
+/** this module's part of the WorkerPort */
+export const workerSlice = { nextRateOpening } satisfies Slice<Shared, WorkerPort>;

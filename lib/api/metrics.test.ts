@@ -129,12 +129,13 @@ describe('GET /metrics', () => {
     await rp.close();
     const store = await openStore(`sqlite:${join(dir, 'm.db')}`);
     rp = new Readpast(store);
-    await store.worker.registerWorker({ workerId: 'w', host: 'h', pid: 1, role: 'r' });
+    for (let i = 0; i < 4; i++) await store.worker.registerWorker({ workerId: `w${i}`, host: 'h', pid: 1, role: 'r' });
     await rp.setQueue('mail', { rateLimit: { limit: 2, periodSeconds: 60 } }, 'test');
     await rp.setQueue('exports', { perKeyLimit: 1, rateLimit: '5/1m per key' }, 'test');
     for (let i = 0; i < 3; i++) await rp.enqueue({ command: 'demo.echo', queue: 'mail', payload: { i } });
     for (let i = 0; i < 2; i++) await rp.enqueue({ command: 'demo.echo', queue: 'exports', concurrencyKey: 'acme-secret' });
-    const slots = Array.from({ length: 4 }, () => ({ workerId: 'w', session: 1 }));
+    // four workers' own slots (a slot claimed ahead never takes a rate-limited task)
+    const slots = Array.from({ length: 4 }, (_, i) => ({ workerId: `w${i}`, session: 1 }));
     // the rate lets two of mail's three start; the per-key limit one of acme's two
     expect(await store.worker.claim(slots, { leaseMs: 60_000, queues: ['mail'] })).toHaveLength(2);
     expect(await store.worker.claim(slots, { leaseMs: 60_000, queues: ['exports'] })).toHaveLength(1);

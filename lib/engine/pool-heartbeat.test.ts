@@ -31,6 +31,7 @@ function fakePool(beat: () => { delayMs: number; serverMs?: number }) {
     finish: async (results) => results.map(() => true),
     runSql: async () => ({ rowsAffected: 0, rows: [] }),
     runProcedure: async () => null,
+    nextRateOpening: async () => null,
     onWake: () => () => {},
   };
   const pool = new Pool({ worker, maintenance: {} as MaintenancePort, description: 'fake' }, new HandlerRegistry(), {

@@ -55,6 +55,7 @@ describe('pool leases', () => {
       },
       runSql: async () => ({ rowsAffected: 0, rows: [] }),
       runProcedure: async () => null,
+      nextRateOpening: async () => null,
       onWake: () => () => {},
     };
     const maintenance = {} as MaintenancePort;

@@ -61,6 +61,7 @@ function fakeStore(n: number, beat?: (running: number[]) => HeartbeatResult) {
     },
     runSql: async () => ({ rowsAffected: 0, rows: [] }),
     runProcedure: async () => null,
+    nextRateOpening: async () => null,
     onWake: () => () => {},
   };
   return { worker, claims, claimed, finished };

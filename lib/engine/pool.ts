@@ -14,6 +14,7 @@ import { runTask } from './run';
 import { applyHeartbeat, Heartbeats, leasesHeld } from './pool-heartbeat';
 import { POOL_DEFAULTS, type PoolOptions, type PoolPorts } from './pool-options';
 import { claimSlots, givenBack } from './pool-prefetch';
+import { RateWake } from './pool-rate-wake';
 import { type PoolWorker, WorkerSet } from './pool-workers';
 
 export { slowBeatCause } from './pool-heartbeat';
@@ -36,6 +37,7 @@ export class Pool {
   private pollTimer: NodeJS.Timeout | null = null;
   private beatTimer: NodeJS.Timeout | null = null;
   private readonly heartbeats: Heartbeats;
+  private readonly rateWake: RateWake;
   private unsubscribe: (() => void) | null = null;
   private maintenance: Maintenance | null = null;
   private resizing: Promise<void> = Promise.resolve();
@@ -65,6 +67,7 @@ export class Pool {
     }
     this.crew = new WorkerSet(this.worker, this.opts);
     this.heartbeats = new Heartbeats(this.log, this.opts, () => this.renew());
+    this.rateWake = new RateWake(this.worker, this.opts.queues ?? null, () => this.wake(), this.log);
   }
 
   private get workers(): PoolWorker[] {
@@ -170,6 +173,8 @@ export class Pool {
           else this.startTask(w, task);
         }
         if (claimed.length === 0) this.notifyIdle();
+        // workers left idle: a rate limit may be what holds tasks back; wake when its next slot opens
+        if (claimed.length < idle.length) this.rateWake.check();
       } while (this.again);
     } catch (err) {
       this.log.error({ err: errorInfo(err) }, 'dispatch failed; retrying on the next wake');
@@ -297,6 +302,7 @@ export class Pool {
     if (!this.started || this.stopping) return;
     this.stopping = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
+    this.rateWake.stop();
     this.unsubscribe?.();
     this.maintenance?.stop();
     await this.crew.drain(graceMs, (t) => this.giveBack(t));

@@ -118,3 +118,15 @@ OUTER APPLY (SELECT DATEADD(SECOND, q.rate_period_s, x.used_at) AS next_at FROM 
     SELECT s.used_at, ROW_NUMBER() OVER (ORDER BY s.used_at) AS n FROM readpast.RateSlots AS s
     WHERE s.queue = q.name AND s.rate_key = rw.rate_key AND s.used_at > DATEADD(SECOND, -q.rate_period_s, @now)) AS x
   WHERE rw.started >= q.rate_limit AND x.n = rw.started - q.rate_limit + 1) AS rn`;
+
+/**
+ * In how many ms the earliest start in a rate window leaves it, among rate-limited queues with a pending task
+ * (@queues: a JSON array or NULL = all), for a pool waiting on a rate limit. Plain reads: no lock kept.
+ */
+export const NEXT_RATE_OPENING = `SET NOCOUNT ON;
+DECLARE @now datetime2(3) = SYSUTCDATETIME();
+SELECT MIN(DATEDIFF_BIG(MILLISECOND, @now, DATEADD(SECOND, q.rate_period_s, s.used_at))) AS ms
+FROM readpast.RateSlots AS s JOIN readpast.Queues AS q ON q.name = s.queue
+WHERE q.rate_limit IS NOT NULL AND s.used_at > DATEADD(SECOND, -q.rate_period_s, @now)
+  AND (@queues IS NULL OR s.queue IN (SELECT w.value FROM OPENJSON(@queues) AS w))
+  AND EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.status = 'pending' AND t.queue = s.queue);`;

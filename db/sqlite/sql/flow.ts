@@ -35,3 +35,13 @@ export const PRUNE_KEYS = `DELETE FROM ConcurrencyKeys AS k WHERE NOT EXISTS (SE
 export const PRUNE_SLOTS = `DELETE FROM RateSlots AS s WHERE NOT EXISTS (SELECT 1 FROM Queues q WHERE q.name = s.queue
       AND q.rate_limit IS NOT NULL AND EXISTS (SELECT 1 FROM RateSlots u WHERE u.queue = s.queue AND u.rate_key = s.rate_key
         AND u.used_at > ? - q.rate_period_s * 1000))`;
+
+/**
+ * In how many ms the earliest start in a rate window leaves it, among rate-limited queues with a pending task (now,
+ * @queues: a JSON array or null = all), for a pool waiting on a rate limit.
+ */
+export const NEXT_RATE_OPENING = `SELECT MIN(s.used_at + q.rate_period_s * 1000) - @now AS ms
+      FROM RateSlots s JOIN Queues q ON q.name = s.queue
+      WHERE q.rate_limit IS NOT NULL AND s.used_at > @now - q.rate_period_s * 1000
+        AND (@queues IS NULL OR s.queue IN (SELECT value FROM json_each(@queues)))
+        AND EXISTS (SELECT 1 FROM Tasks t WHERE t.status = 'pending' AND t.queue = s.queue)`;

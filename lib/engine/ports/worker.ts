@@ -49,6 +49,12 @@ export interface WorkerPort {
   /** run a `procedure` task on the worker's own session; result = outputs + return code. Stores without procedures refuse. */
   runProcedure(attempt: RunningAttempt, name: string, params: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
   /**
+   * In how many ms the earliest start in a full-or-not rate window leaves it, among rate-limited queues (of
+   * `queues`, or all) with a pending task (null: none): a pool whose claim came back short wakes then, so a
+   * task held back by a rate limit starts when the next slot opens instead of at the next poll.
+   */
+  nextRateOpening(queues: string[] | null): Promise<number | null>;
+  /**
    * Called after this store instance commits something that may make a task claimable
    * (enqueue, retry, a settled attempt). Lets an in-process pool wake at once.
    */
