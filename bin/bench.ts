@@ -174,6 +174,7 @@ async function main() {
       keyedPerSec: keys.keyedPerSec,
       noKeyPerSec: keys.noKeyPerSec,
       keysRatio: keys.keysRatio,
+      keyByKeyRatio: keys.keyByKeyRatio,
       keysTarget: keys.keysTarget,
     }),
   );
