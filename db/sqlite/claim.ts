@@ -104,8 +104,11 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
     const lanes: LaneState[] = [];
     const unbatched = stmt(db, S.UNBATCHED_HEADS).all({ excluded, noKey, queues: queuesJson, now, limit: want });
     if (unbatched.length) lanes.push(lane(null, null, null, unbatchedServedAt, want, unbatched as Candidate[]));
-    const keyed = keyLanes(db, { excluded, queues: queuesJson, now, limit: Math.max(want, KEY_LANES) });
-    const heads = new Map((stmt(db, S.HEADS_BY_ID).all(JSON.stringify(keyed.map((k) => k.head_id))) as Candidate[]).map((c) => [c.id, c]));
+    // no key row at all (no keyed task pending or running): no key lane to read
+    const keyed = stmt(db, S.ANY_KEY).get() ? keyLanes(db, { excluded, queues: queuesJson, now, limit: Math.max(want, KEY_LANES) }) : [];
+    const heads = keyed.length
+      ? new Map((stmt(db, S.HEADS_BY_ID).all(JSON.stringify(keyed.map((k) => k.head_id))) as Candidate[]).map((c) => [c.id, c]))
+      : new Map<number, Candidate>();
     for (const k of keyed) {
       const room = k.per_key_limit === null ? want : Math.min(want, k.per_key_limit - k.running);
       const l = lane(null, null, { queue: k.queue, name: k.concurrency_key }, k.served_at, room, [heads.get(k.head_id)!]);

@@ -127,6 +127,9 @@ export const KEY_LANES = `SELECT k.queue, k.concurrency_key, k.served_at, q.per_
         AND NOT ${keyRateFull('q', 'k.queue', 'k.concurrency_key')}
       ORDER BY k.served_at, k.queue, k.concurrency_key LIMIT @limit`;
 
+/** Whether any key has a row (a keyed task pending or running, or not yet pruned): else no key lane is read. */
+export const ANY_KEY = 'SELECT 1 AS one FROM ConcurrencyKeys LIMIT 1';
+
 /** The heads of the key lanes, read at once (a JSON array of task ids). */
 export const HEADS_BY_ID = `SELECT ${HEAD_COLUMNS} FROM Tasks t WHERE t.id IN (SELECT value FROM json_each(?))`;
 
