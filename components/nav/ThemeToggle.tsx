@@ -30,13 +30,14 @@ function Icon({ d }: { d: string }) {
 function useTheme(): [ThemeChoice | null, (c: ThemeChoice) => void] {
   const [choice, setChoice] = useState<ThemeChoice | null>(null);
   useEffect(() => {
-    setChoice(storedChoice());
     const media = matchMedia('(prefers-color-scheme: dark)');
     const follow = () => {
       const c = storedChoice();
       setChoice(c);
       if (c === 'system') applyChoice('system');
     };
+    // once now too: the OS may have switched between the first paint (THEME_SCRIPT) and this listener
+    follow();
     media.addEventListener('change', follow);
     window.addEventListener('storage', follow);
     return () => {
