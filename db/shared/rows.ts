@@ -68,6 +68,11 @@ export interface TaskRow<C extends Cols> {
   /** set on a task a schedule fired (absent where a query does not select them) */
   schedule_name?: string | null;
   schedule_fire_at?: C['time'] | null;
+  /** workflows (SQLite migration 15, SQL Server 20): the flow and node, parents in all and not yet done */
+  flow_id?: C['bigint'] | null;
+  flow_node?: string | null;
+  parent_count?: number | null;
+  parents_left?: number | null;
 }
 
 export interface LogRow<C extends Cols> {
@@ -196,6 +201,10 @@ export function rowMappers<C extends Cols>(c: Converters<C>) {
       result: parseJson(r.result),
       lastError: r.error_message === null ? null : { number: r.error_number, message: r.error_message, detail: r.error_detail },
       schedule: r.schedule_name ? { name: r.schedule_name, fireAt: timeOrNull(r.schedule_fire_at) } : null,
+      flowId: r.flow_id === undefined ? null : bigintOrNull(r.flow_id),
+      flowNode: r.flow_node ?? null,
+      parentCount: r.parent_count ?? 0,
+      parentsLeft: r.parents_left ?? 0,
     };
   }
 

@@ -110,6 +110,20 @@ function closedWhy(c: RuleContext): Why {
   return { reason: 'stage_wait', detail: { ...batchBase(c), kind: 'closed', status }, text };
 }
 
+/** a waiting task: `Waiting for 2 of 3 parents: load-a 0193abcd (running), load-b 01a2b3c4 (pending)` */
+function waitingWhy(f: WhyFacts): Why {
+  const p = f.parents ?? { left: 0, total: 0, links: [] };
+  const open = p.links.filter((l) => l.status !== 'succeeded');
+  const shown = open.slice(0, 5).map((l) => `${l.nodeId ? `${l.nodeId} ` : ''}${l.token.slice(0, 8)} (${l.status})`);
+  if (open.length > 5) shown.push(`${open.length - 5} more`);
+  const stuck = open.filter((l) => l.status === 'dead' || l.status === 'cancelled').length;
+  const text =
+    `Waiting for ${p.left} of ${plural(p.total, 'parent')}${shown.length ? `: ${shown.join(', ')}` : ''}` +
+    (stuck > 0 ? ` — ${plural(stuck, 'parent')} failed: retry it, or cancel this task` : '');
+  const parents = open.slice(0, 20).map((l) => ({ token: l.token, nodeId: l.nodeId, status: l.status }));
+  return { reason: 'waiting', detail: { left: p.left, total: p.total, parents }, text };
+}
+
 export const CLAIM_RULES = [
   {
     name: 'pending',
@@ -118,6 +132,7 @@ export const CLAIM_RULES = [
     holds: (c) => c.task!.status === 'pending',
     why: (c, f) => {
       const t = f.task!;
+      if (t.status === 'waiting') return waitingWhy(f);
       const at = t.status === 'running' ? t.startedAt : t.finishedAt;
       const text =
         t.status === 'running'

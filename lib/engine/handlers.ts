@@ -5,6 +5,7 @@ import { deliverAlert, type AlertRuleLookup } from './alert-delivery';
 import { NonRetryableError, TaskError } from './errors';
 import { HANDLER_NAME, MAX_HANDLER_NAME_LENGTH } from './limits';
 import type { WebhookPolicy } from './webhook-guard';
+import type { ParentResult } from './types';
 
 export interface HandlerContext {
   token: string;
@@ -15,6 +16,12 @@ export interface HandlerContext {
   workerId: string;
   session: number;
   signal: AbortSignal;
+  /**
+   * the tasks this one depends on (dependsOn, a flow's edges), read when the attempt started: each one's token,
+   * node id, command, status and result (a `run` policy may let a child run after a dead parent: result null).
+   * Empty when it depends on none.
+   */
+  parents: readonly ParentResult[];
   /**
    * Report progress: percent 0–100 (clamped) and an optional message, shown on Running and the task
    * page. Buffered in memory, written at most every few hundred ms: call it as often as you like.

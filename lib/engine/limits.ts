@@ -109,3 +109,19 @@ export const MAX_TRANSACTION_TIMEOUT_MS = 20_000;
 
 /** The audit trail is kept this long (pruned with the tasks, whatever their retention). */
 export const AUDIT_KEEP_MS = 90 * 24 * 3600 * 1000;
+
+/** a task depends on at most this many tasks (dependsOn) */
+export const MAX_PARENTS = 1000;
+
+/** a flow has at most this many nodes (rp.flow) */
+export const MAX_FLOW_NODES = 10_000;
+
+/** a flow node's id: letters, digits and . _ : - (max 100) */
+export const MAX_FLOW_NODE_ID_LENGTH = 100;
+export const FLOW_NODE_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
+
+/** a flow's optional name */
+export const MAX_FLOW_NAME_LENGTH = 200;
+
+/** a task's page lists at most this many parents and children each */
+export const MAX_LINKS_SHOWN = 200;

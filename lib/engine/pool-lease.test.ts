@@ -16,6 +16,7 @@ const task = (workerId: string, session: number): ClaimedTask => ({
   payload: null,
   priority: 0,
   concurrencyKey: null,
+  parents: [],
   attempt: 1,
   maxAttempts: 3,
   timeoutMs: null,

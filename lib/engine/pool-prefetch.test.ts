@@ -18,6 +18,7 @@ const task = (id: number, slot: WorkerSlot): ClaimedTask => ({
   payload: { id },
   priority: 0,
   concurrencyKey: null,
+  parents: [],
   attempt: 1,
   maxAttempts: 3,
   timeoutMs: null,

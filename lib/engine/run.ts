@@ -48,6 +48,7 @@ async function execute(
     workerId: task.workerId,
     session: task.session,
     output: (stream, line) => output.log(stream, line),
+    parents: task.parents,
   };
   switch (task.kind) {
     case 'handler': {
@@ -62,6 +63,7 @@ async function execute(
         workerId: task.workerId,
         session: task.session,
         signal,
+        parents: task.parents,
         progress: (percent, message) => output.report(percent, message),
         log: (line) => output.log('log', line),
       });

@@ -12,3 +12,4 @@ export * from './types/schedules';
 export * from './types/database';
 export * from './types/audit';
 export * from './types/output';
+export * from './types/flows';

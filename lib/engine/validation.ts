@@ -12,6 +12,7 @@ import {
   MAX_RATE_LIMIT,
   MAX_RATE_PERIOD_SECONDS,
   MAX_HANDLER_NAME_LENGTH,
+  MAX_PARENTS,
   MAX_PAYLOAD_BYTES,
   MAX_PRIORITY,
   MAX_SQL_CHARS,
@@ -32,7 +33,7 @@ import {
 } from './limits';
 import { keyFromProblem } from './keys';
 import { canonicalZone, cronProblem } from './schedules';
-import type { EnqueueInput, ScheduleInput, TaskKind } from './types';
+import { PARENT_FAILURE_POLICIES, type Dependency, type EnqueueInput, type ScheduleInput, type TaskKind } from './types';
 
 // the bounds live in ./limits (client-safe); re-exported for existing importers
 export { MAX_PAYLOAD_BYTES, MAX_SQL_CHARS, PROCEDURE_NAME, QUEUE_NAME };
@@ -53,6 +54,11 @@ export function intIn(min: number, max: number) {
 export const queueName = z.string().regex(QUEUE_NAME, `${QUEUE_NAME_RULE}, starting with a letter or digit`);
 export const token = z.uuid('not a task token (uuid)');
 
+export const parentFailurePolicy = z.enum(PARENT_FAILURE_POLICIES);
+
+/** A dependency as given: a task's token, or `{ token, onParentFailure }`. */
+const dependency = z.union([token, z.strictObject({ token, onParentFailure: parentFailurePolicy.optional() })]);
+
 export const enqueueRequest = z.strictObject({
   kind: z.enum(['handler', 'sql', 'procedure']).default('handler'),
   command: z.string().trim().min(1, 'required'),
@@ -66,7 +72,35 @@ export const enqueueRequest = z.strictObject({
   concurrencyKey: z.string().min(1).max(MAX_CONCURRENCY_KEY_LENGTH).optional(),
   batchId: intIn(1, Number.MAX_SAFE_INTEGER).optional(),
   stage: intIn(MIN_STAGE, MAX_STAGE).optional(),
+  dependsOn: z.array(dependency).max(MAX_PARENTS).optional(),
+  /** the policy of every dependency that names none (default cancel) */
+  onParentFailure: parentFailurePolicy.optional(),
 });
+
+/** `{ dependsOn }` when given (absent otherwise, so inputs without stay as they were) */
+function dependenciesOf(r: z.output<typeof enqueueRequest>, f: (name: string) => string): { dependsOn?: Dependency[] } {
+  const deps = dependencies(r, f);
+  return deps === undefined ? {} : { dependsOn: deps };
+}
+
+/** The validated dependencies: distinct tokens (lower case), each with its policy. */
+function dependencies(r: z.output<typeof enqueueRequest>, f: (name: string) => string): Dependency[] | undefined {
+  if (r.dependsOn === undefined) {
+    if (r.onParentFailure !== undefined) throw new ValidationError(f('onParentFailure'), 'needs dependsOn');
+    return undefined;
+  }
+  if (r.batchId !== undefined && r.dependsOn.length > 0) {
+    throw new ValidationError(f('dependsOn'), 'a task in a batch cannot depend on other tasks (stages order a batch)');
+  }
+  const seen = new Set<string>();
+  return r.dependsOn.map((d, i) => {
+    const dep = typeof d === 'string' ? { token: d } : d;
+    const t = dep.token.toLowerCase();
+    if (seen.has(t)) throw new ValidationError(f(`dependsOn.${i}`), `${t} is listed twice`);
+    seen.add(t);
+    return { token: t, onParentFailure: ('onParentFailure' in dep ? dep.onParentFailure : undefined) ?? r.onParentFailure ?? 'cancel' };
+  });
+}
 
 /** A queue's `keyFrom`: a JSON path into the payload (lib/engine/keys.ts). */
 export const keyFrom = z.string().superRefine((path, ctx) => {
@@ -246,6 +280,7 @@ export async function validateEnqueue(raw: unknown, ctx: EnqueueContext, prefix 
     caller: ctx.caller ?? null,
     batchId: r.batchId ?? null,
     stage: r.batchId === undefined ? null : (r.stage ?? 0),
+    ...dependenciesOf(r, f),
   };
 }
 

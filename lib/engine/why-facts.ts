@@ -16,6 +16,7 @@ export const WHY_REASONS = [
   'not_pending',
   'key_full',
   'rate_limited',
+  'waiting',
 ] as const;
 export type WhyReason = (typeof WHY_REASONS)[number];
 
@@ -86,6 +87,8 @@ export interface WhyFacts {
   batch: WhyBatchFacts | null;
   /** the task's key under a perKeyLimit: running tasks of it with a live lease, and who runs them (oldest first) */
   key?: { name: string; held: number; holders: { token: string | null; workerId: string | null }[] } | null;
+  /** a waiting task's parents (TaskDetail.parents) and how many are not yet done (TaskView.parentsLeft) */
+  parents?: { left: number; total: number; links: { token: string; nodeId: string | null; status: TaskStatus }[] } | null;
   workers: WhyWorkerFacts;
 }
 

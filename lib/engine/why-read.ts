@@ -3,7 +3,15 @@
 // answers the front door's `why` and queue health with these; the contract suite asks the same read of
 // every store and holds its answer to what the claim did (db/contract/claim-model.ts).
 import type { ReadModel } from './ports';
-import { servesQueue, type BatchView, type PendingBreakdown, type QueueView, type TaskView, type WorkerView } from './types';
+import {
+  servesQueue,
+  type BatchView,
+  type TaskDetail,
+  type PendingBreakdown,
+  type QueueView,
+  type TaskView,
+  type WorkerView,
+} from './types';
 import { whyNotRunning, type Why, type WhyBatchFacts, type WhyQueueFacts, type WhyWorkerFacts } from './why';
 
 /** the queue changes looked through for the newest pause */
@@ -83,7 +91,9 @@ export async function queueFacts(
 }
 
 /** Why `task` is not running, from the read model's facts as of `now`. */
-export async function whyOfTask(reads: ReadModel, task: TaskView, now: Date): Promise<Why> {
+export async function whyOfTask(reads: ReadModel, task: TaskView | TaskDetail, now: Date): Promise<Why> {
+  // a waiting task's parents as its page lists them (read again when given a plain TaskView)
+  const parents = task.status === 'waiting' ? ('parents' in task ? task.parents : ((await reads.getTask(task.token))?.parents ?? [])) : [];
   const facts = {
     now,
     task: {
@@ -100,6 +110,7 @@ export async function whyOfTask(reads: ReadModel, task: TaskView, now: Date): Pr
       startedAt: task.startedAt,
       finishedAt: task.finishedAt,
     },
+    parents: { left: task.parentsLeft, total: task.parentCount, links: parents },
   };
   if (task.status !== 'pending') {
     const idle: WhyQueueFacts = {

@@ -6,7 +6,11 @@ import type {
   BatchView,
   BulkAction,
   BulkOutcome,
+  CancelFlowResult,
   EnqueueInput,
+  FlowInput,
+  FlowResult,
+  RetryFlowResult,
   EditTaskResult,
   EnqueueResult,
   ExecuteParams,
@@ -52,6 +56,7 @@ export interface DedupKeyHeld {
   token: string;
   status: TaskStatus;
 }
+/** `conflict`: not finished, or an unfinished task depends on it */
 export type DeleteResult = 'deleted' | 'not_found' | 'conflict';
 export type ReleaseResult = 'released' | 'not_found' | 'conflict';
 export type CancelBatchResult = { result: 'cancelled' | 'not_found' | 'conflict'; cancelled: number };
@@ -82,13 +87,29 @@ export interface CommandPort {
   /** all in one transaction; results in input order */
   enqueueMany(inputs: EnqueueInput[], opts?: EnqueueCallOptions, audit?: AuditWrite<EnqueueResult[]>): Promise<EnqueueResult[]>;
   /**
+   * A whole flow in one transaction (nodes arrive in topological order, validated by lib/engine/flows.ts):
+   * a Flows row, its tasks (roots pending, the rest waiting) and their edges. In the caller's transaction when
+   * `opts.transaction` is given (as enqueue).
+   */
+  createFlow(input: FlowInput, opts?: EnqueueCallOptions, audit?: AuditWrite<FlowResult>): Promise<FlowResult>;
+  /** every unfinished node: waiting and pending → cancelled, running → cancel requested; in one transaction */
+  cancelFlow(flowId: number, audit?: AuditWrite<CancelFlowResult>): Promise<CancelFlowResult>;
+  /**
+   * retry the flow's failed nodes: each dead node, and each cancelled one not cancelled by a parent (those are
+   * re-armed by their parent's retry), as `retry` does — back to pending, or waiting while a parent is unfinished
+   */
+  retryFlow(flowId: number, audit?: AuditWrite<RetryFlowResult>): Promise<RetryFlowResult>;
+  /**
    * Run `fn` in a new transaction: commit when it resolves, roll back when it rejects (its error is
    * rethrown) or outlives `timeoutMs`. Tasks it enqueued wake this store's listeners after the commit.
    */
   transaction<T>(fn: (tx: StoreTransaction) => Promise<T>, opts?: TransactionOptions): Promise<T>;
-  /** pending → cancelled; running → cancel requested (cooperative) */
+  /** waiting or pending → cancelled (its children's policies applied); running → cancel requested (cooperative) */
   cancel(token: string, audit?: AuditWrite<CancelResult>): Promise<CancelResult>;
-  /** dead or cancelled → pending, granting one more attempt if they were used up */
+  /**
+   * dead or cancelled → pending (waiting while it has an unfinished parent), granting one more attempt if they
+   * were used up; the children it cancelled are re-armed (types/flows.ts)
+   */
   retry(token: string, audit?: AuditWrite<RetryResult>): Promise<RetryResult>;
   /**
    * retry every dead task matching the filter (skipping those `retry` refuses as batch_aborted), the newest

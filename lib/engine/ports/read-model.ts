@@ -9,6 +9,9 @@ import type {
   BatchStatus,
   BatchView,
   FailureGroupQuery,
+  FlowDetail,
+  FlowFilter,
+  FlowSummary,
   FingerprintGroup,
   KeyUsage,
   MetricPoint,
@@ -32,7 +35,12 @@ import type { PoolSetting } from '../pool-settings';
 
 /** Everything the dashboard, the API and the CLI show. Each read is an indexed read or a kept aggregate. */
 export interface ReadModel {
+  /** a task with its history, parents and children */
   getTask(token: string): Promise<TaskDetail | null>;
+  /** a flow with every node and edge (≤ MAX_FLOW_NODES nodes, plus tasks added later with dependsOn) */
+  getFlow(id: number): Promise<FlowDetail | null>;
+  /** flows newest first, keyset-paged on id, with their counts by status */
+  listFlows(filter: FlowFilter): Promise<Page<FlowSummary>>;
   listTasks(filter: TaskFilter): Promise<Page<TaskView>>;
   listAttempts(filter: AttemptFilter): Promise<Page<AttemptView>>;
   /** ExecutionStatus (on SQL Server with the DMV columns where the login may read them) */

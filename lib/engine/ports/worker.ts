@@ -6,6 +6,7 @@ import type {
   ClaimedTask,
   ClaimOptions,
   HeartbeatInput,
+  ParentResult,
   HeartbeatResult,
   OutputStream,
   SqlRunResult,
@@ -23,6 +24,12 @@ export interface RunningAttempt {
   session: number;
   /** where the attempt's output goes (SQL Server: PRINT and error messages as they arrive); absent: not recorded */
   output?: (stream: OutputStream, line: string) => void;
+  /**
+   * the task's parents and their results (ClaimedTask.parents): the store binds them, as the JSON text of
+   * parentsJson(), to the parameter `@Parents` — of a procedure that declares it, of a sql text that names it
+   * (SQLite: `@Parents` or `$Parents`) — and to nothing else
+   */
+  parents: ParentResult[];
 }
 
 /** What a worker process needs: its workers' lives, claims, settlements, and running sql/procedure tasks. */

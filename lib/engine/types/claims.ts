@@ -1,5 +1,6 @@
 // Claiming and settling: the worker slot a claim runs on, the task it gets, how its attempt ends, the rescue.
 import type { TaskKind, ErrorInfo } from './tasks';
+import type { ParentResult } from './flows';
 
 /** One worker = one reader of the queue with its own session (SQL Server: its own connection / SPID). */
 export interface WorkerSlot {
@@ -34,6 +35,11 @@ export interface ClaimedTask {
   createdAt: Date;
   runAfter: Date;
   startedAt: Date;
+  /**
+   * the tasks it depends on with their results, read by the claim (empty: none) — a handler's `ctx.parents`,
+   * a sql/procedure task's `@Parents`
+   */
+  parents: ParentResult[];
 }
 
 /** What happens to a task when its attempt ends. The engine decides; the store applies. */

@@ -44,6 +44,8 @@ export interface TaskFilter {
   command?: string;
   /** exact concurrency key (binary-compared) */
   concurrencyKey?: string;
+  /** the tasks of one flow */
+  flowId?: number;
   /** priority within [priorityMin, priorityMax] */
   priorityMin?: number;
   priorityMax?: number;

@@ -45,6 +45,8 @@ export interface KeyUsage {
 
 export interface QueueCounts {
   queue: string;
+  /** tasks with an unfinished parent (never claimed until their parents succeeded) */
+  waiting: number;
   pending: number;
   running: number;
   succeeded: number;

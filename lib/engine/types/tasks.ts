@@ -1,10 +1,34 @@
 // Tasks and their attempts: statuses, outcomes, kinds, what an enqueue asks and what a task looks like.
 
-export const TASK_STATUSES = ['pending', 'running', 'succeeded', 'dead', 'cancelled'] as const;
+// Dependencies (the rules: types/flows.ts)
+/** What a child does when a parent goes dead or is cancelled. */
+export const PARENT_FAILURE_POLICIES = ['cancel', 'run', 'wait'] as const;
+export type ParentFailurePolicy = (typeof PARENT_FAILURE_POLICIES)[number];
+
+/** One validated dependency of a task being enqueued: an existing task by token. */
+export interface Dependency {
+  token: string;
+  onParentFailure: ParentFailurePolicy;
+}
+
+/** A parent or child of a task, on the task's page. */
+export interface TaskLink {
+  token: string;
+  nodeId: string | null;
+  command: string;
+  status: TaskStatus;
+  onParentFailure: ParentFailurePolicy;
+}
+
+/** `waiting`: a task with an unfinished parent (types/flows.ts) — never claimed until its parents succeeded. */
+export const TASK_STATUSES = ['waiting', 'pending', 'running', 'succeeded', 'dead', 'cancelled'] as const;
 
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 export const TERMINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'dead', 'cancelled'];
+
+/** Not finished: what holds a dedup key, keeps a batch or a flow open, and what a cancel stops. */
+export const OPEN_STATUSES: readonly TaskStatus[] = ['waiting', 'pending', 'running'];
 
 export const OUTCOMES = ['running', 'succeeded', 'failed', 'abandoned', 'cancelled', 'timed_out'] as const;
 
@@ -52,6 +76,11 @@ export interface EnqueueInput {
   /** a batch created with createBatch, and the stage (0-based) within it */
   batchId?: number | null;
   stage?: number | null;
+  /**
+   * existing tasks this one runs after (≤ MAX_PARENTS, distinct, none in a batch): it is `waiting` until each
+   * has succeeded (types/flows.ts has the rules). Not with batchId.
+   */
+  dependsOn?: Dependency[];
 }
 
 export interface EnqueueResult {
@@ -123,10 +152,21 @@ export interface TaskView {
   lastError: ErrorInfo | null;
   /** set on a task a schedule fired */
   schedule: TaskSchedule | null;
+  /** the flow it belongs to (created by rp.flow, or enqueued with dependsOn on a flow's task), and its node id */
+  flowId: number | null;
+  flowNode: string | null;
+  /** how many tasks it depends on, and of those how many have not yet succeeded (or been let through by `run`) */
+  parentCount: number;
+  parentsLeft: number;
 }
 
 export interface TaskDetail extends TaskView {
   history: AttemptView[];
+  /** the tasks it depends on and those that depend on it (each up to MAX_LINKS_SHOWN, by task id), with their states */
+  parents: TaskLink[];
+  children: TaskLink[];
+  /** the total number of children (more than listed when over MAX_LINKS_SHOWN) */
+  childCount: number;
 }
 
 /** The schedule a task was fired by. */

@@ -1,0 +1,141 @@
+// Flows: a graph of tasks created at once (rp.flow, POST /api/flows). Validation here — each node as an
+// enqueue, node ids, edges, and the graph itself (no self-edge, no unknown id, no cycle: the offending ids
+// named) — and the nodes put in topological order, so a store inserts every parent before its children.
+// The rules the stores apply to waiting tasks and edges are in types/flows.ts.
+import { z } from 'zod';
+import { ValidationError } from './errors';
+import { FLOW_NODE_ID, MAX_FLOW_NAME_LENGTH, MAX_FLOW_NODES, MAX_PARENTS } from './limits';
+import type { FlowInput, FlowNodeInput, ParentFailurePolicy, ParentResult } from './types';
+import { parentFailurePolicy, parseWith, type EnqueueContext } from './validation';
+import { validateEnqueueMany } from './validation-bulk';
+
+const nodeId = z.string().regex(FLOW_NODE_ID, 'letters, digits and . _ : - (1 to 100 characters)');
+
+const nodeDependency = z.union([nodeId, z.strictObject({ id: nodeId, onParentFailure: parentFailurePolicy.optional() })]);
+
+/** a node: its id, its edges, and the task's own fields (checked by validateEnqueue) */
+const flowNode = z.looseObject({
+  id: nodeId,
+  dependsOn: z.array(nodeDependency).max(MAX_PARENTS).optional(),
+  onParentFailure: parentFailurePolicy.optional(),
+});
+
+export const flowRequest = z.strictObject({
+  name: z.string().trim().min(1).max(MAX_FLOW_NAME_LENGTH).optional(),
+  /** the policy of every edge that names none (default cancel) */
+  onParentFailure: parentFailurePolicy.optional(),
+  nodes: z.array(z.unknown()).min(1).max(MAX_FLOW_NODES),
+});
+
+export type FlowRequest = z.input<typeof flowRequest>;
+
+/** A node of the common shape (id, dependsOn as plain ids, no policy of its own) read without zod; null: let zod read it. */
+function plainNode(raw: unknown): z.output<typeof flowNode> | null {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+  const n = raw as Record<string, unknown>;
+  if (typeof n.id !== 'string' || !FLOW_NODE_ID.test(n.id) || n.onParentFailure !== undefined) return null;
+  const deps = n.dependsOn;
+  if (deps !== undefined) {
+    if (!Array.isArray(deps) || deps.length > MAX_PARENTS) return null;
+    for (const d of deps) if (typeof d !== 'string' || !FLOW_NODE_ID.test(d)) return null;
+  }
+  return n as z.output<typeof flowNode>;
+}
+
+/** task fields a flow node may not take */
+const NOT_IN_FLOW: Record<string, string> = {
+  dedupKey: 'flow nodes take no dedup key',
+  batchId: 'flow nodes take no batch (the flow orders them)',
+  stage: 'flow nodes take no batch (the flow orders them)',
+};
+
+/**
+ * Validate a flow request; throws ValidationError naming the field (`nodes.3.dependsOn.1`) or, for a cycle,
+ * `nodes` with the cycle's ids (`a → b → c → a`). Nodes come back in topological order (ties: as given).
+ */
+export async function validateFlow(raw: unknown, ctx: EnqueueContext): Promise<FlowInput> {
+  const r = parseWith(flowRequest, raw);
+  const known = new Map<string, boolean>();
+  const cached: EnqueueContext = {
+    ...ctx,
+    knowsHandler: async (name) => {
+      let k = known.get(name);
+      if (k === undefined) known.set(name, (k = await ctx.knowsHandler(name)));
+      return k;
+    },
+  };
+  const byId = new Map<string, number>();
+  const shapes: { id: string; deps: { id: string; onParentFailure: ParentFailurePolicy }[] }[] = [];
+  const tasks: Record<string, unknown>[] = [];
+  for (let i = 0; i < r.nodes.length; i++) {
+    const prefix = `nodes.${i}`;
+    const n = plainNode(r.nodes[i]) ?? parseWith(flowNode, r.nodes[i], prefix);
+    if (byId.has(n.id)) throw new ValidationError(`${prefix}.id`, `duplicate id ${JSON.stringify(n.id)} (also nodes.${byId.get(n.id)})`);
+    byId.set(n.id, i);
+    const { id, dependsOn, onParentFailure, ...task } = n;
+    for (const field of Object.keys(NOT_IN_FLOW)) {
+      if (task[field] !== undefined) throw new ValidationError(`${prefix}.${field}`, NOT_IN_FLOW[field]!);
+    }
+    const policy: ParentFailurePolicy = onParentFailure ?? r.onParentFailure ?? 'cancel';
+    const seen = new Set<string>();
+    const deps = (dependsOn ?? []).map((d, j) => {
+      const dep = typeof d === 'string' ? { id: d, onParentFailure: undefined } : d;
+      if (dep.id === id) throw new ValidationError(`${prefix}.dependsOn.${j}`, `node ${JSON.stringify(id)} depends on itself`);
+      if (seen.has(dep.id)) throw new ValidationError(`${prefix}.dependsOn.${j}`, `${JSON.stringify(dep.id)} is listed twice`);
+      seen.add(dep.id);
+      return { id: dep.id, onParentFailure: dep.onParentFailure ?? policy };
+    });
+    shapes.push({ id, deps });
+    tasks.push(task);
+  }
+  // the tasks as enqueueMany checks them (its fast path for the common shape; `nodes.i.field` names a refusal)
+  const inputs = await validateEnqueueMany(tasks, cached, 'nodes');
+  const nodes: FlowNodeInput[] = shapes.map((s, i) => ({ id: s.id, task: inputs[i]!, dependsOn: s.deps }));
+  for (let i = 0; i < nodes.length; i++) {
+    nodes[i]!.dependsOn.forEach((d, j) => {
+      if (!byId.has(d.id)) throw new ValidationError(`nodes.${i}.dependsOn.${j}`, `no node with id ${JSON.stringify(d.id)} in this flow`);
+    });
+  }
+  return { name: r.name ?? null, caller: ctx.caller ?? null, nodes: topologicalOrder(nodes) };
+}
+
+/** Kahn's order (stable: ready nodes in their given order); a cycle is refused naming its ids. */
+export function topologicalOrder(nodes: FlowNodeInput[]): FlowNodeInput[] {
+  const index = new Map(nodes.map((n, i) => [n.id, i]));
+  const left = nodes.map((n) => n.dependsOn.length);
+  const children: number[][] = nodes.map(() => []);
+  nodes.forEach((n, i) => {
+    for (const d of n.dependsOn) children[index.get(d.id)!]!.push(i);
+  });
+  const out: FlowNodeInput[] = [];
+  const queue: number[] = [];
+  left.forEach((l, i) => l === 0 && queue.push(i));
+  for (let head = 0; head < queue.length; head++) {
+    const i = queue[head]!;
+    out.push(nodes[i]!);
+    for (const c of children[i]!) if (--left[c]! === 0) queue.push(c);
+  }
+  if (out.length < nodes.length) throw new ValidationError('nodes', `cycle: ${findCycle(nodes, left, index).join(' → ')}`);
+  return out;
+}
+
+/** One cycle among the nodes Kahn's walk could not order (left > 0), as ids from a node back to itself. */
+function findCycle(nodes: FlowNodeInput[], left: number[], index: Map<string, number>): string[] {
+  // every unordered node has an unordered parent: walk parents until a node repeats
+  let i = left.findIndex((l) => l > 0);
+  const seenAt = new Map<number, number>();
+  const path: number[] = [];
+  while (!seenAt.has(i)) {
+    seenAt.set(i, path.length);
+    path.push(i);
+    i = index.get(nodes[i]!.dependsOn.find((d) => left[index.get(d.id)!]! > 0)!.id)!;
+  }
+  // path walks child → parent; the cycle read parent → child ends where it started
+  const cycle = path.slice(seenAt.get(i)!).reverse();
+  return [...cycle, cycle[0]!].map((k) => nodes[k]!.id);
+}
+
+/** The JSON text bound to `@Parents` of a sql or procedure task (RunningAttempt.parents). */
+export function parentsJson(parents: readonly ParentResult[]): string {
+  return JSON.stringify(parents.map((p) => ({ token: p.token, nodeId: p.nodeId, command: p.command, status: p.status, result: p.result })));
+}
