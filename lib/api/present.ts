@@ -79,6 +79,10 @@ export function taskJson(t: TaskView) {
     result: t.result,
     lastError: t.lastError,
     schedule: scheduleRefJson(t.schedule, t.createdAt),
+    flowId: t.flowId,
+    flowNode: t.flowNode,
+    parentCount: t.parentCount,
+    parentsLeft: t.parentsLeft,
   };
 }
 
@@ -92,7 +96,7 @@ function scheduleRefJson(s: TaskSchedule | null, createdAt: Date) {
 
 /** `readpast status TOKEN --json` and `GET /api/tasks/{token}` */
 export function statusJson(t: TaskDetail) {
-  return { ...taskJson(t), history: t.history.map(attemptJson) };
+  return { ...taskJson(t), history: t.history.map(attemptJson), parents: t.parents, children: t.children, childCount: t.childCount };
 }
 
 export type StatusJson = ReturnType<typeof statusJson>;

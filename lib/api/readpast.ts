@@ -7,13 +7,14 @@ import { MAX_BULK } from '../engine/limits';
 import { silentLogger, type Logger } from '../engine/logger';
 import type { Pool, PoolOptions } from '../engine/pool';
 import type { Dialect, ReadModel, Store } from '../engine/ports';
-import type { AttemptFilter, BatchStatus, EnqueueResult, FailureGroupQuery, TaskFilter, TaskKind } from '../engine/types';
+import type { AttemptFilter, BatchStatus, EnqueueResult, FailureGroupQuery, FlowFilter, TaskFilter, TaskKind } from '../engine/types';
 import type { EnqueueRequest } from '../engine/validation';
 import { webhookPolicy, type WebhookPolicy } from '../engine/webhook-guard';
 import { Alerts } from './alerts';
 import { Audit } from './audit';
 import { Batches } from './batch-commands';
 import { Core, type EnqueueOptions, type ReadpastOptions } from './core';
+import { Flows } from './flows';
 import type { DashboardHandle, DashboardOptions } from './dashboard';
 import type { HistoryRequest } from './history';
 import type { StatusJson } from './present';
@@ -51,6 +52,7 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
   private readonly batchDesk: Batches;
   private readonly scheduling: Schedules;
   private readonly runtime: Runtime;
+  private readonly flowDesk: Flows;
 
   constructor(store: Store, opts: ReadpastOptions = {}) {
     this.registry = opts.registry ?? defaultRegistry();
@@ -66,6 +68,7 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
     this.batchDesk = new Batches(this.core);
     this.scheduling = new Schedules(store, (o) => this.core.context(o), this.audit);
     this.runtime = new Runtime(this.core, opts.url ?? null);
+    this.flowDesk = new Flows(this.core);
   }
 
   get dialect(): Dialect {
@@ -101,6 +104,27 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
   }
   enqueueMany(raws: unknown[], opts: EnqueueOptions = {}) {
     return this.taskCommands.enqueueMany(raws, opts);
+  }
+  /**
+   * A whole graph of tasks in one transaction: `{ name?, onParentFailure?, nodes: [{ id, command, payload?,
+   * dependsOn?: [id | { id, onParentFailure }], … }] }` (≤ 10,000 nodes); returns `{ flowId, tokens }` (by node id).
+   * Cycles, unknown ids and self-edges are refused naming them. lib/api/flows.ts
+   */
+  flow(raw: unknown, opts: EnqueueOptions = {}) {
+    return this.flowDesk.create(raw, opts);
+  }
+  /** a flow with its nodes and edges */
+  getFlow(id: unknown) {
+    return this.flowDesk.get(id);
+  }
+  flows(filter: FlowFilter = {}) {
+    return this.flowDesk.list(filter);
+  }
+  cancelFlow(id: unknown) {
+    return this.flowDesk.cancel(id);
+  }
+  retryFlow(id: unknown) {
+    return this.flowDesk.retryFailed(id);
   }
   /** The callback's statements and tasks commit together, or roll back when it throws (rethrown). lib/api/transaction.ts */
   withTransaction<T>(fn: (tx: ReadpastTransaction<EnqueueOptions>) => Promise<T>, opts?: TransactionOptions): Promise<T> {

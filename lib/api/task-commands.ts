@@ -7,6 +7,7 @@ import type { CancelResult, DeleteResult, RetryResult } from '../engine/ports';
 import type { EnqueueResult, RetryFailedResult } from '../engine/types';
 import { validateEnqueue } from '../engine/validation';
 import { validateEnqueueMany } from '../engine/validation-bulk';
+import { validateFlow } from '../engine/flows';
 import { currentActor } from './audit';
 import { bulkPreview, bulkTasks, deleteFailures, parseFailureFilter, retryFailures, type BulkResultJson } from './bulk';
 import type { Core, EnqueueOptions } from './core';
@@ -56,7 +57,8 @@ export class TaskCommands {
 
   withTransaction<T>(fn: (tx: ReadpastTransaction<EnqueueOptions>) => Promise<T>, opts?: TransactionOptions): Promise<T> {
     const validate = async (raw: unknown, o: EnqueueOptions, path?: string) => validateEnqueue(raw, await this.core.context(o), path);
-    return withTransaction(this.core.store, validate, fn, opts);
+    const validateFlowIn = async (raw: unknown, o: EnqueueOptions) => validateFlow(raw, await this.core.context(o));
+    return withTransaction(this.core.store, validate, fn, opts, validateFlowIn);
   }
 
   async cancel(token: unknown): Promise<Exclude<CancelResult, 'not_found' | 'conflict'>> {

@@ -6,12 +6,15 @@
 import { ValidationError } from '../engine/errors';
 import { MAX_BULK, MAX_TRANSACTION_TIMEOUT_MS } from '../engine/limits';
 import type { Store, StoreTransaction } from '../engine/ports';
-import type { EnqueueInput, EnqueueResult, ExecuteParams, ExecuteResult, TransactionOptions } from '../engine/types';
+import type { EnqueueInput, EnqueueResult, ExecuteParams, ExecuteResult, FlowInput, FlowResult, TransactionOptions } from '../engine/types';
 
 export type { TransactionOptions };
 
 /** How Readpast validates one enqueue request (`path` prefixes field names in errors). */
 export type EnqueueValidator<O> = (raw: unknown, opts: O, path?: string) => Promise<EnqueueInput>;
+
+/** How Readpast validates a flow (lib/engine/flows.ts). */
+export type FlowValidator<O> = (raw: unknown, opts: O) => Promise<FlowInput>;
 
 /** What the callback of `rp.withTransaction` gets. Await each call before the next (they run in turn anyway). */
 export interface ReadpastTransaction<O> {
@@ -25,6 +28,8 @@ export interface ReadpastTransaction<O> {
   enqueue(raw: unknown, opts?: O): Promise<EnqueueResult>;
   /** enqueue many in the transaction (validated as `rp.enqueueMany`), results in input order */
   enqueueMany(raws: unknown[], opts?: O): Promise<EnqueueResult[]>;
+  /** create a whole flow in the transaction (validated as `rp.flow`): `{ flowId, tokens }` */
+  flow(raw: unknown, opts?: O): Promise<FlowResult>;
 }
 
 export async function withTransaction<T, O>(
@@ -32,6 +37,7 @@ export async function withTransaction<T, O>(
   validate: EnqueueValidator<O>,
   fn: (tx: ReadpastTransaction<O>) => Promise<T>,
   opts: TransactionOptions = {},
+  validateFlow?: FlowValidator<O>,
 ): Promise<T> {
   const t = opts.timeoutMs;
   if (t !== undefined && (!Number.isInteger(t) || t < 1 || t > MAX_TRANSACTION_TIMEOUT_MS)) {
@@ -58,6 +64,11 @@ export async function withTransaction<T, O>(
           const inputs: EnqueueInput[] = [];
           for (let i = 0; i < raws.length; i++) inputs.push(await validate(raws[i], o, `tasks.${i}`));
           return stx.enqueueMany(inputs);
+        }),
+      flow: (raw, o = {} as O) =>
+        guard(async () => {
+          if (!validateFlow) throw new Error('withTransaction: flows are not available here');
+          return stx.createFlow(await validateFlow(raw, o));
         }),
     };
     const out = await fn(tx);

@@ -70,6 +70,7 @@ export interface StoreTransaction {
   execute<Row = Record<string, unknown>>(sql: string, params?: ExecuteParams): Promise<ExecuteResult<Row>>;
   enqueue(input: EnqueueInput): Promise<EnqueueResult>;
   enqueueMany(inputs: EnqueueInput[]): Promise<EnqueueResult[]>;
+  createFlow(input: FlowInput): Promise<FlowResult>;
 }
 
 /**
