@@ -12,17 +12,21 @@ import type { Tally, TaskKey } from './tally';
 type Moved = TaskKey & { ready: number };
 
 /**
- * Parents succeeded (one statement for a settlement's worth): their children's edges are done; those with no
+ * Parents succeeded (two statements for a settlement's worth): their children's edges are done; those with no
  * parent left go pending. True when one did.
  */
 export function parentsSucceeded(db: Db, parentIds: readonly number[], tally: Tally): boolean {
   if (parentIds.length === 0) return false;
-  const edges = stmt(db, S.EDGES_DONE).all(JSON.stringify(parentIds)) as { child_id: number }[];
-  if (edges.length === 0) return false;
-  const done = new Map<number, number>();
-  for (const e of edges) done.set(e.child_id, (done.get(e.child_id) ?? 0) + 1);
+  const ids = JSON.stringify(parentIds);
+  const children = stmt(db, S.CHILDREN_LEFT).all(ids) as Moved[];
+  if (children.length === 0) return false;
+  stmt(db, S.EDGES_DONE).run(ids);
   let ready = false;
-  for (const [childId, n] of done) ready = parentsLeft(db, childId, n, tally) || ready;
+  for (const m of children) {
+    if (!m.ready) continue;
+    tally.task(m, 'waiting', 'pending');
+    ready = true;
+  }
   return ready;
 }
 

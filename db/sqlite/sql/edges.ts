@@ -28,9 +28,19 @@ export const CREATED_BLOCKED = 'UPDATE Tasks SET error_message = ?, blocked_by =
 
 // ---- a parent settles -------------------------------------------------------------------------------
 
-/** Parents succeeded: their edges not yet done become done (a JSON array of parent ids) → the children, once per edge */
-export const EDGES_DONE = `UPDATE TaskEdges SET done = 1 WHERE parent_id IN (SELECT value FROM json_each(?)) AND done = 0
-      RETURNING child_id`;
+/**
+ * Parents succeeded (a JSON array of their ids): each child has as many parents fewer left as it has edges from
+ * them not yet done; a waiting child with none left becomes pending (SET reads the old values) → the children as
+ * the tally needs them, `ready` when one became pending. Run before EDGES_DONE.
+ */
+export const CHILDREN_LEFT = `UPDATE Tasks SET parents_left = parents_left - d.n,
+        status = CASE WHEN status = 'waiting' AND parents_left = d.n THEN 'pending' ELSE status END
+      FROM (SELECT e.child_id AS id, COUNT(*) AS n FROM TaskEdges e
+        WHERE e.parent_id IN (SELECT value FROM json_each(?)) AND e.done = 0 GROUP BY e.child_id) AS d
+      WHERE Tasks.id = d.id RETURNING queue, batch_id, stage, status = 'pending' AND parents_left = 0 AS ready`;
+
+/** Parents succeeded: their edges not yet done become done (a JSON array of parent ids) */
+export const EDGES_DONE = 'UPDATE TaskEdges SET done = 1 WHERE parent_id IN (SELECT value FROM json_each(?)) AND done = 0';
 
 /** One edge done under policy run (parent_id, child_id). */
 export const EDGE_DONE = 'UPDATE TaskEdges SET done = 1 WHERE parent_id = ? AND child_id = ? AND done = 0';
