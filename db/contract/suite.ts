@@ -29,6 +29,7 @@ import { transactionTests } from './transactions';
 import { workerTests } from './workers';
 import { workflowTests } from './workflows';
 import { workflowReadTests } from './workflow-reads';
+import { workflowRearmTests } from './workflow-rearm';
 import { poolSettingsTests } from './pool-settings';
 
 export type { StoreFactory, StoreUnderTest } from './harness';
@@ -68,5 +69,6 @@ export function storeContract(name: string, factory: StoreFactory, opts: Contrac
     poolSettingsTests(factory);
     workflowTests(factory);
     workflowReadTests(factory);
+    workflowRearmTests(factory);
   });
 }
