@@ -72,10 +72,16 @@ export function parentsFailed(db: Db, parentIds: Iterable<number>, tally: Tally,
  * re-arm its children (see rearm). Returns its new status.
  */
 export function retryTask(db: Db, t: TaskKey & { id: number }, prior: string, tally: Tally, now: number): TaskStatus {
+  syncEdges(db, t.id);
   const { status } = stmt(db, S.RETRY_TASK).get(now, t.id) as { status: TaskStatus };
   tally.task(t, prior, status);
   rearm(db, t.id, tally);
   return status;
+}
+
+/** A task coming back: its edges and parents left as its parents stand now (sql/edges.ts SYNC_EDGES). */
+function syncEdges(db: Db, id: number): void {
+  if (stmt(db, S.SYNC_EDGES).run(id).changes > 0) stmt(db, S.COUNT_LEFT).run(id);
 }
 
 /**
@@ -89,6 +95,7 @@ export function rearm(db: Db, taskId: number, tally: Tally): void {
     const id = todo.pop()!;
     const back = stmt(db, S.REARM_BLOCKED).all(id, id) as (TaskKey & { id: number })[];
     for (const c of back) {
+      syncEdges(db, c.id);
       tally.task(c, 'cancelled', 'waiting');
       todo.push(c.id);
     }

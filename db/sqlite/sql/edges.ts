@@ -70,6 +70,19 @@ export const RETRY_TASK = `UPDATE Tasks SET status = CASE WHEN parents_left > 0 
       finished_at = NULL, cancel_requested = 0, max_attempts = MAX(max_attempts, attempts + 1)
       WHERE id = ? RETURNING status`;
 
+/**
+ * A task coming back (retried, or re-armed by a parent's retry): its edges done again as its parents stand now —
+ * succeeded, or failed under `run` — since a parent that settled while the task was cancelled left its edge as
+ * it was (child_id)
+ */
+export const SYNC_EDGES = `UPDATE TaskEdges SET done = EXISTS (SELECT 1 FROM Tasks p WHERE p.id = TaskEdges.parent_id
+        AND (p.status = 'succeeded' OR (TaskEdges.on_parent_failure = 'run' AND p.status IN ('dead', 'cancelled'))))
+      WHERE child_id = ?`;
+
+/** Its parents left counted again from its edges (id) */
+export const COUNT_LEFT = `UPDATE Tasks SET parents_left = (SELECT COUNT(*) FROM TaskEdges e WHERE e.child_id = Tasks.id AND e.done = 0)
+      WHERE id = ?`;
+
 /** A retried task is no longer cancelled by its parent (id). */
 export const UNBLOCK = 'UPDATE Tasks SET blocked_by = NULL WHERE id = ? AND blocked_by IS NOT NULL';
 
