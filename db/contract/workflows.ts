@@ -4,7 +4,7 @@
 // a claimed task sees, dedup keys held by waiting tasks. Claim-driven: a task starts only when the claim says so.
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../lib/engine/errors';
-import type { ClaimedTask, EnqueueInput, FlowInput, ParentFailurePolicy, QueueCounts, TaskStatus } from '../../lib/engine/types';
+import type { ClaimedTask, EnqueueInput, FlowInput, ParentFailurePolicy } from '../../lib/engine/types';
 import { LONG_LEASE, sleep, useStore, type Harness, type StoreFactory } from './harness';
 
 type Node = [id: string, deps?: (string | [string, ParentFailurePolicy])[], task?: Partial<EnqueueInput>];
@@ -40,29 +40,9 @@ async function claimAll(h: Harness): Promise<Map<string, ClaimedTask>> {
 /** The tokens' statuses, in order. */
 const statuses = (h: Harness, tokens: string[]) => Promise.all(tokens.map((t) => h.status(t)));
 
-/** countsByQueue agrees with the tasks themselves, waiting tasks included. */
+/** countsByQueue agrees with the tasks themselves (every task of the test), waiting tasks included. */
 async function expectTallied(h: Harness, tokens: string[]): Promise<void> {
-  const want = new Map<string, Record<TaskStatus, number>>();
-  for (const token of tokens) {
-    const t = await h.store.reads.getTask(token);
-    if (!t) continue;
-    const row = want.get(t.queue) ?? { waiting: 0, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 };
-    row[t.status]++;
-    want.set(t.queue, row);
-  }
-  const have = new Map((await h.store.reads.countsByQueue()).map((r: QueueCounts) => [r.queue, r]));
-  for (const [queue, row] of want) {
-    const r = have.get(queue);
-    const got = {
-      waiting: r?.waiting ?? 0,
-      pending: r?.pending,
-      running: r?.running,
-      succeeded: r?.succeeded,
-      dead: r?.dead,
-      cancelled: r?.cancelled,
-    };
-    expect(got, `counts of ${queue}`).toEqual(row);
-  }
+  expect(await h.counts()).toEqual(await h.expectedCounts(tokens));
 }
 
 export function workflowTests(factory: StoreFactory) {
@@ -429,6 +409,44 @@ export function workflowTests(factory: StoreFactory) {
         after: { status: 'waiting' },
       });
       await expectTallied(h(), Object.values(f.tokens));
+    });
+
+    it('a batch cancelled, or aborted by a failed stage, applies its tasks’ children’s policies', async () => {
+      const { store } = h();
+      const b = await store.commands.createBatch({ onFailure: 'abort' });
+      const s0 = await h().add({ batchId: b.id, stage: 0 });
+      const s1 = await h().add({ batchId: b.id, stage: 1 });
+      const after1 = await after(h(), [s1]);
+      const runs = await after(h(), [[s1, 'run']]);
+      const slot = await h().worker();
+      const c0 = await h().claimOne(slot);
+      expect(c0.token).toBe(s0);
+      expect(await h().kill(c0)).toBe(true);
+      // the abort cancelled stage 1, and with it its children under cancel
+      expect(await statuses(h(), [s1, after1, runs])).toEqual(['cancelled', 'cancelled', 'pending']);
+      expect((await h().task(after1)).lastError?.message).toBe(`parent ${s1} cancelled`);
+      await expectTallied(h(), [s0, s1, after1, runs]);
+
+      const c = await store.commands.createBatch({});
+      const t = await h().add({ batchId: c.id, stage: 0, queue: 'cb' });
+      const child = await after(h(), [t], { queue: 'cb' });
+      expect(await store.commands.cancelBatch(c.id)).toMatchObject({ result: 'cancelled', cancelled: 1 });
+      expect((await h().task(child)).lastError?.message).toBe(`parent ${t} cancelled`);
+    });
+
+    it('retryFailed and a bulk retry re-arm the children their tasks cancelled', async () => {
+      const { store } = h();
+      const slot = await h().worker();
+      const p1 = await h().deadTask(slot, 'first', { queue: 'p' });
+      const p2 = await h().deadTask(slot, 'second', { queue: 'q' });
+      const c1 = await after(h(), [p1]);
+      const c2 = await after(h(), [p2]);
+      expect(await statuses(h(), [c1, c2])).toEqual(['cancelled', 'cancelled']);
+      expect(await store.commands.retryFailed({ queue: 'p' })).toMatchObject({ retried: 1 });
+      expect(await statuses(h(), [p1, c1])).toEqual(['pending', 'waiting']);
+      expect(await store.commands.bulk('retry', [p2], {})).toMatchObject({ done: 1 });
+      expect(await statuses(h(), [p2, c2])).toEqual(['pending', 'waiting']);
+      await expectTallied(h(), [p1, p2, c1, c2]);
     });
 
     it('a flow created inside the caller transaction commits with it, or is gone with its rollback', async () => {
