@@ -28,6 +28,7 @@ import { stageTests } from './stages';
 import { transactionTests } from './transactions';
 import { workerTests } from './workers';
 import { workflowTests } from './workflows';
+import { workflowOperationTests } from './workflow-operations';
 import { workflowReadTests } from './workflow-reads';
 import { workflowRearmTests } from './workflow-rearm';
 import { poolSettingsTests } from './pool-settings';
@@ -68,6 +69,7 @@ export function storeContract(name: string, factory: StoreFactory, opts: Contrac
     whyTests(factory);
     poolSettingsTests(factory);
     workflowTests(factory);
+    workflowOperationTests(factory);
     workflowReadTests(factory);
     workflowRearmTests(factory);
   });
