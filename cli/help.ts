@@ -32,7 +32,7 @@ Commands:
   tasks [--status S] …       list tasks (--status waiting, --flow ID, --queue, …)
   stats [--json]             task counts by status per queue; workers and their heartbeat age
   retry TOKEN                run a dead or cancelled task again
-  cancel TOKEN               cancel a pending task, or ask a running one to stop
+  cancel TOKEN               cancel a waiting or pending task, or ask a running one to stop
   queue set NAME …           change a queue's limits live (also per key, keyFrom, rate), pause or resume it
   queue show NAME            one queue: limits, per-key limit, keyFrom, rate window, top keys
   queue list [--json]        every queue: limit, paused, running, pending, granted tokens; recent changes
@@ -181,7 +181,8 @@ wait for it again. Exit 3 when no task has that token, 4 when the task is not de
 
   cancel: `Usage: readpast cancel TOKEN
 
-Cancels a pending task at once; a running task is asked to stop through its AbortSignal.
+Cancels a waiting or pending task at once (the tasks waiting for it apply their policy: by
+default they are cancelled too); a running task is asked to stop through its AbortSignal.
 Exit 3 when no task has that token, 4 when the task is already finished.`,
 
   queue: `Usage: readpast queue set NAME [--limit N | --unlimited] [--pause | --resume]
