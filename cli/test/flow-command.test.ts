@@ -33,7 +33,8 @@ function cliStdin(args: string[], input: string, env: NodeJS.ProcessEnv): Promis
 }
 
 /** exit `code` with one line on stderr that contains each of `parts` */
-function refused(r: RunResult, code: number, ...parts: string[]) {
+function refused(result: RunResult | undefined, code: number, ...parts: string[]) {
+  const r = result!;
   expect(r.code, r.stderr).toBe(code);
   expect(r.stdout).toBe('');
   expect(r.stderr.trim().split('\n')).toHaveLength(1);
