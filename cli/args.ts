@@ -90,10 +90,9 @@ export function queuesFlag(flag: string, value: string | undefined): string[] | 
   return [...new Set(names)];
 }
 
-/** A task token (uuid), checked before the database is opened. */
-export function tokenArg(value: string): string {
-  if (!tokenSchema.safeParse(value).success)
-    throw new UsageError('TOKEN', `not a task token (uuid): ${JSON.stringify(value.slice(0, 80))}`);
+/** A task token (uuid), checked before the database is opened; `name` is the argument or flag named in errors. */
+export function tokenArg(value: string, name = 'TOKEN'): string {
+  if (!tokenSchema.safeParse(value).success) throw new UsageError(name, `not a task token (uuid): ${JSON.stringify(value.slice(0, 80))}`);
   return value.toLowerCase();
 }
 
@@ -107,9 +106,18 @@ export function queueArg(value: string, name = 'NAME'): string {
 
 /** A batch id (a positive integer) given as an argument or flag value. */
 export function batchIdArg(value: string, name = 'ID'): number {
+  return rowIdArg(value, name, 'batch');
+}
+
+/** A flow id (a positive integer) given as an argument or flag value. */
+export function flowIdArg(value: string, name = 'ID'): number {
+  return rowIdArg(value, name, 'flow');
+}
+
+function rowIdArg(value: string, name: string, what: string): number {
   const n = /^\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : NaN;
   if (!Number.isSafeInteger(n) || n < 1)
-    throw new UsageError(name, `not a batch id (a positive integer): ${JSON.stringify(value.slice(0, 80))}`);
+    throw new UsageError(name, `not a ${what} id (a positive integer): ${JSON.stringify(value.slice(0, 80))}`);
   return n;
 }
 

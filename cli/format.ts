@@ -35,6 +35,14 @@ export function table(rows: string[][]): string {
     .join('\n');
 }
 
+/** a task's parents or children, one per line (at most the ones the read returned, with how many more) */
+function links(title: string, list: StatusJson['parents'], total: number): string {
+  if (list.length === 0) return '';
+  const rows = list.map((l) => ['  ' + l.token, l.status, l.nodeId ?? '-', l.command, `on failure: ${l.onParentFailure}`]);
+  const more = total - list.length;
+  return `\n\n${title}:\n` + table(rows) + (more > 0 ? `\n  … and ${more} more` : '');
+}
+
 export function formatStatus(s: StatusJson): string {
   const lines: string[][] = [
     ['token', s.token],
@@ -49,6 +57,8 @@ export function formatStatus(s: StatusJson): string {
   if (s.schedule)
     lines.push(['schedule', `${s.schedule.name}, ${s.schedule.manual ? `run now at ${s.schedule.fireAt}` : `tick ${s.schedule.fireAt}`}`]);
   if (s.runAfter && s.createdAt && s.status === 'pending' && Date.parse(s.runAfter) > Date.now()) lines.push(['run after', s.runAfter]);
+  if (s.flowId !== null) lines.push(['flow', `${s.flowId}${s.flowNode === null ? '' : `, node ${s.flowNode}`}`]);
+  if (s.parentCount > 0) lines.push(['parents', `${s.parentCount} (${s.parentsLeft} not done yet)`]);
   lines.push(['started', s.startedAt ?? '-']);
   lines.push(['finished', (s.finishedAt ?? '-') + between(s.startedAt, s.finishedAt)]);
   if (s.workerId) lines.push(['worker', s.workerId]);
@@ -57,6 +67,7 @@ export function formatStatus(s: StatusJson): string {
     lines.push(['last error', `${s.lastError.number === null ? '' : `[${s.lastError.number}] `}${s.lastError.message}`]);
   }
   let out = table(lines.map(([k, v]) => [k + ':', v!]));
+  out += links('parents', s.parents, s.parentCount) + links('children', s.children, s.childCount);
   out += '\n\nhistory:';
   if (s.history.length === 0) return out + ' no attempts yet';
   const rows = [['#', 'outcome', 'worker', 'session', 'started', 'ended', 'error']];
@@ -83,11 +94,12 @@ export function formatStatus(s: StatusJson): string {
 }
 
 export function formatStats(s: StatsJson): string {
-  const rows = [['QUEUE', 'PENDING', 'RUNNING', 'SUCCEEDED', 'DEAD', 'CANCELLED']];
-  for (const q of s.queues)
-    rows.push([q.queue, String(q.pending), String(q.running), String(q.succeeded), String(q.dead), String(q.cancelled)]);
-  const t = s.totals;
-  rows.push(['(total)', String(t.pending), String(t.running), String(t.succeeded), String(t.dead), String(t.cancelled)]);
+  // waiting (for parents) last: scripts that read the first columns keep reading them
+  const rows = [['QUEUE', 'PENDING', 'RUNNING', 'SUCCEEDED', 'DEAD', 'CANCELLED', 'WAITING']];
+  const row = (name: string, c: StatsJson['totals']) =>
+    [name, c.pending, c.running, c.succeeded, c.dead, c.cancelled, c.waiting].map(String);
+  for (const q of s.queues) rows.push(row(q.queue, q));
+  rows.push(row('(total)', s.totals));
   let out = table(rows);
   out += '\n\n';
   if (s.workers.length === 0) return out + 'workers: none registered';

@@ -14,7 +14,9 @@ import {
   MIN_PER_KEY_LIMIT,
   MIN_PRIORITY,
   MIN_STAGE,
+  MAX_PARENTS,
 } from '../lib/engine/limits';
+import { FLOW_HELP, TASKS_HELP } from './help-flows';
 
 const GENERAL = `readpast — durable parallel tasks on SQL Server or SQLite
 
@@ -25,11 +27,12 @@ Commands:
   doctor [--json]            what will work on this database, each missing piece with its remedy
   worker                     run a pool of workers in the foreground (SIGTERM/SIGINT stop it gracefully)
   dashboard [--port N]       serve the prebuilt dashboard (and a worker pool) on 127.0.0.1:3000
-  enqueue                    add a task; prints its token alone on stdout
-  status TOKEN [--json]      a task's state, result, last error and attempt history
+  enqueue                    add a task (--after TOKEN: once that task succeeded); prints its token
+  status TOKEN [--json]      a task's state, result, last error, attempt history, parents and children
+  tasks [--status S] …       list tasks (--status waiting, --flow ID, --queue, …)
   stats [--json]             task counts by status per queue; workers and their heartbeat age
   retry TOKEN                run a dead or cancelled task again
-  cancel TOKEN               cancel a pending task, or ask a running one to stop
+  cancel TOKEN               cancel a waiting or pending task, or ask a running one to stop
   queue set NAME …           change a queue's limits live (also per key, keyFrom, rate), pause or resume it
   queue show NAME            one queue: limits, per-key limit, keyFrom, rate window, top keys
   queue list [--json]        every queue: limit, paused, running, pending, granted tokens; recent changes
@@ -39,6 +42,9 @@ Commands:
   batch wait ID [--stage K]  block until the stage (or the whole batch) is finished; print the outcomes
   batch release ID           no more tasks: the batch completes once all are finished
   batch cancel ID            cancel a batch's unfinished tasks
+  flow create FILE|-         create a graph of tasks (nodes with dependsOn) at once; prints its id and tokens
+  flow show ID | list        a flow's nodes by state / every flow with its counts
+  flow cancel|retry ID       cancel its unfinished nodes / retry its failed ones
   schedule add NAME --cron … a recurring task (cron + time zone); fired once per tick by any worker process
   schedule list | show NAME  every schedule / one with its next 5 fire times and last 50 fires
   schedule pause|resume|run|remove NAME   stop or restart its fires, fire it once now, delete it
@@ -56,7 +62,7 @@ Exit codes:
   1  failure at run time (database unreachable, its schema of another version, internal error)
   2  bad input or a configuration refused (unknown flag, malformed value, unknown handler, bad token;
      an environment value out of range, a database URL that cannot be used)
-  3  not found (no task with that token, no batch with that id, no such queue or schedule)
+  3  not found (no task with that token, no batch or flow with that id, no such queue or schedule)
   4  conflict (the task's or batch's state does not allow the action; a schedule name taken)
   5  timed out (batch wait --timeout-s passed before the batch or stage was finished)
   6  doctor: something this configuration needs is missing or failing
@@ -146,15 +152,22 @@ Options:
   --batch ID           add the task to an open batch (see 'readpast help batch'); exit 3 when
                        there is no such batch, 4 when it is released or finished
   --stage K            its stage in the batch, ${MIN_STAGE} to ${MAX_STAGE} (default 0); needs --batch
+  --after TOKEN        run only after that task succeeded (repeat for several parents, up to ${MAX_PARENTS});
+                       until then the task is waiting. Not with --batch
+  --on-parent-failure cancel|run|wait   when a parent goes dead or is cancelled: cancel this task
+                       (default), run it anyway, or keep it waiting for an operator (retry the parent)
   --handlers MODULE    load custom handlers first, so their names are accepted (see worker)`,
 
   status: `Usage: readpast status TOKEN [--json]
 
 Prints a task's status, times, attempts, result, last error and every attempt from the
-ExecutionLog. --json prints {token, status, queue, kind, command, priority, attempts,
+ExecutionLog, and for a task with dependencies its flow, parents and children with their
+states. --json prints {token, status, queue, kind, command, priority, attempts,
 maxAttempts, createdAt, startedAt, finishedAt, result, lastError, history: [{attempt,
-workerId, session, startedAt, endedAt, outcome, errorNumber, errorMessage}], …} with
-ISO-8601 times to the millisecond. Exit 3 when no task has that token.`,
+workerId, session, startedAt, endedAt, outcome, errorNumber, errorMessage}], flowId,
+flowNode, parentCount, parentsLeft, parents: [{token, nodeId, command, status,
+onParentFailure}], children: [...], childCount, …} with ISO-8601 times to the millisecond.
+Exit 3 when no task has that token.`,
 
   stats: `Usage: readpast stats [--json]
 
@@ -163,11 +176,13 @@ Task counts by status per queue, totals, and the workers with their heartbeat ag
   retry: `Usage: readpast retry TOKEN
 
 Puts a dead or cancelled task back to pending (granting one more attempt if they were used
-up). Exit 3 when no task has that token, 4 when the task is not dead or cancelled.`,
+up), or to waiting while a parent has not succeeded; the tasks it cancelled as their parent
+wait for it again. Exit 3 when no task has that token, 4 when the task is not dead or cancelled.`,
 
   cancel: `Usage: readpast cancel TOKEN
 
-Cancels a pending task at once; a running task is asked to stop through its AbortSignal.
+Cancels a waiting or pending task at once (the tasks waiting for it apply their policy: by
+default they are cancelled too); a running task is asked to stop through its AbortSignal.
 Exit 3 when no task has that token, 4 when the task is already finished.`,
 
   queue: `Usage: readpast queue set NAME [--limit N | --unlimited] [--pause | --resume]
@@ -328,6 +343,9 @@ test     Sends a test delivery now (also while disabled); prints the delivery ta
 remove   Deletes the rule; its firings stay in the history.
 Exit 3 when there is no such rule.`;
 
+COMMANDS.flow = FLOW_HELP;
+COMMANDS.tasks = TASKS_HELP;
+
 COMMANDS.help = `Usage: readpast help [COMMAND]\n\nCommands: ${Object.keys(COMMANDS).join(', ')}`;
 
 export function helpText(command?: string): string | null {
@@ -342,11 +360,13 @@ export const COMMAND_NAMES = [
   'dashboard',
   'enqueue',
   'status',
+  'tasks',
   'stats',
   'retry',
   'cancel',
   'queue',
   'batch',
+  'flow',
   'schedule',
   'alert',
   'help',
@@ -356,6 +376,7 @@ export const COMMAND_NAMES = [
 export const SUBCOMMANDS = {
   queue: ['set', 'show', 'list', 'tokens'],
   batch: ['create', 'status', 'wait', 'release', 'cancel'],
+  flow: ['create', 'show', 'list', 'cancel', 'retry'],
   schedule: ['add', 'list', 'show', 'pause', 'resume', 'run', 'remove'],
   alert: ['add', 'list', 'show', 'test', 'remove'],
 } as const;

@@ -17,6 +17,8 @@ const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
   cancel: () => import('./commands/cancel'),
   queue: () => import('./commands/queue'),
   batch: () => import('./commands/batch'),
+  flow: () => import('./commands/flow'),
+  tasks: () => import('./commands/tasks'),
   schedule: () => import('./commands/schedule'),
   alert: () => import('./commands/alert'),
   doctor: () => import('./commands/doctor'),

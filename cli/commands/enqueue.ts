@@ -1,5 +1,5 @@
 // readpast enqueue (--handler NAME | --sql TEXT | --procedure NAME) [options] [--batch ID [--stage K]]
-// — prints the token alone.
+//   [--after TOKEN]… [--on-parent-failure cancel|run|wait] — prints the token alone.
 import { NotFoundError, ValidationError } from '../../lib/engine/errors';
 import {
   MAX_ATTEMPTS,
@@ -11,7 +11,8 @@ import {
   MIN_STAGE,
   MIN_TIMEOUT_MS,
 } from '../../lib/engine/limits';
-import { batchIdArg, intFlag, jsonFlag, parseFlags, positionals } from '../args';
+import { PARENT_FAILURE_POLICIES } from '../../lib/engine/types';
+import { batchIdArg, intFlag, jsonFlag, parseFlags, positionals, tokenArg } from '../args';
 import { print, withContext } from '../context';
 import { EXIT, UsageError } from '../errors';
 
@@ -30,7 +31,14 @@ const FIELD_FLAGS: Record<string, string> = {
   concurrencyKey: '--key',
   batchId: '--batch',
   stage: '--stage',
+  dependsOn: '--after',
+  onParentFailure: '--on-parent-failure',
 };
+
+/** `dependsOn.2` → `--after` (the third one given), as the flag names it */
+function flagOf(field: string): string | undefined {
+  return FIELD_FLAGS[field] ?? (/^dependsOn\.\d+$/.test(field) ? '--after' : undefined);
+}
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals: rest } = parseFlags({
@@ -49,6 +57,8 @@ export async function run(argv: string[]): Promise<number> {
       key: { type: 'string' },
       batch: { type: 'string' },
       stage: { type: 'string' },
+      after: { type: 'string', multiple: true },
+      'on-parent-failure': { type: 'string' },
       handlers: { type: 'string' },
     },
     strict: true,
@@ -80,6 +90,15 @@ export async function run(argv: string[]): Promise<number> {
     if (request.batchId === undefined) throw new UsageError('--stage', 'needs --batch ID');
     request.stage = stage;
   }
+  if (values.after !== undefined) request.dependsOn = values.after.map((t) => tokenArg(t, '--after'));
+  const policy = values['on-parent-failure'];
+  if (policy !== undefined) {
+    if (!(PARENT_FAILURE_POLICIES as readonly string[]).includes(policy)) {
+      throw new UsageError('--on-parent-failure', `must be cancel, run or wait (got ${JSON.stringify(policy.slice(0, 80))})`);
+    }
+    if (request.dependsOn === undefined) throw new UsageError('--on-parent-failure', 'needs --after TOKEN');
+    request.onParentFailure = policy;
+  }
 
   return withContext({ handlers: values.handlers }, async ({ readpast }) => {
     let result;
@@ -88,7 +107,7 @@ export async function run(argv: string[]): Promise<number> {
     } catch (err) {
       if (err instanceof ValidationError) {
         if (err.field === 'batchId' && /no batch/.test(err.message)) throw new NotFoundError(`--batch: no batch ${request.batchId}`);
-        const flag = err.field === 'kind' || err.field === 'command' ? KIND_FLAGS[kind] : FIELD_FLAGS[err.field];
+        const flag = err.field === 'kind' || err.field === 'command' ? KIND_FLAGS[kind] : flagOf(err.field);
         if (flag === '--run-at')
           throw new UsageError(
             flag,

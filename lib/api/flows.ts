@@ -1,7 +1,9 @@
 // Flows on the front door: create one (rp.flow, POST /api/flows), read one or the list, cancel its unfinished
 // nodes, retry its failed ones. Validation is lib/engine/flows.ts; the rules the stores apply, types/flows.ts.
+import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../engine/errors';
 import { validateFlow } from '../engine/flows';
+import { parseWith } from '../engine/validation';
 import type { FlowDetail, FlowFilter, FlowResult, FlowSummary, Page } from '../engine/types';
 import { currentActor } from './audit';
 import type { Core, EnqueueOptions } from './core';
@@ -15,6 +17,7 @@ export function flowSummaryJson(f: FlowSummary) {
 export function flowJson(f: FlowDetail) {
   return {
     ...flowSummaryJson(f),
+    edges: f.edges,
     nodeList: f.nodeList.map((n) => ({ ...n, startedAt: iso(n.startedAt), finishedAt: iso(n.finishedAt) })),
   };
 }
@@ -28,6 +31,24 @@ export function checkFlowId(id: unknown): number {
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1)
     throw new ValidationError('flowId', 'not a flow id (a positive whole number)');
   return n;
+}
+
+export const FLOW_PAGE_DEFAULT = 50;
+export const FLOW_PAGE_MAX = 200;
+
+const flowFilter = z.strictObject({
+  unfinished: z.boolean().optional(),
+  cursor: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+  limit: z.number().int().min(1).max(FLOW_PAGE_MAX).optional(),
+});
+
+/** a flow list filter as given (rp.flows, GET /api/flows): checked, limit defaulted; ValidationError naming the field */
+export function checkFlowFilter(raw: unknown): FlowFilter {
+  const r = parseWith(flowFilter, raw ?? {});
+  const f: FlowFilter = { limit: r.limit ?? FLOW_PAGE_DEFAULT };
+  if (r.unfinished !== undefined) f.unfinished = r.unfinished;
+  if (r.cursor !== undefined) f.cursor = r.cursor;
+  return f;
 }
 
 export class Flows {
@@ -55,8 +76,9 @@ export class Flows {
     return flowJson(f);
   }
 
-  async list(filter: FlowFilter = {}): Promise<Page<FlowSummaryJson>> {
-    const page = await this.core.store.reads.listFlows(filter);
+  /** flows newest first, keyset on id: `{ unfinished?, cursor?, limit? }` (limit 1–200, default 50) */
+  async list(filter: FlowFilter | Record<string, unknown> = {}): Promise<Page<FlowSummaryJson>> {
+    const page = await this.core.store.reads.listFlows(checkFlowFilter(filter));
     return { ...page, items: page.items.map(flowSummaryJson) };
   }
 

@@ -22,6 +22,7 @@ afterAll(async () => {
 });
 
 const task = (extra: Record<string, unknown>) => ({ command: 'demo.echo', ...extra });
+const node = (id: string, dependsOn?: string[]) => ({ id, command: 'demo.echo', ...(dependsOn ? { dependsOn } : {}) });
 
 const CASES: [string, () => Promise<unknown>, string][] = [
   ['maxAttempts past the safe integers', () => rp.enqueue(task({ maxAttempts: 1e20 })), 'maxAttempts: at most 100'],
@@ -76,6 +77,29 @@ const CASES: [string, () => Promise<unknown>, string][] = [
   ],
   ['maxParallel huge', () => rp.createBatch({ maxParallel: 1e20 }), 'maxParallel: at most 10000'],
   ['onFailure unknown', () => rp.createBatch({ onFailure: 'stop' }), 'onFailure: must be one of continue, abort'],
+  ['a flow with a cycle', () => rp.flow({ nodes: [node('a', ['b']), node('b', ['a'])] }), 'nodes: cycle: b → a → b'],
+  ['a flow node on itself', () => rp.flow({ nodes: [node('a', ['a'])] }), 'nodes.0.dependsOn.0: node "a" depends on itself'],
+  ['a flow node on an unknown id', () => rp.flow({ nodes: [node('a', ['zz'])] }), 'nodes.0.dependsOn.0: no node with id "zz" in this flow'],
+  [
+    'a flow of 10,001 nodes',
+    () => rp.flow({ nodes: Array.from({ length: 10_001 }, (_, i) => node(`n${i}`)) }),
+    'nodes: at most 10000 items',
+  ],
+  ['a flow node id with SQL', () => rp.flow({ nodes: [node("a';--")] }), 'nodes.0.id: letters, digits and . _ : - (1 to 100 characters)'],
+  ['dependsOn not a list', () => rp.enqueue(task({ dependsOn: 'x' })), 'dependsOn: must be a list'],
+  ['onParentFailure alone', () => rp.enqueue(task({ onParentFailure: 'run' })), 'onParentFailure: needs dependsOn'],
+  [
+    'a dependency with a bad policy',
+    () => rp.flow({ nodes: [node('a'), { ...node('b'), dependsOn: [{ id: 'a', onParentFailure: 'explode' }] }] }),
+    'nodes.1.dependsOn.0.onParentFailure: must be one of cancel, run, wait',
+  ],
+  [
+    'a dependency with an unknown field',
+    () => rp.enqueue(task({ dependsOn: [{ token: '00000000-0000-4000-8000-000000000000', policy: 'run' }] })),
+    'dependsOn.0.policy: unknown field',
+  ],
+  ['a dependency of the wrong type', () => rp.enqueue(task({ dependsOn: [7] })), 'dependsOn.0: not a task token (uuid)'],
+  ['a flow id not a number', () => rp.getFlow('x'), 'flowId: not a flow id (a positive whole number)'],
 ];
 
 describe('bad input → message', () => {

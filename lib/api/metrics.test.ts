@@ -69,6 +69,16 @@ describe('GET /metrics', () => {
     ]);
   });
 
+  it('counts waiting tasks (those whose parents have not succeeded) in readpast_tasks', async () => {
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const parent = await rp.enqueue({ command: 'demo.echo', queue: 'wq', runAt: later });
+    await rp.enqueue({ command: 'demo.echo', queue: 'wq', dependsOn: [parent.token] });
+    await rp.enqueue({ command: 'demo.echo', queue: 'wq', dependsOn: [parent.token], onParentFailure: 'run' });
+    const fs = await scrape();
+    expect(value(fs, 'readpast_tasks', { queue: 'wq', state: 'waiting' })).toBe(2);
+    expect(value(fs, 'readpast_tasks', { queue: 'wq', state: 'pending' })).toBe(1);
+  });
+
   it('exposes gauges, monotonic counters and per-queue histograms', async () => {
     await rp.setQueue('mq', { concurrencyLimit: 3 }, 'test');
     for (let i = 0; i < 4; i++) await rp.enqueue({ command: 'demo.echo', queue: 'mq', payload: { i } });

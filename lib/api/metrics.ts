@@ -7,6 +7,7 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import { HIST_BOUNDS_MS, type CommandTotals, type HistoryTotals, type QueueHistogramTotals } from '../engine/history';
 import type { ReadModel } from '../engine/ports';
+import { TASK_STATUSES } from '../engine/types';
 import { flowMetrics } from './metrics-flow';
 
 /** The text's content type (Prometheus 0.0.4). */
@@ -66,9 +67,14 @@ export async function prometheusText(reads: ReadModel, now = Date.now()): Promis
   const registry = new Registry();
   const registers = [registry];
 
-  const tasks = new Gauge({ name: 'readpast_tasks', help: 'Tasks kept, by queue and state.', labelNames: ['queue', 'state'], registers });
+  const tasks = new Gauge({
+    name: 'readpast_tasks',
+    help: 'Tasks kept, by queue and state (waiting: for parents).',
+    labelNames: ['queue', 'state'],
+    registers,
+  });
   for (const c of counts) {
-    for (const state of ['pending', 'running', 'succeeded', 'dead', 'cancelled'] as const) tasks.set({ queue: c.queue, state }, c[state]);
+    for (const state of TASK_STATUSES) tasks.set({ queue: c.queue, state }, c[state]);
   }
   const running = new Gauge({ name: 'readpast_running', help: 'Attempts running now, by queue.', labelNames: ['queue'], registers });
   const granted = new Gauge({

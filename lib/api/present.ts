@@ -120,7 +120,7 @@ export function workerJson(w: WorkerView, now = Date.now()) {
 }
 
 export function statsJson(queues: QueueCounts[], workers: WorkerView[], now = Date.now()) {
-  const totals = { pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 };
+  const totals = { waiting: 0, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 };
   for (const q of queues) for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += q[k];
   return { queues, totals, workers: workers.map((w) => workerJson(w, now)) };
 }

@@ -44,6 +44,13 @@ describe('parseTaskQuery', () => {
     expect(parseTaskQuery({ sub: 'ready' })).toMatchObject({ status: 'pending', sub: 'ready' });
   });
 
+  it('reads the waiting status and a flow id (written back as flow=)', () => {
+    const f = parseTaskQuery(new URLSearchParams('status=waiting&flow=12'));
+    expect(f).toEqual({ status: 'waiting', flowId: 12, limit: 50 });
+    expect(taskQueryString(f)).toBe('status=waiting&flow=12');
+    expect(parseTaskQuery(new URLSearchParams(taskQueryString(f)))).toEqual(f);
+  });
+
   it('reads a concurrency key (exact, kept as given) and writes it back as key=', () => {
     const f = parseTaskQuery({ key: 'Acme Corp', queue: 'exports' });
     expect(f).toEqual({ queue: 'exports', concurrencyKey: 'Acme Corp', limit: 50 });
@@ -72,6 +79,9 @@ describe('parseTaskQuery', () => {
     fails('status=dead&sub=ready', 'sub');
     fails('queue=bad%20name', 'queue');
     fails('batch=0', 'batch');
+    fails('flow=0', 'flow');
+    fails('flow=1%20OR%201%3D1', 'flow');
+    fails('flow=abc', 'flow');
     fails('stage=1', 'stage');
     fails('priorityMin=x', 'priorityMin');
     fails('priorityMin=5&priorityMax=1', 'priorityMax');

@@ -1,8 +1,9 @@
 // The task browser's filter as a query string (the Tasks page's URL, GET /api/tasks, bulk actions over a
 // filter): parsed and checked here into a TaskFilter; a bad parameter is a ValidationError naming it.
 //
-//   status=pending|running|succeeded|dead|cancelled   sub=ready|scheduled|retrying (pending only; implies it)
-//   queue=  command= (exact)  key= (concurrency key, exact)  batch= stage=  priorityMin= priorityMax=
+//   status=waiting|pending|running|succeeded|dead|cancelled   sub=ready|scheduled|retrying (pending only; implies it)
+//   queue=  command= (exact)  key= (concurrency key, exact)  batch= stage=  flow= (a flow id)
+//   priorityMin= priorityMax=
 //   from= to= (ISO 8601 with offset, or YYYY-MM-DD = UTC midnight): finished_at for succeeded, dead and
 //     cancelled, created_at for every other status and for no status
 //   q= text: a token, or a substring of command, dedup key or last error message
@@ -24,6 +25,7 @@ export const TASK_QUERY_KEYS = [
   'key',
   'batch',
   'stage',
+  'flow',
   'priorityMin',
   'priorityMax',
   'from',
@@ -65,6 +67,7 @@ const schema = z.object({
   key: z.string().max(MAX_CONCURRENCY_KEY_LENGTH).optional(),
   batch: int(1, Number.MAX_SAFE_INTEGER).optional(),
   stage: int(0, 1_000_000).optional(),
+  flow: int(1, Number.MAX_SAFE_INTEGER).optional(),
   priorityMin: int(MIN_PRIORITY, MAX_PRIORITY).optional(),
   priorityMax: int(MIN_PRIORITY, MAX_PRIORITY).optional(),
   from: time.optional(),
@@ -135,6 +138,7 @@ export function parseTaskQuery(params: URLSearchParams | Record<string, string |
   if (r.key) f.concurrencyKey = r.key;
   if (r.batch !== undefined) f.batchId = r.batch;
   if (r.stage !== undefined) f.stage = r.stage;
+  if (r.flow !== undefined) f.flowId = r.flow;
   if (r.priorityMin !== undefined) f.priorityMin = r.priorityMin;
   if (r.priorityMax !== undefined) f.priorityMax = r.priorityMax;
   if (r.from) f.from = r.from;
@@ -155,6 +159,7 @@ export function taskQueryString(f: TaskFilter, paging = false): string {
   if (f.concurrencyKey) p.set('key', f.concurrencyKey);
   if (f.batchId !== undefined) p.set('batch', String(f.batchId));
   if (f.stage !== undefined) p.set('stage', String(f.stage));
+  if (f.flowId !== undefined) p.set('flow', String(f.flowId));
   if (f.priorityMin !== undefined) p.set('priorityMin', String(f.priorityMin));
   if (f.priorityMax !== undefined) p.set('priorityMax', String(f.priorityMax));
   if (f.from) p.set('from', f.from.toISOString());

@@ -10,6 +10,8 @@ import { serverLogger } from './log';
 import { isShuttingDown, RETRY_AFTER_SECONDS, SHUTTING_DOWN_MESSAGE } from './shutdown';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** POST /api/flows: a flow of 10,000 nodes with edges and payloads needs more than 1 MiB (under the proxy's 10 MiB) */
+export const MAX_FLOW_BODY_BYTES = 8 * 1024 * 1024;
 
 /** An error that already knows its HTTP status (413, 401, 503…). */
 export class HttpError extends Error {
@@ -92,12 +94,12 @@ function requestUser(req: Request): string {
   }
 }
 
-const tooLarge = () => new HttpError(413, `request body larger than ${MAX_BODY_BYTES} bytes`, 'body');
+const tooLarge = (max: number) => new HttpError(413, `request body larger than ${max} bytes`, 'body');
 
-/** The request body as JSON, at most MAX_BODY_BYTES; malformed or missing JSON is a 400 naming `body`. */
-export async function readJson(req: Request): Promise<unknown> {
+/** The request body as JSON, at most `max` bytes (MAX_BODY_BYTES); malformed or missing JSON is a 400 naming `body`. */
+export async function readJson(req: Request, max = MAX_BODY_BYTES): Promise<unknown> {
   const declared = Number(req.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
+  if (Number.isFinite(declared) && declared > max) throw tooLarge(max);
   if (!req.body) throw new ValidationError('body', 'a JSON body is required');
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -106,9 +108,9 @@ export async function readJson(req: Request): Promise<unknown> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size > max) {
       await reader.cancel().catch(() => {});
-      throw tooLarge();
+      throw tooLarge(max);
     }
     chunks.push(value);
   }
