@@ -14,10 +14,14 @@ const ORDERS: [TokenOrder, RegExp, (a: string, b: string) => number][] = [
 ];
 
 /** Tokens made over at least `ms` milliseconds, several per ms, in creation order. */
+/** tokens made one after another until `ms` distinct milliseconds were seen (a busy machine may skip some) */
 function sequenceOver(order: TokenOrder, ms: number): string[] {
   const out: string[] = [];
-  const until = Date.now() + ms;
-  while (Date.now() <= until) for (let i = 0; i < 50; i++) out.push(newToken(order));
+  const seen = new Set<number>();
+  while (seen.size < ms) {
+    for (let i = 0; i < 50; i++) out.push(newToken(order));
+    seen.add(Date.now());
+  }
   return out;
 }
 
