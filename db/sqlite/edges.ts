@@ -12,17 +12,21 @@ import type { Tally, TaskKey } from './tally';
 type Moved = TaskKey & { ready: number };
 
 /**
- * Parents succeeded (one statement for a settlement's worth): their children's edges are done; those with no
+ * Parents succeeded (two statements for a settlement's worth): their children's edges are done; those with no
  * parent left go pending. True when one did.
  */
 export function parentsSucceeded(db: Db, parentIds: readonly number[], tally: Tally): boolean {
   if (parentIds.length === 0) return false;
-  const edges = stmt(db, S.EDGES_DONE).all(JSON.stringify(parentIds)) as { child_id: number }[];
-  if (edges.length === 0) return false;
-  const done = new Map<number, number>();
-  for (const e of edges) done.set(e.child_id, (done.get(e.child_id) ?? 0) + 1);
+  const ids = JSON.stringify(parentIds);
+  const children = stmt(db, S.CHILDREN_LEFT).all(ids) as Moved[];
+  if (children.length === 0) return false;
+  stmt(db, S.EDGES_DONE).run(ids);
   let ready = false;
-  for (const [childId, n] of done) ready = parentsLeft(db, childId, n, tally) || ready;
+  for (const m of children) {
+    if (!m.ready) continue;
+    tally.task(m, 'waiting', 'pending');
+    ready = true;
+  }
   return ready;
 }
 
@@ -68,10 +72,16 @@ export function parentsFailed(db: Db, parentIds: Iterable<number>, tally: Tally,
  * re-arm its children (see rearm). Returns its new status.
  */
 export function retryTask(db: Db, t: TaskKey & { id: number }, prior: string, tally: Tally, now: number): TaskStatus {
+  syncEdges(db, t.id);
   const { status } = stmt(db, S.RETRY_TASK).get(now, t.id) as { status: TaskStatus };
   tally.task(t, prior, status);
   rearm(db, t.id, tally);
   return status;
+}
+
+/** A task coming back: its edges and parents left as its parents stand now (sql/edges.ts SYNC_EDGES). */
+function syncEdges(db: Db, id: number): void {
+  if (stmt(db, S.SYNC_EDGES).run(id).changes > 0) stmt(db, S.COUNT_LEFT).run(id);
 }
 
 /**
@@ -85,6 +95,7 @@ export function rearm(db: Db, taskId: number, tally: Tally): void {
     const id = todo.pop()!;
     const back = stmt(db, S.REARM_BLOCKED).all(id, id) as (TaskKey & { id: number })[];
     for (const c of back) {
+      syncEdges(db, c.id);
       tally.task(c, 'cancelled', 'waiting');
       todo.push(c.id);
     }

@@ -28,9 +28,19 @@ export const CREATED_BLOCKED = 'UPDATE Tasks SET error_message = ?, blocked_by =
 
 // ---- a parent settles -------------------------------------------------------------------------------
 
-/** Parents succeeded: their edges not yet done become done (a JSON array of parent ids) → the children, once per edge */
-export const EDGES_DONE = `UPDATE TaskEdges SET done = 1 WHERE parent_id IN (SELECT value FROM json_each(?)) AND done = 0
-      RETURNING child_id`;
+/**
+ * Parents succeeded (a JSON array of their ids): each child has as many parents fewer left as it has edges from
+ * them not yet done; a waiting child with none left becomes pending (SET reads the old values) → the children as
+ * the tally needs them, `ready` when one became pending. Run before EDGES_DONE.
+ */
+export const CHILDREN_LEFT = `UPDATE Tasks SET parents_left = parents_left - d.n,
+        status = CASE WHEN status = 'waiting' AND parents_left = d.n THEN 'pending' ELSE status END
+      FROM (SELECT e.child_id AS id, COUNT(*) AS n FROM TaskEdges e
+        WHERE e.parent_id IN (SELECT value FROM json_each(?)) AND e.done = 0 GROUP BY e.child_id) AS d
+      WHERE Tasks.id = d.id RETURNING queue, batch_id, stage, status = 'pending' AND parents_left = 0 AS ready`;
+
+/** Parents succeeded: their edges not yet done become done (a JSON array of parent ids) */
+export const EDGES_DONE = 'UPDATE TaskEdges SET done = 1 WHERE parent_id IN (SELECT value FROM json_each(?)) AND done = 0';
 
 /** One edge done under policy run (parent_id, child_id). */
 export const EDGE_DONE = 'UPDATE TaskEdges SET done = 1 WHERE parent_id = ? AND child_id = ? AND done = 0';
@@ -59,6 +69,19 @@ export const CANCEL_BLOCKED = `UPDATE Tasks SET status = 'cancelled', error_numb
 export const RETRY_TASK = `UPDATE Tasks SET status = CASE WHEN parents_left > 0 THEN 'waiting' ELSE 'pending' END, run_after = ?,
       finished_at = NULL, cancel_requested = 0, max_attempts = MAX(max_attempts, attempts + 1)
       WHERE id = ? RETURNING status`;
+
+/**
+ * A task coming back (retried, or re-armed by a parent's retry): its edges done again as its parents stand now —
+ * succeeded, or failed under `run` — since a parent that settled while the task was cancelled left its edge as
+ * it was (child_id)
+ */
+export const SYNC_EDGES = `UPDATE TaskEdges SET done = EXISTS (SELECT 1 FROM Tasks p WHERE p.id = TaskEdges.parent_id
+        AND (p.status = 'succeeded' OR (TaskEdges.on_parent_failure = 'run' AND p.status IN ('dead', 'cancelled'))))
+      WHERE child_id = ?`;
+
+/** Its parents left counted again from its edges (id) */
+export const COUNT_LEFT = `UPDATE Tasks SET parents_left = (SELECT COUNT(*) FROM TaskEdges e WHERE e.child_id = Tasks.id AND e.done = 0)
+      WHERE id = ?`;
 
 /** A retried task is no longer cancelled by its parent (id). */
 export const UNBLOCK = 'UPDATE Tasks SET blocked_by = NULL WHERE id = ? AND blocked_by IS NOT NULL';
