@@ -3,24 +3,13 @@
 // the kept counts of waiting tasks, and "why isn't it running?" for a waiting task.
 import { describe, expect, it } from 'vitest';
 import { MAX_LINKS_SHOWN } from '../../lib/engine/limits';
-import type { EnqueueInput, FlowInput, ParentFailurePolicy, TaskFilter, WorkerSlot } from '../../lib/engine/types';
+import type { ParentFailurePolicy, TaskFilter, WorkerSlot } from '../../lib/engine/types';
 import { whyOfTask } from '../../lib/engine/why-read';
 import { type Harness, type StoreFactory, useStore } from './harness';
+import { flowOf, type Node } from './workflow-helpers';
 
-type NodeSpec = [id: string, parents?: (string | [string, ParentFailurePolicy])[], task?: Partial<EnqueueInput>];
-
-/** A validated flow of handler tasks (demo.<node id>), nodes in the order given (parents first). */
-export function flowOf(nodes: NodeSpec[], name: string | null = null): FlowInput {
-  return {
-    name,
-    caller: 'contract',
-    nodes: nodes.map(([id, parents = [], task = {}]) => ({
-      id,
-      task: { kind: 'handler', command: `demo.${id}`, payload: null, ...task },
-      dependsOn: parents.map((p) => (typeof p === 'string' ? { id: p, onParentFailure: 'cancel' } : { id: p[0], onParentFailure: p[1] })),
-    })),
-  };
-}
+/** A flow as validateFlow returns it (workflow-helpers.ts), with a caller. */
+const flowBy = (nodes: Node[], name: string | null = null) => ({ ...flowOf(nodes, name), caller: 'contract' });
 
 /** Claim the task (its queue only) and settle it succeeded. */
 async function runOk(h: Harness, slot: WorkerSlot, token: string, queue = 'default'): Promise<void> {
@@ -66,7 +55,7 @@ export function workflowReadTests(factory: StoreFactory): void {
       const { store } = h();
       const slot = await h().worker();
       const before = Date.now();
-      const flow = flowOf([['a'], ['b'], ['c', ['a', ['b', 'wait']]], ['d', [['c', 'run']]]], 'nightly');
+      const flow = flowBy([['a'], ['b'], ['c', ['a', ['b', 'wait']]], ['d', [['c', 'run']]]], 'nightly');
       const { flowId, tokens } = await store.commands.createFlow(flow);
       const f = (await store.reads.getFlow(flowId))!;
       expect(f).toMatchObject({ id: flowId, name: 'nightly', caller: 'contract', nodes: 4, finishedAt: null });
@@ -84,7 +73,7 @@ export function workflowReadTests(factory: StoreFactory): void {
         status: 'waiting',
         queue: 'default',
         kind: 'handler',
-        command: 'demo.c',
+        command: 'node.c',
         attempts: 0,
         startedAt: null,
         finishedAt: null,
@@ -99,8 +88,8 @@ export function workflowReadTests(factory: StoreFactory): void {
       expect(f.edges).toEqual(expect.arrayContaining([edge('a', 'c', 'cancel'), edge('b', 'c', 'wait'), edge('c', 'd', 'run')]));
       expect(await h().task(tokens.c!)).toMatchObject({ flowId, flowNode: 'c', parentCount: 2, parentsLeft: 2 });
       expect((await h().task(tokens.c!)).parents.map((p) => [p.nodeId, p.command, p.onParentFailure])).toEqual([
-        ['a', 'demo.a', 'cancel'],
-        ['b', 'demo.b', 'wait'],
+        ['a', 'node.a', 'cancel'],
+        ['b', 'node.b', 'wait'],
       ]);
       expect(await store.reads.getFlow(flowId + 1000)).toBeNull();
 
@@ -126,7 +115,7 @@ export function workflowReadTests(factory: StoreFactory): void {
     it("a dead node's error shows on the flow's node", async () => {
       const { store } = h();
       const slot = await h().worker();
-      const { flowId, tokens } = await store.commands.createFlow(flowOf([['x'], ['y', ['x']]]));
+      const { flowId, tokens } = await store.commands.createFlow(flowBy([['x'], ['y', ['x']]]));
       const c = await h().claimOne(slot);
       expect(c.token).toBe(tokens.x);
       expect(await h().kill(c, 'the disk is full')).toBe(true);
@@ -144,9 +133,9 @@ export function workflowReadTests(factory: StoreFactory): void {
     it('the flow list: newest first, keyset pages, counts per flow, unfinished or finished only', async () => {
       const { store } = h();
       const slot = await h().worker();
-      const f1 = await store.commands.createFlow(flowOf([['one']], 'first'));
-      const f2 = await store.commands.createFlow(flowOf([['a'], ['b', ['a']]]));
-      const f3 = await store.commands.createFlow(flowOf([['solo']], 'third'));
+      const f1 = await store.commands.createFlow(flowBy([['one']], 'first'));
+      const f2 = await store.commands.createFlow(flowBy([['a'], ['b', ['a']]]));
+      const f3 = await store.commands.createFlow(flowBy([['solo']], 'third'));
       await runOk(h(), slot, f1.tokens.one!);
       const all = await store.reads.listFlows({});
       expect(all.items.map((f) => f.id)).toEqual([f3.flowId, f2.flowId, f1.flowId]);
@@ -174,9 +163,9 @@ export function workflowReadTests(factory: StoreFactory): void {
 
     it('the task list: the waiting tab, and a flow filter alone, with a status or another filter, paged', async () => {
       const { store } = h();
-      const f = await store.commands.createFlow(flowOf([['a'], ['b', ['a']], ['c', ['b']]]));
+      const f = await store.commands.createFlow(flowBy([['a'], ['b', ['a']], ['c', ['b']]]));
       const g = await store.commands.createFlow(
-        flowOf([
+        flowBy([
           ['x', [], { queue: 'other' }],
           ['y', ['x'], { queue: 'other' }],
         ]),
@@ -233,7 +222,7 @@ export function workflowReadTests(factory: StoreFactory): void {
       expect(await store.commands.retry(q)).toBe('retried');
       await check('the parent retried: its child waits again');
       const f = await store.commands.createFlow(
-        flowOf([
+        flowBy([
           ['a', [], { queue: 'wf' }],
           ['b', ['a'], { queue: 'wf' }],
           ['c', ['b'], { queue: 'wf' }],
@@ -252,10 +241,10 @@ export function workflowReadTests(factory: StoreFactory): void {
     it(`a task with more parents or children than its page lists: the first ${MAX_LINKS_SHOWN} by id, and the totals`, async () => {
       const { store } = h();
       const n = MAX_LINKS_SHOWN + 1;
-      const roots = Array.from({ length: n }, (_, i): NodeSpec => [`r${i}`]);
-      const kids = Array.from({ length: n }, (_, i): NodeSpec => [`k${i}`, ['hub']]);
-      const hub: NodeSpec = ['hub', roots.map((r) => r[0])];
-      const { tokens } = await store.commands.createFlow(flowOf([...roots, hub, ...kids]));
+      const roots = Array.from({ length: n }, (_, i): Node => [`r${i}`]);
+      const kids = Array.from({ length: n }, (_, i): Node => [`k${i}`, ['hub']]);
+      const hub: Node = ['hub', roots.map((r) => r[0])];
+      const { tokens } = await store.commands.createFlow(flowBy([...roots, hub, ...kids]));
       const t = await h().task(tokens.hub!);
       expect(t).toMatchObject({ parentCount: n, parentsLeft: n, childCount: n, status: 'waiting' });
       expect(t.parents.map((p) => p.nodeId)).toEqual(roots.slice(0, MAX_LINKS_SHOWN).map((r) => r[0]));
@@ -266,8 +255,8 @@ export function workflowReadTests(factory: StoreFactory): void {
     it('why a waiting task is not running: how many parents are left, which, in what state', async () => {
       const { store } = h();
       const slot = await h().worker();
-      await store.worker.registerHandlers(['demo.a', 'demo.b', 'demo.c', 'demo.d']);
-      const { tokens } = await store.commands.createFlow(flowOf([['a'], ['b'], ['c'], ['d', ['a', 'b', ['c', 'wait']]]]));
+      await store.worker.registerHandlers(['node.a', 'node.b', 'node.c', 'node.d']);
+      const { tokens } = await store.commands.createFlow(flowBy([['a'], ['b'], ['c'], ['d', ['a', 'b', ['c', 'wait']]]]));
       const short = (n: string) => tokens[n]!.slice(0, 8);
       await runOk(h(), slot, tokens.a!);
       const cb = await h().claimOne(slot);

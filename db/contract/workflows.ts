@@ -308,6 +308,21 @@ export function workflowTests(factory: StoreFactory) {
       await expectTallied(h(), Object.values(f.tokens));
     });
 
+    it('editTask retrying a cancelled child counts its edges as its parents stand now', async () => {
+      const { store } = h();
+      const slot = await h().worker();
+      const parent = await h().add({ queue: 'ep' });
+      const child = await after(h(), [[parent, 'run']], { queue: 'ec' });
+      expect(await store.commands.cancel(child)).toBe('cancelled');
+      expect(await h().kill(await h().claimOne(slot, { queues: ['ep'] }))).toBe(true);
+      // the run parent died while the child was cancelled: done, so the child comes back pending
+      expect(await store.commands.editTask(child, { priority: 2 }, true)).toMatchObject({
+        result: 'retried',
+        after: { status: 'pending', parentsLeft: 0, priority: 2 },
+      });
+      await expectTallied(h(), [parent, child]);
+    });
+
     it('a batch cancelled, or aborted by a failed stage, applies its tasks’ children’s policies', async () => {
       const { store } = h();
       const b = await store.commands.createBatch({ onFailure: 'abort' });

@@ -84,6 +84,12 @@ function syncEdges(db: Db, id: number): void {
   if (stmt(db, S.SYNC_EDGES).run(id).changes > 0) stmt(db, S.COUNT_LEFT).run(id);
 }
 
+/** A task coming back another way (editTask): its edges synced, how many parents it still waits for. */
+export function parentsLeftNow(db: Db, id: number): number {
+  syncEdges(db, id);
+  return (stmt(db, S.PARENTS_LEFT_OF).get(id) as { parents_left: number }).parents_left;
+}
+
 /**
  * A task is unfinished again (retried): the children its failure cancelled come back waiting (and theirs,
  * transitively), and its `run` edges to children not yet started count as unfinished again.

@@ -83,6 +83,8 @@ export const SYNC_EDGES = `UPDATE TaskEdges SET done = EXISTS (SELECT 1 FROM Tas
 export const COUNT_LEFT = `UPDATE Tasks SET parents_left = (SELECT COUNT(*) FROM TaskEdges e WHERE e.child_id = Tasks.id AND e.done = 0)
       WHERE id = ?`;
 
+export const PARENTS_LEFT_OF = 'SELECT parents_left FROM Tasks WHERE id = ?';
+
 /** A retried task is no longer cancelled by its parent (id). */
 export const UNBLOCK = 'UPDATE Tasks SET blocked_by = NULL WHERE id = ? AND blocked_by IS NOT NULL';
 
