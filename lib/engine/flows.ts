@@ -71,8 +71,13 @@ export async function validateFlow(raw: unknown, ctx: EnqueueContext): Promise<F
   for (let i = 0; i < r.nodes.length; i++) {
     const prefix = `nodes.${i}`;
     const n = plainNode(r.nodes[i]) ?? parseWith(flowNode, r.nodes[i], prefix);
-    if (byId.has(n.id)) throw new ValidationError(`${prefix}.id`, `duplicate id ${JSON.stringify(n.id)} (also nodes.${byId.get(n.id)})`);
+    // one map operation per node: a set that adds nothing found a duplicate (the earlier one is then looked for)
+    const size = byId.size;
     byId.set(n.id, i);
+    if (byId.size === size) {
+      const first = shapes.findIndex((s) => s.id === n.id);
+      throw new ValidationError(`${prefix}.id`, `duplicate id ${JSON.stringify(n.id)} (also nodes.${first})`);
+    }
     const { id, dependsOn, onParentFailure } = n;
     // the task's own fields (a copy without the node's: faster than a rest pattern, which V8 runs as a runtime call)
     const task: Record<string, unknown> = {};
@@ -101,22 +106,24 @@ export async function validateFlow(raw: unknown, ctx: EnqueueContext): Promise<F
   // the tasks as enqueueMany checks them (its fast path for the common shape; `nodes.i.field` names a refusal)
   const inputs = await validateEnqueueMany(tasks, cached, 'nodes');
   const nodes: FlowNodeInput[] = shapes.map((s, i) => ({ id: s.id, task: inputs[i]!, dependsOn: s.deps }));
-  for (let i = 0; i < nodes.length; i++) {
-    nodes[i]!.dependsOn.forEach((d, j) => {
-      if (!byId.has(d.id)) throw new ValidationError(`nodes.${i}.dependsOn.${j}`, `no node with id ${JSON.stringify(d.id)} in this flow`);
-    });
-  }
-  return { name: r.name ?? null, caller: ctx.caller ?? null, nodes: topologicalOrder(nodes, byId) };
+  // each edge's parent as its position (the one lookup per edge the order below uses too)
+  const parentsOf = nodes.map((n, i) =>
+    n.dependsOn.map((d, j) => {
+      const at = byId.get(d.id);
+      if (at === undefined) throw new ValidationError(`nodes.${i}.dependsOn.${j}`, `no node with id ${JSON.stringify(d.id)} in this flow`);
+      return at;
+    }),
+  );
+  return { name: r.name ?? null, caller: ctx.caller ?? null, nodes: topologicalOrder(nodes, parentsOf) };
 }
 
 /**
- * Kahn's order (stable: ready nodes in their given order); a cycle is refused naming its ids. `index`: node id →
- * position in `nodes`. The children lists are one flat array (offsets per node): no array per node.
+ * Kahn's order (stable: ready nodes in their given order); a cycle is refused naming its ids. `parentsOf[i]`: the
+ * positions in `nodes` of node i's parents. The children lists are one flat array (offsets per node).
  */
-export function topologicalOrder(nodes: FlowNodeInput[], index = new Map(nodes.map((n, i) => [n.id, i]))): FlowNodeInput[] {
+export function topologicalOrder(nodes: FlowNodeInput[], parentsOf: number[][]): FlowNodeInput[] {
   const count = nodes.length;
   const left = new Int32Array(count);
-  const parentsOf = nodes.map((n) => n.dependsOn.map((d) => index.get(d.id)!));
   /** node i's children are children[start[i] … start[i + 1]) */
   const start = new Int32Array(count + 1);
   parentsOf.forEach((ps, i) => {
@@ -138,12 +145,12 @@ export function topologicalOrder(nodes: FlowNodeInput[], index = new Map(nodes.m
     out.push(nodes[i]!);
     for (let k = start[i]!; k < start[i + 1]!; k++) if (--left[children[k]!]! === 0) queue[tail++] = children[k]!;
   }
-  if (out.length < count) throw new ValidationError('nodes', `cycle: ${findCycle(nodes, left, index).join(' → ')}`);
+  if (out.length < count) throw new ValidationError('nodes', `cycle: ${findCycle(nodes, left, parentsOf).join(' → ')}`);
   return out;
 }
 
 /** One cycle among the nodes Kahn's walk could not order (left > 0), as ids from a node back to itself. */
-function findCycle(nodes: FlowNodeInput[], left: Int32Array, index: Map<string, number>): string[] {
+function findCycle(nodes: FlowNodeInput[], left: Int32Array, parentsOf: number[][]): string[] {
   // every unordered node has an unordered parent: walk parents until a node repeats
   let i = left.findIndex((l) => l > 0);
   const seenAt = new Map<number, number>();
@@ -151,7 +158,7 @@ function findCycle(nodes: FlowNodeInput[], left: Int32Array, index: Map<string, 
   while (!seenAt.has(i)) {
     seenAt.set(i, path.length);
     path.push(i);
-    i = index.get(nodes[i]!.dependsOn.find((d) => left[index.get(d.id)!]! > 0)!.id)!;
+    i = parentsOf[i]!.find((p) => left[p]! > 0)!;
   }
   // path walks child → parent; the cycle read parent → child ends where it started
   const cycle = path.slice(seenAt.get(i)!).reverse();
