@@ -11,6 +11,7 @@
 // not depend on the machine.
 import { join } from 'node:path';
 import { openReadpast } from '../lib/api/open';
+import { drainRate } from './bench-drain';
 
 export const KEYS_TARGET = 0.5;
 
@@ -44,17 +45,7 @@ async function drain(file: string, n: number, pool: number, keyOf: ((i: number) 
       }));
       await rp.enqueueMany(items);
     }
-    const p = rp.createPool({ concurrency: pool, role: 'bench', maintenance: false });
-    const t0 = performance.now();
-    await p.start();
-    for (;;) {
-      const q = (await rp.reads.countsByQueue()).find((c) => c.queue === queue);
-      if (q && q.succeeded >= n) break;
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    const perSec = n / ((performance.now() - t0) / 1000);
-    await p.stop();
-    return perSec;
+    return await drainRate(rp, queue, n, pool);
   } finally {
     await rp.close();
   }

@@ -1,12 +1,14 @@
 // `npm run bench`: throughput, latency and bulk-enqueue figures of the embedded SQLite store, next to
 // this machine's ceiling (a bare better-sqlite3 claim+complete loop over a plain table, same batch
-// size, same file settings), and the cost of concurrency keys (bin/bench-keys.ts). The last line printed is
-// one JSON object. BENCH_ONLY=keys runs the keys case alone.
+// size, same file settings), the cost of concurrency keys (bin/bench-keys.ts) and of dependencies
+// (bin/bench-flows.ts). The last line printed is one JSON object. BENCH_ONLY=keys or BENCH_ONLY=flows runs
+// that case alone.
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openReadpast } from '../lib/api/open';
+import { benchFlows } from './bench-flows';
 import { benchKeys } from './bench-keys';
 
 const N = Number(process.env.BENCH_TASKS ?? 60_000);
@@ -76,8 +78,9 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function main() {
-  if (process.env.BENCH_ONLY === 'keys') {
-    console.log(JSON.stringify(await benchKeys(dir, log)));
+  const only = process.env.BENCH_ONLY === 'keys' ? benchKeys : process.env.BENCH_ONLY === 'flows' ? benchFlows : null;
+  if (only) {
+    console.log(JSON.stringify(await only(dir, log)));
     rmSync(dir, { recursive: true, force: true });
     return;
   }
@@ -158,6 +161,7 @@ async function main() {
   log(`latency over ${lats.length} tasks: p50 ${latencyP50Ms} ms, p99 ${latencyP99Ms} ms (metrics points: ${points.length})`);
 
   const keys = await benchKeys(dir, log);
+  const flows = await benchFlows(dir, log);
 
   rmSync(dir, { recursive: true, force: true });
   const round = (x: number) => Math.round(x);
@@ -176,6 +180,14 @@ async function main() {
       keysRatio: keys.keysRatio,
       keyByKeyRatio: keys.keyByKeyRatio,
       keysTarget: keys.keysTarget,
+      plainPerSec: flows.plainPerSec,
+      flowPerSec: flows.flowPerSec,
+      drainRatio: flows.drainRatio,
+      drainTarget: flows.drainTarget,
+      enqueueManyMs: flows.enqueueManyMs,
+      flowCreateMs: flows.flowCreateMs,
+      createRatio: flows.createRatio,
+      createTarget: flows.createTarget,
     }),
   );
 }

@@ -9,7 +9,7 @@ import { Enqueued, taskRow } from './enqueue';
 import { insertRows } from './insert-rows';
 import type { QueueRow } from './rows';
 import { EDGE_COLUMNS, insertEdges } from './sql/edges';
-import { insertLinkedTasks, LINKED_TASK_COLUMNS } from './sql/enqueue';
+import { INSERT_CHUNKS, insertLinkedTasks, LINKED_TASK_COLUMNS } from './sql/enqueue';
 import * as S from './sql/flow-commands';
 import { CANCEL_PENDING, RETRY_ONE_CANDIDATE } from './sql/operators';
 import { stmt } from './stmt';
@@ -18,8 +18,12 @@ import type { Tally, TaskKey } from './tally';
 
 type Row = TaskKey & { id: number; status: string };
 
-/** Rows written per round while creating a flow. */
-const FLUSH_ROWS = 2000;
+/**
+ * Rows written per round while creating a flow: one multi-row INSERT's worth (INSERT_CHUNKS[0]), so the values are
+ * bound as gathered — a larger buffer is copied again, a statement's slice at a time (about 15% of rp.flow's CPU
+ * time for 10,000 nodes).
+ */
+const FLUSH_ROWS = INSERT_CHUNKS[0];
 
 export async function createFlow(shared: Shared, input: FlowInput, audit?: AuditWrite<FlowResult>): Promise<FlowResult> {
   const r = await shared.tx((tally, now) => createFlowIn(shared.db, input, tally, now), audit);

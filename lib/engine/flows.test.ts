@@ -69,6 +69,16 @@ describe('validateFlow', () => {
     });
     expect((await refusal({ nodes: [node('a'), node('a')] })).field).toBe('nodes.1.id');
     expect((await refusal({ nodes: [node('a'), node('b', ['a', 'a'])] })).field).toBe('nodes.1.dependsOn.1');
+    expect((await refusal({ nodes: [node('a'), node('b', ['a', { id: 'a', onParentFailure: 'run' }])] })).field).toBe(
+      'nodes.1.dependsOn.1',
+    );
+    // a long list (looked up in a set rather than among the earlier entries)
+    const many = Array.from({ length: 30 }, (_, i) => node(`p${i}`));
+    const twice = [...many.map((n) => n.id), 'p7'];
+    expect(await refusal({ nodes: [...many, node('c', twice)] })).toEqual({
+      field: 'nodes.30.dependsOn.30',
+      message: '"p7" is listed twice',
+    });
     expect((await refusal({ nodes: [node('a', [], { dedupKey: 'k' })] })).field).toBe('nodes.0.dedupKey');
     expect((await refusal({ nodes: [node('a', [], { command: 'nope' })] })).field).toBe('nodes.0.command');
     expect((await refusal({ nodes: [node("a'; DROP TABLE x")] })).field).toBe('nodes.0.id');
