@@ -17,6 +17,10 @@
 // positional calls written before it bind as they did) is the task's key; without it the queue's keyFrom
 // derives one from @Payload inside Enqueue_v19, as for the library's tasks (migration 19).
 //
+// Dependencies: ExecAsync's @DependsOn (task tokens separated by commas, spaces allowed) and @OnParentFailure
+// ('cancel' by default, 'run', 'wait'), after @ConcurrencyKey for the same reason (migration 20). Each token is
+// checked (50019 names one that is not a task's) before the enqueue, which checks again under lock.
+//
 // Same statements as the store. ExecAsync calls readpast.Enqueue_v<n> (sql/hot.ts: ENQUEUE_WRITE installed),
 // the very procedure the Node enqueue calls, with a one-element @tasks array it builds with FOR JSON (its token made
 // as the store makes one: sql/tokens.ts); CancelTask and RetryTask run
@@ -42,6 +46,7 @@ import {
   MAX_CONCURRENCY_KEY_LENGTH,
   MAX_DEDUP_KEY_LENGTH,
   MAX_HANDLER_NAME_LENGTH,
+  MAX_PARENTS,
   MAX_PAYLOAD_BYTES,
   MAX_PRIORITY,
   MAX_QUEUE_NAME_LENGTH,
@@ -121,6 +126,34 @@ export const PAYLOAD_UTF8_BYTES = `DECLARE @payload_bytes bigint = COALESCE(DATA
         + 256 * CAST(SUBSTRING(p.bytes, 2 * u.unit + 2, 1) AS int) AS cu) AS x;
   END;`;
 
+/**
+ * @DependsOn: task tokens separated by commas (spaces around each allowed), read in order into @deps; each must name
+ * an existing task (50019 names the one that does not), at most MAX_PARENTS, none for a task of a batch. The enqueue
+ * checks them again under lock (Enqueue_v20: a parent deleted meanwhile fails the call).
+ */
+const DEPENDENCY_CHECKS = `IF @OnParentFailure IS NOT NULL
+    AND @OnParentFailure COLLATE Latin1_General_100_BIN2 NOT IN ('cancel', 'run', 'wait')
+    ${fail(18, "@OnParentFailure: 'cancel', 'run' or 'wait'")}
+  DECLARE @deps TABLE (n int NOT NULL PRIMARY KEY, raw nvarchar(4000) NOT NULL, token uniqueidentifier NULL);
+  IF @DependsOn IS NOT NULL
+    INSERT INTO @deps (n, raw, token)
+      SELECT CAST(d.[key] AS int), LTRIM(RTRIM(d.value)), TRY_CONVERT(uniqueidentifier, LTRIM(RTRIM(d.value)))
+      FROM OPENJSON(CONCAT(N'["', REPLACE(STRING_ESCAPE(@DependsOn, 'json'), N',', N'","'), N'"]')) AS d;
+  IF (SELECT COUNT(*) FROM @deps) > ${MAX_PARENTS}
+    ${fail(22, `@DependsOn: at most ${MAX_PARENTS} tokens`)}
+  IF EXISTS (SELECT 1 FROM @deps) AND @BatchId IS NOT NULL
+    ${fail(23, '@DependsOn: a task in a batch takes no dependencies (stages order a batch)')}
+  SELECT TOP (1) @err = CASE
+      WHEN d.token IS NULL THEN CONCAT(N'@DependsOn: ', CONCAT(N'''', LEFT(d.raw, 100), N''''), N' is not a task token')
+      ELSE CONCAT(N'@DependsOn: no task with token ', d.raw) END
+    FROM @deps AS d
+    WHERE d.token IS NULL OR NOT EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.token = d.token)
+    ORDER BY d.n;
+  IF @err IS NOT NULL THROW 50019, @err, 1;
+  DECLARE @depends nvarchar(max) = (SELECT d.n, LOWER(CONVERT(nchar(36), d.token)) AS token,
+      COALESCE(@OnParentFailure, 'cancel') AS onParentFailure
+    FROM @deps AS d ORDER BY d.n FOR JSON PATH);`;
+
 /** ExecAsync's checks, in order: each raises THROW 50000+n naming its parameter. */
 const EXEC_CHECKS = `IF @Kind IS NULL OR @Kind COLLATE Latin1_General_100_BIN2 NOT IN ('handler', 'sql', 'procedure')
     ${fail(1, "@Kind: 'handler', 'sql' or 'procedure'")}
@@ -164,7 +197,8 @@ const EXEC_CHECKS = `IF @Kind IS NULL OR @Kind COLLATE Latin1_General_100_BIN2 N
   IF @Stage IS NOT NULL AND @Stage NOT BETWEEN ${MIN_STAGE} AND ${MAX_STAGE}
     ${fail(16, `@Stage: ${MIN_STAGE} to ${MAX_STAGE}`)}
   IF @ConcurrencyKey IS NOT NULL AND DATALENGTH(@ConcurrencyKey) NOT BETWEEN 2 AND ${2 * MAX_CONCURRENCY_KEY_LENGTH}
-    ${fail(17, `@ConcurrencyKey: 1 to ${MAX_CONCURRENCY_KEY_LENGTH} characters`)}`;
+    ${fail(17, `@ConcurrencyKey: 1 to ${MAX_CONCURRENCY_KEY_LENGTH} characters`)}
+  ${DEPENDENCY_CHECKS}`;
 
 /** Batches touched (@sdelta) → readpast.SettleBatches, as the store settles them after its writes. */
 const SETTLE_TOUCHED = `DECLARE @batches nvarchar(max) = N'', @b bigint = (SELECT MIN(d.batch_id) FROM @sdelta AS d);
@@ -218,6 +252,9 @@ export const CALLER_PROCEDURES: readonly CallerProcedure[] = [
       '@Token uniqueidentifier = NULL OUTPUT',
       // last, so that positional calls written before it still bind as they did
       '@ConcurrencyKey nvarchar(4000) = NULL',
+      // then the dependencies (migration 20), last for the same reason
+      '@DependsOn nvarchar(max) = NULL',
+      '@OnParentFailure nvarchar(10) = NULL',
     ],
     body: `SET NOCOUNT ON;
   DECLARE @cmd nvarchar(max), @err nvarchar(2048);
@@ -227,7 +264,8 @@ export const CALLER_PROCEDURES: readonly CallerProcedure[] = [
       @Payload AS payload, @Priority AS priority, @RunAt AS runAfter, @MaxAttempts AS maxAttempts,
       CASE WHEN @TimeoutMs IS NULL THEN 0 ELSE 1 END AS timeoutGiven, @TimeoutMs AS timeoutMs, @DedupKey AS dedupKey,
       ${CALLER} AS caller, @BatchId AS batchId,
-      CASE WHEN @BatchId IS NULL THEN NULL ELSE COALESCE(@Stage, 0) END AS stage, @ConcurrencyKey AS concurrencyKey
+      CASE WHEN @BatchId IS NULL THEN NULL ELSE COALESCE(@Stage, 0) END AS stage, @ConcurrencyKey AS concurrencyKey,
+      JSON_QUERY(@depends) AS dependsOn
     FOR JSON PATH, INCLUDE_NULL_VALUES);
   DECLARE @results nvarchar(max);
   EXEC ${hotName(HOT.enqueue)} @tasks = @tasks, @results = @results OUTPUT;
@@ -323,7 +361,7 @@ export const CALLER_PROCEDURES: readonly CallerProcedure[] = [
     params: ['@Token uniqueidentifier'],
     body: `${byToken(RETRY_ONE_WRITE)}
   ${SETTLE_TOUCHED}
-  IF EXISTS (SELECT 1 FROM @moves AS m) RETURN 0;
+  IF @retried > 0 RETURN 0;
   IF EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.token = @Token AND t.status IN ('dead', 'cancelled') AND ${PAST_ABORT})
   BEGIN
     RAISERROR(N'readpast.RetryTask: a task of a stage after a failed one, in a batch that aborts on failure', 10, 1);

@@ -3,8 +3,21 @@
 //
 // LOCK ORDER. Every writer of the store takes its locks in this one order of tables:
 //
-//   Schedules → Queues → Batches → ConcurrencyKeys → Tasks → ConcurrencyTokens → RateSlots → ExecutionLog
-//   → BatchStages → QueueCounts → Metrics → QueueChanges
+//   Schedules → Queues → Batches → ConcurrencyKeys → Tasks → TaskEdges → ConcurrencyTokens → RateSlots
+//   → ExecutionLog → BatchStages → QueueCounts → Metrics → QueueChanges
+//
+// (Flows rows are only ever inserted new, in a transaction of their own before the enqueue of the flow's nodes, and
+// deleted by pruning once the flow has no task left: no writer waits on one while holding another lock.)
+//
+// Within Tasks, workflows (sql/edges.ts, sql/enqueue-deps.ts) add one rule: a parent's row before its children's.
+// A child is always newer than its parents — the enqueue links a new task to existing ones; a flow inserts its
+// nodes in topological order — so parent before child is rising id order. The enqueue of a child locks its parents
+// (UPDLOCK, ROWLOCK, a seek per parent from a table keyed by id: in id order) before it inserts the child and its
+// edges; a settle (finish, rescue, cancel, retry) holds the row of the task it settles, then walks down to its
+// children level by level, locking each level's rows after the level above, then their edges. Two transactions
+// that both lock some parent and some child of it take them in that order, so neither waits for the other's
+// parent while holding its child: no cycle over one chain. Unrelated tasks a settle batch holds in another order
+// are what the rule of "seek rows by their key" below is for, and a 1205 is retried as for any writer.
 //
 // and never waits for a lock on a table while it holds a lock on a table later in the list. "Holds" means
 // X and U locks, and S locks kept by HOLDLOCK. A plain read keeps no lock past its row, but under locking
@@ -28,7 +41,8 @@
 // limited queues with no room, queues whose rate window is full, keys at their per-key limit and keys whose
 // window is full are skipped before any TOP, so they block nobody else.
 // The rules are listed once, by name, in lib/engine/claim-rules.ts; CLAIM is composed of their T-SQL
-// fragments (CLAIM_RULE_SQL below), each byte for byte as readpast.Claim_v19 was installed.
+// fragments (CLAIM_RULE_SQL below), each byte for byte as readpast.Claim_v20 was installed (v20 returns
+// the claimed task's parent_count too: the claim reads its parents on the same session only when it has some).
 //
 // First, without holding anything: the candidate queues (not paused, wanted by this worker, with room by
 // a first count, a queue-wide rate window not full), the lanes (batches with a due task of a candidate
@@ -437,6 +451,7 @@ ${TALLY}
 END;
 SELECT c.id, c.token, c.queue, c.kind, c.command, c.payload, c.priority, c.attempts, c.max_attempts, c.timeout_ms,
   c.created_at, c.run_after, c.started_at, c.token_no, c.batch_id, c.stage, c.concurrency_key, COALESCE(q.backoff_ms, 1000) AS backoff_ms,
-  @@SPID AS session, @stamp AS served_stamp
+  @@SPID AS session, @stamp AS served_stamp,
+  (SELECT t.parent_count FROM readpast.Tasks AS t WHERE t.id = c.id) AS parent_count
 FROM @claimed AS c LEFT JOIN readpast.Queues AS q ON q.name = c.queue;
 ${TOUCHED}`;
