@@ -27,16 +27,14 @@ const CM_TO_MOVES = `UPDATE m SET to_status = c.to_status FROM @moves AS m JOIN 
 
 /**
  * Parents that succeeded in this batch (@moves to 'succeeded'): their open edges count as done, each child's
- * parents_left goes down by as many, and a waiting child with none left becomes pending (a run_after in the past
- * becomes now, so its wait for the parents does not count as queue latency; a later one is kept).
+ * parents_left goes down by as many, and a waiting child with none left becomes pending (its run_after kept).
  */
 export const RELEASE_CHILDREN = `IF EXISTS (SELECT 1 FROM @moves AS m WHERE m.to_status = 'succeeded' AND m.from_status <> 'succeeded')
 BEGIN
   DELETE FROM @cm;
   UPDATE c
     SET parents_left = c.parents_left - d.n,
-        status = CASE WHEN c.status = 'waiting' AND c.parents_left - d.n <= 0 THEN 'pending' ELSE c.status END,
-        run_after = CASE WHEN c.status = 'waiting' AND c.parents_left - d.n <= 0 AND c.run_after < @now THEN @now ELSE c.run_after END
+        status = CASE WHEN c.status = 'waiting' AND c.parents_left - d.n <= 0 THEN 'pending' ELSE c.status END
     OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
     FROM readpast.Tasks AS c
     JOIN (SELECT e.child_id, COUNT(*) AS n FROM readpast.TaskEdges AS e JOIN @moves AS m ON m.id = e.parent_id
@@ -66,7 +64,7 @@ BEGIN
     SELECT e.parent_id, e.child_id, e.on_parent_failure FROM readpast.TaskEdges AS e JOIN @front AS f ON f.id = e.parent_id
     WHERE e.done = 0;
   UPDATE c
-    SET status = 'cancelled', finished_at = @now, blocked_by = b.parent_id, lease_until = NULL,
+    SET status = 'cancelled', finished_at = @now, blocked_by = b.parent_id, error_number = NULL, error_detail = NULL,
         error_message = CONCAT(N'parent ', LOWER(CONVERT(nchar(36), f.token)), N' ', f.why)
     OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
     FROM readpast.Tasks AS c
@@ -76,8 +74,7 @@ BEGIN
     WHERE c.status = 'waiting';
   UPDATE c
     SET parents_left = c.parents_left - d.n,
-        status = CASE WHEN c.parents_left - d.n <= 0 THEN 'pending' ELSE c.status END,
-        run_after = CASE WHEN c.parents_left - d.n <= 0 AND c.run_after < @now THEN @now ELSE c.run_after END
+        status = CASE WHEN c.parents_left - d.n <= 0 THEN 'pending' ELSE c.status END
     OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
     FROM readpast.Tasks AS c
     JOIN (SELECT x.child_id, COUNT(*) AS n FROM @ce AS x WHERE x.policy = 'run' GROUP BY x.child_id) AS d ON d.child_id = c.id
@@ -92,16 +89,36 @@ BEGIN
 END;`;
 
 /**
- * Tasks retried in this batch (@moves from dead or cancelled to waiting or pending) re-arm their children, and
- * those theirs: a child it cancelled (blocked_by = it) returns to waiting (its parents_left counted again from its
- * open edges, its error and finish cleared); an edge done under `run` whose child is still waiting or pending is
- * open again (parents_left up; a pending child back to waiting). The children re-armed are the next round's front.
+ * The tasks in @arm come back (retried, or re-armed by a parent's retry): their edges done again as their parents
+ * stand now — succeeded, or dead or cancelled under `run` (a parent that settled while the task was cancelled left
+ * its edge as it was; one retried meanwhile is unfinished again) — and their parents left counted from them. A task
+ * that was waiting or pending stays so by its count: waiting while a parent is unfinished, else pending.
+ */
+const SYNC_EDGES = `UPDATE e
+    SET done = CASE WHEN p.status = 'succeeded' OR (e.on_parent_failure = 'run' AND p.status IN ('dead', 'cancelled')) THEN 1 ELSE 0 END
+    FROM readpast.TaskEdges AS e JOIN @arm AS a ON a.id = e.child_id JOIN readpast.Tasks AS p ON p.id = e.parent_id;
+  DELETE FROM @cm;
+  UPDATE t
+    SET parents_left = l.n, status = CASE WHEN l.n > 0 THEN 'waiting' ELSE 'pending' END
+    OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
+    FROM readpast.Tasks AS t JOIN @arm AS a ON a.id = t.id
+    CROSS APPLY (SELECT COUNT(*) AS n FROM readpast.TaskEdges AS e WHERE e.child_id = t.id AND e.done = 0) AS l
+    WHERE t.parent_count > 0 AND t.status IN ('waiting', 'pending');
+  ${CM_TO_MOVES}`;
+
+/**
+ * Tasks retried in this batch (@moves from dead or cancelled to waiting or pending): first their own edges as their
+ * parents stand now (SYNC_EDGES); then each one's `run` edges let through to children not yet started are open again
+ * (parents_left up; a pending child back to waiting); then the children its failure cancelled (blocked_by = it)
+ * return to waiting — unless an unfinished task took their dedup key meanwhile — their edges synced the same way,
+ * and theirs in turn, one round per level.
  */
 export const REARM_CHILDREN = `DELETE FROM @arm;
 INSERT INTO @arm (id)
   SELECT m.id FROM @moves AS m WHERE m.from_status IN ('dead', 'cancelled') AND m.to_status IN ('waiting', 'pending');
-WHILE EXISTS (SELECT 1 FROM @arm)
+IF EXISTS (SELECT 1 FROM @arm)
 BEGIN
+  ${SYNC_EDGES}
   DELETE FROM @cm;
   UPDATE c
     SET parents_left = c.parents_left + d.n, status = CASE WHEN c.status = 'pending' THEN 'waiting' ELSE c.status END
@@ -113,16 +130,23 @@ BEGIN
   UPDATE e SET done = 0
     FROM readpast.TaskEdges AS e JOIN @arm AS a ON a.id = e.parent_id JOIN @cm AS k ON k.id = e.child_id
     WHERE e.done = 1;
+  ${CM_TO_MOVES}
+END;
+WHILE EXISTS (SELECT 1 FROM @arm)
+BEGIN
+  DELETE FROM @cm;
   UPDATE c
     SET status = 'waiting', blocked_by = NULL, finished_at = NULL, error_number = NULL, error_message = NULL,
-        error_detail = NULL, fingerprint = NULL,
-        parents_left = (SELECT COUNT(*) FROM readpast.TaskEdges AS e WHERE e.child_id = c.id AND e.done = 0)
+        error_detail = NULL
     OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
     FROM readpast.Tasks AS c JOIN @arm AS a ON a.id = c.blocked_by
-    WHERE c.blocked_by IS NOT NULL AND c.status = 'cancelled';
+    WHERE c.blocked_by IS NOT NULL AND c.status = 'cancelled'
+      AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
+        WHERE o.dedup_key = c.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('waiting', 'pending', 'running'));
   ${CM_TO_MOVES}
   DELETE FROM @arm;
-  INSERT INTO @arm (id) SELECT k.id FROM @cm AS k WHERE k.from_status = 'cancelled' AND k.to_status = 'waiting';
+  INSERT INTO @arm (id) SELECT k.id FROM @cm AS k;
+  ${SYNC_EDGES}
 END;`;
 
 /** @o: the tasks a cancel touched, with their status before (cancelUnfinished). */
