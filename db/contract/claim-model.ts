@@ -22,6 +22,11 @@
 // changed now and then; the snapshot carries each task's key, each queue's per-key and rate limits, and every
 // attempt start (listAttempts), which the model's rate windows count.
 //
+// Dependencies are in the walk too, drawn apart as well (depRng; claim-model-deps.ts): unbatched tasks enqueued
+// after 1 to 3 others with a failure policy each, so the walk holds waiting tasks — never claimable — that its
+// moves release, cancel and re-arm; each state's edges are checked against the tasks' counters, "why" of a
+// waiting task must say `waiting`, and a claimed task's parents must all be finished.
+//
 // The walk steers around nothing. Three gaps it found are closed and stay in its path: a limit set on an
 // unlimited queue while tasks of it run (those tasks hold no token; the stores now count running tasks
 // with a live lease, token or not), an operator retry of a cancelled task of a later stage of an
@@ -32,10 +37,12 @@ import { allowedClaims, verdicts, type ClaimSnapshot, type PolicyTask } from '..
 import { VERDICT_WHY } from '../../lib/engine/claim-rules';
 import { rateText } from '../../lib/engine/keys';
 import type { Store } from '../../lib/engine/ports';
-import type { BatchView, ClaimedTask, Settlement, WorkerSlot } from '../../lib/engine/types';
+import type { BatchView, ClaimedTask, Settlement, TaskView, WorkerSlot } from '../../lib/engine/types';
 import type { Why } from '../../lib/engine/why';
 import { whyOfTask } from '../../lib/engine/why-read';
+import { checkClaimedParents, checkEdges, checkWaitingWhy, drawDependencies } from './claim-model-deps';
 import { err, Harness, LONG_LEASE, sleep, useStore, type StoreFactory } from './harness';
+import { prng, type Rng } from './prng';
 
 const SEEDS = process.env.CLAIM_MODEL_SEEDS ? process.env.CLAIM_MODEL_SEEDS.split(',').map(Number) : [1, 2, 3, 5, 8, 13, 21, 34];
 /** Steps per seed, the time a seed may take and the tasks drawn for "why" per step, unless the suite says otherwise. */
@@ -98,32 +105,23 @@ const SHORT_LEASE = 1;
  */
 const MARGIN = 10;
 
-/** mulberry32: small, seedable, good enough to pick test moves */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (n: number) => Math.floor(next() * n),
-    chance: (p: number) => next() < p,
-    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!,
-  };
-}
-type Rng = ReturnType<typeof prng>;
-
-/** The state the model needs, read back through the read model; `tokens`: each task's token by id. */
-async function snapshot(store: Store, only: string[] | null, now: Date, tokens: Map<number, string>): Promise<ClaimSnapshot> {
+/**
+ * The state the model needs, read back through the read model; `tokens`: each task's token by id, `views`: each
+ * task as listed.
+ */
+async function snapshot(
+  store: Store,
+  only: string[] | null,
+  now: Date,
+  tokens: Map<number, string>,
+  views: Map<number, TaskView>,
+): Promise<ClaimSnapshot> {
   const tasks: PolicyTask[] = [];
   for (let cursor: number | undefined; ; ) {
     const page = await store.reads.listTasks({ cursor, limit: 200 });
     for (const t of page.items) {
       tokens.set(t.id, t.token);
+      views.set(t.id, t);
       tasks.push({
         id: t.id,
         queue: t.queue,
@@ -176,7 +174,7 @@ async function snapshot(store: Store, only: string[] | null, now: Date, tokens: 
 function describeSnapshot(s: ClaimSnapshot): string {
   const v = verdicts(s);
   const now = s.now.getTime();
-  const live = s.tasks.filter((t) => t.status === 'pending' || t.status === 'running' || t.batchId !== null);
+  const live = s.tasks.filter((t) => t.status === 'waiting' || t.status === 'pending' || t.status === 'running' || t.batchId !== null);
   const rows = live.map(
     (t) =>
       `  #${t.id} ${t.status} q=${t.queue} p=${t.priority} due=${t.runAfter.getTime() <= now}` +
@@ -217,6 +215,11 @@ class Walk {
   readonly whyRng: Rng;
   /** draws keys and flow control (per-key limits, keyFrom, rate limits): apart from `rng`, for the same reason */
   readonly flowRng: Rng;
+  /** draws dependencies (claim-model-deps.ts): apart from `rng`, for the same reason */
+  readonly depRng: Rng;
+  /** waiting or pending tasks with parents whose edges were checked, and claims of a task with parents */
+  edgesChecked = 0;
+  claimedAfterParents = 0;
 
   constructor(
     readonly h: Harness,
@@ -226,6 +229,7 @@ class Walk {
   ) {
     this.whyRng = prng(seed ^ 0x5eed);
     this.flowRng = prng(seed ^ 0xf10c);
+    this.depRng = prng(seed ^ 0xda9);
   }
 
   get store() {
@@ -240,12 +244,19 @@ class Walk {
       priority: r.int(3),
       runAt,
       ...this.keyed(),
-      ...(batchId === null ? {} : { batchId, stage }),
+      ...(batchId === null
+        ? drawDependencies(
+            this.depRng,
+            this.tokens,
+            [...this.running.values()].map((c) => c.token),
+          )
+        : { batchId, stage }),
     };
     try {
       this.tokens.push(await this.h.add(input));
-    } catch {
+    } catch (e) {
       // a stage earlier than one already started, or a batch no longer open: refused, as it should be
+      if (batchId === null) throw e;
     }
   }
 
@@ -356,7 +367,9 @@ class Walk {
     const only = r.chance(0.3) ? QUEUES.filter(() => r.chance(0.5)) : null;
     const short = r.chance(0.1);
     const tokens = new Map<number, string>();
-    const s = await snapshot(this.store, only, new Date(Date.now() + this.skew), tokens);
+    const views = new Map<number, TaskView>();
+    const s = await snapshot(this.store, only, new Date(Date.now() + this.skew), tokens, views);
+    this.edgesChecked += await checkEdges(this.store, [...views.values()], `seed ${seed}, step ${step}`);
     const allowed = allowedClaims(s);
     const whys = await this.whyBefore(s, allowed, tokens, `seed ${seed}, step ${step}`);
     const opts = { leaseMs: short ? SHORT_LEASE : LONG_LEASE, queues: only ?? undefined };
@@ -380,6 +393,8 @@ class Walk {
       const context = await this.context(c);
       expect.fail(`${where}: the store claimed #${c.id} (${why}), the model allows ${may}\n${describeSnapshot(s)}\n${context}`);
     }
+    checkClaimedParents(c, views.get(c.id), where);
+    if (c.parents.length) this.claimedAfterParents++;
     const why = whys.get(c.id);
     if (why && !VERDICT_WHY.eligible.includes(why.reason)) {
       expect.fail(`${where}: the store claimed #${c.id}, but "why" said before: ${why.reason} (${why.text})\n${describeSnapshot(s)}`);
@@ -408,7 +423,9 @@ class Walk {
     const answers = await Promise.all(
       [...ids].map(async (id) => {
         const task = await this.store.reads.getTask(tokens.get(id)!);
-        return [id, await whyOfTask(this.store.reads, task!, s.now)] as const;
+        const why = await whyOfTask(this.store.reads, task!, s.now);
+        checkWaitingWhy(task!, why, where);
+        return [id, why] as const;
       }),
     );
     for (const [id, why] of answers) {
@@ -432,6 +449,8 @@ export function claimModelTests(factory: StoreFactory, opts: ClaimModelOptions =
   const whyPerStep = opts.whyPerStep ?? CLAIM_MODEL_DEFAULTS.whyPerStep;
   describe('claim against the claim policy model (randomized)', () => {
     const h = useStore(factory);
+    /** claims of a task with parents, over the seeds */
+    let claimedAfterParents = 0;
 
     for (const seed of SEEDS) {
       it(
@@ -466,10 +485,23 @@ export function claimModelTests(factory: StoreFactory, opts: ClaimModelOptions =
           }
           // a walk that never claims proves nothing (a third or so of the claims find nothing, by design)
           expect(walk.claims, `seed ${seed}: ${walk.claims} claims, ${walk.empties} found nothing`).toBeGreaterThan(steps / 10);
-          if (process.env.CLAIM_MODEL_WHY_TALLY) console.log(`seed ${seed}: "why" checked`, Object.fromEntries(walk.whyChecked));
+          // a walk whose dependencies were never checked proves nothing of them
+          expect(walk.edgesChecked, `seed ${seed}: tasks with parents checked`).toBeGreaterThan(steps / 10);
+          claimedAfterParents += walk.claimedAfterParents;
+          if (process.env.CLAIM_MODEL_WHY_TALLY)
+            console.log(
+              `seed ${seed}: "why" checked`,
+              Object.fromEntries(walk.whyChecked),
+              `edges of ${walk.edgesChecked}, ${walk.claimedAfterParents} claims after parents`,
+            );
         },
         timeoutMs,
       );
     }
+
+    // the default seeds together: tasks released by their parents were claimed (one seed alone may claim none)
+    it.skipIf(process.env.CLAIM_MODEL_SEEDS !== undefined)('the walks claimed tasks after their parents had finished', () => {
+      expect(claimedAfterParents).toBeGreaterThan(SEEDS.length / 2);
+    });
   });
 }

@@ -27,6 +27,10 @@ import { scheduleTests } from './schedules';
 import { stageTests } from './stages';
 import { transactionTests } from './transactions';
 import { workerTests } from './workers';
+import { workflowTests } from './workflows';
+import { workflowOperationTests } from './workflow-operations';
+import { workflowReadTests } from './workflow-reads';
+import { workflowRearmTests } from './workflow-rearm';
 import { poolSettingsTests } from './pool-settings';
 
 export type { StoreFactory, StoreUnderTest } from './harness';
@@ -64,5 +68,9 @@ export function storeContract(name: string, factory: StoreFactory, opts: Contrac
     historyTests(factory);
     whyTests(factory);
     poolSettingsTests(factory);
+    workflowTests(factory);
+    workflowOperationTests(factory);
+    workflowReadTests(factory);
+    workflowRearmTests(factory);
   });
 }

@@ -1,10 +1,12 @@
 // Ending attempts: a worker's settlements (fenced on task, worker and attempt), each releasing the
 // attempt's concurrency token; then, before the transaction commits, the batches whose tasks moved are
 // settled — aborted on a failure where their policy says so, completed once all their tasks are terminal.
+// A settled task moves its children (edges.ts): a success readies them, dead or cancelled applies their policies.
 import { fingerprint } from '../../lib/engine/fingerprint';
 import type { AttemptResult, ErrorInfo } from '../../lib/engine/types';
 import { stageTimes } from './batches';
 import type { Db, Shared } from './connection';
+import { parentsFailed, parentsSucceeded } from './edges';
 import { releaseToken } from './queues';
 import { toJson } from './rows';
 import { BATCH_STATUS } from './sql/batches';
@@ -49,6 +51,9 @@ export function endAttempt(
 /** Apply settlements; false where the attempt no longer owns its task or its lease expired (nothing is written for it). */
 function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: number): { accepted: boolean[]; wake: boolean } {
   let wake = false;
+  /** settled tasks whose children move (edges.ts), once for the whole settlement */
+  const succeeded: number[] = [];
+  const failed: number[] = [];
   const accepted = results.map((r) => {
     const s = r.settlement;
     // when it really began (a prefetched task, after its claim), then the fence: this attempt still owns its
@@ -93,10 +98,14 @@ function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: num
     }
     if (!row) return false;
     endAttempt(db, row, r.taskId, r.attempt, outcome, err, to, tally, now, startedAt);
-    // a freed token or a finished stage may let another task start
+    // a freed token or a finished stage may let another task start, and so may a child made ready
     if (row.token_no !== null || row.batch_id !== null) wake = true;
+    if (to === 'succeeded') succeeded.push(r.taskId);
+    else if (to === 'dead' || to === 'cancelled') failed.push(r.taskId);
     return true;
   });
+  if (parentsSucceeded(db, succeeded, tally)) wake = true;
+  if (parentsFailed(db, failed, tally, now)) wake = true;
   return { accepted, wake };
 }
 
@@ -116,8 +125,14 @@ export function settleBatches(db: Db, ids: Iterable<number>, tally: Tally, now: 
           `batch ${id} aborted: a task of stage ${failed.stage} failed`,
           id,
           failed.stage,
-        ) as { queue: string; batch_id: number; stage: number }[];
+        ) as { id: number; queue: string; batch_id: number; stage: number }[];
         for (const t of cancelled) tally.task(t, 'pending', 'cancelled');
+        parentsFailed(
+          db,
+          cancelled.map((t) => t.id),
+          tally,
+          now,
+        );
         stmt(db, S.ABORT_BATCH).run(id);
         tally.flush(db);
       }

@@ -16,12 +16,14 @@ import { diagnoseSqlite } from './doctor';
 import * as enqueue from './enqueue';
 import * as failures from './failures';
 import * as flow from './flow';
+import * as flowCommands from './flow-commands';
 import * as history from './history';
 import * as maintenance from './maintenance';
 import { migrate } from './migrations';
 import * as operators from './operators';
 import * as queues from './queues';
 import * as reads from './reads';
+import * as flowReads from './flow-reads';
 import * as run from './run';
 import * as schedules from './schedules';
 import { finish } from './settle';
@@ -44,9 +46,11 @@ const concerns = [
   bulk,
   poolSettings,
   reads,
+  flowReads,
   history,
   failures,
   flow,
+  flowCommands,
 ];
 
 /**
@@ -114,9 +118,9 @@ export class SqliteStore implements Store {
       claim,
       finish,
       // one connection: every attempt runs on this process's session (after a caller's transaction ends)
-      runSql: async (_, _attempt, text, signal) => {
+      runSql: async (_, attempt, text, signal) => {
         await gate.free();
-        return run.runSql(db, text, signal);
+        return run.runSql(db, text, signal, attempt.parents);
       },
       runProcedure: () => run.runProcedure(),
       onWake: (_, listener) => {
@@ -137,6 +141,10 @@ export class SqliteStore implements Store {
       enqueueMany: async (_, inputs, opts, audited) => {
         refuseExternal(opts);
         return enqueue.enqueueMany(shared, inputs, audited);
+      },
+      createFlow: async (_, input, opts, audited) => {
+        refuseExternal(opts);
+        return flowCommands.createFlow(shared, input, audited);
       },
       transaction: (_, fn, opts) => transactions.run(fn, opts),
     });
