@@ -152,7 +152,7 @@ const DEPENDENCY_CHECKS = `IF @OnParentFailure IS NOT NULL
   IF @err IS NOT NULL THROW 50019, @err, 1;
   DECLARE @depends nvarchar(max) = (SELECT d.n, LOWER(CONVERT(nchar(36), d.token)) AS token,
       COALESCE(@OnParentFailure, 'cancel') AS onParentFailure
-    FROM @deps AS d ORDER BY d.n FOR JSON PATH);`;
+    FROM @deps AS d FOR JSON PATH);`;
 
 /** ExecAsync's checks, in order: each raises THROW 50000+n naming its parameter. */
 const EXEC_CHECKS = `IF @Kind IS NULL OR @Kind COLLATE Latin1_General_100_BIN2 NOT IN ('handler', 'sql', 'procedure')

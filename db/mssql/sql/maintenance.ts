@@ -126,7 +126,7 @@ DECLARE @pruned TABLE (id bigint NOT NULL PRIMARY KEY, queue nvarchar(64) COLLAT
   attempt int NULL, flow_id bigint NULL);
 BEGIN TRANSACTION;
 WITH old AS (
-  SELECT TOP (${PRUNE_BATCH}) t.id, t.queue, t.batch_id, t.stage, t.status FROM readpast.Tasks AS t
+  SELECT TOP (${PRUNE_BATCH}) t.id, t.queue, t.batch_id, t.stage, t.status, t.flow_id FROM readpast.Tasks AS t
   WHERE t.finished_at < @cutoff AND t.status IN ('succeeded', 'dead', 'cancelled')
     AND NOT ${neededByChild('t.id')}
     AND (t.flow_id IS NULL OR NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
