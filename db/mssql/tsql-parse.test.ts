@@ -68,6 +68,7 @@ const FRAGMENTS = new Set([
   'enqueue-deps.LINK_PARENTS',
   'enqueue-deps.INSERT_EDGES',
   'operators.DELETE_EDGES',
+  'caller-checks.DEPENDENCY_CHECKS',
 ]);
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -102,6 +103,8 @@ const HELPERS = new Set([
   'operators.failureWhere',
   // a piece of retryFailedSql and BULK_RETRY, checked inside them
   'operators.heldCount',
+  // builds the callers' parameter errors (checked inside them)
+  'caller-checks.fail',
   // a piece of the deletes and the pruning, checked inside them
   'operators.neededByChild',
   // the cancel of BULK_CANCEL and CANCEL_FLOW, checked inside them
@@ -506,7 +509,7 @@ describe('T-SQL parse check', () => {
     const modules = MODULES.map(([m]) => m);
     expect(modules).toEqual(expect.arrayContaining(['claim', 'enqueue', 'live', 'reads', 'session', 'settle', 'tally']));
     for (const m of modules)
-      if (!['tally', 'hot', 'enqueue', 'claim-steps', 'edges', 'enqueue-deps'].includes(m))
+      if (!['tally', 'hot', 'enqueue', 'claim-steps', 'edges', 'enqueue-deps', 'caller-checks'].includes(m))
         expect(
           names.some((n) => n.startsWith(`${m}.`)),
           m,

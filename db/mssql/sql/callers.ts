@@ -46,7 +46,6 @@ import {
   MAX_CONCURRENCY_KEY_LENGTH,
   MAX_DEDUP_KEY_LENGTH,
   MAX_HANDLER_NAME_LENGTH,
-  MAX_PARENTS,
   MAX_PAYLOAD_BYTES,
   MAX_PRIORITY,
   MAX_QUEUE_NAME_LENGTH,
@@ -61,6 +60,7 @@ import {
   QUEUE_NAME,
   QUEUE_NAME_RULE,
 } from '../../../lib/engine/limits';
+import { DEPENDENCY_CHECKS, fail } from './caller-checks';
 import { HOT, hotName } from './hot';
 import { CANCEL_WRITE, PAST_ABORT, RETRY_ONE_WRITE } from './operators';
 import { SETTLE_BATCHES_WRITE } from './settle';
@@ -94,8 +94,6 @@ export function nameCheck(re: RegExp, variable: string, maxLength: number): stri
       AND ${variable} ${c} LIKE N'[${first}]%' AND ${variable} ${c} NOT LIKE N'%[^${rest}]%')`;
 }
 
-const fail = (n: number, message: string) => `THROW ${50000 + n}, N'${message.replace(/'/g, "''")}', 1;`;
-
 /**
  * @payload_bytes: the payload's length in UTF-8, as the library counts it (Buffer.byteLength of the JSON
  * text, lib/engine/validation.ts), so that both refuse the same payloads. An nvarchar is UTF-16 and
@@ -125,34 +123,6 @@ export const PAYLOAD_UTF8_BYTES = `DECLARE @payload_bytes bigint = COALESCE(DATA
       CROSS APPLY (SELECT CAST(SUBSTRING(p.bytes, 2 * u.unit + 1, 1) AS int)
         + 256 * CAST(SUBSTRING(p.bytes, 2 * u.unit + 2, 1) AS int) AS cu) AS x;
   END;`;
-
-/**
- * @DependsOn: task tokens separated by commas (spaces around each allowed), read in order into @deps; each must name
- * an existing task (50019 names the one that does not), at most MAX_PARENTS, none for a task of a batch. The enqueue
- * checks them again under lock (Enqueue_v20: a parent deleted meanwhile fails the call).
- */
-const DEPENDENCY_CHECKS = `IF @OnParentFailure IS NOT NULL
-    AND @OnParentFailure COLLATE Latin1_General_100_BIN2 NOT IN ('cancel', 'run', 'wait')
-    ${fail(18, "@OnParentFailure: 'cancel', 'run' or 'wait'")}
-  DECLARE @deps TABLE (n int NOT NULL PRIMARY KEY, raw nvarchar(4000) NOT NULL, token uniqueidentifier NULL);
-  IF @DependsOn IS NOT NULL
-    INSERT INTO @deps (n, raw, token)
-      SELECT CAST(d.[key] AS int), LTRIM(RTRIM(d.value)), TRY_CONVERT(uniqueidentifier, LTRIM(RTRIM(d.value)))
-      FROM OPENJSON(CONCAT(N'["', REPLACE(STRING_ESCAPE(@DependsOn, 'json'), N',', N'","'), N'"]')) AS d;
-  IF (SELECT COUNT(*) FROM @deps) > ${MAX_PARENTS}
-    ${fail(22, `@DependsOn: at most ${MAX_PARENTS} tokens`)}
-  IF EXISTS (SELECT 1 FROM @deps) AND @BatchId IS NOT NULL
-    ${fail(23, '@DependsOn: a task in a batch takes no dependencies (stages order a batch)')}
-  SELECT TOP (1) @err = CASE
-      WHEN d.token IS NULL THEN CONCAT(N'@DependsOn: ', CONCAT(N'''', LEFT(d.raw, 100), N''''), N' is not a task token')
-      ELSE CONCAT(N'@DependsOn: no task with token ', d.raw) END
-    FROM @deps AS d
-    WHERE d.token IS NULL OR NOT EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.token = d.token)
-    ORDER BY d.n;
-  IF @err IS NOT NULL THROW 50019, @err, 1;
-  DECLARE @depends nvarchar(max) = (SELECT d.n, LOWER(CONVERT(nchar(36), d.token)) AS token,
-      COALESCE(@OnParentFailure, 'cancel') AS onParentFailure
-    FROM @deps AS d FOR JSON PATH);`;
 
 /** ExecAsync's checks, in order: each raises THROW 50000+n naming its parameter. */
 const EXEC_CHECKS = `IF @Kind IS NULL OR @Kind COLLATE Latin1_General_100_BIN2 NOT IN ('handler', 'sql', 'procedure')

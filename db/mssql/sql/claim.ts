@@ -9,15 +9,10 @@
 // (Flows rows are only ever inserted new, in a transaction of their own before the enqueue of the flow's nodes, and
 // deleted by pruning once the flow has no task left: no writer waits on one while holding another lock.)
 //
-// Within Tasks, workflows (sql/edges.ts, sql/enqueue-deps.ts) add one rule: a parent's row before its children's.
-// A child is always newer than its parents — the enqueue links a new task to existing ones; a flow inserts its
-// nodes in topological order — so parent before child is rising id order. The enqueue of a child locks its parents
-// (UPDLOCK, ROWLOCK, a seek per parent from a table keyed by id: in id order) before it inserts the child and its
-// edges; a settle (finish, rescue, cancel, retry) holds the row of the task it settles, then walks down to its
-// children level by level, locking each level's rows after the level above, then their edges. Two transactions
-// that both lock some parent and some child of it take them in that order, so neither waits for the other's
-// parent while holding its child: no cycle over one chain. Unrelated tasks a settle batch holds in another order
-// are what the rule of "seek rows by their key" below is for, and a 1205 is retried as for any writer.
+// Within Tasks, workflows add one rule: a parent's row before its children's — rising id order, as a child is always
+// newer than its parents. The enqueue of a child locks its parents in id order before it inserts the child and its
+// edges; a settle walks down from the task it settled, level by level, then the edges. The reasoning, and the one
+// exception (a retried task reads its parents' status to count its edges): sql/edges.ts.
 //
 // and never waits for a lock on a table while it holds a lock on a table later in the list. "Holds" means
 // X and U locks, and S locks kept by HOLDLOCK. A plain read keeps no lock past its row, but under locking

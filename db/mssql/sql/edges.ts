@@ -9,7 +9,11 @@
 // order, level by level, after the rows the batch itself settled; then TaskEdges (after Tasks in the lock order of
 // sql/claim.ts). The enqueue of a child holds its parents' rows (UPDLOCK, in id order) while it reads their status
 // and inserts the edges: a settle of such a parent waits for that enqueue (or the enqueue for the settle), so the
-// edge is either seen by the settle or made knowing the settled status — never lost between the two.
+// edge is either seen by the settle or made knowing the settled status — never lost between the two. Two
+// transactions that both lock a parent and a child of it take them in that order, so neither waits for the other's
+// parent while holding its child: no cycle along a chain. The exception: a task coming back (SYNC_EDGES) reads its
+// parents' rows after it holds its own — a retry racing its parent's settle may then deadlock, and is run again
+// (a 1205 is retried, errors.ts), as for any writer.
 
 /** Table variables the fragments share: @cm collects one statement's moves of children before they join @moves. */
 export const DECLARE_EDGES = `DECLARE @cm TABLE (id bigint NOT NULL PRIMARY KEY,
