@@ -75,6 +75,8 @@ export async function cancelFlow(shared: Shared, flowId: number): Promise<Cancel
   const row = first<{ found: number; cancelled: number; cancel_requested: number }>(r);
   await settleTouched(shared, r.recordsets);
   if (!row?.found) return { result: 'not_found', cancelled: 0, cancelRequested: 0 };
+  // a child outside the flow under `run` may have become pending
+  if (Number(row.cancelled) > 0) shared.wake();
   return { result: 'cancelled', cancelled: Number(row.cancelled), cancelRequested: Number(row.cancel_requested) };
 }
 

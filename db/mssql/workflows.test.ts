@@ -222,3 +222,45 @@ describe('@Parents of a sql task', () => {
     expect(bound.text).toContain('"token":"tok-a"');
   });
 });
+
+describe('createFlow', () => {
+  it('one request: the Flows row and the nodes, parents named by their order in the call; tokens come back by node id', async () => {
+    let sentTasks = '';
+    tds = new FakeTds((req, conn) => {
+      if (req.text.includes('SET CONTEXT_INFO @tag')) return { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] };
+      if (req.text.includes('INSERT INTO readpast.Flows')) {
+        sentTasks = req.text;
+        const tokens = [...req.text.matchAll(/"token":"([0-9a-f-]{36})"/g)].map((m) => m[1]!);
+        const results = JSON.stringify(tokens.map((token, ord) => ({ ord, token, created: 1 })));
+        return {
+          sets: [
+            {
+              columns: [
+                ['flow_id', 'bigint'],
+                ['results', 'nvarchar'],
+              ],
+              rows: [[41, results]],
+            },
+          ],
+        };
+      }
+      return undefined;
+    });
+    await tds.start();
+    store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0 });
+    const task = (command: string) => ({ kind: 'handler' as const, command, payload: null });
+    const r = await store.commands.createFlow({
+      name: 'nightly',
+      caller: null,
+      nodes: [
+        { id: 'load', task: task('load'), dependsOn: [] },
+        { id: 'merge', task: task('merge'), dependsOn: [{ id: 'load', onParentFailure: 'run' }] },
+      ],
+    });
+    expect(r.flowId).toBe(41);
+    expect(Object.keys(r.tokens)).toEqual(['load', 'merge']);
+    expect(r.tokens.load).not.toBe(r.tokens.merge);
+    expect(sentTasks).toContain('"flowNode":"merge","dependsOn":[{"n":0,"token":null,"ord":0,"onParentFailure":"run"}]');
+    expect(tds.requests().filter((q) => q.text.includes('INSERT INTO readpast.Flows'))).toHaveLength(1);
+  });
+});
