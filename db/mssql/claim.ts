@@ -5,7 +5,8 @@
 import type { ClaimedTask, ClaimOptions, WorkerSlot } from '../../lib/engine/types';
 import { sql, type Logger, type Param, type Shared } from './connection';
 import { retrying, serverMessage } from './errors';
-import { claimedTask, id, intMs, type ClaimRow } from './rows';
+import { claimedTask, id, intMs, parentResult, type ClaimRow, type ParentRow } from './rows';
+import { CLAIM_PARENTS } from './sql/flows';
 import { idleTag } from './session';
 import { HOT, hotName } from './sql/hot';
 import type { Workers } from './workers';
@@ -46,7 +47,13 @@ export class Claims {
       this.unbatchedServed = Math.max(this.unbatchedServed + 1, id(row.served_stamp));
     // the session that claimed it is the one that will run it; notice a reconnect now
     if (conn.info && row.session !== conn.info.session) await conn.tag(idleTag(slot.workerId));
-    return claimedTask(row, slot.workerId);
+    const task = claimedTask(row, slot.workerId);
+    // its parents' results (ctx.parents), on the same session: only for a task that has parents
+    if ((row.parent_count ?? 0) > 0) {
+      const p = await conn.query<ParentRow>(CLAIM_PARENTS, [['ids', sql.NVarChar(sql.MAX), JSON.stringify([task.id])]]);
+      task.parents = p.recordset.map(parentResult);
+    }
+    return task;
   }
 
   /**

@@ -14,6 +14,7 @@ import { raceCreate } from './connection';
 import { SCHEMA_GUARD_ERROR } from './errors';
 import { CODE_VERSION } from './migrations';
 import { SCHEMA_GUARD } from './sql/migrations';
+import { CLAIM_COLUMNS, cleanupReply } from './test-support/replies';
 import { FakeTds, sessionRow, type FakeConnection, type FakeReplier, type FakeReply, type FakeRequest } from './test-support/fake-tds';
 import { openMssqlStore, type MssqlStore } from './store';
 
@@ -31,27 +32,7 @@ function claimed(id: number, conn: FakeConnection, command = 'demo.sleep', paylo
   return {
     sets: [
       {
-        columns: [
-          ['id', 'bigint'],
-          ['token', 'nvarchar'],
-          ['queue', 'nvarchar'],
-          ['kind', 'nvarchar'],
-          ['command', 'nvarchar'],
-          ['payload', 'nvarchar'],
-          ['priority', 'int'],
-          ['attempts', 'int'],
-          ['max_attempts', 'int'],
-          ['timeout_ms', 'int'],
-          ['created_at', 'datetime'],
-          ['run_after', 'datetime'],
-          ['started_at', 'datetime'],
-          ['token_no', 'int'],
-          ['batch_id', 'bigint'],
-          ['stage', 'int'],
-          ['backoff_ms', 'int'],
-          ['session', 'int'],
-          ['served_stamp', 'bigint'],
-        ],
+        columns: CLAIM_COLUMNS,
         rows: [
           [
             id,
@@ -317,21 +298,7 @@ describe('session hygiene after a sql task', () => {
       replier((req, conn) => {
         if (req.kind === 'batch' && /EXECUTE AS USER/.test(req.text)) impersonated.add(conn.id);
         if (isCleanup(req)) {
-          const user = impersonated.has(conn.id) ? 'reporting' : 'app';
-          return {
-            sets: [
-              {
-                columns: [
-                  ['trancount', 'int'],
-                  ['db', 'nvarchar'],
-                  ['original_login', 'nvarchar'],
-                  ['login_name', 'nvarchar'],
-                  ['user_name', 'nvarchar'],
-                ],
-                rows: [[0, 'fake', 'app', 'app', user]],
-              },
-            ],
-          };
+          return cleanupReply(impersonated.has(conn.id) ? 'reporting' : 'app');
         }
         return undefined;
       }),
@@ -339,7 +306,7 @@ describe('session hygiene after a sql task', () => {
     const workerId = 'w-hygiene';
     const session = await s.worker.registerWorker({ workerId, host: 'h', pid: 1, role: 'test' });
     const signal = new AbortController().signal;
-    const attempt = (taskId: number) => ({ taskId, attempt: 1, workerId, session: tds.logins(isWorker).at(-1)!.spid });
+    const attempt = (taskId: number) => ({ taskId, attempt: 1, workerId, session: tds.logins(isWorker).at(-1)!.spid, parents: [] });
     await s.worker.runSql(attempt(1), 'SELECT 1', signal);
     expect(tds.logins(isWorker)).toHaveLength(1);
     await s.worker.runSql(attempt(2), "EXECUTE AS USER = 'reporting'; SELECT 1", signal);

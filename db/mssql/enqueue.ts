@@ -12,8 +12,11 @@ import { newToken } from './tokens';
 
 export const DEFAULT_QUEUE = 'default';
 
+/** A dependency as the enqueue procedure reads it: a parent by token, or (a flow's node) by its ord in the call. */
+export type DependencyRow = { n: number; token: string | null; ord: number | null; onParentFailure: string };
+
 /** One element of the enqueue procedure's @tasks. */
-export function enqueueRow(input: EnqueueInput, ord: number, prefix = '') {
+export function enqueueRow(input: EnqueueInput, ord: number, prefix = '', flowNode: string | null = null, deps?: DependencyRow[]) {
   const batchId = input.batchId ?? null;
   if (batchId === null && input.stage !== undefined && input.stage !== null) {
     throw new ValidationError(prefix ? `${prefix}.stage` : 'stage', 'a stage needs a batch');
@@ -35,6 +38,8 @@ export function enqueueRow(input: EnqueueInput, ord: number, prefix = '') {
     caller: input.caller ? input.caller.slice(0, 200) : null,
     batchId,
     stage: batchId === null ? null : (input.stage ?? 0),
+    flowNode,
+    dependsOn: deps ?? input.dependsOn?.map((d, n) => ({ n, token: d.token, ord: null, onParentFailure: d.onParentFailure })) ?? null,
   };
 }
 
@@ -46,12 +51,18 @@ export function enqueueResults(rows: { ord: number; token: string; created: numb
 }
 
 /** The batch and key errors the enqueue raises (ENQUEUE_WRITE), as the engine's errors. */
-export function enqueueError(err: unknown): unknown {
+export function enqueueError(err: unknown, prefix: (ord: number) => string = () => ''): unknown {
   const m = serverMessage(err);
   if (m.number === 51001) return new ValidationError('batchId', m.message);
   if (m.number === 51002 || m.number === 51003) return new ConflictError(m.message);
   // a key longer than the bound, given or found in the payload by the queue's keyFrom
   if (m.number === 51005) return new ValidationError('payload', m.message);
+  // a dependency naming no task (or one deleted meanwhile): `task <ord>, dependsOn.<n>: …`
+  if (m.number === 51006) {
+    const x = /^task (\d+), (dependsOn\.\d+): (.*)$/s.exec(m.message);
+    if (x) return new ValidationError(`${prefix(Number(x[1]))}${x[2]}`, x[3]!);
+    return new ValidationError('dependsOn', m.message);
+  }
   return err;
 }
 
@@ -73,6 +84,18 @@ export async function insertTasks(
   run?: EnqueueRunner,
 ): Promise<EnqueueResult[]> {
   const rows = inputs.map((input, i) => enqueueRow(input, i, prefix(i)));
+  return callEnqueue(shared, procs, inputs, rows, prefix, run);
+}
+
+/** Check procedure tasks, then run the enqueue procedure on rows made by enqueueRow. */
+export async function callEnqueue(
+  shared: Shared,
+  procs: ProcedureCatalog,
+  inputs: EnqueueInput[],
+  rows: ReturnType<typeof enqueueRow>[],
+  prefix: (i: number) => string,
+  run?: EnqueueRunner,
+): Promise<EnqueueResult[]> {
   for (const [i, input] of inputs.entries()) {
     if (input.kind === 'procedure') await procs.validate(input.command, input.payload ?? null, prefix(i));
   }
@@ -84,7 +107,7 @@ export async function insertTasks(
     if (!run) shared.wake();
     return enqueueResults(out ? (JSON.parse(out) as { ord: number; token: string; created: number }[]) : [], inputs.length);
   } catch (err) {
-    throw enqueueError(err);
+    throw enqueueError(err, (i) => (prefix(i) ? `${prefix(i)}.` : ''));
   }
 }
 

@@ -54,7 +54,7 @@ function serverTests(): void {
     const worker = async (): Promise<RunningAttempt> => {
       const workerId = `mssql-test-${process.pid}-${++n}`;
       const s = await store.worker.registerWorker({ workerId, host: 'test', pid: process.pid, role: 'test' });
-      return { workerId, session: s.session, taskId: 0, attempt: 0 };
+      return { workerId, session: s.session, taskId: 0, attempt: 0, parents: [] };
     };
     /**
      * A worker's session as the store records it: SPID and login time. SQL Server reuses SPIDs (a replaced
@@ -65,7 +65,13 @@ function serverTests(): void {
       return `${w.session}@${w.loginTime.getTime()}`;
     };
     /** The attempt a claim started, as the worker loop hands it to runSql / runProcedure. */
-    const attemptOf = (c: ClaimedTask): RunningAttempt => ({ taskId: c.id, attempt: c.attempt, workerId: c.workerId, session: c.session });
+    const attemptOf = (c: ClaimedTask): RunningAttempt => ({
+      taskId: c.id,
+      attempt: c.attempt,
+      workerId: c.workerId,
+      session: c.session,
+      parents: c.parents,
+    });
 
     it("runs sql tasks on the worker's own session, tagged for the DBA", async () => {
       const slot = await worker();

@@ -20,7 +20,11 @@ export async function cancel(shared: Shared, token: string): Promise<CancelResul
   const r = await shared.write(CANCEL, [['token', sql.UniqueIdentifier, token]]);
   const row = first<{ old_status: string | null; found: number }>(r);
   await settleTouched(shared, r.recordsets);
-  if (row?.old_status === 'pending') return 'cancelled';
+  if (row?.old_status === 'pending' || row?.old_status === 'waiting') {
+    // a child under `run` may have become pending (sql/edges.ts)
+    shared.wake();
+    return 'cancelled';
+  }
   if (row?.old_status === 'running') return 'cancel_requested';
   return row?.found ? 'conflict' : 'not_found';
 }

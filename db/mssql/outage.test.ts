@@ -11,6 +11,7 @@ import { defaultRegistry } from '../../lib/engine/handlers';
 import type { Logger } from '../../lib/engine/logger';
 import { Pool } from '../../lib/engine/pool';
 import { CANCEL_TIMEOUT_MS, KEEPALIVE_MS } from './connection';
+import { CLAIM_COLUMNS } from './test-support/replies';
 import { FakeTds, sessionRow, type FakeConnection, type FakeReply, type FakeRequest } from './test-support/fake-tds';
 import { openMssqlStore, type MssqlStore } from './store';
 import { heartbeatTimeoutMs } from './workers';
@@ -102,28 +103,6 @@ class Server {
     return undefined;
   };
 }
-
-const CLAIM_COLUMNS = [
-  ['id', 'bigint'],
-  ['token', 'nvarchar'],
-  ['queue', 'nvarchar'],
-  ['kind', 'nvarchar'],
-  ['command', 'nvarchar'],
-  ['payload', 'nvarchar'],
-  ['priority', 'int'],
-  ['attempts', 'int'],
-  ['max_attempts', 'int'],
-  ['timeout_ms', 'int'],
-  ['created_at', 'datetime'],
-  ['run_after', 'datetime'],
-  ['started_at', 'datetime'],
-  ['token_no', 'int'],
-  ['batch_id', 'bigint'],
-  ['stage', 'int'],
-  ['backoff_ms', 'int'],
-  ['session', 'int'],
-  ['served_stamp', 'bigint'],
-] as const;
 
 const claimSet = (rows: unknown[][]) => ({ columns: CLAIM_COLUMNS, rows });
 

@@ -7,11 +7,14 @@ import type {
   FailureFilter,
   MetricPoint,
   Page,
+  ParentFailurePolicy,
   PendingBreakdown,
   QueueCounts,
   RunningView,
   TaskDetail,
   TaskFilter,
+  TaskLink,
+  TaskStatus,
   TaskView,
   WorkerView,
 } from '../../lib/engine/types';
@@ -37,6 +40,7 @@ import {
 } from './rows';
 import type { FailureShape } from './sql/operators';
 import * as S from './sql/reads';
+import { TASK_LINKS } from './sql/flows';
 import type { ReadModel } from '../../lib/engine/ports';
 import type { Slice } from '../shared/bind';
 
@@ -48,11 +52,30 @@ const tokenParam = (t: string): Param => ['token', sql.UniqueIdentifier, t];
 
 export async function getTask(shared: Shared, t: string): Promise<TaskDetail | null> {
   if (!UUID.test(t)) return null;
-  const r = await shared.query(S.GET_TASK, [tokenParam(t)]);
-  const sets = r.recordsets as unknown as [TaskRow[], LogRow[]];
+  // the task, its attempts, then its links (sql/flows.ts): one round trip
+  const r = await shared.query(`${S.GET_TASK}\n${TASK_LINKS}`, [tokenParam(t)]);
+  const sets = r.recordsets as unknown as [TaskRow[], LogRow[], LinkRow[], LinkRow[], { child_count: number }[]];
   const row = sets[0]?.[0];
   if (!row) return null;
-  return { ...taskView(row), history: (sets[1] ?? []).map(attemptView) };
+  return {
+    ...taskView(row),
+    history: (sets[1] ?? []).map(attemptView),
+    parents: (sets[2] ?? []).map(taskLink),
+    children: (sets[3] ?? []).map(taskLink),
+    childCount: Number(sets[4]?.[0]?.child_count ?? 0),
+  };
+}
+
+interface LinkRow {
+  token: string;
+  flow_node: string | null;
+  command: string;
+  status: TaskStatus;
+  on_parent_failure: ParentFailurePolicy;
+}
+
+function taskLink(r: LinkRow): TaskLink {
+  return { token: r.token.toLowerCase(), nodeId: r.flow_node, command: r.command, status: r.status, onParentFailure: r.on_parent_failure };
 }
 
 export async function knownHandlers(shared: Shared): Promise<string[]> {
@@ -64,8 +87,15 @@ export async function countsByQueue(shared: Shared): Promise<QueueCounts[]> {
   const byQueue = new Map<string, QueueCounts>();
   for (const r of rows) {
     let q = byQueue.get(r.queue);
-    if (!q) byQueue.set(r.queue, (q = { queue: r.queue, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 }));
-    if (r.status === 'pending' || r.status === 'running' || r.status === 'succeeded' || r.status === 'dead' || r.status === 'cancelled') {
+    if (!q) byQueue.set(r.queue, (q = { queue: r.queue, waiting: 0, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 }));
+    if (
+      r.status === 'waiting' ||
+      r.status === 'pending' ||
+      r.status === 'running' ||
+      r.status === 'succeeded' ||
+      r.status === 'dead' ||
+      r.status === 'cancelled'
+    ) {
       q[r.status] = Number(r.n);
     }
   }
@@ -102,6 +132,7 @@ export async function listTasks(shared: Shared, f: TaskFilter): Promise<Page<Tas
   if (f.concurrencyKey !== undefined) params.push(['concurrency_key', sql.NVarChar(200), f.concurrencyKey]);
   if (f.batchId !== undefined) params.push(['batch_id', sql.BigInt, f.batchId]);
   if (f.stage !== undefined) params.push(['stage', sql.Int, f.stage]);
+  if (f.flowId !== undefined) params.push(['flow_id', sql.BigInt, f.flowId]);
   if (f.priorityMin !== undefined) params.push(['priority_min', sql.Int, f.priorityMin]);
   if (f.priorityMax !== undefined) params.push(['priority_max', sql.Int, f.priorityMax]);
   if (f.from) params.push(['from', sql.DateTime2(3), f.from]);
@@ -126,6 +157,7 @@ export async function listTasks(shared: Shared, f: TaskFilter): Promise<Page<Tas
     concurrencyKey: f.concurrencyKey !== undefined,
     batch: f.batchId !== undefined,
     stage: f.stage !== undefined,
+    flow: f.flowId !== undefined,
     priorityMin: f.priorityMin !== undefined,
     priorityMax: f.priorityMax !== undefined,
     from: Boolean(f.from),
@@ -144,8 +176,10 @@ export async function listTasks(shared: Shared, f: TaskFilter): Promise<Page<Tas
     cursor: shape.cursor,
     offset: true,
   };
+  // a flow's tasks are a seek of IX_Tasks_flow (at most a flow's nodes and continuations): no window needed
   const capped =
     !shape.token &&
+    !shape.flow &&
     (shape.status === 'succeeded' ||
       Boolean(shape.sub || shape.queue || shape.command || shape.concurrencyKey) ||
       Boolean(shape.priorityMin || shape.priorityMax || shape.from || shape.to) ||

@@ -1,7 +1,7 @@
 // Row shapes as the driver returns them (bigint as string, uniqueidentifier upper-case, bit as
 // boolean, datetime2 as Date) and their mapping to the engine's types: the shared mappers
 // (db/shared/rows.ts) with SQL Server's column converters, and the rows only SQL Server has.
-import type { ClaimedTask, LiveRequestState, TaskKind } from '../../lib/engine/types';
+import type { ClaimedTask, LiveRequestState, ParentResult, TaskKind, TaskStatus } from '../../lib/engine/types';
 import * as R from '../shared/rows';
 import * as RR from '../shared/record-rows';
 import { parseJson } from '../shared/rows';
@@ -79,10 +79,33 @@ export interface ClaimRow {
   backoff_ms: number;
   session: number;
   served_stamp: Id;
+  /** how many parents it has (0: no parents to read) */
+  parent_count?: number;
+}
+
+/** A parent of a claimed task (sql/flows.ts CLAIM_PARENTS). */
+export interface ParentRow {
+  child_id: Id;
+  token: string;
+  flow_node: string | null;
+  command: string;
+  status: TaskStatus;
+  result: string | null;
+}
+
+export function parentResult(r: ParentRow): ParentResult {
+  return {
+    token: token(r.token),
+    nodeId: r.flow_node,
+    command: r.command,
+    status: r.status,
+    result: r.status === 'succeeded' ? parseJson(r.result) : null,
+  };
 }
 
 export function claimedTask(r: ClaimRow, workerId: string): ClaimedTask {
   return {
+    parents: [],
     id: id(r.id),
     token: token(r.token),
     queue: r.queue,

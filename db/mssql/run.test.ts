@@ -45,16 +45,16 @@ describe('the session of a running attempt', () => {
   it('a replaced connection is recorded against the attempt, naming its worker, on the worker session (not the shared pool)', async () => {
     const { workers, writes } = fakes(77);
     // an empty script sends nothing: only the bookkeeping around it runs
-    await runSql(workers, { taskId: 5, attempt: 2, workerId: 'w-1', session: 61 }, '', never);
+    await runSql(workers, { taskId: 5, attempt: 2, workerId: 'w-1', session: 61, parents: [] }, '', never);
     expect(writes).toEqual([{ text: UPDATE_ATTEMPT_SESSION, params: { session: 77, task_id: 5, attempt: 2, worker_id: 'w-1' } }]);
   });
 
   it('nothing is recorded on the claimed session, or outside a task', async () => {
     const same = fakes(61);
-    await runSql(same.workers, { taskId: 5, attempt: 2, workerId: 'w-1', session: 61 }, '', never);
+    await runSql(same.workers, { taskId: 5, attempt: 2, workerId: 'w-1', session: 61, parents: [] }, '', never);
     expect(same.writes).toEqual([]);
     const idle = fakes(77);
-    await runSql(idle.workers, { taskId: 0, attempt: 0, workerId: 'w-1', session: 61 }, '', never);
+    await runSql(idle.workers, { taskId: 0, attempt: 0, workerId: 'w-1', session: 61, parents: [] }, '', never);
     expect(idle.writes).toEqual([]);
   });
 });

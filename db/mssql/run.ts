@@ -10,6 +10,7 @@ import { captureMessages, recordFailure } from './attempt-logs';
 import { query, requestWithTimeout, sql, type ConnectionPool, type ISqlType } from './connection';
 import { batchError, connectionLost, isConnectionError, requestError, retrying, serverMessage, type ServerMessage } from './errors';
 import { jsonValue } from './params';
+import { parentsJson } from '../../lib/engine/flows';
 import type { ProcedureCatalog } from './procs';
 import { splitBatches } from './script';
 import { idleTag, taskTag } from './session';
@@ -52,7 +53,8 @@ function onSession<T>(workers: Workers, attempt: RunningAttempt, fn: (pool: Conn
 
 /** A `sql` task's text; a script that may leave session state gets a new connection after it. */
 export function runSql(workers: Workers, attempt: RunningAttempt, text: string, signal: AbortSignal): Promise<SqlRunResult> {
-  return onSession(workers, attempt, (pool) => runScript(pool, text, signal, attempt.output), leavesSessionState(text));
+  const parents = parentsJson(attempt.parents ?? []);
+  return onSession(workers, attempt, (pool) => runScript(pool, text, signal, attempt.output, parents), leavesSessionState(text));
 }
 
 /** A `procedure` task, its parameters checked against the catalog again (the procedure may have changed). */
@@ -71,6 +73,11 @@ export async function runProcedure(
     // the procedure changed since the task was enqueued: no retry can fix that
     if (err instanceof ValidationError) throw new NonRetryableError(err.message, { cause: err });
     throw err;
+  }
+  // the parents' results (ctx.parents) as JSON text, when the procedure declares @Parents and the payload gives none
+  const declared = checked.info.params.find((p) => p.name.toLowerCase() === 'parents' && !p.isOutput);
+  if (declared && !checked.call.inputs.some((i) => i.name.toLowerCase() === 'parents')) {
+    checked.call.inputs.push({ name: declared.name, type: sql.NVarChar(sql.MAX), value: parentsJson(attempt.parents ?? []) });
   }
   return onSession(workers, attempt, (pool) => runRpc(pool, checked.info.quotedName, checked.call, signal, attempt.output));
 }
@@ -91,7 +98,13 @@ export function leavesSessionState(script: string): boolean {
 }
 
 /** Run a `sql` task's script (split on GO) on the worker's session, streaming, capturing every message. */
-export async function runScript(pool: ConnectionPool, script: string, signal: AbortSignal, output?: OutputSink): Promise<SqlRunResult> {
+export async function runScript(
+  pool: ConnectionPool,
+  script: string,
+  signal: AbortSignal,
+  output?: OutputSink,
+  parents?: string,
+): Promise<SqlRunResult> {
   let batches: string[];
   try {
     batches = splitBatches(script);
@@ -102,7 +115,7 @@ export async function runScript(pool: ConnectionPool, script: string, signal: Ab
   let rows: Record<string, unknown>[] = [];
   for (const text of batches) {
     signal.throwIfAborted();
-    const r = await runBatch(pool, text, signal, output);
+    const r = await runBatch(pool, text, signal, output, parents);
     if (signal.aborted) throw signal.reason;
     const lost = r.errors.find(isConnectionError);
     if (lost && !r.errors.some((e) => serverMessage(e).number !== null)) throw connectionLost(lost);
@@ -121,8 +134,18 @@ interface BatchOutcome {
   infos: ServerMessage[];
 }
 
-function runBatch(pool: ConnectionPool, text: string, signal: AbortSignal, output?: OutputSink): Promise<BatchOutcome> {
+/** A batch that names @Parents (any case, as T-SQL variables compare): it gets the parents' results bound. */
+export const NAMES_PARENTS = /@parents\b/i;
+
+/**
+ * One batch of a script: sent as it is (a raw batch, no parameters) — or, when it names @Parents and `parents` is
+ * given, through sp_executesql with @Parents bound as nvarchar(max) (never spliced into the text); SET options and
+ * #temp tables made inside such a batch then end with it.
+ */
+function runBatch(pool: ConnectionPool, text: string, signal: AbortSignal, output?: OutputSink, parents?: string): Promise<BatchOutcome> {
   const req = requestWithTimeout(pool, 0);
+  const bind = parents !== undefined && NAMES_PARENTS.test(text);
+  if (bind) req.input('Parents', sql.NVarChar(sql.MAX), parents);
   req.stream = true;
   // PRINT / RAISERROR … WITH NOWAIT and each error, into the attempt's output as they arrive
   const detach = captureMessages(req, output);
@@ -154,8 +177,7 @@ function runBatch(pool: ConnectionPool, text: string, signal: AbortSignal, outpu
     }
   };
   signal.addEventListener('abort', onAbort, { once: true });
-  return req
-    .batch(text)
+  return (bind ? req.query(text) : req.batch(text))
     .then(
       () => out,
       (e: unknown) => {

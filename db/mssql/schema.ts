@@ -19,6 +19,7 @@ import { migration as v16 } from './versions/v16-callers-utf8-dedup';
 import { migration as v17 } from './versions/v17-hot-procedures';
 import { migration as v18 } from './versions/v18-time-ordered-tokens';
 import { migration as v19 } from './versions/v19-flow-control';
+import { migration as v20, WORKFLOW_COLUMNS } from './versions/v20-workflows';
 import { dropIndex, index, table } from './ddl';
 import { ASYNC_EXEC_RESULTS_VIEW, CALLER_PROCEDURES, createProcedure, roleBatches } from './sql/callers';
 import { METRICS_DEAD_COLUMN } from './sql/history';
@@ -588,6 +589,8 @@ END;`,
       // the procedures are created from today's statements, whose tally bumps Metrics.dead (migration 8 adds it
       // to databases already past this one): an existing table's missing column would fail CREATE PROCEDURE
       METRICS_DEAD_COLUMN,
+      // and Tasks' workflow columns (migration 20), which CancelTask and RetryTask now read and write
+      ...WORKFLOW_COLUMNS,
       ...CALLER_PROCEDURES.map(createProcedure),
       ASYNC_EXEC_RESULTS_VIEW,
       ...roleBatches(),
@@ -607,6 +610,7 @@ END;`,
   v17,
   v18,
   v19,
+  v20,
 ];
 
 /** The highest schema version this code knows. */

@@ -64,11 +64,13 @@ export async function finish(shared: Shared, results: AttemptResult[]): Promise<
     [],
     shared.statementTimeoutMs,
   );
-  const rows = (r.recordsets as unknown as { ord: number; ok: number; frees: number }[][])[0] ?? [];
+  const rows = (r.recordsets as unknown as { ord: number; ok: number; frees: number; released?: number }[][])[0] ?? [];
   const accepted = new Array<boolean>(results.length).fill(false);
   let wake = false;
   for (const row of rows) {
     accepted[row.ord] = row.ok === 1;
+    // children of these tasks became pending (sql/edges.ts)
+    if ((row.released ?? 0) > 0) wake = true;
     const res = results[row.ord]!;
     if (row.ok === 1 && (row.frees === 1 || (res.settlement.kind === 'retry' && res.settlement.runAfter.getTime() <= Date.now())))
       wake = true;

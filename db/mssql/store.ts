@@ -27,6 +27,7 @@ import { diagnoseMssql } from './doctor';
 import * as enqueue from './enqueue';
 import * as failures from './failures';
 import * as flow from './flow';
+import * as flows from './flows';
 import * as history from './history';
 import { Live } from './live';
 import * as maintenance from './maintenance';
@@ -62,6 +63,7 @@ const concerns = [
   history,
   failures,
   flow,
+  flows,
 ];
 
 export interface MssqlStoreOptions {
@@ -161,6 +163,14 @@ export class MssqlStore implements Store {
         if (!t) return audited(shared, a, (s) => enqueue.enqueueMany(s, procs, inputs));
         const r = await enqueueOn(shared, procs, t, inputs, (i) => `tasks.${i}`);
         await audit.auditOn(shared, t, a, r);
+        return r;
+      },
+      createFlow: async (_, input, opts, a) => {
+        const t = externalTransaction(opts);
+        if (!t) return audited(shared, a, (s) => flows.createFlowOn(s, procs, input));
+        const r = await flows.createFlowOn(shared, procs, input, t);
+        await audit.auditOn(shared, t, a, r);
+        t.once('commit', () => shared.wake());
         return r;
       },
       transaction: (_, fn, opts) => transaction(shared, procs, fn, opts),

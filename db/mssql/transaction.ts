@@ -18,7 +18,16 @@
 import { ValidationError } from '../../lib/engine/errors';
 import { MAX_TRANSACTION_TIMEOUT_MS, TRANSACTION_TIMEOUT_MS } from '../../lib/engine/limits';
 import type { EnqueueCallOptions, StoreTransaction } from '../../lib/engine/ports';
-import type { EnqueueInput, EnqueueResult, ExecuteParams, ExecuteResult, TransactionOptions } from '../../lib/engine/types';
+import type {
+  EnqueueInput,
+  EnqueueResult,
+  ExecuteParams,
+  ExecuteResult,
+  FlowInput,
+  FlowResult,
+  TransactionOptions,
+} from '../../lib/engine/types';
+import { createFlowOn } from './flows';
 import { callOn, sql, type Shared } from './connection';
 import { insertTasks, type EnqueueRunner } from './enqueue';
 import type { ProcedureCatalog } from './procs';
@@ -110,6 +119,13 @@ class OnTransaction implements StoreTransaction {
     if (inputs.length === 0) return [];
     const r = await this.inTurn(() => insertTasks(this.shared, this.procs, inputs, prefix, runner(this.t)));
     if (r.some((x) => x.created)) this.created = true;
+    return r;
+  }
+
+  /** a flow in this transaction (its CREATE_FLOW's own BEGIN/COMMIT nest in it) */
+  async createFlow(input: FlowInput): Promise<FlowResult> {
+    const r = await this.inTurn(() => createFlowOn(this.shared, this.procs, input, this.t));
+    this.created = true;
     return r;
   }
 

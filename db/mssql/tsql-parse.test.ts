@@ -58,6 +58,17 @@ const FRAGMENTS = new Set([
   'claim-steps.RATE_STEP',
   'keys.SCHEDULE_KEY',
   'keys.SCHEDULE_WALK',
+  'edges.DECLARE_EDGES',
+  'edges.RELEASE_CHILDREN',
+  'edges.CASCADE_FAILURE',
+  'edges.REARM_CHILDREN',
+  'edges.RETRIED_STATUS',
+  'edges.DECLARE_CANCELLED',
+  'enqueue-deps.DECLARE_DEPS',
+  'enqueue-deps.LINK_PARENTS',
+  'enqueue-deps.INSERT_EDGES',
+  'operators.DELETE_EDGES',
+  'caller-checks.DEPENDENCY_CHECKS',
 ]);
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -92,6 +103,12 @@ const HELPERS = new Set([
   'operators.failureWhere',
   // a piece of retryFailedSql and BULK_RETRY, checked inside them
   'operators.heldCount',
+  // builds the callers' parameter errors (checked inside them)
+  'caller-checks.fail',
+  // a piece of the deletes and the pruning, checked inside them
+  'operators.neededByChild',
+  // the cancel of BULK_CANCEL and CANCEL_FLOW, checked inside them
+  'edges.cancelUnfinished',
   'reads.allListShapes',
   'reads.taskWindowShapes',
   // build migration 6's batches (checked there)
@@ -403,6 +420,10 @@ const PARAMETERS = new Set([
   'wait_ms',
   // the schema check on a one-shot store's first statement (sql/migrations.ts: SCHEMA_GUARD; connection.ts)
   'readpast_code_version',
+  // flows (sql/flows.ts, operators.ts RETRY_FLOW, the enqueue procedure's @flow_id, the task browser's flow filter)
+  'flow_id',
+  'node_count',
+  'unfinished',
 ]);
 
 /** Variables a statement uses without declaring them, that are not parameters the store passes. */
@@ -479,15 +500,16 @@ describe('T-SQL parse check', () => {
     ]) {
       expect(names).toContain(must);
     }
-    // per status: none, 13 flags alone, payload eq / contains, all; pending: 3 sub-states alone and with all
-    expect(names.filter((n) => n.startsWith('reads.listTasksSql')).length).toBe(6 * 17 + 6);
+    // per status (none and the six): none, 14 flags alone, payload eq / contains, all; pending: 3 sub-states alone and with all
+    expect(names.filter((n) => n.startsWith('reads.listTasksSql')).length).toBe(7 * 18 + 6);
     expect(names.filter((n) => n.startsWith('reads.listAttemptsSql')).length).toBe(7 * 64);
-    // every module of sql/ sends something (tally.ts and claim-steps.ts only lend their pieces to others; hot.ts's
+    // every module of sql/ sends something (tally.ts, claim-steps.ts, edges.ts and enqueue-deps.ts only lend their
+    // pieces to others; hot.ts's
     // procedures, enqueue.ts's statement among them, are migration 17's batches)
     const modules = MODULES.map(([m]) => m);
     expect(modules).toEqual(expect.arrayContaining(['claim', 'enqueue', 'live', 'reads', 'session', 'settle', 'tally']));
     for (const m of modules)
-      if (!['tally', 'hot', 'enqueue', 'claim-steps'].includes(m))
+      if (!['tally', 'hot', 'enqueue', 'claim-steps', 'edges', 'enqueue-deps', 'caller-checks'].includes(m))
         expect(
           names.some((n) => n.startsWith(`${m}.`)),
           m,

@@ -2,6 +2,7 @@
 // per-stage counts (BatchStages) maintained by every writer through the tally (settling a batch after
 // its tasks moved is in settle.ts). Lock order (sql/claim.ts): the batch's row first, then its tasks, at
 // most ESCALATION_CHUNK per statement (enqueue.ts), then the kept counts.
+import { CASCADE_FAILURE, DECLARE_EDGES } from './edges';
 import { ESCALATION_CHUNK } from './enqueue';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY } from './tally';
 
@@ -56,6 +57,7 @@ SELECT @old AS old_status, @n AS released;`;
  */
 export const CANCEL_BATCH = `${BEGIN}
 ${DECLARE_MOVES}
+${DECLARE_EDGES}
 DECLARE @old varchar(10) = NULL, @n int = ${ESCALATION_CHUNK};
 BEGIN TRANSACTION;
 SELECT @old = b.status FROM readpast.Batches AS b WITH (UPDLOCK, HOLDLOCK) WHERE b.id = @id;
@@ -76,8 +78,9 @@ BEGIN
     SET @n = @@ROWCOUNT;
   END;
   UPDATE readpast.Tasks SET cancel_requested = 1 WHERE batch_id = @id AND batch_id IS NOT NULL AND status = 'running';
+${CASCADE_FAILURE}
 ${MOVES_TO_DELTAS}
 ${TALLY}
 END;
 COMMIT TRANSACTION;
-SELECT @old AS old_status, (SELECT COUNT(*) FROM @moves) AS cancelled;`;
+SELECT @old AS old_status, (SELECT COUNT(*) FROM @moves AS m WHERE m.batch_id = @id) AS cancelled;`;

@@ -4,7 +4,8 @@
 // before taking any lock; then the rows of the keys its tasks will be pending under (ConcurrencyKeys); then
 // Tasks, ExecutionLog, the kept counts. Each returns (done, found), then the
 // touched batches.
-import { DELETE_ATTEMPT_LOGS, heldCount, PAST_ABORT } from './operators';
+import { DELETE_ATTEMPT_LOGS, DELETE_EDGES, heldCount, neededByChild, PAST_ABORT } from './operators';
+import { cancelUnfinished, DECLARE_CANCELLED, DECLARE_EDGES, REARM_CHILDREN, RETRIED_STATUS } from './edges';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 import { keyRowsFor } from './keys';
 
@@ -30,6 +31,7 @@ const BULK_RETRY_WHERE = `t.token IN (SELECT k.token FROM @k AS k) AND t.status 
  */
 export const BULK_RETRY = `${BEGIN}
 ${DECLARE_MOVES}
+${DECLARE_EDGES}
 ${TOKENS}
 DECLARE @cand TABLE (id bigint NOT NULL PRIMARY KEY);
 INSERT INTO @cand (id)
@@ -41,42 +43,35 @@ INSERT INTO @cand (id)
   ) AS c
   WHERE (c.dedup_key IS NULL OR c.rn = 1)
     AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
-      WHERE o.dedup_key = c.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running'));
+      WHERE o.dedup_key = c.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('waiting', 'pending', 'running'));
 ${heldCount(BULK_RETRY_WHERE)}
 BEGIN TRANSACTION;
 ${keyRowsFor('SELECT t.queue, t.concurrency_key FROM readpast.Tasks AS t JOIN @cand AS c ON c.id = t.id WHERE t.batch_id IS NULL')}
 UPDATE t
-  SET status = 'pending', run_after = @now, finished_at = NULL, cancel_requested = 0,
+  SET status = ${RETRIED_STATUS}, run_after = @now, finished_at = NULL, cancel_requested = 0, blocked_by = NULL,
       max_attempts = CASE WHEN t.max_attempts >= t.attempts + 1 THEN t.max_attempts ELSE t.attempts + 1 END
   OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL, NULL INTO @moves
   FROM readpast.Tasks AS t JOIN @cand AS c ON c.id = t.id
   WHERE t.status IN ('dead', 'cancelled')
     AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
-      WHERE o.dedup_key = t.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running'));
+      WHERE o.dedup_key = t.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('waiting', 'pending', 'running'));
 SET @done = @@ROWCOUNT;
+${REARM_CHILDREN}
 ${MOVES_TO_DELTAS}
 ${TALLY}
 COMMIT TRANSACTION;
 SELECT @done AS done, @found AS found, @held AS held;
 ${TOUCHED}`;
 
-/** pending → cancelled; running → cancel requested (counted as done). */
+/** waiting or pending → cancelled (their children's policies applied); running → cancel requested (counted as done). */
 export const BULK_CANCEL = `${BEGIN}
 ${DECLARE_MOVES}
+${DECLARE_EDGES}
 ${TOKENS}
-DECLARE @o TABLE (id bigint NOT NULL PRIMARY KEY, queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
-  batch_id bigint NULL, stage int NULL, old_status varchar(10) NOT NULL);
+${DECLARE_CANCELLED}
 BEGIN TRANSACTION;
-UPDATE t
-  SET status = CASE WHEN t.status = 'pending' THEN 'cancelled' ELSE t.status END,
-      finished_at = CASE WHEN t.status = 'pending' THEN @now ELSE t.finished_at END,
-      cancel_requested = CASE WHEN t.status = 'running' THEN 1 ELSE t.cancel_requested END
-  OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status INTO @o
-  FROM readpast.Tasks AS t JOIN @k AS k ON k.token = t.token
-  WHERE t.status IN ('pending', 'running');
-SET @done = @@ROWCOUNT;
-INSERT INTO @moves (id, queue, batch_id, stage, from_status, to_status)
-  SELECT o.id, o.queue, o.batch_id, o.stage, 'pending', 'cancelled' FROM @o AS o WHERE o.old_status = 'pending';
+${cancelUnfinished('readpast.Tasks AS t JOIN @k AS k ON k.token = t.token', '1 = 1')}
+SET @done = (SELECT COUNT(*) FROM @o);
 ${MOVES_TO_DELTAS}
 ${TALLY}
 COMMIT TRANSACTION;
@@ -89,9 +84,11 @@ ${TOKENS}
 BEGIN TRANSACTION;
 DELETE FROM readpast.Tasks
   OUTPUT deleted.id, deleted.queue, deleted.batch_id, deleted.stage, deleted.status, NULL, NULL, NULL, NULL INTO @moves
-  WHERE token IN (SELECT k.token FROM @k AS k) AND status IN ('succeeded', 'dead', 'cancelled');
+  WHERE token IN (SELECT k.token FROM @k AS k) AND status IN ('succeeded', 'dead', 'cancelled')
+    AND NOT ${neededByChild('readpast.Tasks.id')};
 SET @done = @@ROWCOUNT;
 ${DELETE_ATTEMPT_LOGS}
+${DELETE_EDGES}
 ${MOVES_TO_DELTAS}
 ${TALLY}
 COMMIT TRANSACTION;
@@ -126,6 +123,7 @@ ${RESULT}`;
  */
 export const EDIT_TASK = `${BEGIN}
 ${DECLARE_MOVES}
+${DECLARE_EDGES}
 DECLARE @o TABLE (id bigint NOT NULL PRIMARY KEY, old_queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
   new_queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL, batch_id bigint NULL, stage int NULL,
   from_status varchar(10) NOT NULL, to_status varchar(10) NOT NULL);
@@ -148,16 +146,18 @@ UPDATE t
       run_after = COALESCE(@run_after, CASE WHEN @retry = 1 THEN @now ELSE t.run_after END),
       max_attempts = CASE WHEN (@retry = 1 OR t.status = 'pending') AND @max_attempts < t.attempts + 1 THEN t.attempts + 1
         ELSE @max_attempts END,
-      status = CASE WHEN @retry = 1 THEN 'pending' ELSE t.status END,
+      status = CASE WHEN @retry = 1 THEN ${RETRIED_STATUS} ELSE t.status END,
       finished_at = CASE WHEN @retry = 1 THEN NULL ELSE t.finished_at END,
+      blocked_by = CASE WHEN @retry = 1 THEN NULL ELSE t.blocked_by END,
       cancel_requested = 0
   OUTPUT inserted.id, deleted.queue, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status INTO @o
   FROM readpast.Tasks AS t
   WHERE t.token = @token AND t.status = @from_status AND t.status <> 'running'
     AND (@retry = 0 OR (@may_retry = 1 AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS d
-      WHERE d.dedup_key = t.dedup_key AND d.dedup_key IS NOT NULL AND d.status IN ('pending', 'running'))));
+      WHERE d.dedup_key = t.dedup_key AND d.dedup_key IS NOT NULL AND d.status IN ('waiting', 'pending', 'running'))));
 INSERT INTO @moves (id, queue, batch_id, stage, from_status, to_status)
   SELECT o.id, o.old_queue, o.batch_id, o.stage, o.from_status, o.to_status FROM @o AS o WHERE o.from_status <> o.to_status;
+${REARM_CHILDREN}
 ${MOVES_TO_DELTAS}
 INSERT INTO @delta (queue, status, n)
   SELECT x.queue, o.to_status, 0 FROM @o AS o CROSS APPLY (VALUES (o.old_queue), (o.new_queue)) AS x (queue)

@@ -17,6 +17,10 @@
 // positional calls written before it bind as they did) is the task's key; without it the queue's keyFrom
 // derives one from @Payload inside Enqueue_v19, as for the library's tasks (migration 19).
 //
+// Dependencies: ExecAsync's @DependsOn (task tokens separated by commas, spaces allowed) and @OnParentFailure
+// ('cancel' by default, 'run', 'wait'), after @ConcurrencyKey for the same reason (migration 20). Each token is
+// checked (50019 names one that is not a task's) before the enqueue, which checks again under lock.
+//
 // Same statements as the store. ExecAsync calls readpast.Enqueue_v<n> (sql/hot.ts: ENQUEUE_WRITE installed),
 // the very procedure the Node enqueue calls, with a one-element @tasks array it builds with FOR JSON (its token made
 // as the store makes one: sql/tokens.ts); CancelTask and RetryTask run
@@ -56,6 +60,7 @@ import {
   QUEUE_NAME,
   QUEUE_NAME_RULE,
 } from '../../../lib/engine/limits';
+import { DEPENDENCY_CHECKS, fail } from './caller-checks';
 import { HOT, hotName } from './hot';
 import { CANCEL_WRITE, PAST_ABORT, RETRY_ONE_WRITE } from './operators';
 import { SETTLE_BATCHES_WRITE } from './settle';
@@ -88,8 +93,6 @@ export function nameCheck(re: RegExp, variable: string, maxLength: number): stri
   return `(${variable} IS NOT NULL AND DATALENGTH(${variable}) BETWEEN 2 AND ${2 * maxLength}
       AND ${variable} ${c} LIKE N'[${first}]%' AND ${variable} ${c} NOT LIKE N'%[^${rest}]%')`;
 }
-
-const fail = (n: number, message: string) => `THROW ${50000 + n}, N'${message.replace(/'/g, "''")}', 1;`;
 
 /**
  * @payload_bytes: the payload's length in UTF-8, as the library counts it (Buffer.byteLength of the JSON
@@ -164,7 +167,8 @@ const EXEC_CHECKS = `IF @Kind IS NULL OR @Kind COLLATE Latin1_General_100_BIN2 N
   IF @Stage IS NOT NULL AND @Stage NOT BETWEEN ${MIN_STAGE} AND ${MAX_STAGE}
     ${fail(16, `@Stage: ${MIN_STAGE} to ${MAX_STAGE}`)}
   IF @ConcurrencyKey IS NOT NULL AND DATALENGTH(@ConcurrencyKey) NOT BETWEEN 2 AND ${2 * MAX_CONCURRENCY_KEY_LENGTH}
-    ${fail(17, `@ConcurrencyKey: 1 to ${MAX_CONCURRENCY_KEY_LENGTH} characters`)}`;
+    ${fail(17, `@ConcurrencyKey: 1 to ${MAX_CONCURRENCY_KEY_LENGTH} characters`)}
+  ${DEPENDENCY_CHECKS}`;
 
 /** Batches touched (@sdelta) → readpast.SettleBatches, as the store settles them after its writes. */
 const SETTLE_TOUCHED = `DECLARE @batches nvarchar(max) = N'', @b bigint = (SELECT MIN(d.batch_id) FROM @sdelta AS d);
@@ -218,6 +222,9 @@ export const CALLER_PROCEDURES: readonly CallerProcedure[] = [
       '@Token uniqueidentifier = NULL OUTPUT',
       // last, so that positional calls written before it still bind as they did
       '@ConcurrencyKey nvarchar(4000) = NULL',
+      // then the dependencies (migration 20), last for the same reason
+      '@DependsOn nvarchar(max) = NULL',
+      '@OnParentFailure nvarchar(10) = NULL',
     ],
     body: `SET NOCOUNT ON;
   DECLARE @cmd nvarchar(max), @err nvarchar(2048);
@@ -227,7 +234,8 @@ export const CALLER_PROCEDURES: readonly CallerProcedure[] = [
       @Payload AS payload, @Priority AS priority, @RunAt AS runAfter, @MaxAttempts AS maxAttempts,
       CASE WHEN @TimeoutMs IS NULL THEN 0 ELSE 1 END AS timeoutGiven, @TimeoutMs AS timeoutMs, @DedupKey AS dedupKey,
       ${CALLER} AS caller, @BatchId AS batchId,
-      CASE WHEN @BatchId IS NULL THEN NULL ELSE COALESCE(@Stage, 0) END AS stage, @ConcurrencyKey AS concurrencyKey
+      CASE WHEN @BatchId IS NULL THEN NULL ELSE COALESCE(@Stage, 0) END AS stage, @ConcurrencyKey AS concurrencyKey,
+      JSON_QUERY(@depends) AS dependsOn
     FOR JSON PATH, INCLUDE_NULL_VALUES);
   DECLARE @results nvarchar(max);
   EXEC ${hotName(HOT.enqueue)} @tasks = @tasks, @results = @results OUTPUT;
@@ -323,7 +331,7 @@ export const CALLER_PROCEDURES: readonly CallerProcedure[] = [
     params: ['@Token uniqueidentifier'],
     body: `${byToken(RETRY_ONE_WRITE)}
   ${SETTLE_TOUCHED}
-  IF EXISTS (SELECT 1 FROM @moves AS m) RETURN 0;
+  IF @retried > 0 RETURN 0;
   IF EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.token = @Token AND t.status IN ('dead', 'cancelled') AND ${PAST_ABORT})
   BEGIN
     RAISERROR(N'readpast.RetryTask: a task of a stage after a failed one, in a batch that aborts on failure', 10, 1);

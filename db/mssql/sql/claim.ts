@@ -3,8 +3,16 @@
 //
 // LOCK ORDER. Every writer of the store takes its locks in this one order of tables:
 //
-//   Schedules → Queues → Batches → ConcurrencyKeys → Tasks → ConcurrencyTokens → RateSlots → ExecutionLog
-//   → BatchStages → QueueCounts → Metrics → QueueChanges
+//   Schedules → Queues → Batches → ConcurrencyKeys → Tasks → TaskEdges → ConcurrencyTokens → RateSlots
+//   → ExecutionLog → BatchStages → QueueCounts → Metrics → QueueChanges
+//
+// (Flows rows are only ever inserted new, in a transaction of their own before the enqueue of the flow's nodes, and
+// deleted by pruning once the flow has no task left: no writer waits on one while holding another lock.)
+//
+// Within Tasks, workflows add one rule: a parent's row before its children's — rising id order, as a child is always
+// newer than its parents. The enqueue of a child locks its parents in id order before it inserts the child and its
+// edges; a settle walks down from the task it settled, level by level, then the edges. The reasoning, and the one
+// exception (a retried task reads its parents' status to count its edges): sql/edges.ts.
 //
 // and never waits for a lock on a table while it holds a lock on a table later in the list. "Holds" means
 // X and U locks, and S locks kept by HOLDLOCK. A plain read keeps no lock past its row, but under locking
@@ -28,7 +36,8 @@
 // limited queues with no room, queues whose rate window is full, keys at their per-key limit and keys whose
 // window is full are skipped before any TOP, so they block nobody else.
 // The rules are listed once, by name, in lib/engine/claim-rules.ts; CLAIM is composed of their T-SQL
-// fragments (CLAIM_RULE_SQL below), each byte for byte as readpast.Claim_v19 was installed.
+// fragments (CLAIM_RULE_SQL below), each byte for byte as readpast.Claim_v20 was installed (v20 returns
+// the claimed task's parent_count too: the claim reads its parents on the same session only when it has some).
 //
 // First, without holding anything: the candidate queues (not paused, wanted by this worker, with room by
 // a first count, a queue-wide rate window not full), the lanes (batches with a due task of a candidate
@@ -437,6 +446,7 @@ ${TALLY}
 END;
 SELECT c.id, c.token, c.queue, c.kind, c.command, c.payload, c.priority, c.attempts, c.max_attempts, c.timeout_ms,
   c.created_at, c.run_after, c.started_at, c.token_no, c.batch_id, c.stage, c.concurrency_key, COALESCE(q.backoff_ms, 1000) AS backoff_ms,
-  @@SPID AS session, @stamp AS served_stamp
+  @@SPID AS session, @stamp AS served_stamp,
+  (SELECT t.parent_count FROM readpast.Tasks AS t WHERE t.id = c.id) AS parent_count
 FROM @claimed AS c LEFT JOIN readpast.Queues AS q ON q.name = c.queue;
 ${TOUCHED}`;

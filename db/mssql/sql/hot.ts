@@ -43,14 +43,19 @@ const ENQUEUE_BODY = `${ENQUEUE_WRITE}
     FROM @in AS i FOR JSON PATH);`;
 
 export const HOT = {
-  enqueue: { name: 'Enqueue', version: 19, params: ['@tasks nvarchar(max)', '@results nvarchar(max) = NULL OUTPUT'], body: ENQUEUE_BODY },
+  enqueue: {
+    name: 'Enqueue',
+    version: 20,
+    params: ['@tasks nvarchar(max)', '@flow_id bigint = NULL', '@results nvarchar(max) = NULL OUTPUT'],
+    body: ENQUEUE_BODY,
+  },
   claim: {
     name: 'Claim',
-    version: 19,
+    version: 20,
     params: ['@worker_id nvarchar(256)', '@lease_ms int', '@queues nvarchar(max) = NULL', '@unbatched_served bigint'],
     body: CLAIM,
   },
-  finish: { name: 'Finish', version: 17, params: ['@results nvarchar(max)'], body: FINISH },
+  finish: { name: 'Finish', version: 20, params: ['@results nvarchar(max)'], body: FINISH },
   heartbeat: {
     name: 'Heartbeat',
     version: 17,

@@ -8,7 +8,8 @@ import { AUDIT_KEEP_MS } from '../../../lib/engine/limits';
 import { ESCALATION_CHUNK } from './enqueue';
 
 const AUDIT_KEEP_DAYS = Math.round(AUDIT_KEEP_MS / 86_400_000);
-import { DELETE_ATTEMPT_LOGS } from './operators';
+import { DELETE_ATTEMPT_LOGS, DELETE_EDGES, neededByChild } from './operators';
+import { CASCADE_FAILURE, DECLARE_EDGES } from './edges';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 import { historyCommandOf } from './history';
 
@@ -25,6 +26,7 @@ export const RESCUE_BATCH = 500;
  */
 export const RESCUE_EXPIRED = `${BEGIN}
 ${DECLARE_MOVES}
+${DECLARE_EDGES}
 DECLARE @expired TABLE (id bigint NOT NULL PRIMARY KEY, lease_until datetime2(3) NOT NULL, heartbeat_at datetime2(3) NULL,
   alive bit NOT NULL DEFAULT 0);
 SET DEADLOCK_PRIORITY LOW;
@@ -69,13 +71,15 @@ UPDATE s SET last_ended_at = @now
   FROM readpast.BatchStages AS s
   WHERE EXISTS (SELECT 1 FROM @moves AS m WHERE m.batch_id = s.batch_id AND m.stage = s.stage)
     AND (s.last_ended_at IS NULL OR s.last_ended_at < @now);
+${CASCADE_FAILURE}
 ${MOVES_TO_DELTAS}
-SET @m_failed = (SELECT COUNT(*) FROM @moves);
+-- the attempts' own moves (children a dead task cancelled carry no worker)
+SET @m_failed = (SELECT COUNT(*) FROM @moves AS m WHERE m.worker_id IS NOT NULL);
 ${TALLY}
 COMMIT TRANSACTION;
 SELECT COALESCE(SUM(CASE WHEN m.to_status = 'pending' THEN 1 ELSE 0 END), 0) AS retried,
        COALESCE(SUM(CASE WHEN m.to_status = 'dead' THEN 1 ELSE 0 END), 0) AS dead
-FROM @moves AS m;
+FROM @moves AS m WHERE m.worker_id IS NOT NULL;
 ${TOUCHED}`;
 
 /** Attempts the rescue abandoned that ended at or after @since, by queue and reason (IX_ExecutionLog_unsuccessful). */
@@ -108,22 +112,37 @@ SELECT @@ROWCOUNT AS n;`;
 export const PRUNE_BATCH = 500;
 
 /**
- * Delete up to PRUNE_BATCH terminal tasks finished before @cutoff, with their log rows.
+ * Delete up to PRUNE_BATCH terminal tasks finished before @cutoff, with their log rows and edges. Never one an
+ * unfinished task depends on; a task of a flow only once no task of its flow is unfinished or finished since
+ * @cutoff — then the flow goes as a whole, round by round, its Flows row with its last task.
  * Returns (tasks, attempts), then the touched batches.
  */
 export const PRUNE_TASKS = `${BEGIN}
 ${DECLARE_MOVES}
 SET DEADLOCK_PRIORITY LOW;
 DECLARE @attempts int;
+DECLARE @pruned TABLE (id bigint NOT NULL PRIMARY KEY, queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  batch_id bigint NULL, stage int NULL, from_status varchar(10) NULL, to_status varchar(10) NULL, token_no int NULL,
+  attempt int NULL, flow_id bigint NULL);
 BEGIN TRANSACTION;
 WITH old AS (
-  SELECT TOP (${PRUNE_BATCH}) t.id, t.queue, t.batch_id, t.stage, t.status FROM readpast.Tasks AS t
+  SELECT TOP (${PRUNE_BATCH}) t.id, t.queue, t.batch_id, t.stage, t.status, t.flow_id FROM readpast.Tasks AS t
   WHERE t.finished_at < @cutoff AND t.status IN ('succeeded', 'dead', 'cancelled')
+    AND NOT ${neededByChild('t.id')}
+    AND (t.flow_id IS NULL OR NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
+      WHERE o.flow_id = t.flow_id AND (o.status IN ('waiting', 'pending', 'running') OR o.finished_at >= @cutoff)))
   ORDER BY t.finished_at
 )
-DELETE FROM old OUTPUT deleted.id, deleted.queue, deleted.batch_id, deleted.stage, deleted.status, NULL, NULL, NULL, NULL INTO @moves;
+DELETE FROM old OUTPUT deleted.id, deleted.queue, deleted.batch_id, deleted.stage, deleted.status, NULL, NULL, NULL, deleted.flow_id
+  INTO @pruned;
+INSERT INTO @moves (id, queue, batch_id, stage, from_status, to_status)
+  SELECT p.id, p.queue, p.batch_id, p.stage, p.from_status, NULL FROM @pruned AS p;
 ${DELETE_ATTEMPT_LOGS}
 SET @attempts = @logs;
+${DELETE_EDGES}
+DELETE FROM readpast.Flows
+  WHERE id IN (SELECT p.flow_id FROM @pruned AS p WHERE p.flow_id IS NOT NULL)
+    AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.flow_id = readpast.Flows.id);
 ${MOVES_TO_DELTAS}
 ${TALLY}
 COMMIT TRANSACTION;
@@ -156,7 +175,9 @@ const PRUNE_KEYS = `${chunked(`SELECT TOP (${ESCALATION_CHUNK}) c.queue, c.concu
         WHERE t.status = 'pending' AND t.batch_id IS NULL AND t.concurrency_key IS NOT NULL
           AND t.queue = c.queue AND t.concurrency_key = c.concurrency_key)
       AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS t
-        WHERE t.status = 'running' AND t.concurrency_key IS NOT NULL AND t.queue = c.queue AND t.concurrency_key = c.concurrency_key)`)}
+        WHERE t.status = 'running' AND t.concurrency_key IS NOT NULL AND t.queue = c.queue AND t.concurrency_key = c.concurrency_key)
+      AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS t
+        WHERE t.status = 'waiting' AND t.concurrency_key IS NOT NULL AND t.queue = c.queue AND t.concurrency_key = c.concurrency_key)`)}
 ${chunked(`SELECT TOP (${ESCALATION_CHUNK}) s.queue, s.rate_key, s.slot_no FROM readpast.RateSlots AS s
     LEFT JOIN readpast.Queues AS q ON q.name = s.queue
     WHERE q.rate_limit IS NULL

@@ -8,6 +8,7 @@ import { DELETE_TASKS_OUTPUT } from './attempt-logs';
 import { ESCALATION_CHUNK } from './enqueue';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 import { keyRowsFor } from './keys';
+import { CASCADE_FAILURE, DECLARE_EDGES, REARM_CHILDREN, RETRIED_STATUS } from './edges';
 
 /**
  * Which dead tasks a failure filter selects. Parameters: @f_queue, @f_message, @f_q (a LIKE pattern),
@@ -43,6 +44,27 @@ export const FAILURE_SHAPES: readonly FailureShape[] = [false, true].flatMap((qu
 
 export const BULK_BATCH = 500;
 
+/** The task `id` names has an edge to a child not finished: it may not be deleted (nor pruned). */
+export const neededByChild = (id: string) => `EXISTS (SELECT 1 FROM readpast.TaskEdges AS ne
+      JOIN readpast.Tasks AS nc ON nc.id = ne.child_id
+      WHERE ne.parent_id = ${id} AND nc.status IN ('waiting', 'pending', 'running'))`;
+
+/** The edges of the tasks in @moves (deleted), both ways, ESCALATION_CHUNK per statement. */
+export const DELETE_EDGES = `DECLARE @edge_chunk int;
+${['parent_id', 'child_id']
+  .map(
+    (end) => `SET @edge_chunk = ${ESCALATION_CHUNK};
+WHILE @edge_chunk = ${ESCALATION_CHUNK}
+BEGIN
+  WITH doomed AS (
+    SELECT TOP (${ESCALATION_CHUNK}) e.${end} FROM readpast.TaskEdges AS e WHERE e.${end} IN (SELECT m.id FROM @moves AS m)
+  )
+  DELETE FROM doomed;
+  SET @edge_chunk = @@ROWCOUNT;
+END;`,
+  )
+  .join('\n')}`;
+
 /**
  * Delete the ExecutionLog rows of the tasks in @moves (a task retried many times has many),
  * ESCALATION_CHUNK per statement; @logs counts them. Their attempts' output goes too (sql/attempt-logs.ts).
@@ -60,20 +82,25 @@ BEGIN
 END;
 ${DELETE_TASKS_OUTPUT}`;
 
-/** pending → cancelled at once; running → cancel requested. Returns (old_status, found), then the touched batches. */
+/**
+ * waiting or pending → cancelled at once (its children's policies applied, sql/edges.ts); running → cancel requested.
+ * Returns (old_status, found), then the touched batches.
+ */
 export const CANCEL_WRITE = `${BEGIN}
 ${DECLARE_MOVES}
+${DECLARE_EDGES}
 DECLARE @o TABLE (id bigint NOT NULL PRIMARY KEY, queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
   batch_id bigint NULL, stage int NULL, old_status varchar(10) NOT NULL);
 BEGIN TRANSACTION;
 UPDATE readpast.Tasks
-  SET status = CASE WHEN status = 'pending' THEN 'cancelled' ELSE status END,
-      finished_at = CASE WHEN status = 'pending' THEN @now ELSE finished_at END,
+  SET status = CASE WHEN status IN ('waiting', 'pending') THEN 'cancelled' ELSE status END,
+      finished_at = CASE WHEN status IN ('waiting', 'pending') THEN @now ELSE finished_at END,
       cancel_requested = CASE WHEN status = 'running' THEN 1 ELSE cancel_requested END
   OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status INTO @o
-  WHERE token = @token AND status IN ('pending', 'running');
+  WHERE token = @token AND status IN ('waiting', 'pending', 'running');
 INSERT INTO @moves (id, queue, batch_id, stage, from_status, to_status)
-  SELECT o.id, o.queue, o.batch_id, o.stage, 'pending', 'cancelled' FROM @o AS o WHERE o.old_status = 'pending';
+  SELECT o.id, o.queue, o.batch_id, o.stage, o.old_status, 'cancelled' FROM @o AS o WHERE o.old_status IN ('waiting', 'pending');
+${CASCADE_FAILURE}
 ${MOVES_TO_DELTAS}
 ${TALLY}
 COMMIT TRANSACTION;`;
@@ -104,7 +131,7 @@ export const heldCount = (where: string) => `DECLARE @held int = (SELECT COUNT(*
       AND NOT (${PAST_ABORT})
   ) AS c
   WHERE c.rn > 1 OR EXISTS (SELECT 1 FROM readpast.Tasks AS o
-    WHERE o.dedup_key = c.dedup_key AND o.status IN ('pending', 'running')));`;
+    WHERE o.dedup_key = c.dedup_key AND o.status IN ('waiting', 'pending', 'running')));`;
 
 /**
  * dead or cancelled → pending, granting one more attempt when they were used up. A task whose
@@ -116,6 +143,8 @@ export const heldCount = (where: string) => `DECLARE @held int = (SELECT COUNT(*
  */
 const retryWrite = (where: string, top: string) => `${BEGIN}
 ${DECLARE_MOVES}
+${DECLARE_EDGES}
+DECLARE @retried int = 0;
 DECLARE @cand TABLE (id bigint NOT NULL PRIMARY KEY);
 INSERT INTO @cand (id)
   SELECT ${top}c.id FROM (
@@ -126,18 +155,20 @@ INSERT INTO @cand (id)
   ) AS c
   WHERE (c.dedup_key IS NULL OR c.rn = 1)
     AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
-      WHERE o.dedup_key = c.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running'))
+      WHERE o.dedup_key = c.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('waiting', 'pending', 'running'))
   ORDER BY c.id;
 BEGIN TRANSACTION;
 ${keyRowsFor('SELECT t.queue, t.concurrency_key FROM readpast.Tasks AS t JOIN @cand AS k ON k.id = t.id WHERE t.batch_id IS NULL')}
 UPDATE t
-  SET status = 'pending', run_after = @now, finished_at = NULL, cancel_requested = 0,
+  SET status = ${RETRIED_STATUS}, run_after = @now, finished_at = NULL, cancel_requested = 0, blocked_by = NULL,
       max_attempts = CASE WHEN t.max_attempts >= t.attempts + 1 THEN t.max_attempts ELSE t.attempts + 1 END
   OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL, NULL INTO @moves
   FROM readpast.Tasks AS t JOIN @cand AS k ON k.id = t.id
   WHERE t.status IN ('dead', 'cancelled')
     AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
-      WHERE o.dedup_key = t.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running'));
+      WHERE o.dedup_key = t.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('waiting', 'pending', 'running'));
+SET @retried = @@ROWCOUNT;
+${REARM_CHILDREN}
 ${MOVES_TO_DELTAS}
 ${TALLY}
 COMMIT TRANSACTION;`;
@@ -160,7 +191,7 @@ export const RETRY_ONE_WRITE = retryWrite(RETRY_ONE_WHERE, '');
 export const RETRY_ONE = retry(
   RETRY_ONE_WHERE,
   '',
-  `SELECT (SELECT COUNT(*) FROM @moves) AS retried,
+  `SELECT @retried AS retried,
   (SELECT TOP (1) t.status FROM readpast.Tasks AS t WHERE t.token = @token) AS status_now,
   CASE WHEN EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.token = @token AND t.status IN ('dead', 'cancelled')
     AND ${PAST_ABORT}) THEN 1 ELSE 0 END AS past_abort,
@@ -168,7 +199,7 @@ export const RETRY_ONE = retry(
 FROM (VALUES (1)) AS x (one)
 OUTER APPLY (SELECT TOP (1) o.dedup_key, o.token, o.status FROM readpast.Tasks AS t
   JOIN readpast.Tasks AS o ON o.dedup_key = t.dedup_key AND o.id <> t.id
-  WHERE t.token = @token AND t.status IN ('dead', 'cancelled') AND o.status IN ('pending', 'running')) AS h;`,
+  WHERE t.token = @token AND t.status IN ('dead', 'cancelled') AND o.status IN ('waiting', 'pending', 'running')) AS h;`,
 );
 
 /** Up to BULK_BATCH dead tasks per call. Returns (retried, held: see heldCount), then the touched batches. */
@@ -177,17 +208,21 @@ export const retryFailedSql = (s: FailureShape) =>
     failureWhere(s),
     `TOP (${BULK_BATCH}) `,
     `${heldCount(failureWhere(s))}
-SELECT COUNT(*) AS retried, @held AS held FROM @moves;`,
+SELECT @retried AS retried, @held AS held;`,
   );
 
-/** Delete one finished task and its log rows. Returns (deleted, found), then the touched batches. */
+/**
+ * Delete one finished task no unfinished task depends on, with its log rows and its edges. Returns (deleted, found),
+ * then the touched batches.
+ */
 export const DELETE_ONE = `${BEGIN}
 ${DECLARE_MOVES}
 BEGIN TRANSACTION;
 DELETE FROM readpast.Tasks
   OUTPUT deleted.id, deleted.queue, deleted.batch_id, deleted.stage, deleted.status, NULL, NULL, NULL, NULL INTO @moves
-  WHERE token = @token AND status IN ('succeeded', 'dead', 'cancelled');
+  WHERE token = @token AND status IN ('succeeded', 'dead', 'cancelled') AND NOT ${neededByChild('readpast.Tasks.id')};
 ${DELETE_ATTEMPT_LOGS}
+${DELETE_EDGES}
 ${MOVES_TO_DELTAS}
 ${TALLY}
 COMMIT TRANSACTION;
@@ -201,13 +236,24 @@ ${DECLARE_MOVES}
 BEGIN TRANSACTION;
 WITH doomed AS (
   SELECT TOP (${BULK_BATCH}) t.id, t.queue, t.batch_id, t.stage, t.status FROM readpast.Tasks AS t
-  WHERE ${failureWhere(s)}
+  WHERE ${failureWhere(s)} AND NOT ${neededByChild('t.id')}
   ORDER BY t.id
 )
 DELETE FROM doomed OUTPUT deleted.id, deleted.queue, deleted.batch_id, deleted.stage, deleted.status, NULL, NULL, NULL, NULL INTO @moves;
 ${DELETE_ATTEMPT_LOGS}
+${DELETE_EDGES}
 ${MOVES_TO_DELTAS}
 ${TALLY}
 COMMIT TRANSACTION;
 SELECT COUNT(*) AS deleted FROM @moves;
 ${TOUCHED}`;
+
+/**
+ * A flow's failed nodes, as RETRY_ONE retries one: each dead node and each cancelled one no parent cancelled (those
+ * come back with their parent, re-armed). Returns (retried, found), then the touched batches.
+ */
+export const RETRY_FLOW = retry(
+  "t.flow_id = @flow_id AND (t.status = 'dead' OR (t.status = 'cancelled' AND t.blocked_by IS NULL))",
+  '',
+  'SELECT @retried AS retried, (SELECT COUNT(*) FROM readpast.Flows AS f WHERE f.id = @flow_id) AS found;',
+);

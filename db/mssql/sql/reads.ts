@@ -7,7 +7,7 @@ import { OUTCOMES, PENDING_SUBS, TASK_STATUSES } from '../../../lib/engine/types
 export const TASK_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.status, t.priority, t.run_after, t.attempts,
   t.max_attempts, t.timeout_ms, t.dedup_key, t.caller, t.batch_id, t.stage, t.lease_until, t.worker_id, t.cancel_requested,
   t.created_at, t.started_at, t.finished_at, t.error_number, t.error_message, t.error_detail, t.result, t.schedule_name,
-  t.schedule_fire_at, t.concurrency_key`;
+  t.schedule_fire_at, t.concurrency_key, t.flow_id, t.flow_node, t.parent_count, t.parents_left`;
 
 export const LOG_COLUMNS = `l.id, l.task_id, t.token, l.attempt, l.queue, l.kind, l.command, l.worker_id, l.session, l.token_no,
   l.batch_id, l.stage, l.started_at, l.ended_at, l.outcome, l.error_number, l.error_message, l.error_detail, l.abandon_reason,
@@ -28,6 +28,7 @@ ORDER BY c.queue, c.status;`;
 
 /** Literal status filters, so the planner can match the filtered indexes. */
 const STATUS_FILTER: Record<TaskStatus, string> = {
+  waiting: "t.status = 'waiting'",
   pending: "t.status = 'pending'",
   running: "t.status = 'running'",
   succeeded: "t.status = 'succeeded'",
@@ -46,6 +47,8 @@ export interface TaskListShape {
   concurrencyKey: boolean;
   batch: boolean;
   stage: boolean;
+  /** @flow_id: the tasks of one flow (IX_Tasks_flow) */
+  flow: boolean;
   priorityMin: boolean;
   priorityMax: boolean;
   /** @from / @to on finished_at for terminal statuses, created_at otherwise */
@@ -81,6 +84,7 @@ function taskFilters(s: TaskListShape): string[] {
   if (s.concurrencyKey) parts.push('t.concurrency_key = @concurrency_key');
   if (s.batch) parts.push('t.batch_id = @batch_id AND t.batch_id IS NOT NULL');
   if (s.stage) parts.push('t.stage = @stage');
+  if (s.flow) parts.push('t.flow_id = @flow_id AND t.flow_id IS NOT NULL');
   if (s.priorityMin) parts.push('t.priority >= @priority_min');
   if (s.priorityMax) parts.push('t.priority <= @priority_max');
   const finished = s.status === 'succeeded' || s.status === 'dead' || s.status === 'cancelled';
@@ -108,7 +112,7 @@ export function listTasksSql(s: TaskListShape): string {
 
 /** What drives a scan: an index walked newest first (status: the filtered ones; batch: IX_Tasks_batch). */
 export interface TaskWindowShape {
-  status: 'pending' | 'running' | 'dead' | 'cancelled' | null;
+  status: 'waiting' | 'pending' | 'running' | 'dead' | 'cancelled' | null;
   batch: boolean;
   stage: boolean;
   cursor: boolean;
@@ -134,6 +138,7 @@ export const NO_TASK_FILTER: TaskListShape = {
   concurrencyKey: false,
   batch: false,
   stage: false,
+  flow: false,
   priorityMin: false,
   priorityMax: false,
   from: false,
@@ -154,6 +159,7 @@ function taskListShapes(): TaskListShape[] {
     'concurrencyKey',
     'batch',
     'stage',
+    'flow',
     'priorityMin',
     'priorityMax',
     'from',
@@ -178,7 +184,7 @@ function taskListShapes(): TaskListShape[] {
 /** Every shape of the scan window's statement. */
 export function taskWindowShapes(): TaskWindowShape[] {
   const out: TaskWindowShape[] = [];
-  for (const status of [null, 'pending', 'running', 'dead', 'cancelled'] as const)
+  for (const status of [null, 'waiting', 'pending', 'running', 'dead', 'cancelled'] as const)
     for (const batch of [false, true])
       for (const stage of batch ? [false, true] : [false])
         for (const cursor of [false, true]) for (const offset of [false, true]) out.push({ status, batch, stage, cursor, offset });

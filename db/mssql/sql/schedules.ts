@@ -44,7 +44,7 @@ ORDER BY f.id DESC;`;
  */
 export const DUE_SCHEDULES = `DECLARE @when datetime2(3) = COALESCE(@at, SYSUTCDATETIME());
 SELECT ${SCHEDULE_COLUMNS}, @when AS now,
-  CASE WHEN EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.token = s.last_token AND t.status IN ('pending', 'running'))
+  CASE WHEN EXISTS (SELECT 1 FROM readpast.Tasks AS t WHERE t.token = s.last_token AND t.status IN ('waiting', 'pending', 'running'))
     THEN 1 ELSE 0 END AS previous_active
 FROM readpast.Schedules AS s
 WHERE s.enabled = 1 AND s.next_fire_at <= @when

@@ -4,6 +4,7 @@
 import { ESCALATION_CHUNK } from './enqueue';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 import { historyCommandOf } from './history';
+import { CASCADE_FAILURE, DECLARE_EDGES, RELEASE_CHILDREN } from './edges';
 
 /**
  * Settle attempts, fenced on (task, worker, attempt), status running and a lease not yet expired (a
@@ -12,10 +13,12 @@ import { historyCommandOf } from './history';
  * outcome, result (JSON text|null), runAfter ('YYYY-MM-DDTHH:MM:SS.mmm' UTC|null), errorNumber, errorMessage,
  * errorDetail, fingerprint (lib/engine/fingerprint.ts; null: reads fingerprint it later), startedAt (UTC|null: when the
  * worker began it, kept only between the claim's started_at and @now — another clock may disagree)}. Returns (ord, ok)
- * in input order, then the touched batches.
+ * in input order (with `released`: how many waiting tasks became pending), then the touched batches.
+ * The settled tasks' children follow (sql/edges.ts): released by a success, cancelled or let through by a failure.
  */
 export const FINISH = `${BEGIN}
 ${DECLARE_MOVES}
+${DECLARE_EDGES}
 DECLARE @r TABLE (
   ord int NOT NULL PRIMARY KEY, task_id bigint NOT NULL, worker_id nvarchar(256) NOT NULL, attempt int NOT NULL,
   kind varchar(10) NOT NULL, outcome varchar(10) NOT NULL, result nvarchar(max) NULL, run_after datetime2(3) NULL,
@@ -68,14 +71,18 @@ UPDATE s SET last_ended_at = @now
   FROM readpast.BatchStages AS s
   WHERE EXISTS (SELECT 1 FROM @moves AS m WHERE m.batch_id = s.batch_id AND m.stage = s.stage)
     AND (s.last_ended_at IS NULL OR s.last_ended_at < @now);
+${RELEASE_CHILDREN}
+${CASCADE_FAILURE}
 ${MOVES_TO_DELTAS}
+-- the attempts' own moves (the children's carry no worker)
 SELECT @m_succeeded = COALESCE(SUM(CASE WHEN m.to_status = 'succeeded' THEN 1 ELSE 0 END), 0),
        @m_failed = COALESCE(SUM(CASE WHEN m.to_status = 'succeeded' THEN 0 ELSE 1 END), 0)
-  FROM @moves AS m;
+  FROM @moves AS m WHERE m.worker_id IS NOT NULL;
 ${TALLY}
 COMMIT TRANSACTION;
+DECLARE @released int = (SELECT COUNT(*) FROM @moves AS m WHERE m.from_status = 'waiting' AND m.to_status = 'pending');
 SELECT r.ord, CASE WHEN m.id IS NULL THEN 0 ELSE 1 END AS ok,
-  CASE WHEN m.token_no IS NOT NULL OR m.batch_id IS NOT NULL THEN 1 ELSE 0 END AS frees
+  CASE WHEN m.token_no IS NOT NULL OR m.batch_id IS NOT NULL THEN 1 ELSE 0 END AS frees, @released AS released
 FROM @r AS r LEFT JOIN @moves AS m ON m.id = r.task_id AND m.worker_id = r.worker_id AND m.attempt = r.attempt
 ORDER BY r.ord;
 ${TOUCHED}`;
@@ -89,6 +96,7 @@ ${TOUCHED}`;
  */
 export const SETTLE_BATCHES_WRITE = `${BEGIN}
 ${DECLARE_MOVES}
+${DECLARE_EDGES}
 DECLARE @bs TABLE (id bigint NOT NULL PRIMARY KEY, status varchar(10) NOT NULL, on_failure varchar(10) NOT NULL);
 DECLARE @abort TABLE (id bigint NOT NULL PRIMARY KEY, stage int NOT NULL);
 DECLARE @n int = ${ESCALATION_CHUNK};
@@ -124,10 +132,11 @@ UPDATE b SET status = CASE WHEN b.status = 'aborted' THEN 'aborted' ELSE 'comple
   WHERE b.status IN ('released', 'aborted') AND b.completed_at IS NULL
     AND NOT EXISTS (SELECT 1 FROM readpast.BatchStages AS s WHERE s.batch_id = b.id
       AND s.pending + s.running > (SELECT COUNT(*) FROM @moves AS m WHERE m.batch_id = s.batch_id AND m.stage = s.stage));
+${CASCADE_FAILURE}
 ${MOVES_TO_DELTAS}
 ${TALLY}
 COMMIT TRANSACTION;`;
 
 /** SETTLE_BATCHES_WRITE (also the body of readpast.SettleBatches, sql/callers.ts), then (cancelled). */
 export const SETTLE_BATCHES = `${SETTLE_BATCHES_WRITE}
-SELECT COUNT(*) AS cancelled FROM @moves;`;
+SELECT COUNT(*) AS cancelled FROM @moves AS m WHERE m.batch_id IS NOT NULL;`;
