@@ -37,10 +37,14 @@ function plainNode(raw: unknown): z.output<typeof flowNode> | null {
   const deps = n.dependsOn;
   if (deps !== undefined) {
     if (!Array.isArray(deps) || deps.length > MAX_PARENTS) return null;
-    for (const d of deps) if (typeof d !== 'string' || !FLOW_NODE_ID.test(d)) return null;
+    // a parent's id needs no pattern check: one that matches no node is refused as unknown
+    for (const d of deps) if (typeof d !== 'string') return null;
   }
   return n as z.output<typeof flowNode>;
 }
+
+/** a node as read: its own fields, and the task's (any) */
+type NodeShape = z.output<typeof flowNode> & Record<string, unknown>;
 
 /** task fields a flow node may not take */
 const NOT_IN_FLOW: Record<string, string> = {
@@ -50,61 +54,56 @@ const NOT_IN_FLOW: Record<string, string> = {
 };
 const NOT_IN_FLOW_FIELDS = Object.keys(NOT_IN_FLOW);
 
+/** a node's own fields, not its task's */
+const NODE_FIELDS: ReadonlySet<string> = new Set(['id', 'dependsOn', 'onParentFailure']);
+
 /**
  * Validate a flow request; throws ValidationError naming the field (`nodes.3.dependsOn.1`) or, for a cycle,
  * `nodes` with the cycle's ids (`a → b → c → a`). Nodes come back in topological order (ties: as given).
  */
 export async function validateFlow(raw: unknown, ctx: EnqueueContext): Promise<FlowInput> {
   const r = parseWith(flowRequest, raw);
-  const known = new Map<string, boolean>();
-  const cached: EnqueueContext = {
-    ...ctx,
-    knowsHandler: async (name) => {
-      let k = known.get(name);
-      if (k === undefined) known.set(name, (k = await ctx.knowsHandler(name)));
-      return k;
-    },
-  };
   const byId = new Map<string, number>();
   const shapes: { id: string; deps: { id: string; onParentFailure: ParentFailurePolicy }[] }[] = [];
-  const tasks: Record<string, unknown>[] = [];
+  const tasks: unknown[] = [];
+  const flowPolicy: ParentFailurePolicy = r.onParentFailure ?? 'cancel';
   for (let i = 0; i < r.nodes.length; i++) {
-    const prefix = `nodes.${i}`;
-    const n = plainNode(r.nodes[i]) ?? parseWith(flowNode, r.nodes[i], prefix);
+    // (the field names of refusals are built only when refusing: this loop runs 10,000 times for a large flow)
+    const n = (plainNode(r.nodes[i]) ?? parseWith(flowNode, r.nodes[i], `nodes.${i}`)) as NodeShape;
+    const id = n.id;
     // one map operation per node: a set that adds nothing found a duplicate (the earlier one is then looked for)
     const size = byId.size;
-    byId.set(n.id, i);
+    byId.set(id, i);
     if (byId.size === size) {
-      const first = shapes.findIndex((s) => s.id === n.id);
-      throw new ValidationError(`${prefix}.id`, `duplicate id ${JSON.stringify(n.id)} (also nodes.${first})`);
+      const first = shapes.findIndex((s) => s.id === id);
+      throw new ValidationError(`nodes.${i}.id`, `duplicate id ${JSON.stringify(id)} (also nodes.${first})`);
     }
-    const { id, dependsOn, onParentFailure } = n;
-    // the task's own fields (a copy without the node's: faster than a rest pattern, which V8 runs as a runtime call)
-    const task: Record<string, unknown> = {};
-    for (const k in n) {
-      if (Object.hasOwn(n, k) && k !== 'id' && k !== 'dependsOn' && k !== 'onParentFailure') task[k] = (n as Record<string, unknown>)[k];
+    // (named reads: a loop over the names is a keyed read per name, slow over nodes of several shapes)
+    if (n.dedupKey !== undefined || n.batchId !== undefined || n.stage !== undefined) {
+      const field = NOT_IN_FLOW_FIELDS.find((f) => n[f] !== undefined)!;
+      throw new ValidationError(`nodes.${i}.${field}`, NOT_IN_FLOW[field]!);
     }
-    for (const field of NOT_IN_FLOW_FIELDS) {
-      if (task[field] !== undefined) throw new ValidationError(`${prefix}.${field}`, NOT_IN_FLOW[field]!);
-    }
-    const policy: ParentFailurePolicy = onParentFailure ?? r.onParentFailure ?? 'cancel';
-    const list = dependsOn ?? [];
-    // a repeated parent: looked up among the earlier ones (a set only for long lists)
-    const seen = list.length > 16 ? new Set<string>() : null;
+    const policy: ParentFailurePolicy = n.onParentFailure ?? flowPolicy;
+    const list = n.dependsOn;
     const deps: FlowNodeInput['dependsOn'] = [];
-    list.forEach((d, j) => {
-      const dep = typeof d === 'string' ? { id: d, onParentFailure: undefined } : d;
-      if (dep.id === id) throw new ValidationError(`${prefix}.dependsOn.${j}`, `node ${JSON.stringify(id)} depends on itself`);
-      if (seen ? seen.has(dep.id) : deps.some((e) => e.id === dep.id))
-        throw new ValidationError(`${prefix}.dependsOn.${j}`, `${JSON.stringify(dep.id)} is listed twice`);
-      seen?.add(dep.id);
-      deps.push({ id: dep.id, onParentFailure: dep.onParentFailure ?? policy });
-    });
+    if (list !== undefined && list.length > 0) {
+      // a repeated parent: looked up among the earlier ones (a set only for long lists)
+      const seen = list.length > 16 ? new Set<string>() : null;
+      for (let j = 0; j < list.length; j++) {
+        const d = list[j]!;
+        const depId = typeof d === 'string' ? d : d.id;
+        if (depId === id) throw new ValidationError(`nodes.${i}.dependsOn.${j}`, `node ${JSON.stringify(id)} depends on itself`);
+        if (seen ? seen.has(depId) : deps.some((e) => e.id === depId))
+          throw new ValidationError(`nodes.${i}.dependsOn.${j}`, `${JSON.stringify(depId)} is listed twice`);
+        seen?.add(depId);
+        deps.push({ id: depId, onParentFailure: (typeof d === 'string' ? undefined : d.onParentFailure) ?? policy });
+      }
+    }
     shapes.push({ id, deps });
-    tasks.push(task);
+    tasks.push(n);
   }
   // the tasks as enqueueMany checks them (its fast path for the common shape; `nodes.i.field` names a refusal)
-  const inputs = await validateEnqueueMany(tasks, cached, 'nodes');
+  const inputs = await validateEnqueueMany(tasks, ctx, 'nodes', NODE_FIELDS);
   const nodes: FlowNodeInput[] = shapes.map((s, i) => ({ id: s.id, task: inputs[i]!, dependsOn: s.deps }));
   // each edge's parent as its position (the one lookup per edge the order below uses too)
   const parentsOf = nodes.map((n, i) =>

@@ -45,12 +45,17 @@ const optionalInt = (v: unknown, min: number, max: number) => v === undefined ||
  * A handler task of the common shape, or null when it is anything else (then validateEnqueue decides). `known`:
  * the handler name is known (asked by the caller).
  */
-function fastHandlerTask(raw: unknown, ctx: EnqueueContext, known: (name: string) => boolean | Promise<boolean>) {
+function fastHandlerTask(
+  raw: unknown,
+  ctx: EnqueueContext,
+  known: (name: string) => boolean | Promise<boolean>,
+  skip: ReadonlySet<string> | null,
+) {
   if (typeof raw !== 'object' || raw === null) return null;
   const proto = Object.getPrototypeOf(raw);
   if (proto !== Object.prototype && proto !== null) return null;
   const r = raw as Record<string, unknown>;
-  for (const k in r) if (!FIELDS.has(k)) return null;
+  for (const k in r) if (!FIELDS.has(k) && !skip?.has(k)) return null;
   if (Object.getOwnPropertySymbols(r).length) return null;
   if (r.kind !== undefined && r.kind !== 'handler') return null;
   if (!ctx.kinds.includes('handler')) return null;
@@ -80,8 +85,16 @@ function fastHandlerTask(raw: unknown, ctx: EnqueueContext, known: (name: string
   return { command, known: known(command), input: { r, payload } };
 }
 
-/** Validate many raw enqueue requests (`prefix.i` names a field of the i-th): the results of validateEnqueue, in order. */
-export async function validateEnqueueMany(raws: unknown[], ctx: EnqueueContext, prefix: string): Promise<EnqueueInput[]> {
+/**
+ * Validate many raw enqueue requests (`prefix.i` names a field of the i-th): the results of validateEnqueue, in order.
+ * `skip`: fields that are not the task's and are left out (a flow node's id and edges, read by lib/engine/flows.ts).
+ */
+export async function validateEnqueueMany(
+  raws: unknown[],
+  ctx: EnqueueContext,
+  prefix: string,
+  skip: ReadonlySet<string> | null = null,
+): Promise<EnqueueInput[]> {
   const knownNames = new Map<string, boolean>();
   const known = (name: string): boolean | Promise<boolean> => {
     const k = knownNames.get(name);
@@ -92,7 +105,7 @@ export async function validateEnqueueMany(raws: unknown[], ctx: EnqueueContext, 
   };
   const out: EnqueueInput[] = [];
   for (let i = 0; i < raws.length; i++) {
-    const fast = fastHandlerTask(raws[i], ctx, known);
+    const fast = fastHandlerTask(raws[i], ctx, known, skip);
     let isKnown = fast?.known;
     if (isKnown instanceof Promise) {
       isKnown = await isKnown;
@@ -100,7 +113,7 @@ export async function validateEnqueueMany(raws: unknown[], ctx: EnqueueContext, 
     }
     if (!fast || !isKnown) {
       // anything unusual, and every rejection, the way a single enqueue sees it
-      out.push(await validateEnqueue(raws[i], ctx, `${prefix}.${i}`));
+      out.push(await validateEnqueue(skip ? without(raws[i], skip) : raws[i], ctx, `${prefix}.${i}`));
       continue;
     }
     const { r, payload } = fast.input;
@@ -122,4 +135,10 @@ export async function validateEnqueueMany(raws: unknown[], ctx: EnqueueContext, 
     });
   }
   return out;
+}
+
+/** an object's own fields but those in `skip` (anything else as it is) */
+function without(raw: unknown, skip: ReadonlySet<string>): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  return Object.fromEntries(Object.entries(raw).filter(([k]) => !skip.has(k)));
 }

@@ -23,7 +23,7 @@ ALTER TABLE Tasks ADD COLUMN blocked_by INTEGER;
 DROP INDEX Tasks_dedup;
 CREATE UNIQUE INDEX Tasks_dedup ON Tasks(dedup_key) WHERE dedup_key IS NOT NULL AND status IN ('waiting', 'pending', 'running');
 CREATE INDEX Tasks_waiting ON Tasks(status, id) WHERE status = 'waiting';
-CREATE INDEX Tasks_flow ON Tasks(flow_id, status) WHERE flow_id IS NOT NULL;
+CREATE INDEX Tasks_flow ON Tasks(flow_id) WHERE flow_id IS NOT NULL;
 
 CREATE TABLE TaskEdges (
   parent_id         INTEGER NOT NULL,
