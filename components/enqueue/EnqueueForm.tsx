@@ -28,6 +28,7 @@ import { DemoHelp } from './DemoHelp';
 import { MAX_KEY_CHARS, OptionalText } from './OptionalText';
 import { usePostTask } from './postTask';
 import { ProcedureFields, ProcedureHelp, useProcedureForm } from './ProcedureFields';
+import { RunAfter, runAfterOf, type ParentPolicy } from './RunAfter';
 import { useStoreInfo } from './storeInfo';
 
 type Kind = 'handler' | 'sql' | 'procedure';
@@ -46,6 +47,8 @@ function EnqueueFormControl() {
   const [timeoutMs, setTimeoutMs] = useState('');
   const [dedupKey, setDedupKey] = useState('');
   const [concurrencyKey, setConcurrencyKey] = useState('');
+  const [after, setAfter] = useState('');
+  const [policy, setPolicy] = useState<ParentPolicy>('cancel');
   const [serverError, setServerError] = useState<{ error: string; field?: string } | null>(null);
   const [done, setDone] = useState<{ token: string; command: string } | null>(null);
 
@@ -73,7 +76,9 @@ function EnqueueFormControl() {
           ? null
           : 'SQL text is required';
   const tooLong = [dedupKey, concurrencyKey].some((k) => k.trim().length > MAX_KEY_CHARS);
-  const invalid = tooLong || !json.ok || !!prio.error || !!attempts.error || !!timeout.error || !!queueError || !!commandError;
+  const parents = useMemo(() => runAfterOf(after), [after]);
+  const invalid =
+    !!parents.error || tooLong || !json.ok || !!prio.error || !!attempts.error || !!timeout.error || !!queueError || !!commandError;
 
   const submit = useAction(enqueueTask, { toastErrors: false });
   const viaApi = usePostTask();
@@ -96,6 +101,10 @@ function EnqueueFormControl() {
     if (timeout.value !== undefined) input.timeoutMs = timeout.value;
     if (dedupKey.trim()) input.dedupKey = dedupKey.trim();
     if (concurrencyKey.trim()) input.concurrencyKey = concurrencyKey.trim();
+    if (parents.tokens.length) {
+      input.dependsOn = parents.tokens;
+      if (policy !== 'cancel') input.onParentFailure = policy;
+    }
     const r = kind === 'procedure' ? await viaApi.run(input) : await submit.run(input);
     if (r.ok) setDone({ token: r.token, command: String(input.command) });
     else setServerError({ error: r.error, field: r.field });
@@ -318,6 +327,14 @@ function EnqueueFormControl() {
                 <OptionalText key={f.id} {...f} serverError={fieldErr(f.field)} />
               ))}
             </div>
+
+            <RunAfter
+              text={after}
+              policy={policy}
+              onText={setAfter}
+              onPolicy={setPolicy}
+              serverError={serverError?.field?.startsWith('dependsOn') ? serverError.error : null}
+            />
 
             {serverError && (
               <Notice tone="error" testId="enqueue-error">

@@ -12,7 +12,7 @@ import { EditTaskButton } from './EditTask';
 import { clearRetried, markRetried } from './retried';
 
 const RETRYABLE = ['dead', 'cancelled'];
-const CANCELLABLE = ['pending', 'running'];
+const CANCELLABLE = ['waiting', 'pending', 'running'];
 const DELETABLE = ['succeeded', 'dead', 'cancelled'];
 
 function TaskActionsControl({ task }: { task: StatusJson }) {
