@@ -63,7 +63,7 @@ function TaskActionsControl({ task }: { task: StatusJson }) {
             ? 'Cancel this task'
             : task.cancelRequested
               ? 'Cancel already requested'
-              : 'Only pending or running tasks can be cancelled'
+              : 'Only waiting, pending or running tasks can be cancelled'
         }
       >
         {task.cancelRequested && task.status === 'running' ? 'Cancelling…' : 'Cancel'}
