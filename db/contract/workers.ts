@@ -127,7 +127,7 @@ export function workerTests(factory: StoreFactory) {
     it('runSql runs statements on the worker session and reports rows', async () => {
       const { store } = h();
       // statements outside any task: an attempt with no task behind it
-      const slot = { ...(await h().worker()), taskId: 0, attempt: 0 };
+      const slot = { ...(await h().worker()), taskId: 0, attempt: 0, parents: [] };
       const signal = new AbortController().signal;
       const table = `contract_probe_${Math.random().toString(36).slice(2, 10)}`;
       await store.worker.runSql(slot, `CREATE TABLE ${table} (n INT)`, signal);
@@ -150,7 +150,7 @@ export function workerTests(factory: StoreFactory) {
     it('runSql rejects a bad statement with an Error carrying the message', async () => {
       const { store } = h();
       // statements outside any task: an attempt with no task behind it
-      const slot = { ...(await h().worker()), taskId: 0, attempt: 0 };
+      const slot = { ...(await h().worker()), taskId: 0, attempt: 0, parents: [] };
       const signal = new AbortController().signal;
       // a real syntax error on every store (on SQL Server a batch opening with a bare word such as `SELEC 1`
       // is an EXEC of a procedure of that name, error 2812, not a syntax error)

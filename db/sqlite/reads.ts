@@ -33,6 +33,7 @@ import {
 import { FAILURE_FILTER } from './sql/operators';
 import * as S from './sql/reads';
 import { stmt } from './stmt';
+import { taskLinks } from './flow-reads';
 import type { ReadModel } from '../../lib/engine/ports';
 import type { Slice } from '../shared/bind';
 
@@ -40,13 +41,16 @@ const PAGE_DEFAULT = 50;
 const PAGE_MAX = 500;
 const pageSize = (n?: number) => Math.min(PAGE_MAX, Math.max(1, Math.floor(n ?? PAGE_DEFAULT)));
 
+/** A task with its attempts, parents and children; one snapshot. */
 export function getTask(shared: Shared, token: string): Promise<TaskDetail | null> {
-  return read(() => {
-    const row = stmt(shared.db, S.GET_TASK).get(token) as TaskRow | undefined;
-    if (!row) return null;
-    const logs = stmt(shared.db, S.TASK_HISTORY).all(row.token, row.id) as LogRow[];
-    return { ...taskView(row), history: logs.map(attemptView) };
-  });
+  return read(() =>
+    shared.db.transaction((): TaskDetail | null => {
+      const row = stmt(shared.db, S.GET_TASK).get(token) as TaskRow | undefined;
+      if (!row) return null;
+      const logs = stmt(shared.db, S.TASK_HISTORY).all(row.token, row.id) as LogRow[];
+      return { ...taskView(row), history: logs.map(attemptView), ...taskLinks(shared.db, row.id, row.parent_count ?? 0) };
+    })(),
+  );
 }
 
 export function knownHandlers(shared: Shared): Promise<string[]> {
@@ -59,7 +63,7 @@ export function countsByQueue(shared: Shared): Promise<QueueCounts[]> {
     const byQueue = new Map<string, QueueCounts>();
     for (const r of rows) {
       let q = byQueue.get(r.queue);
-      if (!q) byQueue.set(r.queue, (q = { queue: r.queue, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 }));
+      if (!q) byQueue.set(r.queue, (q = { queue: r.queue, waiting: 0, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 }));
       if (r.status in q && r.status !== 'queue') (q as unknown as Record<string, number>)[r.status] = r.n;
     }
     return [...byQueue.values()];
@@ -82,8 +86,10 @@ export function taskWhere(f: TaskFilter, now: number) {
   if (f.status === 'succeeded') add('rest', S.TASK_FILTER.status, f.status);
   else if (f.status) {
     add('drive', S.TASK_FILTER.status, f.status);
-    add('drive', f.status === 'pending' || f.status === 'running' ? S.TASK_FILTER.open : S.TASK_FILTER.ended);
+    const partial = f.status === 'waiting' ? 'waiting' : f.status === 'pending' || f.status === 'running' ? 'open' : 'ended';
+    add('drive', S.TASK_FILTER[partial]);
   }
+  if (f.flowId !== undefined) add('drive', S.TASK_FILTER.flow, f.flowId);
   if (f.batchId !== undefined) {
     add('drive', S.TASK_FILTER.batch, f.batchId);
     if (f.stage !== undefined) add('drive', S.TASK_FILTER.stage, f.stage);

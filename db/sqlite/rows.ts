@@ -2,6 +2,7 @@
 // types: the shared mappers (db/shared/rows.ts) with SQLite's column converters.
 import * as R from '../shared/rows';
 import * as RR from '../shared/record-rows';
+import * as FR from '../shared/flow-rows';
 
 export { parseJson, toJson } from '../shared/rows';
 
@@ -27,10 +28,16 @@ export type RuleRow = RR.RuleRow<SqliteCols>;
 export type AuditRow = RR.AuditRow<SqliteCols>;
 export type ChangeRow = RR.ChangeRow<SqliteCols>;
 
+export type { LinkRow, FlowEdgeRow } from '../shared/flow-rows';
+export type FlowRow = FR.FlowRow<SqliteCols>;
+export type FlowNodeRow = FR.FlowNodeRow<SqliteCols>;
+export type FlowCountRow = FR.FlowCountRow<SqliteCols>;
+
 const columns: R.Converters<SqliteCols> = { time: (ms) => new Date(ms), bool: (v) => v === 1, bigint: (v) => v, token: (t) => t };
 
 export const { taskView, attemptView, queueSettings, runningView, workerView, metricPoint } = R.rowMappers(columns);
 export const { batchView, scheduleFire, scheduleView, alertRule, auditRecord, queueChange } = RR.recordMappers(columns);
+export const { taskLink, flowNode, flowEdge, flowSummary } = FR.flowMappers(columns);
 
 /** `%text%` for LIKE … ESCAPE '\\' */
 export function likePattern(text: string): string {

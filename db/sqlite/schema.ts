@@ -11,6 +11,7 @@ import { migration as v11 } from './versions/v11-pool-settings';
 import { migration as v12 } from './versions/v12-worker-queues';
 import { migration as v13 } from './versions/v13-abandon-reason';
 import { migration as v14 } from './versions/v14-flow-control';
+import { migration as v15 } from './versions/v15-workflows';
 
 import type { SqliteMigration } from './versions/migration';
 
@@ -257,4 +258,5 @@ CREATE INDEX Tasks_schedule ON Tasks(schedule_name, id) WHERE schedule_name IS N
   v12,
   v13,
   v14,
+  v15,
 ];

@@ -22,6 +22,7 @@ import { migrate } from './migrations';
 import * as operators from './operators';
 import * as queues from './queues';
 import * as reads from './reads';
+import * as flowReads from './flow-reads';
 import * as run from './run';
 import * as schedules from './schedules';
 import { finish } from './settle';
@@ -44,6 +45,7 @@ const concerns = [
   bulk,
   poolSettings,
   reads,
+  flowReads,
   history,
   failures,
   flow,

@@ -39,7 +39,7 @@ export const PAST_ABORT = `SELECT 1 AS past WHERE ${pastFailedStage('?', '?')}`;
 
 /** An unfinished task holds this task's dedup key (the partial unique index Tasks_dedup answers it). */
 const KEY_HELD = `EXISTS (SELECT 1 FROM Tasks o WHERE o.dedup_key = Tasks.dedup_key
-        AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running'))`;
+        AND o.dedup_key IS NOT NULL AND o.status IN ('waiting', 'pending', 'running'))`;
 
 /** Not of a stage after a failed one in a batch that aborts on failure (see PAST_ABORT). */
 const NOT_PAST_ABORT = `(batch_id IS NULL OR NOT ${pastFailedStage('Tasks.batch_id', 'Tasks.stage')})`;
@@ -61,7 +61,7 @@ export const RETRY_ONE_CANDIDATE = `SELECT id, queue, batch_id, stage, status AS
 
 /** (id): the unfinished task holding this task's dedup key */
 export const DEDUP_HOLDER = `SELECT o.token, o.status, o.dedup_key FROM Tasks t
-      JOIN Tasks o ON o.dedup_key = t.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('pending', 'running')
+      JOIN Tasks o ON o.dedup_key = t.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('waiting', 'pending', 'running')
       WHERE t.id = ? AND o.id <> t.id LIMIT 1`;
 
 /** Back to pending, due now, with one more attempt if they were used up (run_after, id). */

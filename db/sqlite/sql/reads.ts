@@ -13,13 +13,17 @@ const where = (filters: readonly string[]) => (filters.length ? 'WHERE ' + filte
 
 /**
  * The filters of the task list; each `?` binds one value, in the order of the fragments. The driving ones
- * (status, batch) pick an index walked newest first; the others are checked on the rows it yields.
+ * (status, batch, flow) pick an index walked newest first; the others are checked on the rows it yields.
  */
 export const TASK_FILTER = {
   status: 'status = ?',
-  // the literals match the partial indexes: pending and running (Tasks_open), dead and cancelled (Tasks_ended)
+  // the literals match the partial indexes: pending and running (Tasks_open), dead and cancelled (Tasks_ended),
+  // waiting (Tasks_waiting)
   open: "status IN ('pending', 'running')",
   ended: "status IN ('dead', 'cancelled')",
+  waiting: "status = 'waiting'",
+  /** the tasks of one flow (Tasks_flow) */
+  flow: 'flow_id = ? AND flow_id IS NOT NULL',
   queue: 'queue = ?',
   command: 'command = ?',
   concurrencyKey: 'concurrency_key = ?',

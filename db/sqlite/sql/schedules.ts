@@ -16,8 +16,8 @@ export const RECENT_FIRES = `SELECT token, schedule_fire_at, created_at, status 
 export const DUE_SCHEDULES = `SELECT ${SCHEDULE_COLUMNS} FROM Schedules WHERE enabled = 1 AND next_fire_at <= ?
       ORDER BY next_fire_at, name`;
 
-/** Whether a task (token) is still pending or running: the previous fire, for skip_if_running. */
-export const TASK_ACTIVE = "SELECT 1 AS active FROM Tasks WHERE token = ? AND status IN ('pending', 'running')";
+/** Whether a task (token) is still unfinished (waiting, pending or running): the previous fire, for skip_if_running. */
+export const TASK_ACTIVE = "SELECT 1 AS active FROM Tasks WHERE token = ? AND status IN ('waiting', 'pending', 'running')";
 
 /**
  * A fire's task (token, queue, kind, command, payload, priority, run_after, max_attempts, timeout_ms, caller,
