@@ -27,6 +27,7 @@ import { scheduleTests } from './schedules';
 import { stageTests } from './stages';
 import { transactionTests } from './transactions';
 import { workerTests } from './workers';
+import { workflowTests } from './workflows';
 import { poolSettingsTests } from './pool-settings';
 
 export type { StoreFactory, StoreUnderTest } from './harness';
@@ -64,5 +65,6 @@ export function storeContract(name: string, factory: StoreFactory, opts: Contrac
     historyTests(factory);
     whyTests(factory);
     poolSettingsTests(factory);
+    workflowTests(factory);
   });
 }

@@ -6,6 +6,7 @@ import type { AuditWrite, CancelBatchResult, CommandPort, ReadModel, ReleaseResu
 import { ConflictError, ValidationError } from '../../lib/engine/errors';
 import type { BatchInput, BatchStatus, BatchView, Page } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
+import { parentsFailed } from './edges';
 import * as S from './sql/batches';
 import { stmt } from './stmt';
 import type { Slice } from '../shared/bind';
@@ -72,8 +73,14 @@ export function cancelBatch(shared: Shared, id: number, audit?: AuditWrite<Cance
     const b = stmt(db, S.BATCH_STATUS).get(id) as { status: string } | undefined;
     if (!b) return { result: 'not_found', cancelled: 0 };
     if (b.status === 'completed' || b.status === 'cancelled') return { result: 'conflict', cancelled: 0 };
-    const rows = stmt(db, S.CANCEL_BATCH_PENDING).all(now, id) as { queue: string; batch_id: number; stage: number }[];
+    const rows = stmt(db, S.CANCEL_BATCH_PENDING).all(now, id) as { id: number; queue: string; batch_id: number; stage: number }[];
     for (const t of rows) tally.task(t, 'pending', 'cancelled');
+    parentsFailed(
+      db,
+      rows.map((t) => t.id),
+      tally,
+      now,
+    );
     stmt(db, S.REQUEST_CANCEL_BATCH_RUNNING).run(id);
     stmt(db, S.CANCEL_BATCH).run(now, id);
     return { result: 'cancelled', cancelled: rows.length };

@@ -4,7 +4,8 @@
 import type { AuditWrite, CommandPort } from '../../lib/engine/ports';
 import type { BulkAction, BulkOutcome, EditTaskResult, TaskPatch } from '../../lib/engine/types';
 import type { Db, Shared } from './connection';
-import { dedupHolder } from './operators';
+import { rearm, retryTask } from './edges';
+import { cancelOne, dedupHolder, mayDelete, remove } from './operators';
 import { ensureQueue } from './queues';
 import { taskView, toJson, type TaskRow } from './rows';
 import { BATCH_STATUS } from './sql/batches';
@@ -38,14 +39,12 @@ function apply(db: Db, action: BulkAction, t: Row, priority: number, tally: Tall
       if (t.status !== 'dead' && t.status !== 'cancelled') return false;
       const may = mayRetry(db, t);
       if (may !== true) return may;
-      stmt(db, O.RETRY_TASK).run(now, t.id);
-      tally.task(t, t.status, 'pending');
+      retryTask(db, t, t.status, tally, now);
       return true;
     }
     case 'cancel':
-      if (t.status === 'pending') {
-        stmt(db, O.CANCEL_PENDING).run(now, t.id);
-        tally.task(t, 'pending', 'cancelled');
+      if (t.status === 'pending' || t.status === 'waiting') {
+        cancelOne(db, t, tally, now);
         return true;
       }
       if (t.status === 'running') {
@@ -54,10 +53,8 @@ function apply(db: Db, action: BulkAction, t: Row, priority: number, tally: Tall
       }
       return false;
     case 'delete':
-      if (t.status === 'pending' || t.status === 'running') return false;
-      stmt(db, O.DELETE_TASK_LOG).run(t.id);
-      stmt(db, O.DELETE_TASK).run(t.id);
-      tally.task(t, t.status, null);
+      if (!mayDelete(db, t)) return false;
+      remove(db, t, tally);
       return true;
     case 'run_now':
       if (t.status !== 'pending' || t.run_after <= now) return false;
@@ -96,7 +93,8 @@ export async function bulk(
     }
     return o;
   }, audit);
-  if (out.done && (action === 'retry' || action === 'run_now' || action === 'priority')) shared.wake();
+  // a cancel may let a child run (policy run)
+  if (out.done && action !== 'delete') shared.wake();
   return out;
 }
 
@@ -116,17 +114,19 @@ export async function editTask(
     const from = row.status;
     const back = retry && (from === 'dead' || from === 'cancelled');
     if (back && mayRetry(db, row) !== true) return { result: 'conflict' };
-    const to = back ? 'pending' : from;
+    // a retried task waits while a parent is unfinished
+    const to = back ? ((row.parents_left ?? 0) > 0 ? 'waiting' : 'pending') : from;
     const queue = patch.queue ?? row.queue;
     if (queue !== row.queue) ensureQueue(db, queue, now);
     const payload = patch.payload === undefined ? row.payload : toJson(patch.payload);
     const runAfter = patch.runAt ? patch.runAt.getTime() : back ? now : row.run_after;
     let maxAttempts = patch.maxAttempts ?? row.max_attempts;
-    if (to === 'pending') maxAttempts = Math.max(maxAttempts, row.attempts + 1);
-    const finishedAt = to === 'pending' ? null : row.finished_at;
+    if (back) maxAttempts = Math.max(maxAttempts, row.attempts + 1);
+    const finishedAt = back ? null : row.finished_at;
     const priority = patch.priority ?? row.priority;
     stmt(db, B.EDIT_TASK).run(queue, payload, priority, runAfter, maxAttempts, to, finishedAt, row.id, from);
     if (from !== to) tally.task(row, from, to);
+    if (back) rearm(db, row.id, tally);
     if (queue !== row.queue) {
       tally.count(row.queue, to, -1);
       tally.count(queue, to, 1);

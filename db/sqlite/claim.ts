@@ -20,6 +20,7 @@
 // sql/claim.ts (CLAIM_RULE_SQL), whose statements are composed of them.
 import type { ClaimedTask, ClaimOptions, RateLimit, TaskKind, WorkerSlot } from '../../lib/engine/types';
 import { stageTimes } from './batches';
+import { parentsOf } from './edges';
 import type { Db, Shared } from './connection';
 import { freeSlot, rateKeyOf, rateOf, type RateRow, takeSlot } from './flow';
 import * as S from './sql/claim';
@@ -42,6 +43,8 @@ interface Candidate {
   batch_id: number | null;
   stage: number | null;
   concurrency_key: string | null;
+  /** its edges: its parents are read for its context only when it has some */
+  parent_count: number;
 }
 
 interface LaneState {
@@ -395,6 +398,7 @@ function start(
     createdAt: new Date(c.created_at),
     runAfter: new Date(c.run_after),
     startedAt: new Date(now),
+    parents: c.parent_count > 0 ? parentsOf(db, c.id) : [],
   };
 }
 

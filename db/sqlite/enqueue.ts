@@ -2,30 +2,26 @@
 // with the defaults if new) and its batch; a dedup key held by an unfinished task returns that task.
 // A bulk enqueue pays per chunk what it can: multi-row INSERTs, the random bytes of its tokens (drawn in blocks:
 // lib/engine/tokens.ts), and its kept aggregates (one delta per queue and command, applied once per transaction).
+// A task with dependencies is written on its own, with its edges (dependencies.ts).
 import type { AuditWrite } from '../../lib/engine/ports';
 import { ValidationError } from '../../lib/engine/errors';
 import { taskKey } from '../../lib/engine/keys';
-import type { EnqueueInput, EnqueueResult } from '../../lib/engine/types';
+import type { EnqueueInput, EnqueueResult, TaskStatus } from '../../lib/engine/types';
 import { checkOpen } from './batches';
 import type { Db, Shared } from './connection';
+import { linkParents, resolveParents } from './dependencies';
 import { ensureQueue } from './queues';
 import { toJson, type QueueRow } from './rows';
 import { newToken } from './tokens';
-import { FIND_DEDUP, INSERT_CHUNKS, insertTasks, TASK_COLUMNS } from './sql/enqueue';
+import { insertRows } from './insert-rows';
+import { FIND_DEDUP, INSERT_CHUNKS, insertLinkedTasks, LINKED_TASK_COLUMNS, TASK_COLUMNS } from './sql/enqueue';
 import { stmt } from './stmt';
 import type { Tally } from './tally';
 
 export const DEFAULT_QUEUE = 'default';
 
 export async function enqueue(shared: Shared, input: EnqueueInput, audit?: AuditWrite<EnqueueResult>): Promise<EnqueueResult> {
-  const r = await shared.tx((tally, now): EnqueueResult => {
-    const counts = new Enqueued();
-    const row = taskRow(shared.db, input, tally, now, new Map(), counts);
-    if (!('token' in row && 'params' in row)) return row;
-    insertRows(shared.db, row.params);
-    counts.apply(tally, now);
-    return { token: row.token, created: true };
-  }, audit);
+  const r = await shared.tx((tally, now): EnqueueResult => enqueueIn(shared.db, [input], tally, now, true)[0]!, audit);
   shared.wake();
   return r;
 }
@@ -38,17 +34,28 @@ export async function enqueueMany(shared: Shared, inputs: EnqueueInput[], audit?
   return r;
 }
 
-/** The tasks written on `db`, inside a write transaction of the caller's (the store's own, or withTransaction's). */
-export function enqueueIn(db: Db, inputs: EnqueueInput[], tally: Tally, now: number): EnqueueResult[] {
+/**
+ * The tasks written on `db`, inside a write transaction of the caller's (the store's own, or withTransaction's).
+ * `single`: one task enqueued alone (a refused field is named `dependsOn.0`, not `tasks.0.dependsOn.0`).
+ */
+export function enqueueIn(db: Db, inputs: EnqueueInput[], tally: Tally, now: number, single = false): EnqueueResult[] {
   const cache = new Map<string, QueueRow>();
   const counts = new Enqueued();
   /** INSERT parameters of rows not written yet, one row after the other */
   let pending: unknown[] = [];
-  const results = inputs.map((input): EnqueueResult => {
-    // a dedup key must see every task before it, so rows still buffered are written first
-    if (input.dedupKey && pending.length) {
+  const results = inputs.map((input, i): EnqueueResult => {
+    // a dedup key must see every task before it, and a parent must exist: rows still buffered are written first
+    if ((input.dedupKey || input.dependsOn?.length) && pending.length) {
       insertRows(db, pending);
       pending = [];
+    }
+    if (input.dependsOn?.length) {
+      const parents = resolveParents(db, input.dependsOn, single ? '' : `tasks.${i}.`);
+      const row = taskRow(db, input, tally, now, cache, counts, parents.status);
+      if (!('params' in row)) return row;
+      const ids = insertRows(db, [...row.params, ...parents.columns], insertLinkedTasks, LINKED_TASK_COLUMNS);
+      linkParents(db, ids[0]!, parents, now);
+      return { token: row.token, created: true };
     }
     const row = taskRow(db, input, tally, now, cache, counts);
     if (!('params' in row)) return row;
@@ -66,16 +73,18 @@ export function enqueueIn(db: Db, inputs: EnqueueInput[], tally: Tally, now: num
 }
 
 /** The kept-aggregate deltas of the tasks an enqueue created, applied to the transaction's tally once. */
-class Enqueued {
-  /** unbatched tasks per queue (a batch's task moves its stage counts too: tallied one by one) */
-  private readonly pending = new Map<string, number>();
+export class Enqueued {
+  /** unbatched tasks per queue \0 status (a batch's task moves its stage counts too: tallied one by one) */
+  private readonly created = new Map<string, number>();
   /** per queue \0 command, for the history */
   private readonly byCommand = new Map<string, number>();
   private total = 0;
 
-  add(tally: Tally, queue: string, batchId: number | null, stage: number | null, command: string): void {
-    if (batchId === null) this.pending.set(queue, (this.pending.get(queue) ?? 0) + 1);
-    else tally.task({ queue, batch_id: batchId, stage }, null, 'pending');
+  add(tally: Tally, queue: string, batchId: number | null, stage: number | null, command: string, status: TaskStatus = 'pending'): void {
+    if (batchId === null) {
+      const key = queue + '\u0000' + status;
+      this.created.set(key, (this.created.get(key) ?? 0) + 1);
+    } else tally.task({ queue, batch_id: batchId, stage }, null, status);
     const key = queue + '\u0000' + command;
     this.byCommand.set(key, (this.byCommand.get(key) ?? 0) + 1);
     this.total++;
@@ -83,8 +92,11 @@ class Enqueued {
 
   apply(tally: Tally, now: number): void {
     if (this.total === 0) return;
-    // what tally.task(t, null, 'pending') does for a task outside a batch
-    for (const [queue, n] of this.pending) tally.count(queue, 'pending', n);
+    // what tally.task(t, null, status) does for a task outside a batch
+    for (const [key, n] of this.created) {
+      const i = key.indexOf('\u0000');
+      tally.count(key.slice(0, i), key.slice(i + 1), n);
+    }
     tally.metric(now, 'enqueued', this.total);
     for (const [key, n] of this.byCommand) {
       const i = key.indexOf('\u0000');
@@ -94,16 +106,17 @@ class Enqueued {
 }
 
 /**
- * Validate one task against its queue and batch, and return its INSERT parameters — or, when its
- * dedup key is held by an unfinished task, that task's token.
+ * Validate one task against its queue and batch, and return its INSERT parameters (TASK_COLUMNS) — or, when
+ * its dedup key is held by an unfinished task, that task's token. `status`: what it is created as (counted).
  */
-function taskRow(
+export function taskRow(
   db: Db,
   input: EnqueueInput,
   tally: Tally,
   now: number,
   cache: Map<string, QueueRow>,
   counts: Enqueued,
+  status: TaskStatus = 'pending',
 ): { token: string; params: unknown[] } | EnqueueResult {
   const queue = input.queue ?? DEFAULT_QUEUE;
   let q = cache.get(queue);
@@ -118,7 +131,7 @@ function taskRow(
   }
   // time-ordered: new tokens append to the token index instead of landing on random pages (tokens.ts)
   const token = newToken(now);
-  counts.add(tally, queue, batchId, stage, input.command);
+  counts.add(tally, queue, batchId, stage, input.command, status);
   return {
     token,
     params: [
@@ -140,20 +153,4 @@ function taskRow(
       now,
     ],
   };
-}
-
-/** INSERT the rows (their parameters one row after the other): the largest chunks first (multi-row VALUES). */
-function insertRows(db: Db, params: unknown[]): void {
-  let rows = params.length / TASK_COLUMNS;
-  let at = 0;
-  for (const size of INSERT_CHUNKS) {
-    if (rows < size) continue;
-    const st = stmt(db, insertTasks(size));
-    const width = size * TASK_COLUMNS;
-    while (rows >= size) {
-      st.run(at === 0 && params.length === width ? params : params.slice(at, at + width));
-      at += width;
-      rows -= size;
-    }
-  }
 }

@@ -2,14 +2,14 @@
 // and pruning (in chunks, each a short transaction of its own).
 import { AUDIT_KEEP_MS } from '../../lib/engine/limits';
 import type { AbandonedCount, AbandonReason, PruneResult, RescueResult } from '../../lib/engine/types';
-import { deleteTaskOutput } from './attempt-logs';
 import { read, type Db, type Shared } from './connection';
+import { parentsFailed } from './edges';
 import { endAttempt, type Ended } from './settle';
 import { pruneFlow } from './flow';
 import { pruneHistory, rollHistory } from './history';
+import { remove } from './operators';
 import { PRUNE_AUDIT } from './sql/audit';
 import * as S from './sql/maintenance';
-import { DELETE_TASK, DELETE_TASK_LOG } from './sql/operators';
 import { stmt } from './stmt';
 import type { MaintenancePort, ReadModel } from '../../lib/engine/ports';
 import type { Slice } from '../shared/bind';
@@ -17,6 +17,8 @@ import type { Tally, TaskKey } from './tally';
 
 /** Terminal tasks deleted per transaction while pruning. */
 const PRUNE_CHUNK = 2000;
+/** Finished flows deleted per transaction while pruning (each with all its tasks). */
+const PRUNE_FLOWS = 20;
 
 const iso = (ms: number | null) => (ms === null ? 'never' : new Date(ms).toISOString());
 
@@ -39,7 +41,10 @@ export function abandoned(
   return { reason: 'worker_lost', message: `lease expired: worker ${w} stopped renewing it (crashed, killed or cut off)`, detail };
 }
 
-/** Expired leases: the attempt is abandoned; the task goes back to pending, or to dead without attempts left. */
+/**
+ * Expired leases: the attempt is abandoned; the task goes back to pending, or to dead without attempts left
+ * (its children's policies applied).
+ */
 export async function rescueExpired(shared: Shared): Promise<RescueResult> {
   const r = await shared.tx((tally, now) => rescue(shared.db, tally, now));
   if (r.retried || r.dead) shared.wake();
@@ -56,15 +61,19 @@ function rescue(db: Db, tally: Tally, now: number): RescueResult {
     heartbeat_at: number | null;
   })[];
   const res = { retried: 0, dead: 0 };
+  const died: number[] = [];
   for (const t of expired) {
     const { reason, message, detail } = abandoned(t.worker_id, t.lease_until, t.heartbeat_at);
     const dead = t.attempts >= t.max_attempts;
     stmt(db, S.RESCUE_TASK).run(dead ? 'dead' : 'pending', dead ? 1 : 0, now, dead ? 1 : 0, now, message, t.id);
     endAttempt(db, t, t.id, t.attempts, 'abandoned', { number: null, message, detail }, dead ? 'dead' : 'pending', tally, now);
     stmt(db, S.SET_ABANDON_REASON).run(reason, t.id, t.attempts);
-    if (dead) res.dead++;
-    else res.retried++;
+    if (dead) {
+      res.dead++;
+      died.push(t.id);
+    } else res.retried++;
   }
+  parentsFailed(db, died, tally, now);
   stmt(db, S.CLOSE_ORPHAN_ATTEMPTS).run(now);
   return res;
 }
@@ -79,7 +88,11 @@ export function markLostWorkers(shared: Shared, staleMs: number): Promise<number
   return shared.tx((_t, now) => stmt(shared.db, S.MARK_LOST_WORKERS).run(now - staleMs).changes);
 }
 
-/** delete terminal tasks finished before `olderThan`, with their log rows; old stopped workers, metrics, batches */
+/**
+ * delete terminal tasks finished before `olderThan`, with their log rows and edges — not one an unfinished task
+ * depends on; a flow's tasks go all at once, when none is unfinished and the last finished before the cutoff —;
+ * old stopped workers, metrics, batches
+ */
 export async function prune(shared: Shared, olderThan: Date): Promise<PruneResult> {
   const cutoff = olderThan.getTime();
   const total = { tasks: 0, attempts: 0 };
@@ -89,6 +102,12 @@ export async function prune(shared: Shared, olderThan: Date): Promise<PruneResul
     total.attempts += r.attempts;
     if (r.tasks < PRUNE_CHUNK) break;
   }
+  for (;;) {
+    const r = await shared.tx((tally) => pruneFlows(shared.db, cutoff, PRUNE_FLOWS, tally));
+    total.tasks += r.tasks;
+    total.attempts += r.attempts;
+    if (r.flows < PRUNE_FLOWS) break;
+  }
   await shared.tx((_t, now) => pruneRest(shared.db, cutoff, now));
   return total;
 }
@@ -97,13 +116,21 @@ export async function prune(shared: Shared, olderThan: Date): Promise<PruneResul
 function pruneChunk(db: Db, cutoff: number, chunk: number, tally: Tally): PruneResult {
   const rows = stmt(db, S.PRUNE_TASKS).all(cutoff, chunk) as (TaskKey & { id: number; status: string })[];
   let attempts = 0;
-  for (const t of rows) {
-    attempts += stmt(db, DELETE_TASK_LOG).run(t.id).changes;
-    deleteTaskOutput(db, t.id);
-    stmt(db, DELETE_TASK).run(t.id);
-    tally.task(t, t.status, null);
-  }
+  for (const t of rows) attempts += remove(db, t, tally);
   return { tasks: rows.length, attempts };
+}
+
+/** Delete up to `chunk` whole flows, finished before the cutoff, with their tasks, log rows and edges. */
+function pruneFlows(db: Db, cutoff: number, chunk: number, tally: Tally): PruneResult & { flows: number } {
+  const flows = stmt(db, S.PRUNABLE_FLOWS).all(cutoff, cutoff, chunk) as { id: number }[];
+  const out = { flows: flows.length, tasks: 0, attempts: 0 };
+  for (const f of flows) {
+    const rows = stmt(db, S.FLOW_TASKS).all(f.id) as (TaskKey & { id: number; status: string })[];
+    for (const t of rows) out.attempts += remove(db, t, tally);
+    out.tasks += rows.length;
+    stmt(db, S.DELETE_FLOW).run(f.id);
+  }
+  return out;
 }
 
 function pruneRest(db: Db, cutoff: number, now: number): void {

@@ -1,9 +1,11 @@
 // What operators do to tasks: cancel, retry, delete — one task by its token, or every dead task matching
-// a failure filter. Every status change goes through the tally. (Pruning is in maintenance.ts.)
+// a failure filter. Every status change goes through the tally, and moves the task's children (edges.ts).
+// (Pruning is in maintenance.ts.)
 import type { AuditWrite, CancelResult, CommandPort, DedupKeyHeld, DeleteResult, RetryResult } from '../../lib/engine/ports';
 import type { FailureFilter, RetryFailedResult, TaskStatus } from '../../lib/engine/types';
 import { deleteTaskOutput } from './attempt-logs';
 import type { Db, Shared } from './connection';
+import { dropEdges, hasOpenChild, parentsFailed, retryTask } from './edges';
 import { failureWhere } from './reads';
 import { BATCH_STATUS } from './sql/batches';
 import * as S from './sql/operators';
@@ -16,14 +18,14 @@ type Candidate = TaskKey & { id: number; prior: string; dedup_key: string | null
 
 const byToken = (db: Db, token: string) => stmt(db, S.TASK_BY_TOKEN).get(token) as Row | undefined;
 
-/** pending → cancelled; running → cancel requested (cooperative) */
-export function cancel(shared: Shared, token: string, audit?: AuditWrite<CancelResult>): Promise<CancelResult> {
-  return shared.tx((tally, now): CancelResult => {
+/** waiting or pending → cancelled (its children's policies applied); running → cancel requested (cooperative) */
+export async function cancel(shared: Shared, token: string, audit?: AuditWrite<CancelResult>): Promise<CancelResult> {
+  let ready = false;
+  const r = await shared.tx((tally, now): CancelResult => {
     const t = byToken(shared.db, token);
     if (!t) return 'not_found';
-    if (t.status === 'pending') {
-      stmt(shared.db, S.CANCEL_PENDING).run(now, t.id);
-      tally.task(t, 'pending', 'cancelled');
+    if (t.status === 'pending' || t.status === 'waiting') {
+      ready = cancelOne(shared.db, t, tally, now);
       return 'cancelled';
     }
     if (t.status === 'running') {
@@ -32,6 +34,15 @@ export function cancel(shared: Shared, token: string, audit?: AuditWrite<CancelR
     }
     return 'conflict';
   }, audit);
+  if (ready) shared.wake();
+  return r;
+}
+
+/** A waiting or pending task is cancelled; its children's policies apply. True when a child became pending (`run`). */
+export function cancelOne(db: Db, t: Row, tally: Tally, now: number): boolean {
+  stmt(db, S.CANCEL_PENDING).run(now, t.id);
+  tally.task(t, t.status, 'cancelled');
+  return parentsFailed(db, [t.id], tally, now);
 }
 
 /** The unfinished task holding a task's dedup key, or null. */
@@ -52,8 +63,7 @@ export async function retry(shared: Shared, token: string, audit?: AuditWrite<Re
       if (stmt(db, S.PAST_ABORT).get(t.batch_id, t.stage)) return 'batch_aborted';
     }
     if (!stmt(db, S.RETRY_ONE_CANDIDATE).get(t.id)) return dedupHolder(db, t.id) ?? 'conflict';
-    stmt(db, S.RETRY_TASK).run(now, t.id);
-    tally.task(t, t.status, 'pending');
+    retryTask(db, t, t.status, tally, now);
     return 'retried';
   }, audit);
   if (r === 'retried') shared.wake();
@@ -72,7 +82,6 @@ export async function retryFailed(
   const out = await shared.tx((tally, now): RetryFailedResult => {
     const { filters, params } = failureWhere(filter);
     const rows = stmt(shared.db, S.retryCandidatesSql(filters)).all(...params) as Candidate[];
-    const upd = stmt(shared.db, S.RETRY_TASK);
     const taken = new Set<string>();
     let retried = 0;
     let held = 0;
@@ -85,8 +94,7 @@ export async function retryFailed(
         }
         taken.add(r.dedup_key);
       }
-      upd.run(now, r.id);
-      tally.task(r, r.prior, 'pending');
+      retryTask(shared.db, r, r.prior, tally, now);
       retried++;
     }
     return { retried, skipped: { dedupKeyHeld: held } };
@@ -95,29 +103,37 @@ export async function retryFailed(
   return out;
 }
 
-function remove(db: Db, t: Row, tally: Tally): void {
-  stmt(db, S.DELETE_TASK_LOG).run(t.id);
+/** Delete a task with its log rows, output and edges; returns how many attempts (log rows) went with it. */
+export function remove(db: Db, t: Row, tally: Tally): number {
+  dropEdges(db, t.id);
+  const attempts = stmt(db, S.DELETE_TASK_LOG).run(t.id).changes;
   deleteTaskOutput(db, t.id);
   stmt(db, S.DELETE_TASK).run(t.id);
   tally.task(t, t.status, null);
+  return attempts;
 }
 
-/** delete a terminal task and its log rows */
+/** Whether a task may be deleted: finished, and no unfinished task depends on it. */
+export function mayDelete(db: Db, t: Row): boolean {
+  return t.status !== 'waiting' && t.status !== 'pending' && t.status !== 'running' && !hasOpenChild(db, t.id);
+}
+
+/** delete a terminal task no unfinished task depends on, with its log rows */
 export function deleteTask(shared: Shared, token: string, audit?: AuditWrite<DeleteResult>): Promise<DeleteResult> {
   return shared.tx((tally): DeleteResult => {
     const t = byToken(shared.db, token);
     if (!t) return 'not_found';
-    if (t.status === 'pending' || t.status === 'running') return 'conflict';
+    if (!mayDelete(shared.db, t)) return 'conflict';
     remove(shared.db, t, tally);
     return 'deleted';
   }, audit);
 }
 
-/** delete every dead task matching the filter; returns how many */
+/** delete every dead task matching the filter (not those an unfinished task depends on); returns how many */
 export function deleteFailed(shared: Shared, filter: FailureFilter, audit?: AuditWrite<number>): Promise<number> {
   return shared.tx((tally) => {
     const { filters, params } = failureWhere(filter);
-    const rows = stmt(shared.db, S.matchingTasksSql(filters)).all(...params) as Row[];
+    const rows = (stmt(shared.db, S.matchingTasksSql(filters)).all(...params) as Row[]).filter((r) => !hasOpenChild(shared.db, r.id));
     for (const r of rows) remove(shared.db, r, tally);
     return rows.length;
   }, audit);

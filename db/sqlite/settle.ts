@@ -1,10 +1,12 @@
 // Ending attempts: a worker's settlements (fenced on task, worker and attempt), each releasing the
 // attempt's concurrency token; then, before the transaction commits, the batches whose tasks moved are
 // settled — aborted on a failure where their policy says so, completed once all their tasks are terminal.
+// A settled task moves its children (edges.ts): a success readies them, dead or cancelled applies their policies.
 import { fingerprint } from '../../lib/engine/fingerprint';
 import type { AttemptResult, ErrorInfo } from '../../lib/engine/types';
 import { stageTimes } from './batches';
 import type { Db, Shared } from './connection';
+import { parentsFailed, parentSucceeded } from './edges';
 import { releaseToken } from './queues';
 import { toJson } from './rows';
 import { BATCH_STATUS } from './sql/batches';
@@ -93,8 +95,10 @@ function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: num
     }
     if (!row) return false;
     endAttempt(db, row, r.taskId, r.attempt, outcome, err, to, tally, now, startedAt);
-    // a freed token or a finished stage may let another task start
+    // a freed token or a finished stage may let another task start, and so may a child made ready
     if (row.token_no !== null || row.batch_id !== null) wake = true;
+    if (to === 'succeeded' && parentSucceeded(db, r.taskId, tally)) wake = true;
+    if ((to === 'dead' || to === 'cancelled') && parentsFailed(db, [r.taskId], tally, now)) wake = true;
     return true;
   });
   return { accepted, wake };
@@ -116,8 +120,14 @@ export function settleBatches(db: Db, ids: Iterable<number>, tally: Tally, now: 
           `batch ${id} aborted: a task of stage ${failed.stage} failed`,
           id,
           failed.stage,
-        ) as { queue: string; batch_id: number; stage: number }[];
+        ) as { id: number; queue: string; batch_id: number; stage: number }[];
         for (const t of cancelled) tally.task(t, 'pending', 'cancelled');
+        parentsFailed(
+          db,
+          cancelled.map((t) => t.id),
+          tally,
+          now,
+        );
         stmt(db, S.ABORT_BATCH).run(id);
         tally.flush(db);
       }

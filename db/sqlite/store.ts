@@ -16,6 +16,7 @@ import { diagnoseSqlite } from './doctor';
 import * as enqueue from './enqueue';
 import * as failures from './failures';
 import * as flow from './flow';
+import * as flowCommands from './flow-commands';
 import * as history from './history';
 import * as maintenance from './maintenance';
 import { migrate } from './migrations';
@@ -49,6 +50,7 @@ const concerns = [
   history,
   failures,
   flow,
+  flowCommands,
 ];
 
 /**
@@ -116,9 +118,9 @@ export class SqliteStore implements Store {
       claim,
       finish,
       // one connection: every attempt runs on this process's session (after a caller's transaction ends)
-      runSql: async (_, _attempt, text, signal) => {
+      runSql: async (_, attempt, text, signal) => {
         await gate.free();
-        return run.runSql(db, text, signal);
+        return run.runSql(db, text, signal, attempt.parents);
       },
       runProcedure: () => run.runProcedure(),
       onWake: (_, listener) => {
@@ -139,6 +141,10 @@ export class SqliteStore implements Store {
       enqueueMany: async (_, inputs, opts, audited) => {
         refuseExternal(opts);
         return enqueue.enqueueMany(shared, inputs, audited);
+      },
+      createFlow: async (_, input, opts, audited) => {
+        refuseExternal(opts);
+        return flowCommands.createFlow(shared, input, audited);
       },
       transaction: (_, fn, opts) => transactions.run(fn, opts),
     });

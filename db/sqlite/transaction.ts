@@ -24,9 +24,18 @@
 import { ValidationError } from '../../lib/engine/errors';
 import { MAX_TRANSACTION_TIMEOUT_MS, TRANSACTION_TIMEOUT_MS } from '../../lib/engine/limits';
 import type { EnqueueCallOptions, StoreTransaction } from '../../lib/engine/ports';
-import type { EnqueueInput, EnqueueResult, ExecuteParams, ExecuteResult, TransactionOptions } from '../../lib/engine/types';
+import type {
+  EnqueueInput,
+  EnqueueResult,
+  ExecuteParams,
+  ExecuteResult,
+  FlowInput,
+  FlowResult,
+  TransactionOptions,
+} from '../../lib/engine/types';
 import { openDatabase, read, sqliteErrorNumber, type Db, type WriteGate } from './connection';
 import { enqueueIn } from './enqueue';
+import { createFlowIn } from './flow-commands';
 import { settleBatches } from './settle';
 import { BEGIN_IMMEDIATE, COMMIT, ROLLBACK, TOTAL_CHANGES } from './sql/transaction';
 import { stmt } from './stmt';
@@ -99,16 +108,31 @@ class SqliteTransaction implements StoreTransaction {
   }
 
   async enqueue(input: EnqueueInput): Promise<EnqueueResult> {
-    return (await this.enqueueMany([input]))[0]!;
+    return this.enqueueIn([input], true)[0]!;
   }
 
   async enqueueMany(inputs: EnqueueInput[]): Promise<EnqueueResult[]> {
+    return this.enqueueIn(inputs, false);
+  }
+
+  private enqueueIn(inputs: EnqueueInput[], single: boolean): EnqueueResult[] {
     this.check();
     if (inputs.length === 0) return [];
-    // a savepoint (better-sqlite3 nests a transaction in an open one): a failed call leaves nothing behind
-    const r = this.db.transaction(() => tallied(this.db, (tally, now) => enqueueIn(this.db, inputs, tally, now)))();
+    const r = this.savepoint((tally, now) => enqueueIn(this.db, inputs, tally, now, single));
     if (r.some((x) => x.created)) this.created = true;
     return r;
+  }
+
+  async createFlow(input: FlowInput): Promise<FlowResult> {
+    this.check();
+    const r = this.savepoint((tally, now) => createFlowIn(this.db, input, tally, now));
+    this.created = true;
+    return r;
+  }
+
+  /** A savepoint (better-sqlite3 nests a transaction in an open one): a failed call leaves nothing behind. */
+  private savepoint<T>(fn: (tally: Tally, now: number) => T): T {
+    return this.db.transaction(() => tallied(this.db, fn))();
   }
 
   /** End it: commit or roll back; a no-op once ended. */

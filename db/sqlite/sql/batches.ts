@@ -30,9 +30,9 @@ export const STAGE_ENDED = 'UPDATE BatchStages SET last_ended_at = MAX(COALESCE(
 /** (released_at, id) */
 export const RELEASE_BATCH = "UPDATE Batches SET status = 'released', released_at = ? WHERE id = ?";
 
-/** (finished_at, batch_id) → the cancelled tasks' queue, batch_id, stage */
+/** (finished_at, batch_id) → the cancelled tasks' id, queue, batch_id, stage */
 export const CANCEL_BATCH_PENDING = `UPDATE Tasks SET status = 'cancelled', finished_at = ? WHERE batch_id = ? AND batch_id IS NOT NULL
-      AND status = 'pending' RETURNING queue, batch_id, stage`;
+      AND status = 'pending' RETURNING id, queue, batch_id, stage`;
 
 export const REQUEST_CANCEL_BATCH_RUNNING =
   "UPDATE Tasks SET cancel_requested = 1 WHERE batch_id = ? AND batch_id IS NOT NULL AND status = 'running'";

@@ -7,7 +7,7 @@ export const BULK_TASK = 'SELECT id, queue, batch_id, stage, status, run_after F
 export const RUN_NOW = "UPDATE Tasks SET run_after = ? WHERE id = ? AND status = 'pending'";
 
 /** (priority, id) */
-export const SET_PRIORITY = "UPDATE Tasks SET priority = ? WHERE id = ? AND status IN ('pending', 'dead', 'cancelled')";
+export const SET_PRIORITY = "UPDATE Tasks SET priority = ? WHERE id = ? AND status IN ('waiting', 'pending', 'dead', 'cancelled')";
 
 /**
  * Rewrite a task that is not running (queue, payload, priority, run_after, max_attempts, status, finished_at,

@@ -36,9 +36,32 @@ export const SAMPLE_DEPTH = 'INSERT INTO Metrics (sec, depth) VALUES (?, ?) ON C
 
 // ---- pruning ----------------------------------------------------------------------------------------
 
-/** Up to `limit` terminal tasks finished before the cutoff (cutoff, limit). */
+const OPEN = "('waiting', 'pending', 'running')";
+
+/** Whether an unfinished task depends on task `t` (an SQL expression). */
+const OPEN_CHILD = (t: string) => `EXISTS (SELECT 1 FROM TaskEdges e JOIN Tasks c ON c.id = e.child_id
+        WHERE e.parent_id = ${t} AND c.status IN ${OPEN})`;
+
+/**
+ * Up to `limit` terminal tasks finished before the cutoff (cutoff, limit): not a flow's (they go with their
+ * flow) nor one an unfinished task depends on.
+ */
 export const PRUNE_TASKS = `SELECT id, queue, batch_id, stage, status FROM Tasks WHERE status IN ('succeeded', 'dead', 'cancelled')
-      AND finished_at < ? LIMIT ?`;
+      AND finished_at < ? AND flow_id IS NULL AND NOT ${OPEN_CHILD('Tasks.id')} LIMIT ?`;
+
+/**
+ * Up to `limit` flows created and finished before the cutoff (cutoff, cutoff, limit): no node unfinished, the
+ * last finished before the cutoff, no unfinished task outside depending on one of them (over Tasks_flow).
+ */
+export const PRUNABLE_FLOWS = `SELECT f.id FROM Flows f WHERE f.created_at < ?
+      AND NOT EXISTS (SELECT 1 FROM Tasks t WHERE t.flow_id = f.id AND t.status IN ${OPEN})
+      AND COALESCE((SELECT MAX(t.finished_at) FROM Tasks t WHERE t.flow_id = f.id), 0) < ?
+      AND NOT EXISTS (SELECT 1 FROM Tasks t WHERE t.flow_id = f.id AND ${OPEN_CHILD('t.id')})
+      ORDER BY f.id LIMIT ?`;
+
+/** A flow's tasks (flow_id) */
+export const FLOW_TASKS = 'SELECT id, queue, batch_id, stage, status FROM Tasks WHERE flow_id = ? AND flow_id IS NOT NULL';
+export const DELETE_FLOW = 'DELETE FROM Flows WHERE id = ?';
 
 export const PRUNE_WORKERS = "DELETE FROM Workers WHERE state IN ('stopped', 'lost') AND heartbeat_at < ?";
 /** (oldest second kept) */

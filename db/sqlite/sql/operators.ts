@@ -64,10 +64,6 @@ export const DEDUP_HOLDER = `SELECT o.token, o.status, o.dedup_key FROM Tasks t
       JOIN Tasks o ON o.dedup_key = t.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('waiting', 'pending', 'running')
       WHERE t.id = ? AND o.id <> t.id LIMIT 1`;
 
-/** Back to pending, due now, with one more attempt if they were used up (run_after, id). */
-export const RETRY_TASK = `UPDATE Tasks SET status = 'pending', run_after = ?, finished_at = NULL, cancel_requested = 0,
-      max_attempts = MAX(max_attempts, attempts + 1) WHERE id = ?`;
-
 /** The tasks matching `filters`, with what the tally needs. */
 export function matchingTasksSql(filters: readonly string[]): string {
   return `SELECT id, queue, batch_id, stage, status FROM Tasks WHERE ${filters.join(' AND ')}`;

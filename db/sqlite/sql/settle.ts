@@ -43,9 +43,9 @@ export const BATCH_POLICY = 'SELECT status, on_failure FROM Batches WHERE id = ?
 
 export const FIRST_FAILED_STAGE = 'SELECT MIN(stage) AS stage FROM BatchStages WHERE batch_id = ? AND dead > 0';
 
-/** An aborted batch's pending tasks of later stages (finished_at, error_message, batch_id, stage) → queue, batch_id, stage */
+/** An aborted batch's pending tasks of later stages (finished_at, error_message, batch_id, stage) → id, queue, batch_id, stage */
 export const CANCEL_LATER_STAGES = `UPDATE Tasks SET status = 'cancelled', finished_at = ?, error_message = ?
-            WHERE batch_id = ? AND batch_id IS NOT NULL AND stage > ? AND status = 'pending' RETURNING queue, batch_id, stage`;
+            WHERE batch_id = ? AND batch_id IS NOT NULL AND stage > ? AND status = 'pending' RETURNING id, queue, batch_id, stage`;
 
 export const ABORT_BATCH = "UPDATE Batches SET status = 'aborted' WHERE id = ?";
 
