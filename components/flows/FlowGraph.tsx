@@ -16,16 +16,28 @@ import {
   type NodeTypes,
 } from '@xyflow/react';
 import { useRouter } from 'next/navigation';
-import { memo, useMemo, useSyncExternalStore } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { formatNumber } from '../format';
+import { useIsDesktop } from '../live';
 import { cx } from '../ui/cx';
-import { buildGraph, GROUP_BOX, layoutKey, place, TASK_BOX, type Box, type GroupBox, type TaskBox } from './graph';
+import {
+  buildGraph,
+  GROUP_BOX,
+  layoutKey,
+  place,
+  TASK_BOX,
+  type Box,
+  type FlowGraph as Graph,
+  type GroupBox,
+  type Placed,
+  type TaskBox,
+} from './graph';
 import { FLOW_STATES, STATE_STYLE, type FlowJson } from './types';
 
 type TaskNode = Node<TaskBox, 'task'>;
 type GroupNode = Node<GroupBox, 'command'>;
 
-const HANDLE = '!size-1.5 !min-h-0 !min-w-0 !border-0 !bg-slate-400';
+const HANDLE = 'size-1.5! min-h-0! min-w-0! border-0! bg-slate-400!';
 
 const TaskNodeView = memo(function TaskNodeView({ data }: NodeProps<TaskNode>) {
   const st = STATE_STYLE[data.status];
@@ -108,34 +120,75 @@ function useTheme(): 'light' | 'dark' {
   );
 }
 
+/** Above this many boxes the layout is computed in a Web Worker (layout.worker.ts) */
+const WORKER_ABOVE = 300;
+
+/** The layout of the graph's shape: at once for a small graph, from a worker for a big one (null meanwhile). */
+function usePlaced(graph: Graph, key: string): Placed | null {
+  const inline = graph.boxes.length <= WORKER_ABOVE;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the shape (layoutKey), not on the states
+  const now = useMemo(() => (inline ? place(graph) : null), [key]);
+  const [later, setLater] = useState<{ key: string; placed: Placed } | null>(null);
+  const latest = useRef(graph);
+  latest.current = graph;
+  useEffect(() => {
+    if (inline) return;
+    const worker = new Worker(new URL('./layout.worker.ts', import.meta.url));
+    worker.onmessage = (
+      e: MessageEvent<{ key: string; positions: [string, { x: number; y: number }][]; width: number; height: number }>,
+    ) => {
+      setLater({ key: e.data.key, placed: { positions: new Map(e.data.positions), width: e.data.width, height: e.data.height } });
+      worker.terminate();
+    };
+    // no worker (a strict content policy): lay out here
+    worker.onerror = () => setLater({ key, placed: place(latest.current) });
+    worker.postMessage({ key, graph: latest.current });
+    return () => worker.terminate();
+  }, [key, inline]);
+  if (inline) return now;
+  return later?.key === key ? later.placed : null;
+}
+
 export function FlowGraph({ flow, collapse }: { flow: FlowJson; collapse: boolean }) {
   const router = useRouter();
   const theme = useTheme();
+  // on a phone the whole graph would be too small to read: start at a readable zoom, pan from there
+  const desktop = useIsDesktop();
   const graph = useMemo(() => buildGraph(flow, collapse), [flow, collapse]);
   const key = layoutKey(graph);
   // the layout follows the shape only: a poll that changes states keeps every box in place
-  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the shape (layoutKey), not on the states
-  const placed = useMemo(() => place(graph), [key]);
+  const placed = usePlaced(graph, key);
   const big = graph.boxes.length > 200;
   const byId = useMemo(() => new Map(graph.boxes.map((b) => [b.id, b])), [graph]);
 
-  const nodes = useMemo(
-    () =>
-      graph.boxes.map(
-        (b: Box) =>
-          ({
-            id: b.id,
-            type: b.kind === 'task' ? 'task' : 'command',
-            position: placed.positions.get(b.id) ?? { x: 0, y: 0 },
-            data: b,
-            draggable: false,
-            connectable: false,
-            width: b.kind === 'task' ? TASK_BOX.width : GROUP_BOX.width,
-            height: b.kind === 'task' ? TASK_BOX.height : GROUP_BOX.height,
-          }) as TaskNode | GroupNode,
-      ),
-    [graph, placed],
-  );
+  // a box whose state did not change keeps its node object: React Flow redraws only the ones that changed
+  const kept = useRef(new Map<string, { node: TaskNode | GroupNode; sig: string }>());
+  const nodes = useMemo(() => {
+    if (!placed) return [];
+    const next = new Map<string, { node: TaskNode | GroupNode; sig: string }>();
+    const list = graph.boxes.map((b: Box) => {
+      const position = placed.positions.get(b.id) ?? { x: 0, y: 0 };
+      const sig = `${JSON.stringify(b)}@${position.x},${position.y}`;
+      const old = kept.current.get(b.id);
+      const node =
+        old?.sig === sig
+          ? old.node
+          : ({
+              id: b.id,
+              type: b.kind === 'task' ? 'task' : 'command',
+              position,
+              data: b,
+              draggable: false,
+              connectable: false,
+              width: b.kind === 'task' ? TASK_BOX.width : GROUP_BOX.width,
+              height: b.kind === 'task' ? TASK_BOX.height : GROUP_BOX.height,
+            } as TaskNode | GroupNode);
+      next.set(b.id, { node, sig });
+      return node;
+    });
+    kept.current = next;
+    return list;
+  }, [graph, placed]);
   const edges = useMemo<Edge[]>(
     () =>
       graph.links.map((l) => ({
@@ -155,16 +208,27 @@ export function FlowGraph({ flow, collapse }: { flow: FlowJson; collapse: boolea
     [graph, big],
   );
 
+  if (!placed)
+    return (
+      <div
+        className="flex h-[60vh] min-h-80 w-full items-center justify-center text-sm text-slate-500 sm:h-[65vh]"
+        data-testid="flow-graph"
+        data-collapsed={collapse ? '1' : '0'}
+        data-laying-out="1"
+      >
+        Laying out {formatNumber(graph.boxes.length)} boxes…
+      </div>
+    );
   return (
     <div className="h-[60vh] min-h-80 w-full sm:h-[65vh]" data-testid="flow-graph" data-collapsed={collapse ? '1' : '0'}>
       <ReactFlow
-        key={collapse ? 'collapsed' : 'tasks'}
+        key={`${collapse ? 'collapsed' : 'tasks'}-${desktop ? 'wide' : 'phone'}`}
         nodes={nodes}
         edges={edges}
         nodeTypes={nodeTypes}
         colorMode={theme}
         fitView
-        fitViewOptions={{ padding: 0.1, maxZoom: 1.2 }}
+        fitViewOptions={{ padding: 0.1, maxZoom: 1.2, minZoom: desktop ? 0.02 : 0.45 }}
         minZoom={0.02}
         maxZoom={2}
         nodesDraggable={false}
@@ -185,7 +249,7 @@ export function FlowGraph({ flow, collapse }: { flow: FlowJson; collapse: boolea
           zoomable
           nodeColor={(n) => STATE_STYLE[byId.get(n.id)?.status ?? 'waiting'].fill}
           nodeStrokeWidth={0}
-          className="!hidden sm:!block"
+          className="hidden! sm:block!"
           ariaLabel="Overview of the flow"
         />
       </ReactFlow>

@@ -66,6 +66,22 @@ const columns: Column<FlowNodeJson>[] = [
   },
 ];
 
+function PhoneRow({ n }: { n: FlowNodeJson }) {
+  return (
+    <div className="flex items-start gap-2">
+      <div className="min-w-0 flex-1">
+        <NodeName n={n} />
+        <span className="block truncate font-mono text-[11px] text-slate-500">{n.command}</span>
+        {n.error && <p className="mt-0.5 line-clamp-2 break-words text-xs text-rose-800">{n.error}</p>}
+      </div>
+      <div className="flex shrink-0 flex-col items-end gap-1">
+        <StatusBadge status={n.status} testId="flow-list-state" />
+        <When n={n} />
+      </div>
+    </div>
+  );
+}
+
 export function FlowNodes({ flowId, nodes, picked }: { flowId: number; nodes: FlowNodeJson[]; picked: FlowState | null }) {
   const matching = picked ? nodes.filter((n) => n.status === picked) : nodes;
   const shown = matching.slice(0, NODES_SHOWN);
@@ -83,6 +99,7 @@ export function FlowNodes({ flowId, nodes, picked }: { flowId: number; nodes: Fl
         columns={shown.some((n) => n.error) ? columns : columns.filter((c) => c.key !== 'error')}
         rowKey={(n) => n.token}
         rowAttrs={(n) => ({ 'data-testid': 'flow-list-row', 'data-token': n.token, 'data-status': n.status })}
+        phoneRow={(n) => <PhoneRow n={n} />}
       />
       {matching.length > shown.length && (
         <p className="border-t border-slate-100 px-4 py-2 text-xs text-slate-500">
