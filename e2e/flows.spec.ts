@@ -30,19 +30,19 @@ async function createFlow(request: APIRequestContext, body: { name?: string; nod
 
 /**
  * 20 nodes in five layers: extract → 4 loads → 8 transforms (each after one or two loads) → 6 checks (each
- * after two transforms) → report (after every check). demo.sleep of 0.6–1.6 s: a few seconds with 4 workers.
+ * after two transforms) → report (after every check). demo.sleep of 1.2–3 s: about 15 s with 4 workers.
  */
 function twentyNodes(queue: string): FlowNode[] {
   const sleep = (ms: number) => ({ command: 'demo.sleep', payload: { ms }, queue });
-  const nodes: FlowNode[] = [{ id: 'extract', ...sleep(1500) }];
-  for (let i = 0; i < 4; i++) nodes.push({ id: `load-${i}`, ...sleep(800 + 200 * i), dependsOn: ['extract'] });
+  const nodes: FlowNode[] = [{ id: 'extract', ...sleep(3000) }];
+  for (let i = 0; i < 4; i++) nodes.push({ id: `load-${i}`, ...sleep(2000 + 200 * i), dependsOn: ['extract'] });
   for (let i = 0; i < 8; i++) {
     const deps = [`load-${i % 4}`];
     if (i % 2 === 1) deps.push(`load-${(i + 1) % 4}`);
-    nodes.push({ id: `transform-${i}`, ...sleep(600 + 100 * (i % 3)), dependsOn: deps });
+    nodes.push({ id: `transform-${i}`, ...sleep(1500 + 100 * (i % 3)), dependsOn: deps });
   }
-  for (let i = 0; i < 6; i++) nodes.push({ id: `check-${i}`, ...sleep(700), dependsOn: [`transform-${i}`, `transform-${i + 2}`] });
-  nodes.push({ id: 'report', ...sleep(600), dependsOn: Array.from({ length: 6 }, (_, i) => `check-${i}`) });
+  for (let i = 0; i < 6; i++) nodes.push({ id: `check-${i}`, ...sleep(1500), dependsOn: [`transform-${i}`, `transform-${i + 2}`] });
+  nodes.push({ id: 'report', ...sleep(1200), dependsOn: Array.from({ length: 6 }, (_, i) => `check-${i}`) });
   return nodes;
 }
 
@@ -87,15 +87,15 @@ test('a 20-node flow: the graph shows states changing live, a node opens its tas
     }
     const running = states.filter(([, s]) => s === 'running').length;
     const done = states.filter(([, s]) => s === 'succeeded').length;
-    if (!shot && (running > 0 || done > 0) && done < 12) {
-      await page.screenshot({ path: '/tmp/flow-1280.png', fullPage: true });
+    if (!shot && running > 0 && done > 4 && done < 16) {
+      await page.screenshot({ path: '/tmp/flow-1280-live.png' });
       shot = true;
     }
     if (states.length === 20 && done === 20) break;
     expect(Date.now(), `flow ${flowId} did not finish: ${JSON.stringify(states)}`).toBeLessThan(deadline);
     await page.waitForTimeout(150);
   }
-  if (!shot) await page.screenshot({ path: '/tmp/flow-1280.png', fullPage: true });
+  await page.screenshot({ path: '/tmp/flow-1280.png', fullPage: true });
   // the report node went from waiting (or pending) to succeeded on the same page, and a middle node was seen running
   expect([...seen.get('report')!]).toEqual(expect.arrayContaining(['waiting', 'succeeded']));
   expect([...seen.values()].some((s) => s.has('running'))).toBe(true);
@@ -193,7 +193,7 @@ test('the flow page at 390 px and in the dark theme; cancel flow from the page',
 });
 
 test('a 1,000-node flow opens collapsed by command, and expands on demand', async ({ page, request }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(180_000);
   const errors = collectErrors(page);
   const queue = unique('flow-big');
   expect((await request.patch(`/api/queues/${queue}`, { data: { paused: true } })).status()).toBe(200);
@@ -249,4 +249,33 @@ test('the Waiting tab lists a task whose parent has not run; its page says why',
   await page.getByTestId('task-cancel').click();
   await page.getByRole('button', { name: 'Cancel 1 task' }).click();
   await expect(page.getByTestId('task-status')).toHaveText('cancelled');
+});
+
+test('the enqueue form runs a task after others: Run after tokens and the failure policy', async ({ page, request }) => {
+  const queue = unique('after');
+  const later = new Date(Date.now() + 3_600_000).toISOString();
+  const a = await enqueue(request, { command: 'demo.echo', queue, runAt: later });
+  const b = await enqueue(request, { command: 'demo.echo', queue, runAt: later });
+
+  await page.goto('/enqueue');
+  await expect(page.getByTestId('enqueue-handler')).toContainText('demo.echo', { timeout: 30_000 });
+  await page.getByTestId('enqueue-handler').selectOption('demo.echo');
+  await page.getByTestId('enqueue-queue').fill(queue);
+  await expect(page.getByTestId('enqueue-after-policy')).toBeDisabled();
+  await page.getByTestId('enqueue-after').fill('load-a');
+  await expect(page.getByTestId('error-dependsOn')).toHaveText('load-a is not a task token');
+  await expect(page.getByTestId('enqueue-submit')).toBeDisabled();
+  await page.getByTestId('enqueue-after').fill(`${a},\n${b}`);
+  await expect(page.getByTestId('enqueue-after-hint')).toHaveText('Waits for 2 parents to succeed.');
+  await page.getByTestId('enqueue-after-policy').selectOption('run');
+  await page.getByTestId('enqueue-submit').click();
+  await expect(page.getByTestId('enqueue-success')).toBeVisible();
+  await page.getByTestId('enqueue-token').click();
+
+  await expect(page.getByTestId('task-status')).toHaveText('waiting');
+  const links = page.getByTestId('task-parents-list').getByTestId('task-link');
+  await expect(links).toHaveCount(2);
+  await expect(page.getByTestId('task-parents-list').getByTestId('task-link-policy').first()).toHaveText('on failure: run');
+  await expect(page.getByTestId('task-parents-left-badge')).toHaveText('2 left');
+  await page.screenshot({ path: '/tmp/flow-waiting-task-1280.png', fullPage: true });
 });
