@@ -23,7 +23,7 @@ import { Button } from '../ui/Button';
 import { Card } from '../ui/Card';
 import { Notice } from '../ui/States';
 import { cx } from '../ui/cx';
-import { checkInt, checkJson, EXAMPLES, QUEUE_RE } from './fields';
+import { checkInt, checkJson, EXAMPLES, QUEUE_RE, shortened } from './fields';
 import { DemoHelp } from './DemoHelp';
 import { MAX_KEY_CHARS, OptionalText } from './OptionalText';
 import { usePostTask } from './postTask';
@@ -384,11 +384,6 @@ function EnqueueFormControl() {
       </aside>
     </div>
   );
-}
-
-/** a command as the success notice shows it: at most 40 characters */
-function shortened(command: string): string {
-  return command.length > 40 ? `${command.slice(0, 40)}…` : command;
 }
 
 /** the operator's control; a viewer sees the value */

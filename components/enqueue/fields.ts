@@ -22,6 +22,11 @@ export function checkInt(text: string, min: number, max: number): { value?: numb
   return { value: n };
 }
 
+/** a command as the success notice shows it: at most 40 characters */
+export function shortened(command: string): string {
+  return command.length > 40 ? `${command.slice(0, 40)}…` : command;
+}
+
 /** The server's QUEUE_NAME rule (lib/engine/limits.ts). */
 export const QUEUE_RE = QUEUE_NAME;
 
