@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FlowJson, FlowSummaryJson } from '../../lib/api/flows';
 import type { taskJson } from '../../lib/api/present';
-import { BIN, cli, cliOk, ROOT, statusOf, tempDb, UUID, type RunResult, type TempDb } from './helpers';
+import { BIN, cli, cliOk, limited, ROOT, statusOf, tempDb, UUID, type RunOptions, type RunResult, type TempDb } from './helpers';
 
 type TaskJson = ReturnType<typeof taskJson>;
 
@@ -33,7 +33,8 @@ function cliStdin(args: string[], input: string, env: NodeJS.ProcessEnv): Promis
 }
 
 /** exit `code` with one line on stderr that contains each of `parts` */
-function refused(r: RunResult, code: number, ...parts: string[]) {
+function refused(result: RunResult | undefined, code: number, ...parts: string[]) {
+  const r = result!;
   expect(r.code, r.stderr).toBe(code);
   expect(r.stdout).toBe('');
   expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -42,16 +43,19 @@ function refused(r: RunResult, code: number, ...parts: string[]) {
 
 describe('readpast flow', () => {
   let db: TempDb;
+  let opts: RunOptions;
   let file: string;
   beforeAll(() => {
     db = tempDb();
+    // a shared machine: commands started side by side may take a while each
+    opts = { ...db, timeoutMs: 90_000 };
     file = join(db.dir, 'flow.json');
     writeFileSync(file, JSON.stringify(diamond));
   });
   afterAll(() => db.cleanup());
 
   it('create prints the id and each node token; show, list and tasks --status waiting --flow read it back', async () => {
-    const out = await cliOk(['flow', 'create', file], db);
+    const out = await cliOk(['flow', 'create', file], opts);
     const [head, columns, ...rows] = out.trim().split('\n');
     expect(head).toMatch(/^flow [1-9]\d*: 4 node\(s\)$/);
     const id = Number(/^flow (\d+)/.exec(head!)![1]);
@@ -61,12 +65,12 @@ describe('readpast flow', () => {
     for (const t of Object.values(tokens)) expect(t).toMatch(UUID);
 
     const [shown, shownJson, list, listJson, waiting, merge] = await Promise.all([
-      cliOk(['flow', 'show', String(id)], db),
-      cliOk(['flow', 'show', String(id), '--json'], db),
-      cliOk(['flow', 'list', '--unfinished'], db),
-      cliOk(['flow', 'list', '--json'], db),
-      cliOk(['tasks', '--status', 'waiting', '--flow', String(id), '--json'], db),
-      cliOk(['status', tokens.merge!], db),
+      cliOk(['flow', 'show', String(id)], opts),
+      cliOk(['flow', 'show', String(id), '--json'], opts),
+      cliOk(['flow', 'list', '--unfinished'], opts),
+      cliOk(['flow', 'list', '--json'], opts),
+      cliOk(['tasks', '--status', 'waiting', '--flow', String(id), '--json'], opts),
+      cliOk(['status', tokens.merge!], opts),
     ]);
     expect(shown).toMatch(/nodes:\s+4 \(2 waiting, 2 pending\)/);
     expect(shown).toMatch(/edges:\s+3/);
@@ -85,25 +89,27 @@ describe('readpast flow', () => {
     expect(merge).toContain(tokens['load-a']);
 
     // a continuation with --after: waiting, in the parent's flow, its policy kept
-    const next = (await cliOk(['enqueue', '--handler', 'demo.echo', '--after', tokens.notify!, '--on-parent-failure', 'wait'], db)).trim();
+    const next = (
+      await cliOk(['enqueue', '--handler', 'demo.echo', '--after', tokens.notify!, '--on-parent-failure', 'wait'], opts)
+    ).trim();
     expect(next).toMatch(UUID);
-    const s = await statusOf(next, db);
+    const s = await statusOf(next, opts);
     expect(s).toMatchObject({ status: 'waiting', flowId: id, flowNode: null, parentCount: 1, parentsLeft: 1 });
     expect(s.parents).toEqual([
       { token: tokens.notify, nodeId: 'notify', command: 'demo.echo', status: 'waiting', onParentFailure: 'wait' },
     ]);
 
-    const cancelled = await cliOk(['flow', 'cancel', String(id)], db);
+    const cancelled = await cliOk(['flow', 'cancel', String(id)], opts);
     expect(cancelled).toMatch(new RegExp(`^cancelled flow ${id}: \\d+ node\\(s\\) cancelled\\n$`));
     // the continuation is a node of the flow too: cancelled with it, retried with it
-    expect((JSON.parse(await cliOk(['flow', 'show', String(id), '--json'], db)) as FlowJson).counts).toMatchObject({
+    expect((JSON.parse(await cliOk(['flow', 'show', String(id), '--json'], opts)) as FlowJson).counts).toMatchObject({
       waiting: 0,
       pending: 0,
       cancelled: 5,
     });
-    const retried = await cliOk(['flow', 'retry', String(id)], db);
+    const retried = await cliOk(['flow', 'retry', String(id)], opts);
     expect(retried).toMatch(new RegExp(`^retried flow ${id}: \\d+ node\\(s\\)`));
-    expect((JSON.parse(await cliOk(['flow', 'show', String(id), '--json'], db)) as FlowJson).counts).toMatchObject({
+    expect((JSON.parse(await cliOk(['flow', 'show', String(id), '--json'], opts)) as FlowJson).counts).toMatchObject({
       pending: 2,
       waiting: 3,
       cancelled: 0,
@@ -125,21 +131,25 @@ describe('readpast flow', () => {
     writeFileSync(unknown, JSON.stringify({ nodes: [node('a', ['zz'])] }));
     const broken = join(db.dir, 'broken.json');
     writeFileSync(broken, '{"nodes": [');
-    const [c, u, b, missing, none, noFile, badId, showUnknown, cancelUnknown, after, afterUnknown, policy, status] = await Promise.all([
-      cli(['flow', 'create', cycle], db),
-      cli(['flow', 'create', unknown], db),
-      cli(['flow', 'create', broken], db),
-      cli(['flow', 'create', join(db.dir, 'nope.json')], db),
-      cli(['flow'], db),
-      cli(['flow', 'create'], db),
-      cli(['flow', 'show', '1;DROP'], db),
-      cli(['flow', 'show', '999999'], db),
-      cli(['flow', 'cancel', '999999'], db),
-      cli(['enqueue', '--handler', 'demo.echo', '--after', 'nope'], db),
-      cli(['enqueue', '--handler', 'demo.echo', '--after', '00000000-0000-4000-8000-000000000000'], db),
-      cli(['enqueue', '--handler', 'demo.echo', '--on-parent-failure', 'run'], db),
-      cli(['tasks', '--status', 'lost'], db),
-    ]);
+    const [c, u, b, missing, none, noFile, badId, showUnknown, cancelUnknown, after, afterUnknown, policy, status] = await limited(
+      [
+        ['flow', 'create', cycle],
+        ['flow', 'create', unknown],
+        ['flow', 'create', broken],
+        ['flow', 'create', join(db.dir, 'nope.json')],
+        ['flow'],
+        ['flow', 'create'],
+        ['flow', 'show', '1;DROP'],
+        ['flow', 'show', '999999'],
+        ['flow', 'cancel', '999999'],
+        ['enqueue', '--handler', 'demo.echo', '--after', 'nope'],
+        ['enqueue', '--handler', 'demo.echo', '--after', '00000000-0000-4000-8000-000000000000'],
+        ['enqueue', '--handler', 'demo.echo', '--on-parent-failure', 'run'],
+        ['tasks', '--status', 'lost'],
+      ],
+      3,
+      (args) => cli(args, opts),
+    );
     refused(c, 2, 'readpast flow create: nodes: cycle: b → a → b');
     refused(u, 2, 'nodes.0.dependsOn.0', '"zz"');
     refused(b, 2, 'FILE: invalid JSON');
@@ -157,10 +167,10 @@ describe('readpast flow', () => {
 
   it('help documents flow, tasks and enqueue --after', async () => {
     const [general, flow, enqueue, tasks] = await Promise.all([
-      cliOk(['help'], db),
-      cliOk(['help', 'flow'], db),
-      cliOk(['enqueue', '--help'], db),
-      cliOk(['help', 'tasks'], db),
+      cliOk(['help'], opts),
+      cliOk(['help', 'flow'], opts),
+      cliOk(['enqueue', '--help'], opts),
+      cliOk(['help', 'tasks'], opts),
     ]);
     expect(general).toMatch(/flow create FILE/);
     expect(general).toMatch(/tasks \[--status S\]/);

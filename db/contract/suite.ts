@@ -28,6 +28,9 @@ import { stageTests } from './stages';
 import { transactionTests } from './transactions';
 import { workerTests } from './workers';
 import { workflowTests } from './workflows';
+import { workflowOperationTests } from './workflow-operations';
+import { workflowReadTests } from './workflow-reads';
+import { workflowRearmTests } from './workflow-rearm';
 import { poolSettingsTests } from './pool-settings';
 
 export type { StoreFactory, StoreUnderTest } from './harness';
@@ -66,5 +69,8 @@ export function storeContract(name: string, factory: StoreFactory, opts: Contrac
     whyTests(factory);
     poolSettingsTests(factory);
     workflowTests(factory);
+    workflowOperationTests(factory);
+    workflowReadTests(factory);
+    workflowRearmTests(factory);
   });
 }

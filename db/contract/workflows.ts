@@ -1,69 +1,13 @@
 // Workflows (lib/engine/types/flows.ts has the rules): tasks that wait for other tasks. Readiness when parents
-// succeed, the failure policies (cancel — transitive, with the reason —, run, wait), retry re-arming, parents
-// settled before their child's enqueue, cancel and retry of flows, delete and prune, lease rescue, the parents
-// a claimed task sees, dedup keys held by waiting tasks. Claim-driven: a task starts only when the claim says so.
+// succeed, the failure policies (cancel — transitive, with the reason —, run, wait) from every way a parent fails
+// (a settlement, a lease rescue, a cancel, a batch), retry re-arming, parents settled before their child's enqueue,
+// the parents a claimed task sees, dedup keys held by waiting tasks. Claim-driven: a task starts only when the
+// claim says so. Flows as a whole, deleting and pruning: workflow-operations.ts.
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../lib/engine/errors';
-import type { ClaimedTask, EnqueueInput, FlowInput, ParentFailurePolicy, QueueCounts, TaskStatus } from '../../lib/engine/types';
-import { LONG_LEASE, sleep, useStore, type Harness, type StoreFactory } from './harness';
-
-type Node = [id: string, deps?: (string | [string, ParentFailurePolicy])[], task?: Partial<EnqueueInput>];
-
-/** A flow as validateFlow returns it (nodes given parents first). */
-function flowOf(nodes: Node[], name: string | null = 'contract'): FlowInput {
-  return {
-    name,
-    caller: null,
-    nodes: nodes.map(([id, deps = [], task = {}]) => ({
-      id,
-      task: { kind: 'handler', command: `node.${id}`, payload: { node: id }, ...task },
-      dependsOn: deps.map((d) => (typeof d === 'string' ? { id: d, onParentFailure: 'cancel' } : { id: d[0], onParentFailure: d[1] })),
-    })),
-  };
-}
-
-/** Enqueue a handler task after `parents` (each `cancel` unless given a policy); returns its token. */
-function after(h: Harness, parents: (string | [string, ParentFailurePolicy])[], over: Partial<EnqueueInput> = {}): Promise<string> {
-  const dependsOn = parents.map((p) =>
-    typeof p === 'string' ? { token: p, onParentFailure: 'cancel' as const } : { token: p[0], onParentFailure: p[1] },
-  );
-  return h.add({ command: 'c', dependsOn, ...over });
-}
-
-/** Claim everything claimable now (up to 10), by token. */
-async function claimAll(h: Harness): Promise<Map<string, ClaimedTask>> {
-  const slots = await Promise.all(Array.from({ length: 10 }, () => h.worker()));
-  const got = await h.store.worker.claim(slots, { leaseMs: LONG_LEASE });
-  return new Map(got.map((c) => [c.token, c]));
-}
-
-/** The tokens' statuses, in order. */
-const statuses = (h: Harness, tokens: string[]) => Promise.all(tokens.map((t) => h.status(t)));
-
-/** countsByQueue agrees with the tasks themselves, waiting tasks included. */
-async function expectTallied(h: Harness, tokens: string[]): Promise<void> {
-  const want = new Map<string, Record<TaskStatus, number>>();
-  for (const token of tokens) {
-    const t = await h.store.reads.getTask(token);
-    if (!t) continue;
-    const row = want.get(t.queue) ?? { waiting: 0, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 };
-    row[t.status]++;
-    want.set(t.queue, row);
-  }
-  const have = new Map((await h.store.reads.countsByQueue()).map((r: QueueCounts) => [r.queue, r]));
-  for (const [queue, row] of want) {
-    const r = have.get(queue);
-    const got = {
-      waiting: r?.waiting ?? 0,
-      pending: r?.pending,
-      running: r?.running,
-      succeeded: r?.succeeded,
-      dead: r?.dead,
-      cancelled: r?.cancelled,
-    };
-    expect(got, `counts of ${queue}`).toEqual(row);
-  }
-}
+import type { EnqueueInput, ParentFailurePolicy } from '../../lib/engine/types';
+import { sleep, useStore, type StoreFactory } from './harness';
+import { after, claimAll, expectTallied, flowOf, statuses } from './workflow-helpers';
 
 export function workflowTests(factory: StoreFactory) {
   describe('workflows', () => {
@@ -306,73 +250,6 @@ export function workflowTests(factory: StoreFactory) {
       expect((await h().task(g.tokens.q!)).lastError?.message).toBe(`parent ${g.tokens.p} cancelled`);
     });
 
-    it('cancelFlow cancels every unfinished node and asks the running ones to stop; retryFlow brings them back', async () => {
-      const { store } = h();
-      const f = await store.commands.createFlow(flowOf([['a'], ['b', ['a']], ['c', ['b']]]));
-      const { a, b, c } = f.tokens as Record<string, string>;
-      const slot = await h().worker();
-      const ca = await h().claimOne(slot);
-      expect(await store.commands.cancelFlow(f.flowId)).toEqual({ result: 'cancelled', cancelled: 2, cancelRequested: 1 });
-      expect(await statuses(h(), [a!, b!, c!])).toEqual(['running', 'cancelled', 'cancelled']);
-      expect(await h().settle(ca, { kind: 'cancelled', error: null })).toBe(true);
-      expect(await store.commands.cancelFlow(f.flowId + 1000)).toEqual({ result: 'not_found', cancelled: 0, cancelRequested: 0 });
-      await expectTallied(h(), [a!, b!, c!]);
-
-      expect(await store.commands.retryFlow(f.flowId)).toEqual({ result: 'retried', retried: 3 });
-      expect(await statuses(h(), [a!, b!, c!])).toEqual(['pending', 'waiting', 'waiting']);
-      expect(await store.commands.retryFlow(f.flowId + 1000)).toEqual({ result: 'not_found', retried: 0 });
-      await expectTallied(h(), [a!, b!, c!]);
-      // a dead node: retried; its blocked child comes back through it
-      expect(await h().kill(await h().claimOne(slot))).toBe(true);
-      expect(await store.commands.retryFlow(f.flowId)).toEqual({ result: 'retried', retried: 1 });
-      expect(await statuses(h(), [a!, b!, c!])).toEqual(['pending', 'waiting', 'waiting']);
-    });
-
-    it('a task an unfinished task depends on cannot be deleted; once it finished, it can, and its edges go', async () => {
-      const { store } = h();
-      const slot = await h().worker();
-      const parent = await h().doneTask(slot);
-      const child = await after(h(), [parent]);
-      expect(await store.commands.deleteTask(parent)).toBe('conflict');
-      expect(await store.commands.bulk('delete', [parent], {})).toMatchObject({ done: 0, skipped: 1 });
-      expect(await store.commands.deleteTask(child)).toBe('conflict');
-      expect(await h().succeed(await h().claimOne(slot))).toBe(true);
-      expect(await store.commands.deleteTask(parent)).toBe('deleted');
-      expect(await h().task(child)).toMatchObject({ status: 'succeeded' });
-      expect(await store.commands.deleteTask(child)).toBe('deleted');
-
-      // deleteFailed skips a dead task whose child waits on it (policy wait)
-      const dead = await h().deadTask(slot, 'kept');
-      const waits = await after(h(), [[dead, 'wait']]);
-      expect(await store.commands.deleteFailed({})).toBe(0);
-      expect(await store.commands.cancel(waits)).toBe('cancelled');
-      expect(await store.commands.deleteFailed({})).toBe(1);
-    });
-
-    it('pruning keeps a flow until all of it finished, then prunes it whole; keeps a parent an open task depends on', async () => {
-      const { store } = h();
-      const slot = await h().worker();
-      const f = await store.commands.createFlow(flowOf([['a'], ['b', ['a']]]));
-      const parent = await h().doneTask(slot, { queue: 'solo' });
-      const child = await after(h(), [parent], { queue: 'solo' });
-      const ca = await h().claimOne(slot, { queues: ['default'] });
-      expect(ca.token).toBe(f.tokens.a);
-      expect(await h().succeed(ca)).toBe(true);
-      await sleep(20);
-      const future = new Date(Date.now() + 60_000);
-      expect(await store.maintenance.prune(future)).toEqual({ tasks: 0, attempts: 0 });
-      expect(await h().status(f.tokens.a!)).toBe('succeeded');
-      expect(await h().status(parent)).toBe('succeeded');
-
-      expect(await h().succeed(await h().claimOne(slot, { queues: ['default'] }))).toBe(true);
-      expect(await h().succeed(await h().claimOne(slot, { queues: ['solo'] }))).toBe(true);
-      // finished now, but after the cutoff: kept
-      expect(await store.maintenance.prune(new Date(Date.now() - 60_000))).toEqual({ tasks: 0, attempts: 0 });
-      expect(await store.maintenance.prune(future)).toEqual({ tasks: 4, attempts: 4 });
-      for (const t of [f.tokens.a!, f.tokens.b!, parent, child]) expect(await store.reads.getTask(t)).toBeNull();
-      expect(await store.commands.cancelFlow(f.flowId)).toMatchObject({ result: 'not_found' });
-    });
-
     it('a lease rescued to dead applies its children’s policies', async () => {
       const { store } = h();
       const f = await store.commands.createFlow(
@@ -431,49 +308,57 @@ export function workflowTests(factory: StoreFactory) {
       await expectTallied(h(), Object.values(f.tokens));
     });
 
-    it('a flow created inside the caller transaction commits with it, or is gone with its rollback', async () => {
+    it('editTask retrying a cancelled child counts its edges as its parents stand now', async () => {
       const { store } = h();
-      const f = await store.commands.transaction((tx) => tx.createFlow(flowOf([['a'], ['b', ['a']]])));
-      expect(await statuses(h(), [f.tokens.a!, f.tokens.b!])).toEqual(['pending', 'waiting']);
-      let inside: string | null = null;
-      const failed = await store.commands
-        .transaction(async (tx) => {
-          inside = (await tx.createFlow(flowOf([['x'], ['y', ['x']]]))).tokens.x!;
-          throw new Error('changed my mind');
-        })
-        .catch((e: unknown) => e);
-      expect((failed as Error).message).toBe('changed my mind');
-      expect(inside).not.toBeNull();
-      expect(await store.reads.getTask(inside!)).toBeNull();
-      await expectTallied(h(), Object.values(f.tokens));
-    });
-
-    it('a sql task reads its parents and their results from @Parents; a text not naming it binds nothing', async () => {
-      const { store } = h();
-      const f = await store.commands.createFlow(flowOf([['a'], ['s', ['a'], { kind: 'sql', command: 'SELECT @Parents AS parents' }]]));
       const slot = await h().worker();
-      expect(await h().succeed(await h().claimOne(slot), { total: 3 })).toBe(true);
-      const c = await h().claimOne(slot);
-      expect(c.token).toBe(f.tokens.s);
-      const attempt = { ...slot, taskId: c.id, attempt: c.attempt, parents: c.parents };
-      const signal = new AbortController().signal;
-      const r = await store.worker.runSql(attempt, c.command, signal);
-      expect(JSON.parse(String(r.rows[0]!.parents))).toEqual([
-        { token: f.tokens.a, nodeId: 'a', command: 'node.a', status: 'succeeded', result: { total: 3 } },
-      ]);
-      expect((await store.worker.runSql(attempt, 'SELECT 2 AS two', signal)).rows).toEqual([{ two: 2 }]);
+      const parent = await h().add({ queue: 'ep' });
+      const child = await after(h(), [[parent, 'run']], { queue: 'ec' });
+      expect(await store.commands.cancel(child)).toBe('cancelled');
+      expect(await h().kill(await h().claimOne(slot, { queues: ['ep'] }))).toBe(true);
+      // the run parent died while the child was cancelled: done, so the child comes back pending
+      expect(await store.commands.editTask(child, { priority: 2 }, true)).toMatchObject({
+        result: 'retried',
+        after: { status: 'pending', parentsLeft: 0, priority: 2 },
+      });
+      await expectTallied(h(), [parent, child]);
     });
 
-    it('a flow of 2,000 nodes is created at once, roots pending and the rest waiting', async () => {
+    it('a batch cancelled, or aborted by a failed stage, applies its tasks’ children’s policies', async () => {
       const { store } = h();
-      const nodes: Node[] = [];
-      for (let i = 0; i < 2000; i++) nodes.push([`n${i}`, i < 1000 ? [] : [`n${i - 1000}`, `n${(i + 1) % 1000}`]]);
-      const f = await store.commands.createFlow(flowOf(nodes));
-      expect(Object.keys(f.tokens)).toHaveLength(2000);
-      expect(await h().task(f.tokens.n1500!)).toMatchObject({ status: 'waiting', flowNode: 'n1500', parentCount: 2, parentsLeft: 2 });
-      expect(await h().status(f.tokens.n999!)).toBe('pending');
-      const counts = (await store.reads.countsByQueue()).find((r) => r.queue === 'default')!;
-      expect(counts.pending).toBe(1000);
+      const b = await store.commands.createBatch({ onFailure: 'abort' });
+      const s0 = await h().add({ batchId: b.id, stage: 0 });
+      const s1 = await h().add({ batchId: b.id, stage: 1 });
+      const after1 = await after(h(), [s1]);
+      const runs = await after(h(), [[s1, 'run']]);
+      const slot = await h().worker();
+      const c0 = await h().claimOne(slot);
+      expect(c0.token).toBe(s0);
+      expect(await h().kill(c0)).toBe(true);
+      // the abort cancelled stage 1, and with it its children under cancel
+      expect(await statuses(h(), [s1, after1, runs])).toEqual(['cancelled', 'cancelled', 'pending']);
+      expect((await h().task(after1)).lastError?.message).toBe(`parent ${s1} cancelled`);
+      await expectTallied(h(), [s0, s1, after1, runs]);
+
+      const c = await store.commands.createBatch({});
+      const t = await h().add({ batchId: c.id, stage: 0, queue: 'cb' });
+      const child = await after(h(), [t], { queue: 'cb' });
+      expect(await store.commands.cancelBatch(c.id)).toMatchObject({ result: 'cancelled', cancelled: 1 });
+      expect((await h().task(child)).lastError?.message).toBe(`parent ${t} cancelled`);
+    });
+
+    it('retryFailed and a bulk retry re-arm the children their tasks cancelled', async () => {
+      const { store } = h();
+      const slot = await h().worker();
+      const p1 = await h().deadTask(slot, 'first', { queue: 'p' });
+      const p2 = await h().deadTask(slot, 'second', { queue: 'q' });
+      const c1 = await after(h(), [p1]);
+      const c2 = await after(h(), [p2]);
+      expect(await statuses(h(), [c1, c2])).toEqual(['cancelled', 'cancelled']);
+      expect(await store.commands.retryFailed({ queue: 'p' })).toMatchObject({ retried: 1 });
+      expect(await statuses(h(), [p1, c1])).toEqual(['pending', 'waiting']);
+      expect(await store.commands.bulk('retry', [p2], {})).toMatchObject({ done: 1 });
+      expect(await statuses(h(), [p2, c2])).toEqual(['pending', 'waiting']);
+      await expectTallied(h(), [p1, p2, c1, c2]);
     });
   });
 }

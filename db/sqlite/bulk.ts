@@ -4,7 +4,7 @@
 import type { AuditWrite, CommandPort } from '../../lib/engine/ports';
 import type { BulkAction, BulkOutcome, EditTaskResult, TaskPatch } from '../../lib/engine/types';
 import type { Db, Shared } from './connection';
-import { rearm, retryTask } from './edges';
+import { parentsLeftNow, rearm, retryTask } from './edges';
 import { cancelOne, dedupHolder, mayDelete, remove } from './operators';
 import { ensureQueue } from './queues';
 import { taskView, toJson, type TaskRow } from './rows';
@@ -115,7 +115,7 @@ export async function editTask(
     const back = retry && (from === 'dead' || from === 'cancelled');
     if (back && mayRetry(db, row) !== true) return { result: 'conflict' };
     // a retried task waits while a parent is unfinished
-    const to = back ? ((row.parents_left ?? 0) > 0 ? 'waiting' : 'pending') : from;
+    const to = back ? (parentsLeftNow(db, row.id) > 0 ? 'waiting' : 'pending') : from;
     const queue = patch.queue ?? row.queue;
     if (queue !== row.queue) ensureQueue(db, queue, now);
     const payload = patch.payload === undefined ? row.payload : toJson(patch.payload);

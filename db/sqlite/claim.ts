@@ -20,7 +20,7 @@
 // sql/claim.ts (CLAIM_RULE_SQL), whose statements are composed of them.
 import type { ClaimedTask, ClaimOptions, RateLimit, TaskKind, WorkerSlot } from '../../lib/engine/types';
 import { stageTimes } from './batches';
-import { parentsOf } from './edges';
+import { readParents } from './edges';
 import type { Db, Shared } from './connection';
 import { freeSlot, rateKeyOf, rateOf, type RateRow, takeSlot } from './flow';
 import * as S from './sql/claim';
@@ -88,6 +88,8 @@ function head(db: Db, l: LaneState, now: number): number | null {
 
 function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, now: number): ClaimedTask[] {
   const out: ClaimedTask[] = [];
+  /** claimed tasks with parents, whose results their attempts see */
+  const children: ClaimedTask[] = [];
   const backoff = new Map<string, number>();
   const flow = new Flow(db, now);
   /**
@@ -166,7 +168,9 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
       flow.started(c);
       let b = backoff.get(c.queue);
       if (b === undefined) backoff.set(c.queue, (b = backoffOf(db, c.queue)));
-      out.push(start(db, c, slot, attempt, tokenNo, b, opts.leaseMs, tally, now));
+      const task = start(db, c, slot, attempt, tokenNo, b, opts.leaseMs, tally, now);
+      out.push(task);
+      if (c.parent_count > 0) children.push(task);
       best.room--;
       best.servedAt = stamp(now);
       if (c.concurrency_key !== null) stmt(db, S.MARK_KEY_SERVED).run(best.servedAt, c.queue, c.concurrency_key);
@@ -178,6 +182,7 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
     }
     if (!starved) break;
   }
+  if (children.length) readParents(db, children);
   return out;
 }
 
@@ -398,7 +403,8 @@ function start(
     createdAt: new Date(c.created_at),
     runAfter: new Date(c.run_after),
     startedAt: new Date(now),
-    parents: c.parent_count > 0 ? parentsOf(db, c.id) : [],
+    // read for the whole claim at once (readParents), only when a claimed task has some
+    parents: [],
   };
 }
 

@@ -3,7 +3,7 @@
 // child edge's policy, transitively (iterative: flows of 10,000 nodes); a retried task goes back waiting while
 // a parent is unfinished and re-arms what its failure did; deleting and pruning keep the edges consistent.
 // Every status change goes through the tally.
-import type { ParentResult, TaskStatus } from '../../lib/engine/types';
+import type { ClaimedTask, TaskStatus } from '../../lib/engine/types';
 import type { Db } from './connection';
 import * as S from './sql/edges';
 import { stmt } from './stmt';
@@ -11,17 +11,28 @@ import type { Tally, TaskKey } from './tally';
 
 type Moved = TaskKey & { ready: number };
 
-/** A parent succeeded: its children's edges are done; those with no parent left go pending. True when one did. */
-export function parentSucceeded(db: Db, parentId: number, tally: Tally): boolean {
-  const children = stmt(db, S.EDGES_DONE).all(parentId) as { child_id: number }[];
+/**
+ * Parents succeeded (two statements for a settlement's worth): their children's edges are done; those with no
+ * parent left go pending. True when one did.
+ */
+export function parentsSucceeded(db: Db, parentIds: readonly number[], tally: Tally): boolean {
+  if (parentIds.length === 0) return false;
+  const ids = JSON.stringify(parentIds);
+  const children = stmt(db, S.CHILDREN_LEFT).all(ids) as Moved[];
+  if (children.length === 0) return false;
+  stmt(db, S.EDGES_DONE).run(ids);
   let ready = false;
-  for (const c of children) ready = parentLeft(db, c.child_id, tally) || ready;
+  for (const m of children) {
+    if (!m.ready) continue;
+    tally.task(m, 'waiting', 'pending');
+    ready = true;
+  }
   return ready;
 }
 
-/** One of a child's edges became done; true when the child went from waiting to pending. */
-function parentLeft(db: Db, childId: number, tally: Tally): boolean {
-  const m = stmt(db, S.PARENT_LEFT).get(childId) as Moved | undefined;
+/** `n` of a child's edges became done; true when the child went from waiting to pending. */
+function parentsLeft(db: Db, childId: number, n: number, tally: Tally): boolean {
+  const m = stmt(db, S.PARENTS_LEFT).get({ id: childId, n }) as Moved | undefined;
   if (!m?.ready) return false;
   tally.task(m, 'waiting', 'pending');
   return true;
@@ -44,7 +55,7 @@ export function parentsFailed(db: Db, parentIds: Iterable<number>, tally: Tally,
     for (const c of children) {
       if (c.on_parent_failure === 'run') {
         stmt(db, S.EDGE_DONE).run(parentId, c.child_id);
-        ready = parentLeft(db, c.child_id, tally) || ready;
+        ready = parentsLeft(db, c.child_id, 1, tally) || ready;
       } else if (c.on_parent_failure === 'cancel') {
         const t = stmt(db, S.CANCEL_BLOCKED).get(why, parentId, now, c.child_id) as TaskKey | undefined;
         if (!t) continue;
@@ -61,10 +72,22 @@ export function parentsFailed(db: Db, parentIds: Iterable<number>, tally: Tally,
  * re-arm its children (see rearm). Returns its new status.
  */
 export function retryTask(db: Db, t: TaskKey & { id: number }, prior: string, tally: Tally, now: number): TaskStatus {
+  syncEdges(db, t.id);
   const { status } = stmt(db, S.RETRY_TASK).get(now, t.id) as { status: TaskStatus };
   tally.task(t, prior, status);
   rearm(db, t.id, tally);
   return status;
+}
+
+/** A task coming back: its edges and parents left as its parents stand now (sql/edges.ts SYNC_EDGES). */
+function syncEdges(db: Db, id: number): void {
+  if (stmt(db, S.SYNC_EDGES).run(id).changes > 0) stmt(db, S.COUNT_LEFT).run(id);
+}
+
+/** A task coming back another way (editTask): its edges synced, how many parents it still waits for. */
+export function parentsLeftNow(db: Db, id: number): number {
+  syncEdges(db, id);
+  return (stmt(db, S.PARENTS_LEFT_OF).get(id) as { parents_left: number }).parents_left;
 }
 
 /**
@@ -78,6 +101,7 @@ export function rearm(db: Db, taskId: number, tally: Tally): void {
     const id = todo.pop()!;
     const back = stmt(db, S.REARM_BLOCKED).all(id, id) as (TaskKey & { id: number })[];
     for (const c of back) {
+      syncEdges(db, c.id);
       tally.task(c, 'cancelled', 'waiting');
       todo.push(c.id);
     }
@@ -101,20 +125,24 @@ export function dropEdges(db: Db, taskId: number): void {
   stmt(db, S.DELETE_EDGES_TO).run(taskId);
 }
 
-/** The parents of a claimed task with their results (succeeded ones; null for others), by parent id. */
-export function parentsOf(db: Db, taskId: number): ParentResult[] {
-  const rows = stmt(db, S.PARENTS_OF).all(taskId) as {
+/** Claimed tasks' parents with their results (succeeded ones; null for others), by parent id: one read for them all. */
+export function readParents(db: Db, tasks: ClaimedTask[]): void {
+  const byId = new Map(tasks.map((t) => [t.id, t]));
+  const rows = stmt(db, S.PARENTS_OF).all(JSON.stringify([...byId.keys()])) as {
+    child_id: number;
     token: string;
     flow_node: string | null;
     command: string;
     status: TaskStatus;
     result: string | null;
   }[];
-  return rows.map((r) => ({
-    token: r.token,
-    nodeId: r.flow_node,
-    command: r.command,
-    status: r.status,
-    result: r.status === 'succeeded' && r.result !== null ? JSON.parse(r.result) : null,
-  }));
+  for (const r of rows) {
+    byId.get(r.child_id)!.parents.push({
+      token: r.token,
+      nodeId: r.flow_node,
+      command: r.command,
+      status: r.status,
+      result: r.status === 'succeeded' && r.result !== null ? JSON.parse(r.result) : null,
+    });
+  }
 }

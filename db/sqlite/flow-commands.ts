@@ -18,6 +18,9 @@ import type { Tally, TaskKey } from './tally';
 
 type Row = TaskKey & { id: number; status: string };
 
+/** Rows written per round while creating a flow. */
+const FLUSH_ROWS = 2000;
+
 export async function createFlow(shared: Shared, input: FlowInput, audit?: AuditWrite<FlowResult>): Promise<FlowResult> {
   const r = await shared.tx((tally, now) => createFlowIn(shared.db, input, tally, now), audit);
   shared.wake();
@@ -30,7 +33,14 @@ export function createFlowIn(db: Db, input: FlowInput, tally: Tally, now: number
   const cache = new Map<string, QueueRow>();
   const counts = new Enqueued();
   const tokens: Record<string, string> = {};
-  const params: unknown[] = [];
+  /** the nodes' task ids, in input order */
+  const ids: number[] = [];
+  // written as it goes (a chunk of rows at a time), so that no array holds the whole flow's values
+  let params: unknown[] = [];
+  const flushTasks = () => {
+    for (const id of insertRows(db, params, insertLinkedTasks, LINKED_TASK_COLUMNS)) ids.push(id);
+    params = [];
+  };
   for (const n of input.nodes) {
     const parents = n.dependsOn.length;
     const status = parents ? 'waiting' : 'pending';
@@ -39,12 +49,19 @@ export function createFlowIn(db: Db, input: FlowInput, tally: Tally, now: number
     tokens[n.id] = row.token;
     for (const v of row.params) params.push(v);
     params.push(status, flowId, n.id, parents, parents);
+    if (params.length >= FLUSH_ROWS * LINKED_TASK_COLUMNS) flushTasks();
   }
-  const ids = insertRows(db, params, insertLinkedTasks, LINKED_TASK_COLUMNS);
-  const idOf = new Map(input.nodes.map((n, i) => [n.id, ids[i]!]));
-  const edges: unknown[] = [];
+  flushTasks();
+  const idOf = new Map<string, number>();
+  let edges: unknown[] = [];
   input.nodes.forEach((n, i) => {
-    for (const d of n.dependsOn) edges.push(idOf.get(d.id)!, ids[i]!, d.onParentFailure, 0);
+    const id = ids[i]!;
+    idOf.set(n.id, id);
+    for (const d of n.dependsOn) edges.push(idOf.get(d.id)!, id, d.onParentFailure, 0);
+    if (edges.length >= FLUSH_ROWS * EDGE_COLUMNS) {
+      insertRows(db, edges, insertEdges, EDGE_COLUMNS);
+      edges = [];
+    }
   });
   insertRows(db, edges, insertEdges, EDGE_COLUMNS);
   counts.apply(tally, now);

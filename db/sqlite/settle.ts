@@ -6,7 +6,7 @@ import { fingerprint } from '../../lib/engine/fingerprint';
 import type { AttemptResult, ErrorInfo } from '../../lib/engine/types';
 import { stageTimes } from './batches';
 import type { Db, Shared } from './connection';
-import { parentsFailed, parentSucceeded } from './edges';
+import { parentsFailed, parentsSucceeded } from './edges';
 import { releaseToken } from './queues';
 import { toJson } from './rows';
 import { BATCH_STATUS } from './sql/batches';
@@ -51,6 +51,9 @@ export function endAttempt(
 /** Apply settlements; false where the attempt no longer owns its task or its lease expired (nothing is written for it). */
 function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: number): { accepted: boolean[]; wake: boolean } {
   let wake = false;
+  /** settled tasks whose children move (edges.ts), once for the whole settlement */
+  const succeeded: number[] = [];
+  const failed: number[] = [];
   const accepted = results.map((r) => {
     const s = r.settlement;
     // when it really began (a prefetched task, after its claim), then the fence: this attempt still owns its
@@ -97,10 +100,12 @@ function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: num
     endAttempt(db, row, r.taskId, r.attempt, outcome, err, to, tally, now, startedAt);
     // a freed token or a finished stage may let another task start, and so may a child made ready
     if (row.token_no !== null || row.batch_id !== null) wake = true;
-    if (to === 'succeeded' && parentSucceeded(db, r.taskId, tally)) wake = true;
-    if ((to === 'dead' || to === 'cancelled') && parentsFailed(db, [r.taskId], tally, now)) wake = true;
+    if (to === 'succeeded') succeeded.push(r.taskId);
+    else if (to === 'dead' || to === 'cancelled') failed.push(r.taskId);
     return true;
   });
+  if (parentsSucceeded(db, succeeded, tally)) wake = true;
+  if (parentsFailed(db, failed, tally, now)) wake = true;
   return { accepted, wake };
 }
 

@@ -135,7 +135,11 @@ describe('rp.flow', () => {
       [{ nodes: [] }, 'nodes', /./],
       [{ nodes: 'a,b' }, 'nodes', /./],
       [{ nodes: [step('a', 'b' as unknown as unknown[])] }, 'nodes.0.dependsOn', /./],
-      [{ nodes: [step('a'), step('b', [{ id: 'a', onParentFailure: 'explode' }])] }, 'nodes.1.dependsOn.0', /./],
+      [
+        { nodes: [step('a'), step('b', [{ id: 'a', onParentFailure: 'explode' }])] },
+        'nodes.1.dependsOn.0.onParentFailure',
+        /cancel, run, wait/,
+      ],
       [{ nodes: [step('a', undefined, { priority: 'high' })] }, 'nodes.0.priority', /./],
       [{ nodes: [{ id: 'a', command: 'no.such.handler' }] }, 'nodes.0.command', /./],
       [{ nodes: [step('a', undefined, { dedupKey: 'k' })] }, 'nodes.0.dedupKey', /no dedup key/],

@@ -16,6 +16,9 @@ export type { ExecuteParams, ExecuteResult, RetryFailedResult, TransactionOption
 export type { KeyUsage, QueuePatch, RateLimit, RateUsage } from '../engine/types';
 export type { BatchJson, DoctorJson, HandlersJson, ProcedureParametersJson, StatusJson } from './present';
 export type { WaitOptions, WaitResult } from './wait';
+export type { FlowJson, FlowSummaryJson } from './flows';
+export type { FlowRequest } from '../engine/flows';
+export type { Dependency, FlowFilter, FlowResult, ParentFailurePolicy, ParentResult } from '../engine/types';
 export type { ScheduleDetailJson, ScheduleJson } from './present';
 export { loadDeclaredSchedules } from './schedules';
 export { ConflictError, NonRetryableError, NotFoundError, TaskError, ValidationError } from '../engine/errors';

@@ -88,6 +88,17 @@ const CASES: [string, () => Promise<unknown>, string][] = [
   ['a flow node id with SQL', () => rp.flow({ nodes: [node("a';--")] }), 'nodes.0.id: letters, digits and . _ : - (1 to 100 characters)'],
   ['dependsOn not a list', () => rp.enqueue(task({ dependsOn: 'x' })), 'dependsOn: must be a list'],
   ['onParentFailure alone', () => rp.enqueue(task({ onParentFailure: 'run' })), 'onParentFailure: needs dependsOn'],
+  [
+    'a dependency with a bad policy',
+    () => rp.flow({ nodes: [node('a'), { ...node('b'), dependsOn: [{ id: 'a', onParentFailure: 'explode' }] }] }),
+    'nodes.1.dependsOn.0.onParentFailure: must be one of cancel, run, wait',
+  ],
+  [
+    'a dependency with an unknown field',
+    () => rp.enqueue(task({ dependsOn: [{ token: '00000000-0000-4000-8000-000000000000', policy: 'run' }] })),
+    'dependsOn.0.policy: unknown field',
+  ],
+  ['a dependency of the wrong type', () => rp.enqueue(task({ dependsOn: [7] })), 'dependsOn.0: not a task token (uuid)'],
   ['a flow id not a number', () => rp.getFlow('x'), 'flowId: not a flow id (a positive whole number)'],
 ];
 

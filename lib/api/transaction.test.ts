@@ -34,7 +34,8 @@ afterEach(async () => {
 
 const orders = async () =>
   (await rp.withTransaction((tx) => tx.execute<{ id: number; item: string }>('SELECT id, item FROM orders ORDER BY id'))).rows;
-const counts = async () => (await rp.reads.countsByQueue()).filter((c) => c.pending + c.running + c.succeeded + c.dead + c.cancelled > 0);
+const counts = async () =>
+  (await rp.reads.countsByQueue()).filter((c) => c.waiting + c.pending + c.running + c.succeeded + c.dead + c.cancelled > 0);
 
 async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -66,7 +67,7 @@ describe('rp.withTransaction (SQLite)', () => {
     );
     expect(new Date(s.startedAt!).getTime() - committed).toBeLessThan(1000);
     expect(await orders()).toEqual([{ id: 1, item: 'book' }]);
-    expect(await counts()).toEqual([{ queue: 'default', pending: 0, running: 0, succeeded: 1, dead: 0, cancelled: 0 }]);
+    expect(await counts()).toEqual([{ queue: 'default', waiting: 0, pending: 0, running: 0, succeeded: 1, dead: 0, cancelled: 0 }]);
   });
 
   it('rolls back the row and the task when the callback throws, and rethrows', async () => {
@@ -154,7 +155,7 @@ describe('rp.withTransaction (SQLite)', () => {
     // every task ran once: no claim or settlement of the pool was lost with the rollback
     for (const t of tokens) expect((await rp.status(t)).attempts).toBe(1);
     expect(await orders()).toEqual([]);
-    expect(await counts()).toEqual([{ queue: 'default', pending: 0, running: 0, succeeded: N + 1, dead: 0, cancelled: 0 }]);
+    expect(await counts()).toEqual([{ queue: 'default', waiting: 0, pending: 0, running: 0, succeeded: N + 1, dead: 0, cancelled: 0 }]);
   });
 
   it('refuses a write on the store connection from inside the callback, a nested transaction, and statements that end it', async () => {
@@ -170,7 +171,7 @@ describe('rp.withTransaction (SQLite)', () => {
       later = sleep(50).then(() => rp.enqueue({ command: 'demo.echo' }));
     });
     await expect(later).resolves.toMatchObject({ created: true });
-    expect(await counts()).toEqual([{ queue: 'default', pending: 1, running: 0, succeeded: 0, dead: 0, cancelled: 0 }]);
+    expect(await counts()).toEqual([{ queue: 'default', waiting: 0, pending: 1, running: 0, succeeded: 0, dead: 0, cancelled: 0 }]);
   });
 
   it('refuses an external transaction on SQLite, and a timeout out of range', async () => {

@@ -308,7 +308,7 @@ export function firstFailing(c: RuleContext): (typeof CLAIM_RULES)[number] | nul
  */
 export const VERDICT_WHY: Record<Verdict, readonly WhyReason[]> = {
   eligible: ['ready', 'workers_busy'],
-  not_pending: ['not_pending'],
+  not_pending: ['not_pending', 'waiting'],
   not_due: ['scheduled', 'retrying'],
   filtered: ['no_worker'],
   paused: ['paused'],

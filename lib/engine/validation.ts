@@ -200,7 +200,12 @@ export function toValidationError(err: z.ZodError, prefix = ''): ValidationError
   const first = err.issues[0]!;
   const samePath = err.issues.filter((i) => i.path.join('.') === first.path.join('.'));
   const unsafeRange = (i: z.core.$ZodIssue) => (i.code === 'too_big' || i.code === 'too_small') && i.origin === 'int';
-  const issue = samePath.find((i) => !unsafeRange(i)) ?? first;
+  let issue = samePath.find((i) => !unsafeRange(i)) ?? first;
+  // a union whose value has one branch's shape but fails inside it (`{ id, onParentFailure: 'x' }`): that inner field
+  if (issue.code === 'invalid_union') {
+    const inner = issue.errors.map((b) => b[0]).find((b) => b !== undefined && (b.path.length > 0 || b.code === 'unrecognized_keys'));
+    if (inner) issue = { ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue;
+  }
   let field = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
   let message = plainMessage(issue);
   if (issue.code === 'unrecognized_keys') {

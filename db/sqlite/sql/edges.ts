@@ -28,19 +28,30 @@ export const CREATED_BLOCKED = 'UPDATE Tasks SET error_message = ?, blocked_by =
 
 // ---- a parent settles -------------------------------------------------------------------------------
 
-/** A parent succeeded: its edges not yet done become done (parent_id) → the children */
-export const EDGES_DONE = 'UPDATE TaskEdges SET done = 1 WHERE parent_id = ? AND done = 0 RETURNING child_id';
+/**
+ * Parents succeeded (a JSON array of their ids): each child has as many parents fewer left as it has edges from
+ * them not yet done; a waiting child with none left becomes pending (SET reads the old values) → the children as
+ * the tally needs them, `ready` when one became pending. Run before EDGES_DONE.
+ */
+export const CHILDREN_LEFT = `UPDATE Tasks SET parents_left = parents_left - d.n,
+        status = CASE WHEN status = 'waiting' AND parents_left = d.n THEN 'pending' ELSE status END
+      FROM (SELECT e.child_id AS id, COUNT(*) AS n FROM TaskEdges e
+        WHERE e.parent_id IN (SELECT value FROM json_each(?)) AND e.done = 0 GROUP BY e.child_id) AS d
+      WHERE Tasks.id = d.id RETURNING queue, batch_id, stage, status = 'pending' AND parents_left = 0 AS ready`;
+
+/** Parents succeeded: their edges not yet done become done (a JSON array of parent ids) */
+export const EDGES_DONE = 'UPDATE TaskEdges SET done = 1 WHERE parent_id IN (SELECT value FROM json_each(?)) AND done = 0';
 
 /** One edge done under policy run (parent_id, child_id). */
 export const EDGE_DONE = 'UPDATE TaskEdges SET done = 1 WHERE parent_id = ? AND child_id = ? AND done = 0';
 
 /**
- * One parent fewer left (id): a waiting child with no parent left becomes pending (SET reads the old values)
- * → the child as the tally needs it, `ready` when it became pending
+ * `n` parents fewer left (@n, @id): a waiting child with no parent left becomes pending (SET reads the old
+ * values) → the child as the tally needs it, `ready` when it became pending
  */
-export const PARENT_LEFT = `UPDATE Tasks SET parents_left = parents_left - 1,
-        status = CASE WHEN status = 'waiting' AND parents_left = 1 THEN 'pending' ELSE status END
-      WHERE id = ? RETURNING queue, batch_id, stage, status = 'pending' AND parents_left = 0 AS ready`;
+export const PARENTS_LEFT = `UPDATE Tasks SET parents_left = parents_left - @n,
+        status = CASE WHEN status = 'waiting' AND parents_left = @n THEN 'pending' ELSE status END
+      WHERE id = @id RETURNING queue, batch_id, stage, status = 'pending' AND parents_left = 0 AS ready`;
 
 /** A failed parent (parent_id) → its waiting children whose edge is not done, with the edge's policy */
 export const WAITING_CHILDREN = `SELECT e.child_id, e.on_parent_failure FROM TaskEdges e JOIN Tasks c ON c.id = e.child_id
@@ -58,6 +69,21 @@ export const CANCEL_BLOCKED = `UPDATE Tasks SET status = 'cancelled', error_numb
 export const RETRY_TASK = `UPDATE Tasks SET status = CASE WHEN parents_left > 0 THEN 'waiting' ELSE 'pending' END, run_after = ?,
       finished_at = NULL, cancel_requested = 0, max_attempts = MAX(max_attempts, attempts + 1)
       WHERE id = ? RETURNING status`;
+
+/**
+ * A task coming back (retried, or re-armed by a parent's retry): its edges done again as its parents stand now —
+ * succeeded, or failed under `run` — since a parent that settled while the task was cancelled left its edge as
+ * it was (child_id)
+ */
+export const SYNC_EDGES = `UPDATE TaskEdges SET done = EXISTS (SELECT 1 FROM Tasks p WHERE p.id = TaskEdges.parent_id
+        AND (p.status = 'succeeded' OR (TaskEdges.on_parent_failure = 'run' AND p.status IN ('dead', 'cancelled'))))
+      WHERE child_id = ?`;
+
+/** Its parents left counted again from its edges (id) */
+export const COUNT_LEFT = `UPDATE Tasks SET parents_left = (SELECT COUNT(*) FROM TaskEdges e WHERE e.child_id = Tasks.id AND e.done = 0)
+      WHERE id = ?`;
+
+export const PARENTS_LEFT_OF = 'SELECT parents_left FROM Tasks WHERE id = ?';
 
 /** A retried task is no longer cancelled by its parent (id). */
 export const UNBLOCK = 'UPDATE Tasks SET blocked_by = NULL WHERE id = ? AND blocked_by IS NOT NULL';
@@ -87,9 +113,10 @@ export const PARENT_BACK = `UPDATE Tasks SET parents_left = parents_left + 1,
 
 // ---- claim, delete, prune ---------------------------------------------------------------------------
 
-/** A claimed task's parents with their results, by parent id (child_id) */
-export const PARENTS_OF = `SELECT p.token, p.flow_node, p.command, p.status, p.result FROM TaskEdges e JOIN Tasks p ON p.id = e.parent_id
-      WHERE e.child_id = ? ORDER BY e.parent_id`;
+/** Claimed tasks' parents with their results, by child and parent id (a JSON array of child ids) */
+export const PARENTS_OF = `SELECT e.child_id, p.token, p.flow_node, p.command, p.status, p.result
+      FROM TaskEdges e JOIN Tasks p ON p.id = e.parent_id
+      WHERE e.child_id IN (SELECT value FROM json_each(?)) ORDER BY e.child_id, e.parent_id`;
 
 /** Whether an unfinished task depends on this one (parent_id) */
 export const HAS_OPEN_CHILD = `SELECT 1 AS open FROM TaskEdges e JOIN Tasks c ON c.id = e.child_id
