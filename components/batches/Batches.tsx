@@ -2,14 +2,13 @@
 // Batches: each batch's progress per stage, its counts, cap and failure policy, newest first, keyset-paged.
 import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
-import { useState } from 'react';
 import { useReplaceQuery } from '../useReplaceQuery';
 import { withQuery } from '../api';
 import { useLive } from '../live';
 import { inputCls } from '../log/LogFilters';
-import { Button } from '../ui/Button';
 import { Card, CardHeader, PageHeader } from '../ui/Card';
 import { DataTable, type Column } from '../ui/DataTable';
+import { Pager, useKeysetPages } from '../ui/Pager';
 import { EmptyState, ErrorState, LoadingState, StaleBanner } from '../ui/States';
 import { Elapsed, RelativeTime } from '../ui/Time';
 import { cx } from '../ui/cx';
@@ -177,32 +176,14 @@ export function Batches() {
   const sp = useSearchParams();
   const status = sp.get('status') ?? '';
   const cursor = sp.get('cursor') ?? '';
-  // cursors of the newer pages already visited, to step back with "Newer"
-  const [trail, setTrail] = useState<{ status: string; cursors: string[] }>({ status, cursors: [] });
-  const cursors = trail.status === status ? trail.cursors : [];
-
   const navigate = useReplaceQuery();
 
   const url = withQuery('/api/batches', { status, cursor, limit: PAGE_SIZE });
   const q = useLive<BatchPageJson>(['batches', url], url, { keepPrevious: true });
   const items = q.data?.items ?? [];
 
-  const setStatus = (s: string) => {
-    setTrail({ status: s, cursors: [] });
-    navigate({ status: s });
-  };
-  const older = () => {
-    const next = q.data?.nextCursor;
-    if (next == null) return;
-    setTrail({ status, cursors: [...cursors, cursor] });
-    navigate({ status, cursor: String(next) });
-    window.scrollTo({ top: 0 });
-  };
-  const newer = () => {
-    const prev = cursors.length ? cursors[cursors.length - 1]! : '';
-    setTrail({ status, cursors: cursors.slice(0, -1) });
-    navigate({ status, cursor: prev });
-  };
+  const pages = useKeysetPages(status, cursor, (c) => navigate({ status, cursor: c }));
+  const setStatus = (s: string) => navigate({ status: s });
 
   return (
     <>
@@ -246,19 +227,14 @@ export function Batches() {
             phoneRow={(b) => <PhoneRow b={b} />}
           />
         )}
-        <div className="flex flex-wrap items-center justify-between gap-2 border-t border-slate-100 px-4 py-3">
-          <p className="text-xs text-slate-500" data-testid="batch-page-info">
-            {cursor ? `Older than #${cursor}` : 'Newest first'} · {items.length} shown
-          </p>
-          <div className="flex gap-2">
-            <Button size="sm" onClick={newer} disabled={!cursor} data-testid="batch-newer">
-              ← Newer
-            </Button>
-            <Button size="sm" onClick={older} disabled={q.data?.nextCursor == null} data-testid="batch-older">
-              Older →
-            </Button>
-          </div>
-        </div>
+        <Pager
+          info={`${cursor ? `Older than #${cursor}` : 'Newest first'} · ${items.length} shown`}
+          cursor={cursor}
+          nextCursor={q.data?.nextCursor}
+          onNewer={pages.newer}
+          onOlder={() => pages.older(q.data?.nextCursor)}
+          testId="batch"
+        />
       </Card>
     </>
   );

@@ -23,11 +23,12 @@ import { Button } from '../ui/Button';
 import { Card } from '../ui/Card';
 import { Notice } from '../ui/States';
 import { cx } from '../ui/cx';
-import { checkInt, checkJson, EXAMPLES, QUEUE_RE } from './fields';
+import { checkInt, checkJson, EXAMPLES, QUEUE_RE, shortened } from './fields';
 import { DemoHelp } from './DemoHelp';
 import { MAX_KEY_CHARS, OptionalText } from './OptionalText';
 import { usePostTask } from './postTask';
 import { ProcedureFields, ProcedureHelp, useProcedureForm } from './ProcedureFields';
+import { RunAfter, runAfterOf, type ParentPolicy } from './RunAfter';
 import { useStoreInfo } from './storeInfo';
 
 type Kind = 'handler' | 'sql' | 'procedure';
@@ -46,6 +47,8 @@ function EnqueueFormControl() {
   const [timeoutMs, setTimeoutMs] = useState('');
   const [dedupKey, setDedupKey] = useState('');
   const [concurrencyKey, setConcurrencyKey] = useState('');
+  const [after, setAfter] = useState('');
+  const [policy, setPolicy] = useState<ParentPolicy>('cancel');
   const [serverError, setServerError] = useState<{ error: string; field?: string } | null>(null);
   const [done, setDone] = useState<{ token: string; command: string } | null>(null);
 
@@ -73,7 +76,9 @@ function EnqueueFormControl() {
           ? null
           : 'SQL text is required';
   const tooLong = [dedupKey, concurrencyKey].some((k) => k.trim().length > MAX_KEY_CHARS);
-  const invalid = tooLong || !json.ok || !!prio.error || !!attempts.error || !!timeout.error || !!queueError || !!commandError;
+  const parents = useMemo(() => runAfterOf(after), [after]);
+  const invalid =
+    !!parents.error || tooLong || !json.ok || !!prio.error || !!attempts.error || !!timeout.error || !!queueError || !!commandError;
 
   const submit = useAction(enqueueTask, { toastErrors: false });
   const viaApi = usePostTask();
@@ -96,6 +101,10 @@ function EnqueueFormControl() {
     if (timeout.value !== undefined) input.timeoutMs = timeout.value;
     if (dedupKey.trim()) input.dedupKey = dedupKey.trim();
     if (concurrencyKey.trim()) input.concurrencyKey = concurrencyKey.trim();
+    if (parents.tokens.length) {
+      input.dependsOn = parents.tokens;
+      if (policy !== 'cancel') input.onParentFailure = policy;
+    }
     const r = kind === 'procedure' ? await viaApi.run(input) : await submit.run(input);
     if (r.ok) setDone({ token: r.token, command: String(input.command) });
     else setServerError({ error: r.error, field: r.field });
@@ -319,6 +328,14 @@ function EnqueueFormControl() {
               ))}
             </div>
 
+            <RunAfter
+              text={after}
+              policy={policy}
+              onText={setAfter}
+              onPolicy={setPolicy}
+              serverError={serverError?.field?.startsWith('dependsOn') ? serverError.error : null}
+            />
+
             {serverError && (
               <Notice tone="error" testId="enqueue-error">
                 Not enqueued: {serverError.error}
@@ -367,11 +384,6 @@ function EnqueueFormControl() {
       </aside>
     </div>
   );
-}
-
-/** a command as the success notice shows it: at most 40 characters */
-function shortened(command: string): string {
-  return command.length > 40 ? `${command.slice(0, 40)}…` : command;
 }
 
 /** the operator's control; a viewer sees the value */

@@ -33,6 +33,7 @@ const ITEMS: Item[] = [
   { href: '/tasks', label: 'Tasks', icon: 'tasks' },
   { href: '/queues', label: 'Queues', icon: 'queues' },
   { href: '/batches', label: 'Batches', icon: 'batches' },
+  { href: '/flows', label: 'Flows', icon: 'flows' },
   { href: '/schedules', label: 'Schedules', icon: 'schedules' },
   { href: '/log', label: 'Execution log', icon: 'log' },
   {

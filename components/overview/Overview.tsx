@@ -88,7 +88,8 @@ export function Overview() {
         </div>
       )}
 
-      <div className="mb-5 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6">
+      <div className="mb-5 grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-7">
+        <Stat testId="stat-waiting" label="Waiting" value={s ? s.totals.waiting : '–'} tone="bg-violet-400" sub="for parents to succeed" />
         <Stat
           testId="stat-pending"
           label="Pending"

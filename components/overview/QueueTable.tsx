@@ -7,8 +7,9 @@ import { Badge } from '../ui/Badge';
 import { DataTable, type Column } from '../ui/DataTable';
 import { WhyLine, type QueueHealthJson } from '../why/WhyReason';
 
-const STATUSES = ['pending', 'running', 'succeeded', 'dead', 'cancelled'] as const;
+const STATUSES = ['waiting', 'pending', 'running', 'succeeded', 'dead', 'cancelled'] as const;
 const SHORT: Record<(typeof STATUSES)[number], string> = {
+  waiting: 'wait',
   pending: 'pend',
   running: 'run',
   succeeded: 'ok',
@@ -17,6 +18,7 @@ const SHORT: Record<(typeof STATUSES)[number], string> = {
 };
 
 const COLORS: Record<(typeof STATUSES)[number], string> = {
+  waiting: 'text-violet-700',
   pending: 'text-sky-700',
   running: 'text-amber-700',
   succeeded: 'text-emerald-700',

@@ -12,7 +12,7 @@ import { EditTaskButton } from './EditTask';
 import { clearRetried, markRetried } from './retried';
 
 const RETRYABLE = ['dead', 'cancelled'];
-const CANCELLABLE = ['pending', 'running'];
+const CANCELLABLE = ['waiting', 'pending', 'running'];
 const DELETABLE = ['succeeded', 'dead', 'cancelled'];
 
 function TaskActionsControl({ task }: { task: StatusJson }) {
@@ -63,7 +63,7 @@ function TaskActionsControl({ task }: { task: StatusJson }) {
             ? 'Cancel this task'
             : task.cancelRequested
               ? 'Cancel already requested'
-              : 'Only pending or running tasks can be cancelled'
+              : 'Only waiting, pending or running tasks can be cancelled'
         }
       >
         {task.cancelRequested && task.status === 'running' ? 'Cancelling…' : 'Cancel'}

@@ -17,6 +17,7 @@ import { lastErrorContext } from './lastError';
 import { LogTail } from './LogTail';
 import { RetriedNote } from './RetriedNote';
 import { TaskActions } from './TaskActions';
+import { TaskLinks } from './TaskLinks';
 import { WhyPanel } from './WhyPanel';
 
 function When({ iso }: { iso: string | null }) {
@@ -106,7 +107,7 @@ export function TaskDetail({ token }: { token: string }) {
         actions={<TaskActions task={t} />}
       />
       <StaleBanner error={q.error} updatedAt={q.dataUpdatedAt} />
-      {t.status === 'pending' && <WhyPanel token={t.token} queue={t.queue} />}
+      {(t.status === 'pending' || t.status === 'waiting') && <WhyPanel token={t.token} queue={t.queue} />}
 
       <div className="grid gap-5 lg:grid-cols-3">
         <div className="space-y-5 lg:col-span-2">
@@ -164,6 +165,17 @@ export function TaskDetail({ token }: { token: string }) {
                   </Link>
                 </Field>
               )}
+              {t.flowId !== null && (
+                <Field label="Flow">
+                  <Link href={`/flows/${t.flowId}`} className="text-brand-700 hover:underline" data-testid="task-flow">
+                    #{t.flowId}
+                    {t.flowNode !== null && <span className="font-mono">, node {t.flowNode}</span>}
+                  </Link>
+                  <Link href={`/tasks?flow=${t.flowId}`} className="ml-2 text-xs text-slate-500 hover:text-brand-700 hover:underline">
+                    tasks
+                  </Link>
+                </Field>
+              )}
               {t.concurrencyKey !== null && (
                 <Field label="Concurrency key" wide>
                   <Link
@@ -200,6 +212,8 @@ export function TaskDetail({ token }: { token: string }) {
                   <>
                     Not claimed yet (the reason is above); due <RelativeTime iso={t.runAfter} />.
                   </>
+                ) : t.status === 'waiting' ? (
+                  'Waiting for its parents: it becomes pending once every parent has succeeded.'
                 ) : (
                   'This task never ran.'
                 )}
@@ -211,6 +225,7 @@ export function TaskDetail({ token }: { token: string }) {
         </div>
 
         <div className="space-y-5">
+          <TaskLinks task={t} />
           <Card>
             <CardHeader title={t.kind === 'procedure' ? 'Parameters' : 'Payload'} />
             <div className="p-4">

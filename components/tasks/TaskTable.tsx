@@ -107,6 +107,17 @@ export function TaskTable({
                 {t.stage !== null && ` · stage ${t.stage}`}
               </Link>
             )}
+            {t.flowId !== null && (
+              <Link
+                href={`/flows/${t.flowId}`}
+                className="max-w-40 truncate text-brand-700 hover:underline"
+                title={t.flowNode ? `node ${t.flowNode} of flow ${t.flowId}` : `after a task of flow ${t.flowId}`}
+                data-testid="task-flow"
+              >
+                flow {t.flowId}
+                {t.flowNode !== null && ` · ${t.flowNode}`}
+              </Link>
+            )}
           </div>
         </div>
       ),

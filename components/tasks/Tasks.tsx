@@ -14,6 +14,7 @@ import { EmptyState, ErrorState, LoadingState, Notice, StaleBanner } from '../ui
 import { useReplaceQuery } from '../useReplaceQuery';
 import { clearRetried, markRetried } from '../task/retried';
 import { BulkBar } from './BulkBar';
+import { FlowChip } from './FlowChip';
 import { TaskFilters } from './TaskFilters';
 import { TaskTable } from './TaskTable';
 import { countIsExact, FILTER_KEYS, TAB_HINT, TAB_LABEL, TABS, tabCount, tabOf, tabParams, type Filters } from './tabs';
@@ -113,7 +114,7 @@ export function Tasks() {
     <>
       <PageHeader
         title="Tasks"
-        description="Every task in every state. Filter by queue, command, key, batch, priority, time, text or a value in the payload."
+        description="Every task in every state. Filter by queue, command, key, batch, flow, priority, time, text or a value in the payload."
       />
       {page.data && !badFilter && <StaleBanner error={page.error} updatedAt={page.dataUpdatedAt} />}
       <Card testId="tasks-card">
@@ -156,6 +157,7 @@ export function Tasks() {
         {status === 'pending' && !sub && (
           <p className="border-b border-slate-100 px-4 py-2 text-xs text-slate-500">All pending tasks (ready, scheduled and retrying).</p>
         )}
+        {filters.flow && <FlowChip flow={filters.flow} onRemove={() => onFilter({ flow: '' })} />}
         <TaskFilters
           value={filters}
           queues={counts.data?.queues ?? []}

@@ -23,6 +23,8 @@ describe('tabs', () => {
     expect(tabParams('retrying')).toEqual({ status: 'pending', sub: 'retrying' });
     expect(tabOf('pending', null)).toBeNull();
     expect(tabOf('exploded', null)).toBeNull();
+    expect(tabParams('waiting')).toEqual({ status: 'waiting', sub: '' });
+    expect(TABS[1]).toBe('waiting');
   });
 
   it('tells ready, scheduled and retrying apart as the store does', () => {
@@ -45,6 +47,7 @@ describe('tabs', () => {
     expect(countIsExact(none)).toBe(true);
     expect(countIsExact({ ...none, queue: 'mail' })).toBe(true);
     expect(countIsExact({ ...none, payload: 'a=1' })).toBe(false);
+    expect(countIsExact({ ...none, flow: '7' })).toBe(false);
   });
 
   it('previews payloads on one line', () => {

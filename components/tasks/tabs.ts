@@ -1,16 +1,29 @@
 // The Tasks page's tabs and filters as URL parameters (the same ones GET /api/tasks reads).
 import type { TaskCountsJson, TaskJson } from '../api';
 
-export const TABS = ['all', 'ready', 'scheduled', 'retrying', 'running', 'succeeded', 'dead', 'cancelled'] as const;
+export const TABS = ['all', 'waiting', 'ready', 'scheduled', 'retrying', 'running', 'succeeded', 'dead', 'cancelled'] as const;
 export type Tab = (typeof TABS)[number];
 
 /** The filter parameters besides the tab (status, sub), in the order they show. */
-export const FILTER_KEYS = ['queue', 'command', 'key', 'batch', 'priorityMin', 'priorityMax', 'from', 'to', 'q', 'payload'] as const;
+export const FILTER_KEYS = [
+  'queue',
+  'command',
+  'key',
+  'batch',
+  'flow',
+  'priorityMin',
+  'priorityMax',
+  'from',
+  'to',
+  'q',
+  'payload',
+] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 export type Filters = Record<FilterKey, string>;
 
 export const TAB_LABEL: Record<Tab, string> = {
   all: 'All',
+  waiting: 'Waiting',
   ready: 'Ready',
   scheduled: 'Scheduled',
   retrying: 'Retrying',
@@ -22,6 +35,7 @@ export const TAB_LABEL: Record<Tab, string> = {
 
 export const TAB_HINT: Record<Tab, string> = {
   all: 'Every task in every state',
+  waiting: 'Waiting for their parents to succeed (dependsOn, flows): never claimed until then',
   ready: 'Pending and due now: waiting for a free worker',
   scheduled: 'Pending with a run-at in the future, never tried yet',
   retrying: 'Pending after a failed attempt, waiting out the backoff',

@@ -59,6 +59,7 @@ export function Badge({
 }
 
 export const STATUS_TONE: Record<string, Tone> = {
+  waiting: 'violet',
   pending: 'blue',
   running: 'amber',
   succeeded: 'green',

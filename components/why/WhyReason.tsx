@@ -18,6 +18,7 @@ export const WHY_LABEL: Record<WhyJson['reason'], string> = {
   stage_wait: 'stage wait',
   no_worker: 'no worker',
   not_pending: 'not waiting',
+  waiting: 'waiting for parents',
 };
 
 export const WHY_TONE: Record<WhyJson['reason'], Tone> = {
@@ -32,6 +33,7 @@ export const WHY_TONE: Record<WhyJson['reason'], Tone> = {
   stage_wait: 'violet',
   no_worker: 'red',
   not_pending: 'gray',
+  waiting: 'violet',
 };
 
 export function WhyBadge({ why, testId }: { why: WhyJson; testId?: string }) {

@@ -6,6 +6,8 @@ export interface TaskCountsJson {
   /** the queue the counts are of; null: every queue */
   queue: string | null;
   all: number;
+  /** waiting for parents (types/flows.ts) */
+  waiting: number;
   pending: number;
   ready: number;
   scheduled: number;
@@ -25,6 +27,7 @@ export async function taskCounts(reads: Pick<ReadModel, 'countsByQueue' | 'pendi
   const out: TaskCountsJson = {
     queue: queue ?? null,
     all: 0,
+    waiting: 0,
     pending: 0,
     ready: 0,
     scheduled: 0,
@@ -36,8 +39,9 @@ export async function taskCounts(reads: Pick<ReadModel, 'countsByQueue' | 'pendi
     queues: [],
   };
   for (const c of counts) {
-    if (c.pending + c.running + c.succeeded + c.dead + c.cancelled > 0) out.queues.push(c.queue);
+    if (c.waiting + c.pending + c.running + c.succeeded + c.dead + c.cancelled > 0) out.queues.push(c.queue);
     if (queue !== undefined && c.queue !== queue) continue;
+    out.waiting += c.waiting;
     out.pending += c.pending;
     out.running += c.running;
     out.succeeded += c.succeeded;
@@ -50,7 +54,7 @@ export async function taskCounts(reads: Pick<ReadModel, 'countsByQueue' | 'pendi
     out.scheduled += b.scheduled;
     out.retrying += b.retrying;
   }
-  out.all = out.pending + out.running + out.succeeded + out.dead + out.cancelled;
+  out.all = out.waiting + out.pending + out.running + out.succeeded + out.dead + out.cancelled;
   out.queues.sort();
   return out;
 }
