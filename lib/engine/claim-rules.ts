@@ -110,11 +110,14 @@ function closedWhy(c: RuleContext): Why {
   return { reason: 'stage_wait', detail: { ...batchBase(c), kind: 'closed', status }, text };
 }
 
-/** a waiting task: `Waiting for 2 of 3 parents: load-a 0193abcd (running), load-b 01a2b3c4 (pending)` */
+/**
+ * a waiting task: `Waiting for 2 of 3 parents: load-a (running), load-b (pending)` — each parent by its node id, or
+ * its whole token (time-ordered tokens made together share their first characters, and their last on SQL Server)
+ */
 function waitingWhy(f: WhyFacts): Why {
   const p = f.parents ?? { left: 0, total: 0, links: [] };
   const open = p.links.filter((l) => l.status !== 'succeeded');
-  const shown = open.slice(0, 5).map((l) => `${l.nodeId ? `${l.nodeId} ` : ''}${l.token.slice(0, 8)} (${l.status})`);
+  const shown = open.slice(0, 5).map((l) => `${l.nodeId ?? l.token} (${l.status})`);
   if (open.length > 5) shown.push(`${open.length - 5} more`);
   const stuck = open.filter((l) => l.status === 'dead' || l.status === 'cancelled').length;
   const text =

@@ -169,6 +169,6 @@ describe('why a waiting task waits', () => {
       workers: { live: 1, busy: 0, handlers: null },
     });
     expect(why.reason).toBe('waiting');
-    expect(why.text).toBe('Waiting for 2 of 3 parents: load-a 0193abcd (running), 0193beef (pending)');
+    expect(why.text).toBe('Waiting for 2 of 3 parents: load-a (running), 0193beef-0000-7000-8000-000000000002 (pending)');
   });
 });
