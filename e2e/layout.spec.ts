@@ -153,7 +153,20 @@ async function settle(page: Page, path: string) {
 }
 
 const DARK_PAGES = ['/', '/running', '/tasks?status=dead', '/queues', '/failed', '/log'];
-const PAGES = ['/', '/running', '/tasks', '/tasks?status=dead', '/queues', '/failed', '/log', '/workers', '/batches', '/flows', '/audit', '/alerts'];
+const PAGES = [
+  '/',
+  '/running',
+  '/tasks',
+  '/tasks?status=dead',
+  '/queues',
+  '/failed',
+  '/log',
+  '/workers',
+  '/batches',
+  '/flows',
+  '/audit',
+  '/alerts',
+];
 
 test('at 1280×900 every table fits or scrolls with its first column pinned, in both themes', async ({ page, request }) => {
   test.setTimeout(300_000);

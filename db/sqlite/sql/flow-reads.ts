@@ -24,7 +24,10 @@ export const FLOW_EDGES = `SELECT p.token AS parent, c.token AS child, e.on_pare
       FROM Tasks c JOIN TaskEdges e ON e.child_id = c.id JOIN Tasks p ON p.id = e.parent_id
       WHERE c.flow_id = ? AND c.flow_id IS NOT NULL ORDER BY e.child_id, e.parent_id`;
 
-/** A flow has a node not finished (binds: the flow's id): the flow's tasks over Tasks_flow (flow_id only: a status change never touches it) until an open one. */
+/**
+ * A flow has a node not finished (binds: the flow's id): the flow's tasks over Tasks_flow (flow_id only: a status
+ * change never touches it) until an open one.
+ */
 const OPEN_NODE = `EXISTS (SELECT 1 FROM Tasks t WHERE t.flow_id = f.id AND t.status IN ('waiting', 'pending', 'running'))`;
 
 /** The filters of the flow list (Flows f); each `?` binds one value, in the order of the fragments. */
