@@ -120,12 +120,12 @@ function useTheme(): 'light' | 'dark' {
   );
 }
 
-/** Above this many boxes the layout is computed in a Web Worker (layout.worker.ts) */
-const WORKER_ABOVE = 300;
+/** Above this many boxes the layout is computed after the page has painted (it takes seconds for 1,000 boxes) */
+const DEFER_ABOVE = 300;
 
-/** The layout of the graph's shape: at once for a small graph, from a worker for a big one (null meanwhile). */
+/** The layout of the graph's shape: at once for a small graph, after a paint for a big one (null meanwhile). */
 function usePlaced(graph: Graph, key: string): Placed | null {
-  const inline = graph.boxes.length <= WORKER_ABOVE;
+  const inline = graph.boxes.length <= DEFER_ABOVE;
   // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the shape (layoutKey), not on the states
   const now = useMemo(() => (inline ? place(graph) : null), [key]);
   const [later, setLater] = useState<{ key: string; placed: Placed } | null>(null);
@@ -133,17 +133,9 @@ function usePlaced(graph: Graph, key: string): Placed | null {
   latest.current = graph;
   useEffect(() => {
     if (inline) return;
-    const worker = new Worker(new URL('./layout.worker.ts', import.meta.url));
-    worker.onmessage = (
-      e: MessageEvent<{ key: string; positions: [string, { x: number; y: number }][]; width: number; height: number }>,
-    ) => {
-      setLater({ key: e.data.key, placed: { positions: new Map(e.data.positions), width: e.data.width, height: e.data.height } });
-      worker.terminate();
-    };
-    // no worker (a strict content policy): lay out here
-    worker.onerror = () => setLater({ key, placed: place(latest.current) });
-    worker.postMessage({ key, graph: latest.current });
-    return () => worker.terminate();
+    // the page (header, counts, node list, "laying out…") paints first; the layout follows on this thread
+    const timer = setTimeout(() => setLater({ key, placed: place(latest.current) }), 50);
+    return () => clearTimeout(timer);
   }, [key, inline]);
   if (inline) return now;
   return later?.key === key ? later.placed : null;
