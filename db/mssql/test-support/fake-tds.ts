@@ -5,6 +5,7 @@
 // It runs no SQL: a test's `reply` decides what each request returns from its text. Never used by
 // the store itself.
 import { createServer, type Server, type Socket } from 'node:net';
+import { decodeRpc, type RpcCall } from './rpc';
 
 export type FakeType = 'int' | 'bigint' | 'bit' | 'datetime' | 'nvarchar';
 
@@ -30,6 +31,8 @@ export interface FakeRequest {
   at: number;
   /** bytes the client sent for it (TDS packets, headers included) */
   bytes: number;
+  /** an RPC's procedure, statement and parameters, decoded (rpc.ts) */
+  call?: RpcCall;
 }
 
 /** How a LOGIN7 signed in: a SQL login's name, an Entra ID token (FEDAUTH feature), or an SSPI (NTLM) blob. */
@@ -399,6 +402,7 @@ export class FakeTds {
     if ((type === PACKET.BATCH || type === PACKET.RPC) && conn) {
       const kind = type === PACKET.BATCH ? 'batch' : 'rpc';
       const req: FakeRequest = { kind, text: textOf(kind, payload), at: Date.now(), bytes };
+      if (kind === 'rpc') req.call = decodeRpc(payload);
       if (!initialSqlSeen && kind === 'batch') {
         send(done(DONE, 0));
         return { initialSqlSeen: true };
