@@ -129,7 +129,7 @@ async function dryRun(pool: ConnectionPool): Promise<DryRun> {
     pool,
     DOCTOR_DRY_RUN_CLAIM,
     [
-      ['worker_id', sql.NVarChar(256), `doctor:${hostname()}:${process.pid}`],
+      ['slots', sql.NVarChar(sql.MAX), JSON.stringify([{ workerId: `doctor:${hostname()}:${process.pid}`, session: null }])],
       ['lease_ms', sql.Int, 30_000],
       ['queues', sql.NVarChar(sql.MAX), null],
       ['unbatched_served', sql.BigInt, 0],

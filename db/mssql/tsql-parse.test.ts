@@ -314,6 +314,7 @@ const PARAMETERS = new Set([
   'limit',
   'tasks',
   'worker_id',
+  'slots',
   'lease_ms',
   'queues',
   'unbatched_served',
