@@ -23,7 +23,7 @@
 // each other in a cycle, so the writers cannot deadlock one another over rows of these tables. Workers and
 // Handlers are written by statements that lock nothing else. Two things this order alone does not cover,
 // and how the store keeps them away: a table lock from lock escalation (READPAST skips row locks, not table
-// locks) — every multi-row write is cut into statements of at most 1,000 rows (see enqueue.ts); and two
+// locks) — every multi-row write is cut into statements of at most 1,000 rows (sql/chunks.ts); and two
 // statements reaching one row through different indexes — the hot paths never wait on rows of Tasks (the
 // claim reads with READPAST; settlements and rescue seek rows by their key). A deadlock SQL Server still
 // reports (error 1205) is run again (errors.ts, retrying). Each writer says how it keeps the order:

@@ -7,8 +7,7 @@
 // commit: a parent cannot settle between the read of its status and the insert of the edge, so its settle either
 // comes first (and the edge is made knowing it) or waits and then finds the edge.
 
-/** Rows per statement: ESCALATION_CHUNK (sql/enqueue.ts; not imported: that module imports this one). */
-const CHUNK = 1000;
+import { ESCALATION_CHUNK as CHUNK } from './chunks';
 
 /**
  * First, a task whose `dependsOn` is there but not a JSON array of objects (a string — an array escaped on its way —
@@ -42,8 +41,8 @@ INSERT INTO @dep (ord, n, raw, parent_token, parent_ord, policy)
   CROSS APPLY OPENJSON(j.deps) WITH (n int '$.n', token nvarchar(100) '$.token', parent_ord int '$.ord',
     policy varchar(10) '$.onParentFailure') AS d
   ORDER BY j.ord, d.n;
-DECLARE @par TABLE (id bigint NOT NULL PRIMARY KEY, status varchar(10) NULL, flow_id bigint NULL);
-DECLARE @last_e int = (SELECT MAX(d.e) FROM @dep AS d);`;
+DECLARE @par TABLE (id bigint NOT NULL PRIMARY KEY, rn int NOT NULL UNIQUE, status varchar(10) NULL, flow_id bigint NULL);
+DECLARE @last_e int = (SELECT MAX(d.e) FROM @dep AS d), @par_at int = 0, @par_last int;`;
 
 /**
  * Inside the transaction: parents by token found, then locked in id order; a token naming no task fails the call
@@ -56,9 +55,18 @@ export const LINK_PARENTS = `IF @last_e IS NOT NULL
 BEGIN
   UPDATE d SET parent_id = t.id FROM @dep AS d JOIN readpast.Tasks AS t ON t.token = d.parent_token
     WHERE d.parent_token IS NOT NULL;
-  INSERT INTO @par (id) SELECT DISTINCT d.parent_id FROM @dep AS d WHERE d.parent_id IS NOT NULL;
-  UPDATE p SET status = t.status, flow_id = t.flow_id
-    FROM @par AS p JOIN readpast.Tasks AS t WITH (UPDLOCK, ROWLOCK, READCOMMITTEDLOCK) ON t.id = p.id;
+  INSERT INTO @par (id, rn)
+    SELECT x.parent_id, ROW_NUMBER() OVER (ORDER BY x.parent_id)
+    FROM (SELECT DISTINCT d.parent_id FROM @dep AS d WHERE d.parent_id IS NOT NULL) AS x;
+  -- locked CHUNK parents per statement (U locks count toward escalation too: sql/chunks.ts), in id order
+  SET @par_last = (SELECT COALESCE(MAX(p.rn), 0) FROM @par AS p);
+  WHILE @par_at < @par_last
+  BEGIN
+    UPDATE p SET status = t.status, flow_id = t.flow_id
+      FROM @par AS p JOIN readpast.Tasks AS t WITH (UPDLOCK, ROWLOCK, READCOMMITTEDLOCK) ON t.id = p.id
+      WHERE p.rn > @par_at AND p.rn <= @par_at + ${CHUNK};
+    SET @par_at = @par_at + ${CHUNK};
+  END;
   UPDATE d SET parent_status = p.status, parent_flow = p.flow_id FROM @dep AS d JOIN @par AS p ON p.id = d.parent_id;
   SELECT TOP (1) @bad = d.ord, @msg = CONCAT(N'task ', d.ord, N', dependsOn.', d.n, N': no task with token ', COALESCE(d.raw, N'(none)'))
     FROM @dep AS d

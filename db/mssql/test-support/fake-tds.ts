@@ -7,7 +7,8 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { decodeRpc, type RpcCall } from './rpc';
 
-export type FakeType = 'int' | 'bigint' | 'bit' | 'datetime' | 'nvarchar';
+/** nvarchar(max): a value of any length (sent as PLP), for a reply of more than 4,000 characters */
+export type FakeType = 'int' | 'bigint' | 'bit' | 'datetime' | 'nvarchar' | 'nvarcharmax';
 
 export interface FakeResultSet {
   columns: readonly (readonly [name: string, type: FakeType])[];
@@ -111,10 +112,19 @@ function typeInfo(t: FakeType): Buffer {
       return Buffer.from([0x6f, 8]);
     case 'nvarchar':
       return Buffer.concat([u8(0xe7), u16(8000), COLLATION]);
+    case 'nvarcharmax':
+      return Buffer.concat([u8(0xe7), u16(0xffff), COLLATION]);
   }
 }
 
 function value(t: FakeType, v: unknown): Buffer {
+  if (t === 'nvarcharmax') {
+    if (v === null || v === undefined) return Buffer.alloc(8, 0xff);
+    const s = ucs2(String(v));
+    const total = Buffer.alloc(8);
+    total.writeBigUInt64LE(BigInt(s.length));
+    return Buffer.concat([total, u32(s.length), s, u32(0)]);
+  }
   if (v === null || v === undefined) return t === 'nvarchar' ? u16(0xffff) : u8(0);
   switch (t) {
     case 'int':
