@@ -93,6 +93,35 @@ describe('one claim for every idle slot', () => {
     ).toBe(1);
   });
 
+  it('a claim that fails after it committed some slots: their tasks still start, the claim is not sent again', async () => {
+    let handed = false;
+    const logged: string[] = [];
+    tds = new FakeTds((req, conn) => {
+      if (req.text.includes('SET CONTEXT_INFO @tag')) return { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] };
+      if (!isClaimRequest(req) || handed) return undefined;
+      handed = true;
+      // a result set per slot filled, then the error that ended the batch (a deadlock on the third slot's round)
+      const [a, b] = claimSlotsOf(req, conn);
+      return {
+        sets: [a!, b!].map((slot) => ({ columns: CLAIM_COLUMNS, rows: [claimRow(nextId++, slot, { payload: { ms: 1000 } })] })),
+        error: { number: 1205, message: 'Transaction (Process ID 57) was deadlocked on lock resources' },
+      };
+    });
+    await tds.start();
+    store = await openMssqlStore(tds.url(), { log: (m: string) => logged.push(m), migrate: false, wakeMs: 0 });
+    pool = new Pool(store, defaultRegistry(), { concurrency: 4, maintenance: false, heartbeatMs: 1000, pollMs: 200, leaseMs: 30_000 });
+    await pool.start();
+    for (let i = 0; i < 300 && pool.busy < 2; i++) await sleep(10);
+    expect(pool.busy).toBe(2);
+    // the two committed tasks run; the claim that returned them was not retried (that would claim two more for them)
+    for (let i = 0; i < 300 && tds.requests(isWorker).filter(isClaimRequest).length < 2; i++) await sleep(10);
+    const claims = tds.requests(isWorker).filter(isClaimRequest);
+    expect(claimSlotsOf(claims[0]!, tds.logins(isWorker)[0]!)).toHaveLength(4);
+    // the next one (the poll's) names the two workers left idle: the first was not sent again for all four
+    expect(claimSlotsOf(claims[1]!, tds.logins(isWorker)[0]!)).toHaveLength(2);
+    expect(logged.some((m) => /claim failed after it claimed 2 task/.test(m))).toBe(true);
+  });
+
   it('one request starts eight tasks, each recorded with the session of the worker that runs it', async () => {
     let handed = false;
     const s = await open((req, conn) => {

@@ -16,6 +16,9 @@ import type { Workers } from './workers';
 /** A row of the claim: a claimed task with the slot's worker it was claimed for. */
 type SlotClaimRow = ClaimRow & { worker_id: string };
 
+/** A claimed task's row (the last result set, the touched batches, has none of these). */
+const isClaimRow = (row: Record<string, unknown>): boolean => 'worker_id' in row && 'token' in row;
+
 /** This process's claims: it remembers when it last served the unbatched lane (for fairness). */
 export class Claims {
   private unbatchedServed = 0;
@@ -79,13 +82,22 @@ export class Claims {
     ];
     let r;
     try {
-      r = await retrying(() => claimer.call(hotName(HOT.claim), params, this.shared.statementTimeoutMs));
+      r = await retrying(async () => {
+        const got = await claimer.callStreamed(hotName(HOT.claim), params, this.shared.statementTimeoutMs);
+        if (got.error !== null && !got.sets.some((set) => set.some(isClaimRow))) throw got.error;
+        return got;
+      });
     } catch (err) {
       // a claim cut short may leave its session in a transaction, or on a dead socket: start afresh
       if (serverMessage(err).number === null) await claimer.reset();
       throw err;
     }
-    const rows = (r.recordsets as unknown as SlotClaimRow[][])[0] ?? [];
+    // a task per slot filled, each sent once committed: those that came are their workers' even if the claim then failed
+    const rows = r.sets.flat().filter(isClaimRow) as unknown as SlotClaimRow[];
+    if (r.error !== null) {
+      this.log(`claim failed after it claimed ${rows.length} task(s), which run`, r.error);
+      if (serverMessage(r.error).number === null) await claimer.reset();
+    }
     if (rows.length === 0) return [];
     for (const row of rows) {
       // the unbatched lane's stamp (a key lane's turn is kept in ConcurrencyKeys, a batch's in Batches)

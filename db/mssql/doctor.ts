@@ -136,7 +136,8 @@ async function dryRun(pool: ConnectionPool): Promise<DryRun> {
     ],
     DRY_RUN_TIMEOUT_MS,
   );
-  const row = (r.recordsets as unknown as Record<string, unknown>[][])[0]?.[0];
+  // a result set per slot filled (none when nothing was claimed), then the touched batches
+  const row = (r.recordsets as unknown as Record<string, unknown>[][]).flat().find((x) => 'queue' in x);
   const claimed = row ? { queue: String(row.queue), command: String(row.command), kind: String(row.kind) } : null;
   return { ms: performance.now() - t0, claimed };
 }

@@ -200,8 +200,8 @@ const pickInLane = (lane: string, rows: string) => `IF @ok = 1 AND ${lane}
 /**
  * Parameters: @slots (JSON array of {workerId, session}: the idle slots to fill, in order; a slot whose session is
  * null runs on this session: @@SPID), @lease_ms, @queues (JSON array or NULL = every queue), @unbatched_served (when
- * this process last served the unbatched lane, µs since 1970). Returns the claimed tasks (0 to one per slot, each
- * with its slot's worker and session and its lane's served stamp), then the touched batches.
+ * this process last served the unbatched lane, µs since 1970). Returns a result set per slot filled (its task, with
+ * its slot's worker and session and its lane's served stamp; none when nothing was claimed), then the touched batches.
  */
 export const CLAIM = `${BEGIN}
 DECLARE @claimed TABLE (
@@ -219,15 +219,8 @@ DECLARE @skipped TABLE (lane bigint NOT NULL, queue nvarchar(64) COLLATE Latin1_
 DECLARE @wanted TABLE (queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL PRIMARY KEY);
 DECLARE @lanes TABLE (batch_id bigint NOT NULL PRIMARY KEY, stage int NOT NULL, served_at bigint NOT NULL);
 DECLARE @held TABLE (id bigint NOT NULL PRIMARY KEY, attempts int NOT NULL);
--- the slots to fill, in order, and what each claimed (one row per slot at most)
+-- the slots to fill, in order
 DECLARE @slot_list TABLE (n int NOT NULL PRIMARY KEY, worker_id nvarchar(256) NOT NULL, session int NOT NULL);
-DECLARE @out TABLE (
-  id bigint NOT NULL PRIMARY KEY, token uniqueidentifier NOT NULL, queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
-  kind varchar(10) NOT NULL, command nvarchar(max) NOT NULL, payload nvarchar(max) NULL, priority int NOT NULL,
-  attempts int NOT NULL, max_attempts int NOT NULL, timeout_ms int NULL, created_at datetime2(3) NOT NULL, run_after datetime2(3) NOT NULL,
-  started_at datetime2(3) NOT NULL, token_no int NULL, batch_id bigint NULL, stage int NULL,
-  concurrency_key nvarchar(200) COLLATE Latin1_General_100_BIN2 NULL, slot int NOT NULL, worker_id nvarchar(256) NOT NULL,
-  session int NOT NULL, served_stamp bigint NULL);
 DECLARE @touched TABLE (batch_id bigint NOT NULL PRIMARY KEY);
 DECLARE @worker_id nvarchar(256), @session int, @slot_n int;
 DECLARE @all_queues bit = CASE WHEN @queues IS NULL THEN 1 ELSE 0 END;
@@ -478,11 +471,13 @@ BEGIN
 ${TALLY}
   IF @outer = 0
     COMMIT TRANSACTION;
-  INSERT INTO @out (id, token, queue, kind, command, payload, priority, attempts, max_attempts, timeout_ms, created_at, run_after,
-      started_at, token_no, batch_id, stage, concurrency_key, slot, worker_id, session, served_stamp)
-    SELECT c.id, c.token, c.queue, c.kind, c.command, c.payload, c.priority, c.attempts, c.max_attempts, c.timeout_ms, c.created_at,
-      c.run_after, c.started_at, c.token_no, c.batch_id, c.stage, c.concurrency_key, @slot_n, @worker_id, @session, @stamp
-    FROM @claimed AS c;
+  -- this slot's task, sent at once (a result set per slot): committed, it is its worker's whatever happens to the
+  -- slots after it (an error or a cancel ends the batch; the rows already sent still reach the caller: claim.ts)
+  SELECT c.id, c.token, c.queue, c.kind, c.command, c.payload, c.priority, c.attempts, c.max_attempts, c.timeout_ms,
+    c.created_at, c.run_after, c.started_at, c.token_no, c.batch_id, c.stage, c.concurrency_key,
+    COALESCE(q.backoff_ms, 1000) AS backoff_ms, @worker_id AS worker_id, @session AS session, @stamp AS served_stamp,
+    (SELECT t.parent_count FROM readpast.Tasks AS t WHERE t.id = c.id) AS parent_count
+  FROM @claimed AS c LEFT JOIN readpast.Queues AS q ON q.name = c.queue;
   INSERT INTO @touched (batch_id)
     SELECT DISTINCT d.batch_id FROM @sdelta AS d WHERE NOT EXISTS (SELECT 1 FROM @touched AS x WHERE x.batch_id = d.batch_id);
   -- the next slot's claim sees the turns this one took: the unbatched lane's stamp, the batch's and the key's
@@ -501,10 +496,4 @@ ${TALLY}
   SET @slot_n = (SELECT MIN(s.n) FROM @slot_list AS s WHERE s.n > @slot_n);
 END;
 END;
-SELECT c.id, c.token, c.queue, c.kind, c.command, c.payload, c.priority, c.attempts, c.max_attempts, c.timeout_ms,
-  c.created_at, c.run_after, c.started_at, c.token_no, c.batch_id, c.stage, c.concurrency_key, COALESCE(q.backoff_ms, 1000) AS backoff_ms,
-  c.worker_id, c.session, c.served_stamp,
-  (SELECT t.parent_count FROM readpast.Tasks AS t WHERE t.id = c.id) AS parent_count
-FROM @out AS c LEFT JOIN readpast.Queues AS q ON q.name = c.queue
-ORDER BY c.slot;
 SELECT x.batch_id FROM @touched AS x;`;

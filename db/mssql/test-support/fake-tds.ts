@@ -17,7 +17,7 @@ export interface FakeResultSet {
 
 export interface FakeReply {
   sets?: readonly FakeResultSet[];
-  /** a server error (e.g. 208 "Invalid object name") instead of results */
+  /** a server error (e.g. 208 "Invalid object name"), after the result sets given with it (a batch that fails midway) */
   error?: { number: number; message: string };
   /** answer after this long (a slow or blocked statement) */
   delayMs?: number;
@@ -165,11 +165,8 @@ function errorToken(number: number, message: string): Buffer {
 function tokensFor(reply: FakeReply, kind: 'batch' | 'rpc'): Buffer {
   const parts: Buffer[] = [];
   const endOfSet = kind === 'rpc' ? DONE_IN_PROC : DONE;
-  if (reply.error) {
-    parts.push(errorToken(reply.error.number, reply.error.message), done(endOfSet, ERROR | (kind === 'rpc' ? 0 : 0)));
-  } else {
-    for (const s of reply.sets ?? []) parts.push(resultSet(s), done(endOfSet, MORE | COUNT, s.rows.length));
-  }
+  for (const s of reply.sets ?? []) parts.push(resultSet(s), done(endOfSet, MORE | COUNT, s.rows.length));
+  if (reply.error) parts.push(errorToken(reply.error.number, reply.error.message), done(endOfSet, ERROR));
   if (kind === 'rpc') {
     parts.push(u8(0x79), i32(0));
     // RETURNVALUE: ordinal, name, status (1: an output parameter), user type, flags, type info, value
