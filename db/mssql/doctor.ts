@@ -129,14 +129,15 @@ async function dryRun(pool: ConnectionPool): Promise<DryRun> {
     pool,
     DOCTOR_DRY_RUN_CLAIM,
     [
-      ['worker_id', sql.NVarChar(256), `doctor:${hostname()}:${process.pid}`],
+      ['slots', sql.NVarChar(sql.MAX), JSON.stringify([{ workerId: `doctor:${hostname()}:${process.pid}`, session: null }])],
       ['lease_ms', sql.Int, 30_000],
       ['queues', sql.NVarChar(sql.MAX), null],
       ['unbatched_served', sql.BigInt, 0],
     ],
     DRY_RUN_TIMEOUT_MS,
   );
-  const row = (r.recordsets as unknown as Record<string, unknown>[][])[0]?.[0];
+  // a result set per slot filled (none when nothing was claimed), then the touched batches
+  const row = (r.recordsets as unknown as Record<string, unknown>[][]).flat().find((x) => 'queue' in x);
   const claimed = row ? { queue: String(row.queue), command: String(row.command), kind: String(row.kind) } : null;
   return { ms: performance.now() - t0, claimed };
 }

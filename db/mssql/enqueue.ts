@@ -21,6 +21,10 @@ export function enqueueRow(input: EnqueueInput, ord: number, prefix = '', flowNo
   if (batchId === null && input.stage !== undefined && input.stage !== null) {
     throw new ValidationError(prefix ? `${prefix}.stage` : 'stage', 'a stage needs a batch');
   }
+  const given = input.dependsOn as unknown;
+  if (given !== undefined && given !== null && !Array.isArray(given)) {
+    throw new ValidationError(prefix ? `${prefix}.dependsOn` : 'dependsOn', 'must be an array of dependencies');
+  }
   return {
     ord,
     token: newToken(),
@@ -57,9 +61,10 @@ export function enqueueError(err: unknown, prefix: (ord: number) => string = () 
   if (m.number === 51002 || m.number === 51003) return new ConflictError(m.message);
   // a key longer than the bound, given or found in the payload by the queue's keyFrom
   if (m.number === 51005) return new ValidationError('payload', m.message);
-  // a dependency naming no task (or one deleted meanwhile): `task <ord>, dependsOn.<n>: …`
+  // a dependency naming no task (or one deleted meanwhile): `task <ord>, dependsOn.<n>: …`; a dependsOn that is not a
+  // JSON array of objects: `task <ord>, dependsOn: …`
   if (m.number === 51006) {
-    const x = /^task (\d+), (dependsOn\.\d+): (.*)$/s.exec(m.message);
+    const x = /^task (\d+), (dependsOn(?:\.\d+)?): (.*)$/s.exec(m.message);
     if (x) return new ValidationError(`${prefix(Number(x[1]))}${x[2]}`, x[3]!);
     return new ValidationError('dependsOn', m.message);
   }

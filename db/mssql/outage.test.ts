@@ -11,7 +11,7 @@ import { defaultRegistry } from '../../lib/engine/handlers';
 import type { Logger } from '../../lib/engine/logger';
 import { Pool } from '../../lib/engine/pool';
 import { CANCEL_TIMEOUT_MS, KEEPALIVE_MS } from './connection';
-import { CLAIM_COLUMNS } from './test-support/replies';
+import { CLAIM_COLUMNS, claimRow, claimSlotsOf } from './test-support/replies';
 import { FakeTds, sessionRow, type FakeConnection, type FakeReply, type FakeRequest } from './test-support/fake-tds';
 import { openMssqlStore, type MssqlStore } from './store';
 import { heartbeatTimeoutMs } from './workers';
@@ -35,8 +35,8 @@ interface ModelTask {
 /** The server's side: what CLAIM, HEARTBEAT and FINISH would do to readpast's tables, on its clock. */
 class Server {
   readonly tasks: ModelTask[] = [];
-  /** claims answered (when, by which worker, with a task or not) */
-  readonly claims: { at: number; worker: string; got: number | null }[] = [];
+  /** claims answered (when, on which worker's connection, with how many tasks) */
+  readonly claims: { at: number; worker: string; got: number }[] = [];
   readonly beats: { at: number; conn: number }[] = [];
   readonly finishes: { at: number; taskId: number; ok: boolean }[] = [];
 
@@ -48,12 +48,16 @@ class Server {
     const now = Date.now();
     if (req.text.includes('SET CONTEXT_INFO @tag')) return { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] };
     if (req.text.includes('readpast.Claim_v')) {
-      const worker = conn.appName.replace(/^readpast worker /, '');
-      const t = this.tasks.find((x) => x.status === 'pending');
-      this.claims.push({ at: now, worker, got: t?.id ?? null });
-      if (!t) return { sets: [claimSet([]), { columns: [['batch_id', 'bigint']], rows: [] }] };
-      Object.assign(t, { status: 'running', worker, attempt: t.attempt + 1, leaseUntil: now + LEASE_MS });
-      return { sets: [claimSet([claimRow(t, conn)]), { columns: [['batch_id', 'bigint']], rows: [] }] };
+      // every idle slot in one request: a pending task for each, in order, until none is left
+      const rows: unknown[][] = [];
+      for (const slot of claimSlotsOf(req, conn)) {
+        const t = this.tasks.find((x) => x.status === 'pending');
+        if (!t) break;
+        Object.assign(t, { status: 'running', worker: slot.workerId, attempt: t.attempt + 1, leaseUntil: now + LEASE_MS });
+        rows.push(claimRow(t.id, slot, { payload: { ms: TASK_MS }, attempt: t.attempt }));
+      }
+      this.claims.push({ at: now, worker: conn.appName.replace(/^readpast worker /, ''), got: rows.length });
+      return { sets: [claimSet(rows), { columns: [['batch_id', 'bigint']], rows: [] }] };
     }
     if (req.text.includes('readpast.Heartbeat_v')) {
       this.beats.push({ at: now, conn: conn.id });
@@ -105,33 +109,6 @@ class Server {
 }
 
 const claimSet = (rows: unknown[][]) => ({ columns: CLAIM_COLUMNS, rows });
-
-function claimRow(t: ModelTask, conn: FakeConnection): unknown[] {
-  const now = new Date();
-  const token = `00000000-0000-4000-8000-${String(t.id).padStart(12, '0')}`;
-  const payload = JSON.stringify({ ms: TASK_MS });
-  return [
-    t.id,
-    token,
-    'default',
-    'handler',
-    'demo.sleep',
-    payload,
-    0,
-    t.attempt,
-    3,
-    null,
-    now,
-    now,
-    now,
-    null,
-    null,
-    null,
-    1000,
-    conn.spid,
-    1,
-  ];
-}
 
 function capture(): Logger & { warnings: string[] } {
   const warnings: string[] = [];

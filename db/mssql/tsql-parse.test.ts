@@ -69,6 +69,9 @@ const FRAGMENTS = new Set([
   'enqueue-deps.INSERT_EDGES',
   'operators.DELETE_EDGES',
   'caller-checks.DEPENDENCY_CHECKS',
+  'chunks.DECLARE_CHUNKS',
+  'chunks.IN_CHUNK',
+  'operators.RETRY_CANDIDATES',
 ]);
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -127,6 +130,8 @@ const HELPERS = new Set([
   'claim-steps.keyRoom',
   'claim-steps.rateRoom',
   'claim-steps.rateKeyOf',
+  // the loop of a chunked write (checked in the statements that use it)
+  'chunks.inChunks',
 ]);
 
 /** All statements: each constant, every variant of the assembled ones, every migration batch. */
@@ -314,6 +319,7 @@ const PARAMETERS = new Set([
   'limit',
   'tasks',
   'worker_id',
+  'slots',
   'lease_ms',
   'queues',
   'unbatched_served',
@@ -336,6 +342,8 @@ const PARAMETERS = new Set([
   'prints',
   'cutoff',
   'stale_ms',
+  'depth',
+  'lookback_sec',
   'host',
   'pid',
   'role',
@@ -509,7 +517,7 @@ describe('T-SQL parse check', () => {
     const modules = MODULES.map(([m]) => m);
     expect(modules).toEqual(expect.arrayContaining(['claim', 'enqueue', 'live', 'reads', 'session', 'settle', 'tally']));
     for (const m of modules)
-      if (!['tally', 'hot', 'enqueue', 'claim-steps', 'edges', 'enqueue-deps', 'caller-checks'].includes(m))
+      if (!['tally', 'hot', 'enqueue', 'claim-steps', 'edges', 'enqueue-deps', 'caller-checks', 'chunks'].includes(m))
         expect(
           names.some((n) => n.startsWith(`${m}.`)),
           m,

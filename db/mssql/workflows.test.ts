@@ -15,8 +15,8 @@ import { createHotProcedure, HOT } from './sql/hot';
 import { CANCEL_WRITE, DELETE_ONE, RETRY_ONE_WRITE } from './sql/operators';
 import { FINISH } from './sql/settle';
 import { PRUNE_TASKS } from './sql/maintenance';
-import { CLAIM_COLUMNS, cleanupReply } from './test-support/replies';
-import { FakeTds, sessionRow, type FakeConnection, type FakeReplier, type FakeReply } from './test-support/fake-tds';
+import { CLAIM_COLUMNS, claimSlotsOf, cleanupReply } from './test-support/replies';
+import { FakeTds, sessionRow, type FakeConnection, type FakeReplier, type FakeReply, type FakeRequest } from './test-support/fake-tds';
 import { openMssqlStore, type MssqlStore } from './store';
 import { migration as v20 } from './versions/v20-workflows';
 
@@ -136,12 +136,13 @@ afterEach(async () => {
 
 const isParents = (text: string) => text.includes('FROM readpast.TaskEdges AS e JOIN readpast.Tasks AS p');
 
-function claimed(conn: FakeConnection, parentCount: number): FakeReply {
+function claimed(req: FakeRequest, conn: FakeConnection, parentCount: number): FakeReply {
   const now = new Date();
   const cols = [...CLAIM_COLUMNS, ['parent_count', 'int']] as const;
   const token = '00000000-0000-4000-8000-000000000007';
-  const row = [7, token, 'default', 'handler', 'demo.echo', '{}', 0, 1, 3, null, now, now, now, null, null, null, 1000, conn.spid, 1];
-  return { sets: [{ columns: cols, rows: [[...row, parentCount]] }] };
+  const slot = claimSlotsOf(req, conn)[0]!;
+  const row = [7, token, 'default', 'handler', 'demo.echo', '{}', 0, 1, 3, null, now, now, now, null, null, null, 1000, slot.session, 1];
+  return { sets: [{ columns: cols, rows: [[...row, slot.workerId, parentCount]] }] };
 }
 
 const PARENTS: FakeReply = {
@@ -166,7 +167,7 @@ const PARENTS: FakeReply = {
 async function claimWith(parentCount: number) {
   const reply: FakeReplier = (req, conn) => {
     if (req.text.includes('SET CONTEXT_INFO @tag')) return { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] };
-    if (req.text.includes(`${HOT.claim.name}_v${HOT.claim.version}`)) return claimed(conn, parentCount);
+    if (req.text.includes(`${HOT.claim.name}_v${HOT.claim.version}`)) return claimed(req, conn, parentCount);
     if (isParents(req.text)) return PARENTS;
     return undefined;
   };

@@ -52,7 +52,7 @@ export const HOT = {
   claim: {
     name: 'Claim',
     version: 20,
-    params: ['@worker_id nvarchar(256)', '@lease_ms int', '@queues nvarchar(max) = NULL', '@unbatched_served bigint'],
+    params: ['@slots nvarchar(max)', '@lease_ms int', '@queues nvarchar(max) = NULL', '@unbatched_served bigint'],
     body: CLAIM,
   },
   finish: { name: 'Finish', version: 20, params: ['@results nvarchar(max)'], body: FINISH },
