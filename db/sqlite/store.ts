@@ -2,7 +2,7 @@
 // (better-sqlite3 is synchronous, so every transaction is short and serial); BEGIN IMMEDIATE makes each
 // write transaction the single writer across processes sharing the file. All SQL is in sql/.
 import type { CommandPort, MaintenancePort, ReadModel, Store, StoreCapabilities, WorkerPort } from '../../lib/engine/ports';
-import type { DoctorCheck, TaskKind } from '../../lib/engine/types';
+import type { DoctorCheck, MigrateReport, TaskKind } from '../../lib/engine/types';
 import * as attemptLogs from './attempt-logs';
 import * as alerts from './alerts';
 import { evaluateAlerts } from '../../lib/engine/alerts';
@@ -156,8 +156,8 @@ export class SqliteStore implements Store {
     });
   }
 
-  async migrate(): Promise<void> {
-    await migrate(this.db);
+  migrate(): Promise<MigrateReport> {
+    return migrate(this.db);
   }
 
   diagnose(): Promise<DoctorCheck[]> {
