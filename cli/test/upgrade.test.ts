@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CODE_VERSION } from '../../db/sqlite/migrations';
 import { cli, cliOk, openLibrary, ROOT, tempDb, waitFor, WorkerProcess, type TempDb } from './helpers';
 
 /** The previous release (main when this upgrade path was written): its schema is SQLite 15. */
@@ -67,6 +66,9 @@ describe.skipIf(!available)(`a worker of the previous release (${PREVIOUS}) and 
     const currentIds = await current.started(60_000);
 
     const rp = await openLibrary(db);
+    // the schema this release migrated the file to, as its doctor reports it
+    const schema = (await rp.doctor()).checks.find((c) => c.id === 'schema')?.detail ?? '';
+    const CODE_VERSION = Number(/migrated to version (\d+) \(current\)/.exec(schema)?.[1]);
     try {
       const tokens = { old: [before], new: [] as string[] };
       for (let i = 1; i <= 5; i++) {
