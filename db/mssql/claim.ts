@@ -1,4 +1,4 @@
-// Claiming on SQL Server: one claim per slot (readpast.Claim_v<n>, the statement CLAIM installed:
+// Claiming on SQL Server: one claim per slot (readpast.Claim_<hash>, the statement CLAIM installed:
 // sql/hot.ts), each on its worker's own connection, so the session that claims an attempt is the one
 // that runs it. The lanes, tokens and locks are in sql/claim.ts; the claim rules are listed once in
 // lib/engine/claim-rules.ts, their T-SQL fragments in sql/claim.ts (CLAIM_RULE_SQL).

@@ -113,7 +113,7 @@ export function callerFactsFromRows(
 
 /** One hot-write procedure this version calls (DOCTOR_HOT), by its versioned name. */
 export interface HotProcedureFact {
-  /** readpast.Claim_v17 … */
+  /** readpast.Claim_3f9a1c2e … */
   name: string;
   present: boolean;
   /** HAS_PERMS_BY_NAME(name, 'OBJECT', 'EXECUTE') for this login: 1, 0, or null (not answered) */

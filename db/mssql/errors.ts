@@ -136,7 +136,7 @@ export class SchemaMissingError extends Error {
 
 /**
  * Error 208 or 2812 on a readpast object ("Invalid object name 'readpast.Tasks'", "Could not find stored
- * procedure 'readpast.Claim_v17'": a schema older than this code) as SchemaMissingError; else null.
+ * procedure 'readpast.Claim_3f9a1c2e'": a schema older than this code) as SchemaMissingError; else null.
  */
 export function schemaMissing(err: unknown): SchemaMissingError | null {
   const m = serverMessage(err);
