@@ -161,6 +161,30 @@ describe('migrate installs the code objects by content', () => {
   });
 });
 
+describe('a narrower login migrating on start (a worker’s)', () => {
+  it('with everything installed, tries no role, no grant, and a drop it may not do is logged, not fatal', async () => {
+    const catalog = new Map<string, Row>(CODE_OBJECTS.map((o) => [o.name, { hash: o.hash, kind: o.kind, schemaVersion: SCHEMA_HEAD }]));
+    // it sees neither the role nor its grants (no VIEW DEFINITION), and may not drop procedures
+    const base = database(catalog, { roleExists: false, granted: [], retire: ['Claim_v17'] });
+    const lines: string[] = [];
+    tds = new FakeTds((req, conn) =>
+      req.text.includes(CODE_DROP.slice(0, 120))
+        ? {
+            error: {
+              number: 3701,
+              message: "Cannot drop the procedure 'readpast.Claim_v17', because it does not exist or you do not have permission.",
+            },
+          }
+        : base(req, conn),
+    );
+    await tds.start();
+    store = await openMssqlStore(tds.url(), { log: (m) => lines.push(m), wakeMs: 0 });
+    expect(ddl(tds.requests())).toEqual([]);
+    expect(lines.some((l) => /could not drop readpast\.Claim_v17, unused for the retention: Cannot drop/.test(l))).toBe(true);
+    expect(await store.migrate()).toEqual({ applied: [], installed: [], dropped: [] });
+  });
+});
+
 describe('a worker and the code it was built with', () => {
   it('records the hot procedures it calls when it registers', async () => {
     const catalog = new Map<string, Row>(CODE_OBJECTS.map((o) => [o.name, { hash: o.hash, kind: o.kind, schemaVersion: SCHEMA_HEAD }]));
