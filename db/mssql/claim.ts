@@ -1,4 +1,4 @@
-// Claiming on SQL Server: one claim for every idle slot of the pool, in one round trip (readpast.Claim_v<n>, the
+// Claiming on SQL Server: one claim for every idle slot of the pool, in one round trip (readpast.Claim_<hash>, the
 // statement CLAIM installed: sql/hot.ts). The slots go as a JSON list of (worker, session); the procedure fills them in
 // order and logs each attempt with its slot's worker and session — the worker's own connection, which runs it — so
 // the SPID in ExecutionLog is the one that runs the attempt, whichever connection sent the claim (the first slot's).

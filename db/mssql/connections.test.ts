@@ -96,7 +96,7 @@ describe('connections and round trips (the real driver against a stand-in TDS en
     expect(t).toBeUndefined(); // the stand-in returns no rows; what matters is what was sent
     expect(tds.logins()).toHaveLength(1);
     expect(tds.requests()).toHaveLength(1);
-    expect(tds.requests()[0]!.text).toContain('readpast.Enqueue_v'); // the installed procedure, by name
+    expect(tds.requests()[0]!.text).toContain('readpast.Enqueue_'); // the installed procedure, by name
     // the store's own count agrees with what the server saw
     expect(s.driverCounts).toEqual({ connections: 1, roundTrips: 1 });
   });
@@ -115,8 +115,8 @@ describe('connections and round trips (the real driver against a stand-in TDS en
     // the guard, then the statement: one request
     const guardLine = SCHEMA_GUARD.split('\n')[0]!;
     expect(first!.text).toContain(guardLine);
-    expect(first!.text.indexOf(guardLine)).toBeLessThan(first!.text.indexOf('EXEC readpast.Enqueue_v'));
-    expect(second!.text).toContain('readpast.Enqueue_v'); // the installed procedure, by name
+    expect(first!.text.indexOf(guardLine)).toBeLessThan(first!.text.indexOf('EXEC readpast.Enqueue_'));
+    expect(second!.text).toContain('readpast.Enqueue_'); // the installed procedure, by name
     expect(second!.text).not.toContain('readpast.SchemaVersion');
     expect(s.driverCounts).toEqual({ connections: 1, roundTrips: 2 });
   });

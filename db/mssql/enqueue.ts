@@ -1,4 +1,4 @@
-// Enqueueing on SQL Server: one or many tasks as a JSON array that readpast.Enqueue_v<n> (sql/hot.ts: the
+// Enqueueing on SQL Server: one or many tasks as a JSON array that readpast.Enqueue_<hash> (sql/hot.ts: the
 // statement ENQUEUE_WRITE, installed) reads (OPENJSON) in one transaction; procedure tasks are checked
 // against the catalog first.
 import { ConflictError, ValidationError } from '../../lib/engine/errors';

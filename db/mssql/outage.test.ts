@@ -47,7 +47,7 @@ class Server {
   reply = (req: FakeRequest, conn: FakeConnection): FakeReply | undefined => {
     const now = Date.now();
     if (req.text.includes('SET CONTEXT_INFO @tag')) return { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] };
-    if (req.text.includes('readpast.Claim_v')) {
+    if (req.text.includes('readpast.Claim_')) {
       // every idle slot in one request: a pending task for each, in order, until none is left
       const rows: unknown[][] = [];
       for (const slot of claimSlotsOf(req, conn)) {
@@ -59,7 +59,7 @@ class Server {
       this.claims.push({ at: now, worker: conn.appName.replace(/^readpast worker /, ''), got: rows.length });
       return { sets: [claimSet(rows), { columns: [['batch_id', 'bigint']], rows: [] }] };
     }
-    if (req.text.includes('readpast.Heartbeat_v')) {
+    if (req.text.includes('readpast.Heartbeat_')) {
       this.beats.push({ at: now, conn: conn.id });
       const owned: number[] = [];
       for (const m of req.text.matchAll(/\{"taskId":(\d+),"workerId":"([^"]+)","attempt":(\d+)\}/g)) {
@@ -81,7 +81,7 @@ class Server {
         ],
       };
     }
-    if (req.text.includes('readpast.Finish_v')) {
+    if (req.text.includes('readpast.Finish_')) {
       const rows: unknown[][] = [];
       for (const m of req.text.matchAll(/\{"ord":(\d+),"taskId":(\d+),"workerId":"([^"]+)","attempt":(\d+)/g)) {
         const t = this.tasks.find((x) => x.id === Number(m[2]));
@@ -281,7 +281,7 @@ describe('an outage shorter than the lease (the real driver and pool against a s
     const server = new Server(1);
     let slowClaims = 1;
     tds = new FakeTds((req, conn) =>
-      req.text.includes('readpast.Claim_v') && slowClaims-- > 0 ? { sets: [claimSet([])], delayMs: 1600 } : server.reply(req, conn),
+      req.text.includes('readpast.Claim_') && slowClaims-- > 0 ? { sets: [claimSet([])], delayMs: 1600 } : server.reply(req, conn),
     );
     await tds.start();
     store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0, statementTimeoutMs: 1000 });
@@ -293,6 +293,6 @@ describe('an outage shorter than the lease (the real driver and pool against a s
     expect(claimed.map((t) => t.id)).toEqual([1]);
     const logins = tds.logins(/^readpast worker /);
     expect(logins).toHaveLength(2);
-    expect(logins[1]!.requests.some((r) => r.text.includes('readpast.Claim_v'))).toBe(true);
+    expect(logins[1]!.requests.some((r) => r.text.includes('readpast.Claim_'))).toBe(true);
   });
 });

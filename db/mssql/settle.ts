@@ -1,4 +1,4 @@
-// Ending attempts on SQL Server: a worker's settlements (FINISH, installed as readpast.Finish_v<n>:
+// Ending attempts on SQL Server: a worker's settlements (FINISH, installed as readpast.Finish_<hash>:
 // sql/hot.ts; fenced on task, worker and attempt; the attempt's token released), then the batches whose
 // tasks moved are settled — completed once all their tasks are finished, or aborted — in a transaction
 // of their own (SETTLE_BATCHES).

@@ -37,7 +37,7 @@
 // limited queues with no room, queues whose rate window is full, keys at their per-key limit and keys whose
 // window is full are skipped before any TOP, so they block nobody else.
 // The rules are listed once, by name, in lib/engine/claim-rules.ts; CLAIM is composed of their T-SQL
-// fragments (CLAIM_RULE_SQL below), each byte for byte as readpast.Claim_v20 was installed (v20 returns
+// fragments (CLAIM_RULE_SQL below), each byte for byte as the installed claim runs it (it returns
 // the claimed task's parent_count too: the claim reads its parents on the same session only when it has some).
 //
 // First, without holding anything: the candidate queues (not paused, wanted by this worker, with room by
@@ -96,11 +96,10 @@
 // the worker's own connection, which runs it (its SPID as the store last read it; run.ts moves an attempt whose
 // worker's connection was replaced since), whichever connection sent the claim.
 //
-// Installed as a procedure (readpast.Claim_v<n>, sql/hot.ts): a claim is sent as its name and four
+// Installed as a procedure (readpast.Claim_<hash>, sql/hot.ts): a claim is sent as its name and four
 // parameters instead of this batch's ~60 KB, and its table variables are cached with the procedure. The
-// name carries the migration that installed it, so during a rolling upgrade workers of two versions each
-// call the claim they were written against; a change of the claim is a new version (hot-procedures.test.ts).
-// (Claim_v17, left for processes not yet upgraded, knows no keys or rates.)
+// name is a hash of its text, so during a rolling upgrade workers of two versions each call the claim they
+// were built with; a change of the claim is a new name, installed by the next migrate (code-objects.ts).
 import { LIVE_BATCH, type ClaimRuleName } from '../../../lib/engine/claim-rules';
 import { BEGIN, TALLY, TOUCHED } from './tally';
 import { historyCommandOf } from './history';
@@ -109,8 +108,8 @@ import { KEY_STEP, keyRoom, RATE_STEP, rateKeyOf, rateRoom, SET_LANE_ASIDE, TOKE
 /**
  * The claim rules (lib/engine/claim-rules.ts) in T-SQL: one fragment per rule, the exact text that implements
  * it in CLAIM below, which is composed of them (claim-rules.test.ts: every rule has one, CLAIM contains it).
- * CLAIM is installed as readpast.Claim_v19, its text pinned (hot-procedures.test.ts): a fragment may change
- * only with a new version. Each round checks the queue rules again under the queue's lock (@paused, @held),
+ * CLAIM is installed as readpast.Claim_<hash> (sql/hot.ts): a changed fragment is a new name, nothing more.
+ * Each round checks the queue rules again under the queue's lock (@paused, @held),
  * the batch rules under the batch's (the lane's re-check repeats the batch fragments) and the key rules under
  * the key's (the per-key count) and the slot's (the rate). The two key fragments are the key lanes' filter
  * (ConcurrencyKeys AS ck, the candidate queue's settings AS q); batched keyed tasks are filtered by the same

@@ -24,7 +24,7 @@ import { DECLARE_DEPS, INSERT_EDGES, LINK_PARENTS } from './enqueue-deps';
 import { ESCALATION_CHUNK } from './chunks';
 
 /**
- * The enqueue, installed as readpast.Enqueue_v<n> (sql/hot.ts: its results as JSON in @results), which the
+ * The enqueue, installed as readpast.Enqueue_<hash> (sql/hot.ts: its results as JSON in @results), which the
  * store and readpast.ExecAsync (sql/callers.ts) both call, so the T-SQL callers' enqueue and the store's
  * cannot drift. Leaves @in (ord, token, existing, …).
  * Enqueue a JSON array of tasks (one or many) in one transaction. Each element:

@@ -73,3 +73,25 @@ export const cleanupReply = (user = 'app'): FakeReply => ({
     },
   ],
 });
+
+/** The server probe's answer (sql/server.ts SERVER_PROBE): SQL Server 2022, or a stand-in (Babelfish). */
+export const serverProbeReply = (babelfish: boolean): FakeReply => ({
+  sets: [
+    {
+      columns: [
+        ['babelfish', 'int'],
+        ['babelfish_version', 'nvarchar'],
+        ['version_text', 'nvarchar'],
+        ['database_name', 'nvarchar'],
+        ['product_version', 'nvarchar'],
+        ['engine_edition', 'int'],
+        ['compatibility_level', 'int'],
+      ],
+      rows: [
+        babelfish
+          ? [1, '4.3.0', 'Babelfish for Aurora PostgreSQL with SQL Server Compatibility - 12.0.2000.8', 'fake', null, null, null]
+          : [0, null, 'Microsoft SQL Server 2022 (RTM-CU12) - 16.0.4125.3', 'fake', '16.0.4125.3', 3, 160],
+      ],
+    },
+  ],
+});
