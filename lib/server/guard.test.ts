@@ -14,7 +14,7 @@ const req = (over: Partial<RequestFacts>): RequestFacts => ({
 });
 
 describe('authorized', () => {
-  it('accepts the right Basic credentials and bearer token only', () => {
+  it('accepts the right Basic credentials and bearer token only', async () => {
     expect(authorized(basic('admin', 's3cret'), creds, ['basic'])).toBe(true);
     expect(authorized(basic('admin', 's3cret!'), creds, ['basic'])).toBe(false);
     expect(authorized(basic('root', 's3cret'), creds, ['basic'])).toBe(false);
@@ -29,12 +29,12 @@ describe('authorized', () => {
 });
 
 describe('host and origin', () => {
-  it('accepts loopback Host headers only', () => {
+  it('accepts loopback Host headers only', async () => {
     for (const h of ['127.0.0.1:3000', 'localhost:3000', 'localhost', '[::1]:3000']) expect(loopbackHostHeader(h)).toBe(true);
     for (const h of ['evil.example:3000', '192.168.0.2:3000', '', null]) expect(loopbackHostHeader(h)).toBe(false);
   });
 
-  it('compares Origin with Host', () => {
+  it('compares Origin with Host', async () => {
     expect(sameOrigin(null, '127.0.0.1:3000')).toBe(true);
     expect(sameOrigin('http://127.0.0.1:3000', '127.0.0.1:3000')).toBe(true);
     expect(sameOrigin('http://127.0.0.1:4000', '127.0.0.1:3000')).toBe(false);
@@ -44,24 +44,34 @@ describe('host and origin', () => {
 });
 
 describe('checkRequest', () => {
-  it('without credentials: open to loopback, closed to other host names (DNS rebinding)', () => {
-    expect(checkRequest(req({}), { auth: null })).toMatchObject({ ok: true });
-    expect(checkRequest(req({ host: 'attacker.example:3000' }), { auth: null })).toMatchObject({ ok: false, status: 403 });
+  it('without credentials: open to loopback, closed to other host names (DNS rebinding)', async () => {
+    await expect(checkRequest(req({}), { auth: null })).resolves.toMatchObject({ ok: true });
+    await expect(checkRequest(req({ host: 'attacker.example:3000' }), { auth: null })).resolves.toMatchObject({ ok: false, status: 403 });
   });
 
-  it('with credentials: 401 with a challenge until they are given; bearer only for the API', () => {
-    expect(checkRequest(req({}), { auth: creds })).toMatchObject({ ok: false, status: 401, challenge: true });
-    expect(checkRequest(req({ authorization: basic('admin', 's3cret'), host: 'dash.example' }), { auth: creds })).toMatchObject({
+  it('with credentials: 401 with a challenge until they are given; bearer only for the API', async () => {
+    await expect(checkRequest(req({}), { auth: creds })).resolves.toMatchObject({ ok: false, status: 401, challenge: true });
+    await expect(
+      checkRequest(req({ authorization: basic('admin', 's3cret'), host: 'dash.example' }), { auth: creds }),
+    ).resolves.toMatchObject({
       ok: true,
     });
-    expect(checkRequest(req({ authorization: 'Bearer s3cret' }), { auth: creds })).toMatchObject({ ok: true });
-    expect(checkRequest(req({ api: false, authorization: 'Bearer s3cret' }), { auth: creds })).toMatchObject({ ok: false, status: 401 });
+    await expect(checkRequest(req({ authorization: 'Bearer s3cret' }), { auth: creds })).resolves.toMatchObject({ ok: true });
+    await expect(checkRequest(req({ api: false, authorization: 'Bearer s3cret' }), { auth: creds })).resolves.toMatchObject({
+      ok: false,
+      status: 401,
+    });
   });
 
-  it('refuses cross-site writes but not cross-site reads of nothing', () => {
-    expect(checkRequest(req({ method: 'POST', origin: 'https://evil.example' }), { auth: null })).toMatchObject({ ok: false, status: 403 });
-    expect(checkRequest(req({ method: 'POST', origin: 'http://127.0.0.1:3000' }), { auth: null })).toMatchObject({ ok: true });
-    expect(checkRequest(req({ method: 'POST' }), { auth: null })).toMatchObject({ ok: true });
+  it('refuses cross-site writes but not cross-site reads of nothing', async () => {
+    await expect(checkRequest(req({ method: 'POST', origin: 'https://evil.example' }), { auth: null })).resolves.toMatchObject({
+      ok: false,
+      status: 403,
+    });
+    await expect(checkRequest(req({ method: 'POST', origin: 'http://127.0.0.1:3000' }), { auth: null })).resolves.toMatchObject({
+      ok: true,
+    });
+    await expect(checkRequest(req({ method: 'POST' }), { auth: null })).resolves.toMatchObject({ ok: true });
   });
 });
 
@@ -72,38 +82,53 @@ describe('roles', () => {
   ];
   const config = { auth: creds, viewers };
 
-  it('a viewer may read everything and change nothing; the operator may do both', () => {
+  it('a viewer may read everything and change nothing; the operator may do both', async () => {
     for (const method of ['GET', 'HEAD', 'OPTIONS']) {
-      expect(checkRequest(req({ method, authorization: basic('helpdesk', 'look') }), config)).toMatchObject({
+      await expect(checkRequest(req({ method, authorization: basic('helpdesk', 'look') }), config)).resolves.toMatchObject({
         ok: true,
         identity: { user: 'helpdesk', role: 'viewer' },
       });
     }
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'post']) {
-      expect(checkRequest(req({ method, authorization: basic('auditor', 'peek') }), config)).toMatchObject({ ok: false, status: 403 });
-      expect(checkRequest(req({ method, api: false, authorization: basic('helpdesk', 'look') }), config)).toMatchObject({
+      await expect(checkRequest(req({ method, authorization: basic('auditor', 'peek') }), config)).resolves.toMatchObject({
         ok: false,
         status: 403,
       });
-      expect(checkRequest(req({ method, authorization: basic('admin', 's3cret') }), config)).toMatchObject({
+      await expect(checkRequest(req({ method, api: false, authorization: basic('helpdesk', 'look') }), config)).resolves.toMatchObject({
+        ok: false,
+        status: 403,
+      });
+      await expect(checkRequest(req({ method, authorization: basic('admin', 's3cret') }), config)).resolves.toMatchObject({
         ok: true,
         identity: { user: 'admin', role: 'operator' },
       });
     }
     // a viewer's password as a bearer token is that viewer
-    expect(checkRequest(req({ method: 'POST', authorization: 'Bearer peek' }), config)).toMatchObject({ ok: false, status: 403 });
-    expect(checkRequest(req({ authorization: 'Bearer peek' }), config)).toMatchObject({ ok: true, identity: { user: 'auditor' } });
-    expect(checkRequest(req({ method: 'POST', authorization: 'Bearer s3cret' }), config)).toMatchObject({
+    await expect(checkRequest(req({ method: 'POST', authorization: 'Bearer peek' }), config)).resolves.toMatchObject({
+      ok: false,
+      status: 403,
+    });
+    await expect(checkRequest(req({ authorization: 'Bearer peek' }), config)).resolves.toMatchObject({
+      ok: true,
+      identity: { user: 'auditor' },
+    });
+    await expect(checkRequest(req({ method: 'POST', authorization: 'Bearer s3cret' }), config)).resolves.toMatchObject({
       ok: true,
       identity: { user: 'bearer', role: 'operator' },
     });
     // a viewer's name with another's password, or the operator's password, is nobody
-    expect(checkRequest(req({ authorization: basic('helpdesk', 'peek') }), config)).toMatchObject({ ok: false, status: 401 });
-    expect(checkRequest(req({ authorization: basic('helpdesk', 's3cret') }), config)).toMatchObject({ ok: false, status: 401 });
+    await expect(checkRequest(req({ authorization: basic('helpdesk', 'peek') }), config)).resolves.toMatchObject({
+      ok: false,
+      status: 401,
+    });
+    await expect(checkRequest(req({ authorization: basic('helpdesk', 's3cret') }), config)).resolves.toMatchObject({
+      ok: false,
+      status: 401,
+    });
   });
 
-  it('without credentials configured the caller is the operator `loopback`', () => {
-    expect(checkRequest(req({ method: 'POST' }), { auth: null, viewers: [] })).toMatchObject({
+  it('without credentials configured the caller is the operator `loopback`', async () => {
+    await expect(checkRequest(req({ method: 'POST' }), { auth: null, viewers: [] })).resolves.toMatchObject({
       ok: true,
       identity: { user: 'loopback', role: 'operator' },
     });
