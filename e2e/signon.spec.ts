@@ -15,7 +15,8 @@ const expect = baseExpect.configure({ timeout: 30_000 });
 
 let world: World;
 
-test.describe.configure({ mode: 'serial' });
+// each test signs in at the provider, some several times
+test.describe.configure({ mode: 'serial', timeout: 180_000 });
 
 test.beforeAll(async () => {
   test.setTimeout(150_000);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { authorized, loopbackHostHeader, sameOrigin } from './auth';
+import { loadOidcConfig } from './config-oidc';
 import { checkRequest, type RequestFacts } from './guard';
+import { sealSession } from './session';
 
 const creds = { user: 'admin', password: 's3cret' };
 const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
@@ -132,5 +134,62 @@ describe('roles', () => {
       ok: true,
       identity: { user: 'loopback', role: 'operator' },
     });
+  });
+});
+
+describe('sign-on sessions', () => {
+  const oidc = loadOidcConfig({
+    READPAST_OIDC_ISSUER: 'https://idp.example.test',
+    READPAST_OIDC_CLIENT_ID: 'readpast',
+    READPAST_SESSION_SECRET: 'a-session-secret-of-at-least-32-characters',
+    READPAST_OIDC_OPERATORS: 'ops',
+    READPAST_OIDC_VIEWERS: 'look',
+  })!;
+  const cookie = async (role: 'operator' | 'viewer' | null) =>
+    `readpast_session=${await sealSession({ name: 'alice@example.com', sub: 's-1', role }, oidc.sessionSecret, 600)}`;
+
+  it('a session is the person, with their role; none asks to sign in (not for a password)', async () => {
+    await expect(checkRequest(req({ api: false, cookie: await cookie('operator') }), { auth: null, oidc })).resolves.toMatchObject({
+      ok: true,
+      identity: { user: 'alice@example.com', subject: 's-1', role: 'operator', via: 'session' },
+    });
+    await expect(checkRequest(req({ api: false }), { auth: null, oidc })).resolves.toMatchObject({
+      ok: false,
+      status: 401,
+      signIn: true,
+      challenge: false,
+    });
+    // with both, a password still works, and no session still means signing in
+    await expect(checkRequest(req({ authorization: basic('admin', 's3cret') }), { auth: creds, oidc })).resolves.toMatchObject({
+      ok: true,
+      identity: { user: 'admin', via: 'password' },
+    });
+    await expect(checkRequest(req({}), { auth: creds, oidc })).resolves.toMatchObject({ status: 401, signIn: true, challenge: false });
+    // sign-on is credentials: any host name may be served
+    await expect(
+      checkRequest(req({ host: 'readpast.example.com', cookie: await cookie('viewer') }), { auth: null, oidc }),
+    ).resolves.toMatchObject({ ok: true });
+  });
+
+  it('a viewer may not write; a person in neither group is refused with the reason, every method', async () => {
+    await expect(checkRequest(req({ method: 'POST', cookie: await cookie('viewer') }), { auth: null, oidc })).resolves.toMatchObject({
+      ok: false,
+      status: 403,
+      error: expect.stringContaining('may only read'),
+    });
+    for (const method of ['GET', 'POST']) {
+      const v = await checkRequest(req({ method, cookie: await cookie(null) }), { auth: null, oidc });
+      expect(v).toMatchObject({ ok: false, status: 403, error: expect.stringContaining('none of the groups') });
+      expect(!v.ok && v.session?.name).toBe('alice@example.com');
+    }
+  });
+
+  it('a session sealed with another secret, or a tampered one, is no session', async () => {
+    const foreign = await sealSession({ name: 'x', sub: 'x', role: 'operator' }, 'another-secret-of-at-least-32-characters!!', 600);
+    const other = `readpast_session=${foreign}`;
+    await expect(checkRequest(req({ cookie: other }), { auth: null, oidc })).resolves.toMatchObject({ ok: false, status: 401 });
+    const good = await cookie('operator');
+    const bad = `${good.slice(0, -6)}${good.endsWith('AAAAAA') ? 'BBBBBB' : 'AAAAAA'}`;
+    await expect(checkRequest(req({ cookie: bad }), { auth: null, oidc })).resolves.toMatchObject({ ok: false, status: 401 });
   });
 });
