@@ -155,6 +155,12 @@ test('an operator signs in: the header says who, the controls are there, a retry
   await expect.poll(async () => (await auditOf(op, token)).map((a) => a.action), { timeout: 15_000 }).toContain('task.retry');
   const retry = (await auditOf(op, token)).find((a) => a.action === 'task.retry')!;
   expect(retry).toMatchObject({ actor: 'alice@example.test (sub alice)', source: 'ui' });
+  await page.goto(`${BASE}/audit?target=${token}`);
+  await expect(page.getByTestId('audit-actor').first()).toHaveText('alice@example.test (sub alice)');
+  await page.screenshot({ path: 'test-results/signon-audit-1280.png' });
+  await page.goto(`${BASE}/tasks/${token}`);
+  await expect(page.getByTestId('task-status').first()).toBeVisible();
+  await expect(page.getByTestId('account-user')).toHaveText('alice@example.test');
 
   // the session cookie: HttpOnly, SameSite=Lax, not Secure over plain http, ending within READPAST_SESSION_HOURS (8)
   const cookie = (await sessionCookie(ctx))!;
@@ -265,6 +271,8 @@ test('the callback refuses a tampered state, a replayed code and a code from ano
   const page = await ctx.newPage();
   const { url, signInCookie } = await recordedSignIn(page, ctx);
   expect(url.searchParams.get('iss')).toBe(world.idp.issuer);
+  // leave the dashboard first: an open page whose session is gone signs in again by itself
+  await page.goto('about:blank');
   await ctx.clearCookies();
 
   // tampered state, with the browser's sign-in cookie for the genuine one: refused
