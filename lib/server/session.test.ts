@@ -2,6 +2,7 @@ import { EncryptJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import {
   cookieHeader,
+  MAX_SESSION_COOKIE,
   openSession,
   openSignIn,
   readCookie,
@@ -72,6 +73,23 @@ describe('the session cookie', () => {
     expect(readCookie('a=1; readpast_session=xyz; b=2', 'readpast_session')).toBe('xyz');
     expect(readCookie('a=1', 'readpast_session')).toBeNull();
     expect(signInCookieNames('readpast_signin_abc=1; x=2; readpast_signin_def=3')).toEqual(['readpast_signin_abc', 'readpast_signin_def']);
+  });
+});
+
+describe('the session cookie’s size', () => {
+  it('stays within what browsers keep, leaving out the ID token, then values', async () => {
+    const big = { ...alice, role: null, values: Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(80, 'g')), idToken: 'x'.repeat(2500) };
+    const v = await sealSession(big, SECRET, 600);
+    expect('readpast_session='.length + v.length).toBeLessThanOrEqual(MAX_SESSION_COOKIE);
+    const s = (await openSession(v, SECRET))!;
+    expect(s.idToken).toBeUndefined();
+    expect(s.values!.length).toBeGreaterThan(0);
+    expect(s.values!.length).toBeLessThanOrEqual(20);
+    // what fits is kept whole
+    const small = (await openSession(await sealSession({ ...alice, idToken: 'y'.repeat(1500) }, SECRET, 600), SECRET))!;
+    expect(small.idToken).toHaveLength(1500);
+    const long = (await openSession(await sealSession({ ...alice, name: 'n'.repeat(5000), sub: 's'.repeat(5000) }, SECRET, 600), SECRET))!;
+    expect(long.name).toHaveLength(200);
   });
 });
 

@@ -64,11 +64,27 @@ export interface Session {
   exp: number;
 }
 
+/** A cookie's name and value must stay within 4096 bytes in browsers: a larger one is dropped, silently. */
+export const MAX_SESSION_COOKIE = 3800;
+
+/**
+ * The session cookie's value, within MAX_SESSION_COOKIE: what does not fit is left out, least needed first
+ * (the ID token, which only makes the provider's sign-out skip a question; then the refused person's values).
+ * A dropped cookie would send the browser back to the provider on every page: a loop.
+ */
 export async function sealSession(s: Omit<Session, 'exp'>, secret: string, seconds: number): Promise<string> {
-  const payload: JWTPayload = { name: s.name, sub: s.sub, role: s.role };
-  if (s.values) payload.values = s.values;
-  if (s.idToken) payload.idt = s.idToken;
-  return seal(payload, secret, 'session', seconds);
+  let idToken = s.idToken;
+  let values = s.values;
+  for (;;) {
+    const payload: JWTPayload = { name: s.name.slice(0, 200), sub: s.sub.slice(0, 255), role: s.role };
+    if (values) payload.values = values;
+    if (idToken) payload.idt = idToken;
+    const sealed = await seal(payload, secret, 'session', seconds);
+    if (SESSION_COOKIE.length + 1 + sealed.length <= MAX_SESSION_COOKIE) return sealed;
+    if (idToken) idToken = undefined;
+    else if (values?.length) values = values.slice(0, Math.floor(values.length / 2));
+    else return sealed; // name and subject are bounded: this fits
+  }
 }
 
 export async function openSession(value: string | undefined | null, secret: string): Promise<Session | null> {
