@@ -336,7 +336,10 @@ test('an expired or tampered session is no session; the return path stays on thi
   await ctx.addCookies([{ ...good, value: expired }]);
   await expect.poll(async () => (await sessionCookie(ctx))?.value, { timeout: 30_000 }).not.toBe(expired);
   await expect(page).toHaveURL(`${BASE}/queues`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Queues' })).toBeVisible();
+  await expect(page.getByTestId('live-indicator').first()).toContainText('live');
   expect((await page.request.get(`${BASE}/api/stats`)).status()).toBe(200);
+  await page.goto('about:blank');
 
   // only same-origin paths are returned to
   for (const returnTo of ['https://evil.example/', '//evil.example/x', '/\\evil.example', '/..//evil.example']) {
