@@ -7,6 +7,7 @@ import type { StatsJson } from '../api';
 import { useLive } from '../live';
 import { cx } from '../ui/cx';
 import { Icon, type IconName } from '../ui/Icon';
+import { Account, Initial } from './Account';
 import { Shortcuts } from './Shortcuts';
 import { ThemeToggle } from './ThemeToggle';
 
@@ -133,6 +134,7 @@ export function Shell({ children }: { children: ReactNode }) {
         <nav aria-label="Main" className="flex-1 overflow-y-auto px-3 py-2">
           <NavLinks pathname={pathname} stats={stats.data} />
         </nav>
+        <Account className="border-t border-white/10 px-5 py-3" />
         <div className="border-t border-white/10 px-5 py-3">
           <LiveDot ok={ok} loading={stats.isPending} />
           <p className="mt-1 text-[11px] text-slate-500">refreshes every second while visible</p>
@@ -145,6 +147,7 @@ export function Shell({ children }: { children: ReactNode }) {
         <div className="flex h-12 items-center justify-between px-4">
           <Brand />
           <div className="flex items-center gap-3">
+            <Initial />
             <ThemeToggle compact />
             <LiveDot ok={ok} loading={stats.isPending} />
             <button
@@ -172,6 +175,7 @@ export function Shell({ children }: { children: ReactNode }) {
         </div>
         {menuOpen && (
           <nav id="mobile-nav" aria-label="Main" className="border-t border-white/10 px-3 py-2">
+            <Account layout="row" className="mb-2 border-b border-white/10 px-3 pt-1 pb-3" />
             <NavLinks pathname={pathname} stats={stats.data} onNavigate={() => setMenuOpen(false)} />
           </nav>
         )}

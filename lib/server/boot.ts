@@ -48,7 +48,7 @@ export function startupLine(url: string, engine: Pick<ServerEngine, 'readpast' |
 export function startupRefusal(config: ServerConfig, argv: readonly string[]): string | null {
   // `next start` without -H listens on every interface
   const bound = hostnameArg(argv) ?? (argv.includes('start') ? '0.0.0.0' : config.host);
-  return bindRefusal(config) ?? bindRefusal({ host: bound, auth: config.auth });
+  return bindRefusal(config) ?? bindRefusal({ host: bound, auth: config.auth, oidc: config.oidc });
 }
 
 /**

@@ -14,6 +14,7 @@ describe('loadServerConfig', () => {
       allowSql: false,
       handlersModule: null,
       webhookAllow: null,
+      oidc: null,
     });
   });
 

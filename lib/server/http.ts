@@ -2,7 +2,8 @@
 // errors to statuses (ValidationError 400 naming the field, NotFoundError 404, ConflictError 409).
 import { asActor } from '../api/audit';
 import { serverConfig } from './config';
-import { identify } from './identity';
+import { requestIdentity } from './guard';
+import { actorName, type Identity } from './identity';
 import { z } from 'zod';
 import { parseWith } from '@/lib/engine/validation';
 import { ValidationError } from '@/lib/engine/errors';
@@ -78,7 +79,7 @@ export function handle<A extends unknown[]>(fn: (...args: A) => Promise<Response
     try {
       // the proxy has let this request in (proxy.ts); who it is becomes the actor of what it changes
       const req = args[0];
-      const user = req instanceof Request ? requestUser(req) : 'unknown';
+      const user = req instanceof Request ? await requestUser(req) : 'unknown';
       return await asActor({ name: user, source: 'api' }, () => fn(...args));
     } catch (err) {
       return errorResponse(err);
@@ -86,9 +87,17 @@ export function handle<A extends unknown[]>(fn: (...args: A) => Promise<Response
   };
 }
 
-function requestUser(req: Request): string {
+/** Who a request (already let in by the proxy) is, as the guard sees it; null when it proves nothing. */
+export async function requestIdentityOf(req: Request): Promise<Identity | null> {
+  const h = req.headers;
+  const facts = { method: req.method, api: true, authorization: h.get('authorization'), host: h.get('host'), origin: h.get('origin') };
+  return (await requestIdentity({ ...facts, cookie: h.get('cookie') }, serverConfig())).identity;
+}
+
+async function requestUser(req: Request): Promise<string> {
   try {
-    return identify(req.headers.get('authorization'), serverConfig(), ['basic', 'bearer'])?.user ?? 'unknown';
+    const identity = await requestIdentityOf(req);
+    return identity ? actorName(identity) : 'unknown';
   } catch {
     return 'unknown';
   }
