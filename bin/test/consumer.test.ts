@@ -8,7 +8,8 @@
 //   (b) a .ts file using the typed API passes `tsc --noEmit`, one with a wrong payload fails it;
 //   (c) `npx readpast dashboard` answers / and /api/stats, lists the project's handler and runs it, and a
 //       SIGTERM to npx alone stops it all; rp.serveDashboard() serves it from a script, stopped by rp.close();
-//   (d) `npx readpast migrate` and `doctor` work; one-shot commands' wall times.
+//   (d) `npx readpast migrate` and `doctor` work; one-shot commands' wall times;
+//   (e) `npx readpast worker` stops gracefully when only npx is sent SIGTERM (the worker runs below a shell).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cacheDir, NODE22, node22, sqliteBuildFor22 } from './node22';
+import { openReadpast } from '../../lib/api/open';
 import { freePort, get, groupProcesses, killGroup, listening, until } from './processes';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -343,6 +345,46 @@ await rp.enqueue({ command: 'billing.refund', payload: { id: 42 } });
       console.log(`npx readpast dashboard stopped by SIGTERM to npx only in ${Date.now() - signalled} ms`);
     } finally {
       killGroup(pgid);
+    }
+  });
+
+  test('(e) npx readpast worker: SIGTERM to npx alone stops it gracefully (task finished, workers deregistered, nothing left)', async () => {
+    const url = `sqlite:${join(app, 'worker.db')}`;
+    const child = spawn('npx', ['readpast', 'worker', '--handlers', './handlers.mjs', '--concurrency', '2'], {
+      cwd: app,
+      env: { ...env(), READPAST_DATABASE_URL: url },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const closed = Promise.all([child.stdout, child.stderr].map((s) => new Promise((r) => s.on('close', r))));
+    const pgid = child.pid!;
+    const rp = await openReadpast({ url });
+    try {
+      const live = await until(`two workers registered\n${output}`, 60_000, async () => {
+        const ws = (await rp.stats()).workers.filter((w) => w.state !== 'stopped');
+        return ws.length === 2 ? ws : undefined;
+      });
+      // the worker runs below npx and a shell: only npx is signalled, as a supervisor of its main pid does
+      expect(groupProcesses(pgid).length).toBeGreaterThanOrEqual(2);
+      const { token } = await rp.enqueue({ command: 'demo.sleep', payload: { ms: 3000 } });
+      await until('the task running', 30_000, async () => ((await rp.status(token)).status === 'running' ? true : undefined));
+      const signalled = Date.now();
+      process.kill(pgid, 'SIGTERM');
+      await until(`no process left: ${groupProcesses(pgid).join('; ')}\n${output}`, 40_000, () =>
+        groupProcesses(pgid).length === 0 ? true : undefined,
+      );
+      await closed;
+      console.log(`npx readpast worker stopped by SIGTERM to npx only in ${Date.now() - signalled} ms`);
+      expect(output).toContain('worker stopped');
+      expect((await rp.status(token)).status).toBe('succeeded');
+      const after = (await rp.stats()).workers.filter((w) => live.some((l) => l.workerId === w.workerId));
+      expect(after.map((w) => w.state)).toEqual(['stopped', 'stopped']);
+    } finally {
+      killGroup(pgid);
+      await rp.close();
     }
   });
 
