@@ -348,7 +348,7 @@ await rp.enqueue({ command: 'billing.refund', payload: { id: 42 } });
     }
   });
 
-  test('(e) npx readpast worker: SIGTERM to npx alone stops it gracefully (task finished, workers deregistered, nothing left)', async () => {
+  test('(e) npx readpast worker: SIGTERM to npx alone stops it gracefully: task finished, workers deregistered', async () => {
     const url = `sqlite:${join(app, 'worker.db')}`;
     const child = spawn('npx', ['readpast', 'worker', '--handlers', './handlers.mjs', '--concurrency', '2'], {
       cwd: app,
