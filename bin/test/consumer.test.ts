@@ -55,17 +55,22 @@ function sh(cmd: string, args: string[], opts: { cwd?: string; input?: string } 
  * tsc's report of bad.ts (a wrong payload on line 3, an unknown command on line 4): each error at the field
  * that is wrong — the payload's `id`, the `command` with the declared commands — never about a sql task.
  */
-function expectBadReported(stdout: string, file: string) {
-  const errors = stdout.split(/\n(?=bad\.ts)/).filter((e) => e.startsWith(file));
+function expectBadReported(stdout: string, file: string, dir = app) {
+  // every error is bad.ts's (each starts a line: `file(line,col): error TS…`)
+  const errors = stdout.split(/\n(?=\S+\(\d+,\d+\): error)/).filter((e) => e.trim() !== '');
+  expect(
+    errors.filter((e) => !e.startsWith(`${file}(`)),
+    stdout,
+  ).toEqual([]);
   expect(errors, stdout).toHaveLength(2);
-  const lines = readFileSync(join(app, file), 'utf8').split('\n');
+  const lines = readFileSync(join(dir, file), 'utf8').split('\n');
   const col = (line: number, word: string) => lines[line - 1]!.indexOf(word) + 1;
   expect(errors[0]).toMatch(
     new RegExp(`^bad\\.ts\\(3,${col(3, 'id:')}\\): error TS2322: Type 'string' is not assignable to type 'number'`),
   );
   expect(errors[1]).toMatch(
     new RegExp(
-      `^bad\\.ts\\(4,${col(4, 'command:')}\\): error TS2322: Type '"billing\\.refund"' is not assignable to type '"billing\\.invoice" \\|`,
+      `^bad\\.ts\\(4,${col(4, 'command:')}\\): error TS2322: Type '"billing\\.refund"' is not assignable to type '[^']*"billing\\.invoice"`,
     ),
   );
   expect(stdout).not.toMatch(/SqlTask|No overload matches/);
@@ -266,8 +271,8 @@ console.log(JSON.stringify({ succeeded: stats.totals.succeeded, dead: stats.tota
     }
   }, 1_500_000);
 
-  test('(b) the typed API: a correct .ts file passes tsc --noEmit, a wrong payload or command fails it', () => {
-    const tsconfig = (file: string) =>
+  test('(b) the typed API: a correct .ts file compiles, a wrong payload or command does not, each reported at its field', () => {
+    const tsconfig = (files: string[]) =>
       JSON.stringify({
         compilerOptions: {
           target: 'ES2022',
@@ -277,7 +282,7 @@ console.log(JSON.stringify({ succeeded: stats.totals.succeeded, dead: stats.tota
           noEmit: true,
           types: ['node'],
         },
-        files: [file],
+        files,
       });
     writeFileSync(
       join(app, 'good.ts'),
@@ -301,14 +306,12 @@ await rp.enqueue({ command: 'billing.invoice', payload: { id: '42' } });
 await rp.enqueue({ command: 'billing.refund', payload: { id: 42 } });
 `,
     );
-    writeFileSync(join(app, 'tsconfig.good.json'), tsconfig('good.ts'));
-    writeFileSync(join(app, 'tsconfig.bad.json'), tsconfig('bad.ts'));
+    // one compilation of both (tsc is the slow part on a busy machine): the errors are bad.ts's, none good.ts's
+    writeFileSync(join(app, 'tsconfig.typed.json'), tsconfig(['good.ts', 'bad.ts']));
     const tsc = join(app, 'node_modules', 'typescript', 'bin', 'tsc');
-    const good = sh(process.execPath, [tsc, '-p', 'tsconfig.good.json']);
-    expect(good.code, good.stdout).toBe(0);
-    const bad = sh(process.execPath, [tsc, '-p', 'tsconfig.bad.json']);
-    expect(bad.code).not.toBe(0);
-    expectBadReported(bad.stdout, 'bad.ts');
+    const r = sh(process.execPath, [tsc, '-p', 'tsconfig.typed.json']);
+    expect(r.code).not.toBe(0);
+    expectBadReported(r.stdout, 'bad.ts');
   });
 
   test("(b) under tsc --init's strict defaults: the README's TypeScript, undefined for every optional option, the same errors", () => {
@@ -346,22 +349,21 @@ await rp.enqueue({ command: 'billing.refund', payload: { id: 42 } });
     expect(compiled.length).toBeGreaterThanOrEqual(7);
     cpSync(join(app, 'good.ts'), join(dir, 'good.ts'));
     writeFileSync(join(dir, 'undefined-options.ts'), UNDEFINED_OPTIONS);
-    const strict = sh(process.execPath, [tsc, '-p', dir, '--noEmit']);
-    expect(strict.code, strict.stdout).toBe(0);
-    console.log(`tsc --init's defaults: ${compiled.length} README examples, good.ts and undefined-options.ts compile`);
-
     cpSync(join(app, 'bad.ts'), join(dir, 'bad.ts'));
-    const bad = sh(process.execPath, [tsc, '-p', dir, '--noEmit']);
-    expect(bad.code).not.toBe(0);
-    expectBadReported(bad.stdout, 'bad.ts');
+    // one compilation: the only errors are bad.ts's two, each at its field
+    const r = sh(process.execPath, [tsc, '-p', '.', '--noEmit'], { cwd: dir });
+    expect(r.code).not.toBe(0);
+    expectBadReported(r.stdout, 'bad.ts', dir);
+    console.log(`tsc --init's defaults: ${compiled.length} README examples, good.ts and undefined-options.ts compile`);
   });
 
   test('the packaged declarations: every optional property takes undefined (exactOptionalPropertyTypes)', () => {
     for (const file of ['index.d.ts', 'cli.d.ts']) {
       const text = readFileSync(join(app, 'node_modules', 'readpast', 'dist', file), 'utf8');
       expect(optionalsTakeUndefined(text, file).changed, file).toBe(0);
-      expect(text).toMatch(/url\?: string \| undefined;/);
     }
+    const index = readFileSync(join(app, 'node_modules', 'readpast', 'dist', 'index.d.ts'), 'utf8');
+    expect(index).toMatch(/url\?: string \| undefined;/);
   });
 
   test('(d) npx readpast migrate and doctor work in the project; one-shot commands are fast', () => {
