@@ -24,7 +24,7 @@ const DASHBOARD_SOURCES = [
   'postcss.config.mjs',
   'package.json',
 ];
-const LIB_SOURCES = ['lib', 'db', 'cli', 'tsdown.config.ts', 'package.json'];
+const LIB_SOURCES = ['lib', 'db', 'cli', 'tsdown.config.ts', 'bin/dts-optional.mjs', 'package.json'];
 
 /** Newest modification time of the files under `paths` (node_modules, dot-folders and tests left out). */
 export function newestSource(root, paths) {

@@ -122,6 +122,7 @@ stops when the process that started it is gone.`,
 Runs a pool of N workers in the foreground until SIGTERM or SIGINT. The first signal stops
 claiming, lets running tasks finish within a grace period and gives back the rest; a second
 signal exits at once (the leases of unfinished tasks expire and another worker rescues them).
+It stops the same way when the process that started it is gone (npx or npm stopped alone).
 
 Options:
   --concurrency N      workers in this process (default 4)
@@ -249,7 +250,8 @@ wait     Blocks until every task of stage K (and of the stages before it), or wi
          lastError, …}]}. Without --stage it ends once every task added so far is finished
          (release the batch first to wait for its completion). With --timeout-s S, when S
          seconds pass first it prints the current state (--json: {done: false, batch, tasks:
-         []}), one line on stderr, and exits 5.
+         []}), one line on stderr, and exits 5. SIGTERM / SIGINT, or the end of the process
+         that started it, stop the wait (exit 143 / 130).
 release  No more tasks will be added: the batch completes once all of its tasks are finished.
          Exit 4 when it was already released or is finished.
 cancel   Cancels the batch's pending tasks and asks its running ones to stop. Exit 4 when it is

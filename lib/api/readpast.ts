@@ -5,9 +5,18 @@
 import { defaultRegistry, type HandlerRegistry } from '../engine/handlers';
 import { MAX_BULK } from '../engine/limits';
 import { silentLogger, type Logger } from '../engine/logger';
-import type { Pool, PoolOptions } from '../engine/pool';
+import type { Pool } from '../engine/pool';
 import type { Dialect, ReadModel, Store } from '../engine/ports';
-import type { AttemptFilter, BatchStatus, EnqueueResult, FailureGroupQuery, FlowFilter, TaskFilter, TaskKind } from '../engine/types';
+import type {
+  AttemptFilter,
+  BatchStatus,
+  EnqueueResult,
+  FailureGroupQuery,
+  FlowFilter,
+  FlowResult,
+  TaskFilter,
+  TaskKind,
+} from '../engine/types';
 import type { EnqueueRequest } from '../engine/validation';
 import { webhookPolicy, type WebhookPolicy } from '../engine/webhook-guard';
 import { Alerts } from './alerts';
@@ -19,12 +28,22 @@ import type { DashboardHandle, DashboardOptions } from './dashboard';
 import type { HistoryRequest } from './history';
 import type { StatusJson } from './present';
 import { DEFAULT_CHANGES_LISTED, Queues } from './queues';
-import { Runtime } from './runtime';
+import { Runtime, type PoolConfig } from './runtime';
 import { Schedules } from './schedules';
 import { TaskCommands } from './task-commands';
 import { TaskReads } from './task-reads';
 import type { ReadpastTransaction, TransactionOptions } from './transaction';
-import type { CommandOf, EnqueueArg, EnqueueResultOf, HandlerMap, SqlTask, StatusOf, TaskToken, UntypedHandlers } from './typed';
+import type {
+  CommandOf,
+  EnqueueArg,
+  EnqueueReturn,
+  FlowArg,
+  FlowNodeShape,
+  HandlerMap,
+  StatusOf,
+  TaskToken,
+  UntypedHandlers,
+} from './typed';
 import type { WaitOptions } from './wait';
 
 export type { EnqueueOptions, ReadpastOptions };
@@ -97,8 +116,15 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
   }
 
   // ---- commands on tasks (task-commands.ts) ----------------------------------------------------------
-  enqueue<C extends CommandOf<H>>(raw: EnqueueArg<H, C>, opts?: EnqueueOptions): Promise<EnqueueResultOf<H, C>>;
-  enqueue(raw: SqlTask, opts?: EnqueueOptions): Promise<EnqueueResult>;
+  /**
+   * One task: `{ command, payload?, queue?, priority?, runAt?, … }`, or `{ kind: 'sql' | 'procedure', command, … }`.
+   * With declared handlers the command and its payload are checked (lib/api/typed.ts), and the token carries
+   * the command for `status`.
+   */
+  enqueue<C extends CommandOf<H>, K extends TaskKind = 'handler'>(
+    raw: EnqueueArg<H, C, K>,
+    opts?: EnqueueOptions,
+  ): Promise<EnqueueReturn<H, C, K>>;
   enqueue(raw: EnqueueRequest | unknown, opts: EnqueueOptions = {}): Promise<EnqueueResult> {
     return this.taskCommands.enqueue(raw, opts);
   }
@@ -110,7 +136,8 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
    * dependsOn?: [id | { id, onParentFailure }], … }] }` (≤ 10,000 nodes); returns `{ flowId, tokens }` (by node id).
    * Cycles, unknown ids and self-edges are refused naming them. lib/api/flows.ts
    */
-  flow(raw: unknown, opts: EnqueueOptions = {}) {
+  flow<N extends readonly FlowNodeShape<H>[] | []>(raw: FlowArg<H, N>, opts?: EnqueueOptions): Promise<FlowResult>;
+  flow(raw: unknown, opts: EnqueueOptions = {}): Promise<FlowResult> {
     return this.flowDesk.create(raw, opts);
   }
   /** a flow with its nodes and edges */
@@ -127,8 +154,9 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
     return this.flowDesk.retryFailed(id);
   }
   /** The callback's statements and tasks commit together, or roll back when it throws (rethrown). lib/api/transaction.ts */
-  withTransaction<T>(fn: (tx: ReadpastTransaction<EnqueueOptions>) => Promise<T>, opts?: TransactionOptions): Promise<T> {
-    return this.taskCommands.withTransaction(fn, opts);
+  withTransaction<T>(fn: (tx: ReadpastTransaction<EnqueueOptions, H>) => Promise<T>, opts?: TransactionOptions): Promise<T> {
+    // (the transaction's calls are typed by H, as rp's are; they validate at run time all the same)
+    return this.taskCommands.withTransaction(fn as unknown as (tx: ReadpastTransaction<EnqueueOptions>) => Promise<T>, opts);
   }
   cancel(token: string) {
     return this.taskCommands.cancel(token);
@@ -320,7 +348,7 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
     return this.runtime.savePoolSize(s);
   }
   /** a worker pool over this store's worker (and maintenance) ports */
-  createPool(opts: Partial<PoolOptions> = {}): Pool {
+  createPool(opts: PoolConfig = {}): Pool {
     return this.runtime.createPool(opts);
   }
   /** Serve the dashboard on this database as a child process (lib/api/dashboard.ts); stopped by close() or its stop() */

@@ -6,7 +6,17 @@
 import { ValidationError } from '../engine/errors';
 import { MAX_BULK, MAX_TRANSACTION_TIMEOUT_MS } from '../engine/limits';
 import type { Store, StoreTransaction } from '../engine/ports';
-import type { EnqueueInput, EnqueueResult, ExecuteParams, ExecuteResult, FlowInput, FlowResult, TransactionOptions } from '../engine/types';
+import type {
+  EnqueueInput,
+  EnqueueResult,
+  ExecuteParams,
+  ExecuteResult,
+  FlowInput,
+  FlowResult,
+  TaskKind,
+  TransactionOptions,
+} from '../engine/types';
+import type { CommandOf, EnqueueArg, EnqueueReturn, FlowArg, FlowNodeShape, HandlerMap, UntypedHandlers } from './typed';
 
 export type { TransactionOptions };
 
@@ -16,8 +26,11 @@ export type EnqueueValidator<O> = (raw: unknown, opts: O, path?: string) => Prom
 /** How Readpast validates a flow (lib/engine/flows.ts). */
 export type FlowValidator<O> = (raw: unknown, opts: O) => Promise<FlowInput>;
 
-/** What the callback of `rp.withTransaction` gets. Await each call before the next (they run in turn anyway). */
-export interface ReadpastTransaction<O> {
+/**
+ * What the callback of `rp.withTransaction` gets. Await each call before the next (they run in turn anyway).
+ * `H`: the Readpast's handlers, which type `enqueue` and `flow` as on the Readpast itself (lib/api/typed.ts).
+ */
+export interface ReadpastTransaction<O, H extends HandlerMap = UntypedHandlers> {
   /**
    * Run one statement of the caller's in the transaction. Parameters: SQLite positional (`?`, an array)
    * or named (`@name`, an object); SQL Server named only (`@name`, an object). A named object with
@@ -25,11 +38,11 @@ export interface ReadpastTransaction<O> {
    */
   execute<Row = Record<string, unknown>>(sql: string, params?: ExecuteParams): Promise<ExecuteResult<Row>>;
   /** enqueue one task in the transaction (validated as `rp.enqueue`); it exists only if the transaction commits */
-  enqueue(raw: unknown, opts?: O): Promise<EnqueueResult>;
+  enqueue<C extends CommandOf<H>, K extends TaskKind = 'handler'>(raw: EnqueueArg<H, C, K>, opts?: O): Promise<EnqueueReturn<H, C, K>>;
   /** enqueue many in the transaction (validated as `rp.enqueueMany`), results in input order */
   enqueueMany(raws: unknown[], opts?: O): Promise<EnqueueResult[]>;
   /** create a whole flow in the transaction (validated as `rp.flow`): `{ flowId, tokens }` */
-  flow(raw: unknown, opts?: O): Promise<FlowResult>;
+  flow<N extends readonly FlowNodeShape<H>[] | []>(raw: FlowArg<H, N>, opts?: O): Promise<FlowResult>;
 }
 
 export async function withTransaction<T, O>(

@@ -5,7 +5,7 @@ import { serverConfig } from './config';
 import { requestIdentity } from './guard';
 import { actorName, type Identity } from './identity';
 import { z } from 'zod';
-import { parseWith } from '@/lib/engine/validation';
+import { illFormedError, parseWith } from '@/lib/engine/validation';
 import { ValidationError } from '@/lib/engine/errors';
 import { serverLogger } from './log';
 import { isShuttingDown, RETRY_AFTER_SECONDS, SHUTTING_DOWN_MESSAGE } from './shutdown';
@@ -125,12 +125,22 @@ export async function readJson(req: Request, max = MAX_BODY_BYTES): Promise<unkn
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') throw new ValidationError('body', 'a JSON body is required');
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     throw new ValidationError('body', `malformed JSON (${(err as Error).message})`);
   }
+  // a string that is not Unicode (lib/engine/text.ts) can only come as a `\uD800`-style escape: bytes that are
+  // not UTF-8 were read as U+FFFD above
+  if (SURROGATE_ESCAPE.test(text)) {
+    const illFormed = illFormedError(value);
+    if (illFormed) throw illFormed;
+  }
+  return value;
 }
+
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 export async function readBody<T extends z.ZodType>(req: Request, schema: T): Promise<z.output<T>> {
   return parseWith(schema, await readJson(req));
