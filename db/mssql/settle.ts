@@ -15,7 +15,9 @@ const cap = (s: string | null | undefined, n: number) => (s === null || s === un
 /** One element of FINISH's @results. */
 export function finishRow(r: AttemptResult, ord: number) {
   const s = r.settlement;
-  const base = { ord, taskId: r.taskId, workerId: r.workerId, attempt: r.attempt, startedAt: r.startedAt ? isoUtc(r.startedAt) : null };
+  // a task is never claimed ahead here (capabilities.prefetch is 0): every attempt's start was recorded by its claim
+  if (r.start || s.kind === 'started') throw new Error('the SQL Server store never claims ahead: no claimed task to start');
+  const base = { ord, taskId: r.taskId, workerId: r.workerId, attempt: r.attempt, startedAt: null };
   switch (s.kind) {
     case 'succeeded':
       return {

@@ -19,7 +19,7 @@ export const TASK_FILTER = {
   status: 'status = ?',
   // the literals match the partial indexes: pending and running (Tasks_open), dead and cancelled (Tasks_ended),
   // waiting (Tasks_waiting)
-  open: "status IN ('pending', 'running')",
+  open: "status IN ('pending', 'claimed', 'running')",
   ended: "status IN ('dead', 'cancelled')",
   waiting: "status = 'waiting'",
   /** the tasks of one flow (Tasks_flow) */
