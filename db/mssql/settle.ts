@@ -43,6 +43,17 @@ export function finishRow(r: AttemptResult, ord: number) {
         errorDetail: cap(s.error.detail, 64_000),
         fingerprint: fingerprint(s.error.number, s.error.message),
       };
+    case 'given_back':
+      return {
+        ...base,
+        kind: 'given_back',
+        outcome: 'given_back',
+        result: null,
+        runAfter: null,
+        errorNumber: null,
+        errorMessage: null,
+        errorDetail: null,
+      };
     case 'cancelled':
       return {
         ...base,
@@ -74,8 +85,8 @@ export async function finish(shared: Shared, results: AttemptResult[]): Promise<
     // children of these tasks became pending (sql/edges.ts)
     if ((row.released ?? 0) > 0) wake = true;
     const res = results[row.ord]!;
-    if (row.ok === 1 && (row.frees === 1 || (res.settlement.kind === 'retry' && res.settlement.runAfter.getTime() <= Date.now())))
-      wake = true;
+    const due = res.settlement.kind === 'given_back' || (res.settlement.kind === 'retry' && res.settlement.runAfter.getTime() <= Date.now());
+    if (row.ok === 1 && (row.frees === 1 || due)) wake = true;
   }
   await settleTouched(shared, r.recordsets);
   if (wake) shared.wake();

@@ -124,7 +124,6 @@ function giveBack(db: Db, r: AttemptResult, tally: Tally, now: number): boolean 
     t = stmt(db, S.GIVE_BACK_STARTED).get(r.taskId, r.workerId, r.attempt, now) as Ended | undefined;
     if (!t) return false;
     stmt(db, S.LOG_UNDO).run(r.taskId, r.attempt);
-    tally.metric(now, 'started', -1);
   }
   if (t.token_no !== null) releaseToken(db, t.queue, t.token_no, r.taskId, r.attempt);
   tally.task(t, from, 'pending');

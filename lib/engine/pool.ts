@@ -296,8 +296,11 @@ export class Pool {
   }
 
   /** Give back what waits in the local queue (pending again, nothing counted); recorded by the next flush. */
-  private giveBackAll(reason: string): void {
-    for (const t of this.ahead.drain()) this.settle(null, givenBack(t, reason), t.workerId);
+  private giveBackAll(reason: string): number {
+    const tasks = this.ahead.drain();
+    for (const t of tasks) this.settle(null, givenBack(t, reason), t.workerId);
+    if (tasks.length) this.log.info({ tasks: tasks.length, reason }, 'gave back tasks claimed ahead');
+    return tasks.length;
   }
 
   /**
@@ -312,13 +315,14 @@ export class Pool {
       const now = performance.now();
       let back = 0;
       if (lookahead(this.workers, this.avgRunMs, this.opts.prefetch, now) === 0 && this.workers.every((w) => w.task || w.retiring)) {
-        back = this.ahead.length;
-        this.giveBackAll('no slot of its pool was free to start it: the attempts before it run long');
+        back = this.giveBackAll('no slot of its pool was free to start it: the attempts before it run long');
       } else {
+        const reason = 'no slot of its pool started it in time';
         for (const t of this.ahead.expired(now)) {
-          this.settle(null, givenBack(t, 'no slot of its pool started it in time'), t.workerId);
+          this.settle(null, givenBack(t, reason), t.workerId);
           back++;
         }
+        if (back) this.log.info({ tasks: back, reason }, 'gave back tasks claimed ahead');
       }
       if (back > 0) this.wake();
       this.watchAhead();
