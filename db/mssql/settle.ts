@@ -85,7 +85,8 @@ export async function finish(shared: Shared, results: AttemptResult[]): Promise<
     // children of these tasks became pending (sql/edges.ts)
     if ((row.released ?? 0) > 0) wake = true;
     const res = results[row.ord]!;
-    const due = res.settlement.kind === 'given_back' || (res.settlement.kind === 'retry' && res.settlement.runAfter.getTime() <= Date.now());
+    const s = res.settlement;
+    const due = s.kind === 'given_back' || (s.kind === 'retry' && s.runAfter.getTime() <= Date.now());
     if (row.ok === 1 && (row.frees === 1 || due)) wake = true;
   }
   await settleTouched(shared, r.recordsets);
