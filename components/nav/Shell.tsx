@@ -109,7 +109,10 @@ function NavLinks({ pathname, stats, onNavigate }: { pathname: string; stats: St
               <Icon name={it.icon} />
               <span className="flex-1">{it.label}</span>
               {b && (
-                <span className={cx('tabular min-w-6 rounded-full px-1.5 py-0.5 text-center text-[11px] font-semibold', BADGE[b.tone])}>
+                <span
+                  data-testid={`nav-badge-${it.href === '/' ? 'overview' : it.href.slice(1)}`}
+                  className={cx('tabular min-w-6 rounded-full px-1.5 py-0.5 text-center text-[11px] font-semibold', BADGE[b.tone])}
+                >
                   {b.n > 999 ? '999+' : b.n}
                 </span>
               )}

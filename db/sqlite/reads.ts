@@ -88,7 +88,13 @@ export function taskWhere(f: TaskFilter, now: number) {
   else if (f.status) {
     add('drive', S.TASK_FILTER.status, f.status);
     const partial =
-      f.status === 'waiting' ? 'waiting' : f.status === 'pending' || f.status === 'claimed' || f.status === 'running' ? 'open' : 'ended';
+      f.status === 'waiting'
+        ? 'waiting'
+        : f.status === 'claimed'
+          ? 'held'
+          : f.status === 'pending' || f.status === 'running'
+            ? 'open'
+            : 'ended';
     add('drive', S.TASK_FILTER[partial]);
   }
   if (f.flowId !== undefined) add('drive', S.TASK_FILTER.flow, f.flowId);

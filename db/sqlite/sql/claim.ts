@@ -27,7 +27,7 @@ export const CLAIM_RULE_SQL = {
   under_batch_max_parallel: '(x.max_parallel IS NULL OR x.running < x.max_parallel)',
   // a key's running and claimed tasks with a live lease (queue, concurrency_key, now), compared with the queue's per_key_limit
   under_key_limit: `SELECT COUNT(*) AS n FROM Tasks INDEXED BY Tasks_key_open WHERE queue = ? AND concurrency_key = ?
-      AND status IN ('pending', 'claimed', 'running')
+      AND (status = 'pending' OR status IN ('claimed', 'running'))
       AND status IN ('claimed', 'running') AND lease_until >= ?`,
   // attempts started in a rate window (queue, rate_key, now − period), compared with the queue's rate_limit
   under_rate_limit: 'SELECT COUNT(*) AS n FROM RateSlots WHERE queue = ? AND rate_key = ? AND used_at > ?',
@@ -72,7 +72,7 @@ const keyRateFull = (q: string, queue: string, key: string) => `(${q}.rate_limit
 const FLOW_OK = `(CASE WHEN t.concurrency_key IS NULL THEN t.queue NOT IN (SELECT value FROM json_each(@noKey))
         ELSE NOT EXISTS (SELECT 1 FROM Queues fq WHERE fq.name = t.queue AND ((fq.per_key_limit IS NOT NULL
           AND (SELECT COUNT(*) FROM Tasks r INDEXED BY Tasks_key_open WHERE r.queue = t.queue AND r.concurrency_key = t.concurrency_key
-            AND r.status IN ('pending', 'claimed', 'running') AND r.status IN ('claimed', 'running')
+            AND (r.status = 'pending' OR r.status IN ('claimed', 'running')) AND r.status IN ('claimed', 'running')
             AND r.lease_until >= @now) >= fq.per_key_limit)
           OR ${keyRateFull('fq', 't.queue', 't.concurrency_key')})) END)`;
 
@@ -118,7 +118,7 @@ const KEY_TASKS = `${R.pending} AND t.batch_id IS NULL AND t.queue = k.queue AND
 export const KEY_LANES = `SELECT k.queue, k.concurrency_key, k.served_at, q.per_key_limit,
         (SELECT t.id FROM Tasks t INDEXED BY Tasks_key_dequeue WHERE ${KEY_TASKS} ORDER BY t.priority DESC, t.id LIMIT 1) AS head_id,
         CASE WHEN q.per_key_limit IS NULL THEN 0 ELSE (SELECT COUNT(*) FROM Tasks r INDEXED BY Tasks_key_open WHERE r.queue = k.queue
-          AND r.concurrency_key = k.concurrency_key AND r.status IN ('pending', 'claimed', 'running') AND r.status IN ('claimed', 'running')
+          AND r.concurrency_key = k.concurrency_key AND (r.status = 'pending' OR r.status IN ('claimed', 'running')) AND r.status IN ('claimed', 'running')
           AND r.lease_until >= @now) END AS running
       FROM ConcurrencyKeys k JOIN Queues q ON q.name = k.queue
       WHERE k.queue NOT IN (SELECT value FROM json_each(@excluded))
