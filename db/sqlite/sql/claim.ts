@@ -118,7 +118,8 @@ const KEY_TASKS = `${R.pending} AND t.batch_id IS NULL AND t.queue = k.queue AND
 export const KEY_LANES = `SELECT k.queue, k.concurrency_key, k.served_at, q.per_key_limit,
         (SELECT t.id FROM Tasks t INDEXED BY Tasks_key_dequeue WHERE ${KEY_TASKS} ORDER BY t.priority DESC, t.id LIMIT 1) AS head_id,
         CASE WHEN q.per_key_limit IS NULL THEN 0 ELSE (SELECT COUNT(*) FROM Tasks r INDEXED BY Tasks_key_open WHERE r.queue = k.queue
-          AND r.concurrency_key = k.concurrency_key AND (r.status = 'pending' OR r.status IN ('claimed', 'running')) AND r.status IN ('claimed', 'running')
+          AND r.concurrency_key = k.concurrency_key AND (r.status = 'pending' OR r.status IN ('claimed', 'running'))
+          AND r.status IN ('claimed', 'running')
           AND r.lease_until >= @now) END AS running
       FROM ConcurrencyKeys k JOIN Queues q ON q.name = k.queue
       WHERE k.queue NOT IN (SELECT value FROM json_each(@excluded))
