@@ -7,9 +7,12 @@ import type { Logger } from './logger';
 import type { PoolOptions } from './pool-options';
 import type { ClaimedTask } from './types';
 
-/** What is left of a lease must cover this much for the pool to start the task: a few heartbeats, or a quarter of it. */
+/**
+ * What is left of a lease must cover this much for the pool to start the task: two heartbeats, or a quarter of it —
+ * never more than half of it (heartbeats slower than the lease are a configuration the pool still runs with).
+ */
 export function leaseMargin(opts: Pick<PoolOptions, 'leaseMs' | 'heartbeatMs'>): number {
-  return Math.max(2 * opts.heartbeatMs, opts.leaseMs / 4);
+  return Math.min(opts.leaseMs / 2, Math.max(2 * opts.heartbeatMs, opts.leaseMs / 4));
 }
 
 export interface LateClaim {
