@@ -1,6 +1,7 @@
-// Claimed is not running: with the demo workload (and a burst of short tasks the pool claims ahead of its 4
-// workers), the nav badge, the Overview and the Running page say the same number at every poll for 10 s, and it is
-// never more than the workers that exist. Tasks claimed ahead show in a section of their own on the Running page.
+// Claimed is not running: with the demo workload (three long tasks holding three of the 4 workers, and bursts of short
+// tasks the pool claims ahead of them), the nav badge, the Overview and the Running page say the same number at every
+// poll for 10 s, and it is never more than the workers that exist. Tasks claimed ahead show in a section of their own
+// on the Running page.
 import { expect, test, type Page } from '@playwright/test';
 import { enqueue, unique } from './helpers';
 
@@ -32,14 +33,16 @@ async function agreeFor10s(page: Page, other: string): Promise<number[]> {
 }
 
 test('the nav badge, Overview and Running page agree on what runs, and tasks claimed ahead are shown apart', async ({ page, request }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(300_000);
   await page.goto('/');
   await page.getByTestId('load-demo').click();
   await expect(page.getByText(/Enqueued \d+ demo tasks/)).toBeVisible({ timeout: 15_000 });
-  // short tasks in a burst: a pool whose attempts are short claims ahead of its workers
+  // three long tasks first in line hold three of the four workers through the test; the demo workload and the short
+  // tasks share the fourth
   const queue = unique('e2e-ahead');
-  for (let i = 0; i < 30; i++) {
-    await Promise.all(Array.from({ length: 20 }, (_, j) => enqueue(request, { command: 'demo.echo', payload: { i, j }, queue })));
+  for (let i = 0; i < 3; i++) await enqueue(request, { command: 'demo.sleep', payload: { ms: 40_000 }, queue, priority: 10 });
+  for (let i = 0; i < 40; i++) {
+    await Promise.all(Array.from({ length: 5 }, (_, j) => enqueue(request, { command: 'demo.echo', payload: { i, j }, queue })));
   }
 
   // Overview: "Running N" is the badge's number, "M of K workers busy" under it
@@ -63,9 +66,9 @@ test('the nav badge, Overview and Running page agree on what runs, and tasks cla
   await page.screenshot({ path: 'test-results/claimed-running.png', fullPage: true });
 
   // more short tasks: while the pool claims ahead, the section lists them by worker, never as running
-  for (let i = 0; i < 20; i++) {
+  for (let i = 0; i < 50; i++) {
     await Promise.all(
-      Array.from({ length: 25 }, (_, j) => enqueue(request, { command: 'demo.echo', payload: { i, j, more: true }, queue })),
+      Array.from({ length: 5 }, (_, j) => enqueue(request, { command: 'demo.echo', payload: { i, j, more: true }, queue })),
     );
   }
   const section = page.getByTestId('running-claimed');
