@@ -1,5 +1,15 @@
 // The JSON the dashboard reads from its own API routes, and the one fetch helper that reads it.
-import type { attemptJson, DoctorJson, metricsJson, runningJson, statsJson, statusJson, taskJson, workerJson } from '@/lib/api/present';
+import type {
+  attemptJson,
+  claimedJson,
+  DoctorJson,
+  metricsJson,
+  runningJson,
+  statsJson,
+  statusJson,
+  taskJson,
+  workerJson,
+} from '@/lib/api/present';
 import type { LiveRequestState } from '@/lib/engine/types';
 
 export type StatsJson = ReturnType<typeof statsJson>;
@@ -8,6 +18,7 @@ export type TaskJson = ReturnType<typeof taskJson>;
 export type StatusJson = ReturnType<typeof statusJson>;
 export type AttemptJson = ReturnType<typeof attemptJson>;
 export type WorkerJson = ReturnType<typeof workerJson>;
+export type ClaimedJson = ReturnType<typeof claimedJson>[number];
 export type { DoctorJson };
 export type DoctorCheckJson = DoctorJson['checks'][number];
 export type MetricPointJson = ReturnType<typeof metricsJson>[number];
@@ -60,6 +71,8 @@ export interface WorkersJson {
 
 export interface RunningListJson {
   items: RunningJson[];
+  /** tasks claimed ahead by a pool and not started, by claimer (not running: a section of their own) */
+  claimed?: ClaimedJson[];
   liveStatus?: LiveStatusJson;
 }
 

@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useEffect, useState, type ReactNode } from 'react';
-import type { StatsJson } from '../api';
+import type { RunningListJson, StatsJson } from '../api';
 import { useLive } from '../live';
 import { cx } from '../ui/cx';
 import { Icon, type IconName } from '../ui/Icon';
@@ -29,6 +29,7 @@ const ITEMS: Item[] = [
     href: '/running',
     label: 'Running',
     icon: 'running',
+    // ExecutionStatus: what runs now (never what a pool claimed ahead); on the Running page, its own list's answer
     badge: (s) => (s.totals.running ? { n: s.totals.running, tone: 'amber' } : null),
   },
   { href: '/tasks', label: 'Tasks', icon: 'tasks' },
@@ -85,11 +86,15 @@ function LiveDot({ ok, loading }: { ok: boolean; loading: boolean }) {
 }
 
 function NavLinks({ pathname, stats, onNavigate }: { pathname: string; stats: StatsJson | undefined; onNavigate?: () => void }) {
+  // on the Running page the badge counts the rows it lists: the same answer (one poll serves both)
+  const onRunning = isActive(pathname, '/running');
+  const list = useLive<RunningListJson>(['running'], '/api/running', { enabled: onRunning });
+  const running = onRunning && list.data ? list.data.items.length : null;
   return (
     <ul className="space-y-0.5">
       {ITEMS.map((it) => {
         const active = isActive(pathname, it.href);
-        const b = stats && it.badge?.(stats);
+        const b = stats && it.badge?.(running === null ? stats : { ...stats, totals: { ...stats.totals, running } });
         return (
           <li key={it.href}>
             <Link
@@ -105,7 +110,10 @@ function NavLinks({ pathname, stats, onNavigate }: { pathname: string; stats: St
               <Icon name={it.icon} />
               <span className="flex-1">{it.label}</span>
               {b && (
-                <span className={cx('tabular min-w-6 rounded-full px-1.5 py-0.5 text-center text-[11px] font-semibold', BADGE[b.tone])}>
+                <span
+                  data-testid={`nav-badge-${it.href === '/' ? 'overview' : it.href.slice(1)}`}
+                  className={cx('tabular min-w-6 rounded-full px-1.5 py-0.5 text-center text-[11px] font-semibold', BADGE[b.tone])}
+                >
                   {b.n > 999 ? '999+' : b.n}
                 </span>
               )}

@@ -113,7 +113,9 @@ export function Overview() {
           label="Running"
           value={s ? s.totals.running : '–'}
           tone="bg-amber-400"
-          sub={s ? `${busyWorkers} of ${liveWorkers} workers busy` : undefined}
+          sub={
+            s ? `${busyWorkers} of ${liveWorkers} workers busy${s.totals.claimed ? ` · ${s.totals.claimed} claimed ahead` : ''}` : undefined
+          }
         />
         <Stat
           testId="stat-succeeded"

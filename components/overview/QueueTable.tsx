@@ -7,10 +7,11 @@ import { Badge } from '../ui/Badge';
 import { DataTable, type Column } from '../ui/DataTable';
 import { WhyLine, type QueueHealthJson } from '../why/WhyReason';
 
-const STATUSES = ['waiting', 'pending', 'running', 'succeeded', 'dead', 'cancelled'] as const;
+const STATUSES = ['waiting', 'pending', 'claimed', 'running', 'succeeded', 'dead', 'cancelled'] as const;
 const SHORT: Record<(typeof STATUSES)[number], string> = {
   waiting: 'wait',
   pending: 'pend',
+  claimed: 'clm',
   running: 'run',
   succeeded: 'ok',
   dead: 'dead',
@@ -20,6 +21,7 @@ const SHORT: Record<(typeof STATUSES)[number], string> = {
 const COLORS: Record<(typeof STATUSES)[number], string> = {
   waiting: 'text-violet-700',
   pending: 'text-sky-700',
+  claimed: 'text-violet-700',
   running: 'text-amber-700',
   succeeded: 'text-emerald-700',
   dead: 'text-rose-700',

@@ -1,7 +1,7 @@
 // The Tasks page's tabs and filters as URL parameters (the same ones GET /api/tasks reads).
 import type { TaskCountsJson, TaskJson } from '../api';
 
-export const TABS = ['all', 'waiting', 'ready', 'scheduled', 'retrying', 'running', 'succeeded', 'dead', 'cancelled'] as const;
+export const TABS = ['all', 'waiting', 'ready', 'scheduled', 'retrying', 'claimed', 'running', 'succeeded', 'dead', 'cancelled'] as const;
 export type Tab = (typeof TABS)[number];
 
 /** The filter parameters besides the tab (status, sub), in the order they show. */
@@ -27,6 +27,7 @@ export const TAB_LABEL: Record<Tab, string> = {
   ready: 'Ready',
   scheduled: 'Scheduled',
   retrying: 'Retrying',
+  claimed: 'Claimed',
   running: 'Running',
   succeeded: 'Succeeded',
   dead: 'Dead',
@@ -39,7 +40,8 @@ export const TAB_HINT: Record<Tab, string> = {
   ready: 'Pending and due now: waiting for a free worker',
   scheduled: 'Pending with a run-at in the future, never tried yet',
   retrying: 'Pending after a failed attempt, waiting out the backoff',
-  running: 'Claimed by a worker, running now',
+  claimed: 'Claimed ahead by a pool, not started: the next free slot of that pool starts it (or it goes back to pending)',
+  running: 'Started by a worker, running now',
   succeeded: 'Finished successfully',
   dead: 'Failed with no attempts left',
   cancelled: 'Cancelled before or while running',

@@ -124,6 +124,13 @@ class Walk {
   readonly flowRng: Rng;
   /** draws dependencies (claim-model-deps.ts): apart from `rng`, for the same reason */
   readonly depRng: Rng;
+  /**
+   * draws claims ahead (a store that claims ahead: the task is `claimed`, holding what a running one holds) and
+   * how a claimed task ends (started and settled, or given back): apart from `rng`, for the same reason
+   */
+  readonly aheadRng: Rng;
+  /** claims made ahead */
+  ahead = 0;
   /** waiting or pending tasks with parents whose edges were checked, and claims of a task with parents */
   edgesChecked = 0;
   claimedAfterParents = 0;
@@ -137,6 +144,7 @@ class Walk {
     this.whyRng = prng(seed ^ 0x5eed);
     this.flowRng = prng(seed ^ 0xf10c);
     this.depRng = prng(seed ^ 0xda9);
+    this.aheadRng = prng(seed ^ 0xa4ead);
   }
 
   get store() {
@@ -218,7 +226,16 @@ class Walk {
       { kind: 'dead', outcome: 'failed', error: err('boom') },
       { kind: 'cancelled', error: null },
     ]);
-    await this.h.settle(c, settlement);
+    if (c.ahead && this.aheadRng.chance(0.3)) {
+      // never started: given back, nothing counted
+      await this.store.worker.finish([
+        { taskId: c.id, workerId: c.workerId, attempt: c.attempt, settlement: { kind: 'given_back', reason: 'walk' } },
+      ]);
+    } else if (c.ahead) {
+      // a slot of its claimer's pool starts it: its start recorded with its end
+      const start = { at: new Date(), claimer: c.workerId, session: c.session, due: c.runAfter };
+      await this.store.worker.finish([{ taskId: c.id, workerId: c.workerId, attempt: c.attempt, settlement, start }]);
+    } else await this.h.settle(c, settlement);
     this.running.delete(c.id);
   }
 
@@ -243,9 +260,9 @@ class Walk {
       }
     } else if (x < 0.67) {
       const res = await this.store.maintenance.rescueExpired();
-      if (res.retried + res.dead > 0) {
+      if (res.retried + res.dead + (res.released ?? 0) > 0) {
         await sleep(MARGIN);
-        for (const c of running) if ((await this.h.status(c.token)) !== 'running') this.running.delete(c.id);
+        for (const c of running) if (!['running', 'claimed'].includes(await this.h.status(c.token))) this.running.delete(c.id);
       }
     } else if (x < 0.69) {
       if (this.batches.length) await this.store.commands.cancelBatch(r.pick(this.batches));
@@ -277,11 +294,19 @@ class Walk {
     const views = new Map<number, TaskView>();
     const s = await snapshot(this.store, only, new Date(Date.now() + this.skew), tokens, views);
     this.edgesChecked += await checkEdges(this.store, [...views.values()], `seed ${seed}, step ${step}`);
-    const allowed = allowedClaims(s);
-    const whys = await this.whyBefore(s, allowed, tokens, `seed ${seed}, step ${step}`);
+    const whys = await this.whyBefore(s, allowedClaims(s), tokens, `seed ${seed}, step ${step}`);
     const opts = { leaseMs: short ? SHORT_LEASE : LONG_LEASE, queues: only ?? undefined };
     const before = Date.now();
-    const got = await this.store.worker.claim([r.pick(this.slots)], opts);
+    const slot = r.pick(this.slots);
+    const ahead = this.store.capabilities.prefetch > 0 && this.aheadRng.chance(0.3);
+    // a task of a rate-limited queue is never claimed ahead (its rate slot would be dated before its start): for a
+    // claim ahead those queues are as if outside the claimer's filter
+    const unrated = s.queues.filter((q) => !q.rateLimit && (!s.only?.length || s.only.includes(q.name))).map((q) => q.name);
+    const allowed = !ahead ? allowedClaims(s) : unrated.length ? allowedClaims({ ...s, only: unrated }) : new Set<number>();
+    const got = ahead
+      ? await this.store.worker.claim([], { ...opts, ahead: { count: 1, claimer: slot } })
+      : await this.store.worker.claim([slot], opts);
+    if (ahead) this.ahead++;
     const after = Date.now();
     const at = got[0]?.startedAt.getTime();
     if (at !== undefined && (at < before || at > after)) this.skew = at - (before + after) / 2;

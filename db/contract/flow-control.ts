@@ -281,10 +281,15 @@ export function flowControlTests(factory: StoreFactory) {
       for (let i = 0; i < 4; i++) await h().add({ queue: 'ra', payload: { i } });
       for (let i = 0; i < 4; i++) await h().add({ queue: 'plain-ahead', payload: { i } });
       const w = await h().worker();
-      // one worker's slot four times: the first is its own, the other three claimed ahead
-      const got = await store.worker.claim([w, w, w, w], { leaseMs: LONG_LEASE });
+      // the worker's own slot, and three tasks claimed ahead
+      const got = await store.worker.claim([w], { leaseMs: LONG_LEASE, ahead: { count: 3, claimer: w } });
       expect(got.filter((c) => c.queue === 'ra')).toHaveLength(1);
       expect(got[0]!.queue).toBe('ra');
+      expect(got.slice(1).map((c) => [c.queue, c.ahead])).toEqual([
+        ['plain-ahead', true],
+        ['plain-ahead', true],
+        ['plain-ahead', true],
+      ]);
       expect(await store.reads.rateWindow('ra', null)).toMatchObject({ started: 1 });
     });
 

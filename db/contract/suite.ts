@@ -10,6 +10,7 @@ import { bulkTests } from './bulk';
 import { historyTests } from './history';
 import { whyTests } from './why';
 import { claimTests } from './claim';
+import { claimedTests } from './claimed';
 import { claimModelTests, type ClaimModelOptions } from './claim-model';
 import { countsTests } from './counts';
 import { dedupTests } from './dedup';
@@ -44,6 +45,7 @@ export function storeContract(name: string, factory: StoreFactory, opts: Contrac
   describe(`Store contract: ${name}`, () => {
     lifecycleTests(factory);
     claimTests(factory);
+    claimedTests(factory);
     fencingTests(factory);
     retryTests(factory);
     operatorTests(factory);

@@ -11,7 +11,8 @@ import type { QueueRow } from './rows';
 import { EDGE_COLUMNS, insertEdges } from './sql/edges';
 import { INSERT_CHUNKS, insertLinkedTasks, LINKED_TASK_COLUMNS } from './sql/enqueue';
 import * as S from './sql/flow-commands';
-import { CANCEL_PENDING, RETRY_ONE_CANDIDATE } from './sql/operators';
+import { cancelNow } from './operators';
+import { RETRY_ONE_CANDIDATE } from './sql/operators';
 import { stmt } from './stmt';
 import type { Slice } from '../shared/bind';
 import type { Tally, TaskKey } from './tally';
@@ -72,17 +73,14 @@ export function createFlowIn(db: Db, input: FlowInput, tally: Tally, now: number
   return { flowId, tokens };
 }
 
-/** Waiting and pending nodes → cancelled (their children's policies applied), running ones asked to stop. */
+/** Waiting, pending and claimed nodes → cancelled (their children's policies applied), running ones asked to stop. */
 export async function cancelFlow(shared: Shared, flowId: number, audit?: AuditWrite<CancelFlowResult>): Promise<CancelFlowResult> {
   let ready = false;
   const r = await shared.tx((tally, now): CancelFlowResult => {
     const db = shared.db;
     if (!stmt(db, S.FLOW_EXISTS).get(flowId)) return { result: 'not_found', cancelled: 0, cancelRequested: 0 };
     const rows = stmt(db, S.FLOW_CANCELLABLE).all(flowId) as Row[];
-    for (const t of rows) {
-      stmt(db, CANCEL_PENDING).run(now, t.id);
-      tally.task(t, t.status, 'cancelled');
-    }
+    for (const t of rows) cancelNow(db, t, tally, now);
     // all cancelled first, so that none counts as cancelled by a parent (blocked_by stays NULL: retryFlow retries
     // them); then the policies of children outside the flow
     ready = parentsFailed(

@@ -9,6 +9,7 @@ import { pruneFlow } from './flow';
 import { pruneHistory, rollDue, rollHistory } from './history';
 import { depthSample, lastDepth } from '../shared/depth';
 import { remove } from './operators';
+import { releaseToken } from './queues';
 import { PRUNE_AUDIT } from './sql/audit';
 import * as S from './sql/maintenance';
 import { stmt } from './stmt';
@@ -50,7 +51,7 @@ export async function rescueExpired(shared: Shared): Promise<RescueResult> {
   // nothing expired, no attempt left open (an idle or healthy store, every second): a read, no write lock
   if (!(await read(() => stmt(shared.db, S.RESCUE_DUE).get(Date.now())))) return { retried: 0, dead: 0 };
   const r = await shared.tx((tally, now) => rescue(shared.db, tally, now));
-  if (r.retried || r.dead) shared.wake();
+  if (r.retried || r.dead || r.released) shared.wake();
   return r;
 }
 
@@ -63,7 +64,7 @@ function rescue(db: Db, tally: Tally, now: number): RescueResult {
     lease_until: number;
     heartbeat_at: number | null;
   })[];
-  const res = { retried: 0, dead: 0 };
+  const res: RescueResult = { retried: 0, dead: 0 };
   const died: number[] = [];
   for (const t of expired) {
     const { reason, message, detail } = abandoned(t.worker_id, t.lease_until, t.heartbeat_at);
@@ -78,6 +79,14 @@ function rescue(db: Db, tally: Tally, now: number): RescueResult {
   }
   parentsFailed(db, died, tally, now);
   stmt(db, S.CLOSE_ORPHAN_ATTEMPTS).run(now);
+  // a lapsed claim ahead: back to pending with nothing counted (no attempt began)
+  const claims = stmt(db, S.EXPIRED_CLAIMS).all(now) as (Ended & { id: number; attempts: number })[];
+  for (const t of claims) {
+    stmt(db, S.RELEASE_CLAIM).run(t.id);
+    if (t.token_no !== null) releaseToken(db, t.queue, t.token_no, t.id, t.attempts + 1);
+    tally.task(t, 'claimed', 'pending');
+  }
+  if (claims.length) res.released = claims.length;
   return res;
 }
 

@@ -6,6 +6,7 @@ import type { FailureFilter, RetryFailedResult, TaskStatus } from '../../lib/eng
 import { deleteTaskOutput } from './attempt-logs';
 import type { Db, Shared } from './connection';
 import { dropEdges, hasOpenChild, parentsFailed, retryTask } from './edges';
+import { releaseToken } from './queues';
 import { failureWhere } from './reads';
 import { BATCH_STATUS } from './sql/batches';
 import * as S from './sql/operators';
@@ -18,13 +19,16 @@ type Candidate = TaskKey & { id: number; prior: string; dedup_key: string | null
 
 const byToken = (db: Db, token: string) => stmt(db, S.TASK_BY_TOKEN).get(token) as Row | undefined;
 
-/** waiting or pending → cancelled (its children's policies applied); running → cancel requested (cooperative) */
+/**
+ * waiting, pending or claimed (not started: its pool drops it) → cancelled (its children's policies applied);
+ * running → cancel requested (cooperative)
+ */
 export async function cancel(shared: Shared, token: string, audit?: AuditWrite<CancelResult>): Promise<CancelResult> {
   let ready = false;
   const r = await shared.tx((tally, now): CancelResult => {
     const t = byToken(shared.db, token);
     if (!t) return 'not_found';
-    if (t.status === 'pending' || t.status === 'waiting') {
+    if (notStarted(t.status)) {
       ready = cancelOne(shared.db, t, tally, now);
       return 'cancelled';
     }
@@ -38,10 +42,19 @@ export async function cancel(shared: Shared, token: string, audit?: AuditWrite<C
   return r;
 }
 
-/** A waiting or pending task is cancelled; its children's policies apply. True when a child became pending (`run`). */
-export function cancelOne(db: Db, t: Row, tally: Tally, now: number): boolean {
-  stmt(db, S.CANCEL_PENDING).run(now, t.id);
+/** Not started (cancelled at once): waiting, pending, or claimed ahead by a pool. */
+export const notStarted = (status: string) => status === 'pending' || status === 'waiting' || status === 'claimed';
+
+/** A task not started is cancelled — a claimed one's token released —, its children's policies not applied yet. */
+export function cancelNow(db: Db, t: Row, tally: Tally, now: number): void {
+  const held = stmt(db, S.CANCEL_PENDING).get(now, t.id) as { token_no: number | null; attempts: number };
+  if (t.status === 'claimed' && held.token_no !== null) releaseToken(db, t.queue, held.token_no, t.id, held.attempts + 1);
   tally.task(t, t.status, 'cancelled');
+}
+
+/** A task not started is cancelled; its children's policies apply. True when a child became pending (`run`). */
+export function cancelOne(db: Db, t: Row, tally: Tally, now: number): boolean {
+  cancelNow(db, t, tally, now);
   return parentsFailed(db, [t.id], tally, now);
 }
 

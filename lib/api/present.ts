@@ -119,10 +119,29 @@ export function workerJson(w: WorkerView, now = Date.now()) {
   };
 }
 
+/**
+ * The counts every page shows. `totals.running` is what ExecutionStatus says runs now — the workers' current
+ * attempts, read with the workers themselves, so running ≤ the workers that exist and the Overview's "N running ·
+ * M of K workers busy" and the nav badge are one number; `totals.claimed` the tasks pools claimed ahead (not started).
+ */
 export function statsJson(queues: QueueCounts[], workers: WorkerView[], now = Date.now()) {
-  const totals = { waiting: 0, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 };
+  const totals = { waiting: 0, pending: 0, claimed: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 };
   for (const q of queues) for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += q[k];
+  totals.running = workers.filter((w) => w.currentTask !== null).length;
   return { queues, totals, workers: workers.map((w) => workerJson(w, now)) };
+}
+
+/** Tasks claimed ahead (not started), by the worker that claimed them: the Running page's own small section. */
+export function claimedJson(tasks: TaskView[]) {
+  const by = new Map<string, { workerId: string; tasks: number; queues: string[] }>();
+  for (const t of tasks) {
+    const id = t.workerId ?? '?';
+    let c = by.get(id);
+    if (!c) by.set(id, (c = { workerId: id, tasks: 0, queues: [] }));
+    c.tasks++;
+    if (!c.queues.includes(t.queue)) c.queues.push(t.queue);
+  }
+  return [...by.values()].sort((a, b) => b.tasks - a.tasks || a.workerId.localeCompare(b.workerId));
 }
 
 export function runningJson(r: RunningView) {

@@ -12,6 +12,8 @@ export interface TaskCountsJson {
   ready: number;
   scheduled: number;
   retrying: number;
+  /** claimed ahead by a pool, not started yet */
+  claimed: number;
   running: number;
   succeeded: number;
   dead: number;
@@ -32,6 +34,7 @@ export async function taskCounts(reads: Pick<ReadModel, 'countsByQueue' | 'pendi
     ready: 0,
     scheduled: 0,
     retrying: 0,
+    claimed: 0,
     running: 0,
     succeeded: 0,
     dead: 0,
@@ -39,10 +42,11 @@ export async function taskCounts(reads: Pick<ReadModel, 'countsByQueue' | 'pendi
     queues: [],
   };
   for (const c of counts) {
-    if (c.waiting + c.pending + c.running + c.succeeded + c.dead + c.cancelled > 0) out.queues.push(c.queue);
+    if (c.waiting + c.pending + c.claimed + c.running + c.succeeded + c.dead + c.cancelled > 0) out.queues.push(c.queue);
     if (queue !== undefined && c.queue !== queue) continue;
     out.waiting += c.waiting;
     out.pending += c.pending;
+    out.claimed += c.claimed;
     out.running += c.running;
     out.succeeded += c.succeeded;
     out.dead += c.dead;
@@ -54,7 +58,7 @@ export async function taskCounts(reads: Pick<ReadModel, 'countsByQueue' | 'pendi
     out.scheduled += b.scheduled;
     out.retrying += b.retrying;
   }
-  out.all = out.waiting + out.pending + out.running + out.succeeded + out.dead + out.cancelled;
+  out.all = out.waiting + out.pending + out.claimed + out.running + out.succeeded + out.dead + out.cancelled;
   out.queues.sort();
   return out;
 }

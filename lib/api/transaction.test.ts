@@ -67,7 +67,9 @@ describe('rp.withTransaction (SQLite)', () => {
     );
     expect(new Date(s.startedAt!).getTime() - committed).toBeLessThan(1000);
     expect(await orders()).toEqual([{ id: 1, item: 'book' }]);
-    expect(await counts()).toEqual([{ queue: 'default', waiting: 0, pending: 0, running: 0, succeeded: 1, dead: 0, cancelled: 0 }]);
+    expect(await counts()).toEqual([
+      { queue: 'default', waiting: 0, pending: 0, claimed: 0, running: 0, succeeded: 1, dead: 0, cancelled: 0 },
+    ]);
   });
 
   it('rolls back the row and the task when the callback throws, and rethrows', async () => {
@@ -155,7 +157,9 @@ describe('rp.withTransaction (SQLite)', () => {
     // every task ran once: no claim or settlement of the pool was lost with the rollback
     for (const t of tokens) expect((await rp.status(t)).attempts).toBe(1);
     expect(await orders()).toEqual([]);
-    expect(await counts()).toEqual([{ queue: 'default', waiting: 0, pending: 0, running: 0, succeeded: N + 1, dead: 0, cancelled: 0 }]);
+    expect(await counts()).toEqual([
+      { queue: 'default', waiting: 0, pending: 0, claimed: 0, running: 0, succeeded: N + 1, dead: 0, cancelled: 0 },
+    ]);
   });
 
   it('refuses a write on the store connection from inside the callback, a nested transaction, and statements that end it', async () => {
@@ -171,7 +175,9 @@ describe('rp.withTransaction (SQLite)', () => {
       later = sleep(50).then(() => rp.enqueue({ command: 'demo.echo' }));
     });
     await expect(later).resolves.toMatchObject({ created: true });
-    expect(await counts()).toEqual([{ queue: 'default', waiting: 0, pending: 1, running: 0, succeeded: 0, dead: 0, cancelled: 0 }]);
+    expect(await counts()).toEqual([
+      { queue: 'default', waiting: 0, pending: 1, claimed: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 },
+    ]);
   });
 
   it('refuses an external transaction on SQLite, and a timeout out of range', async () => {

@@ -105,6 +105,7 @@ export class Maintenance {
     try {
       const rescued = await this.port.rescueExpired();
       if (rescued.retried || rescued.dead) this.opts.logger.warn(rescued, 'rescued attempts whose lease expired');
+      else if (rescued.released) this.opts.logger.info(rescued, 'released tasks whose claim lapsed before they started');
       const lost = await this.port.markLostWorkers(this.opts.staleWorkerMs);
       if (lost) this.opts.logger.warn({ lost }, 'workers stopped heartbeating');
       await this.port.sampleDepth();

@@ -79,16 +79,31 @@ async function execute(
   }
 }
 
+/** An attempt whose start is not recorded yet (a task claimed ahead): its output waits for it. */
+export interface UnrecordedStart {
+  /** recorded (or refused): its output may be written */
+  readonly done: boolean;
+  /** the output is waiting: record the start now */
+  hurry(): void;
+  /** until done, or `ms` have passed */
+  wait(ms: number): Promise<void>;
+}
+
+/** How long an ended attempt's output waits for its start to be recorded before it is written anyway (ms). */
+const START_WAIT_MS = 2_000;
+
 export async function runTask(
   worker: WorkerPort,
   registry: HandlerRegistry,
   task: ClaimedTask,
   controller: AbortController,
+  unrecorded?: UnrecordedStart,
 ): Promise<Settlement> {
   const signal = controller.signal;
   const flusher = flusherFor(worker);
   const output =
     flusher?.openAttempt(task.id, task.attempt, task.workerId) ?? new AttemptOutputBuffer(task.id, task.attempt, task.workerId);
+  if (unrecorded) output.holdUntil = unrecorded;
   let timer: NodeJS.Timeout | null = null;
   if (task.timeoutMs !== null && task.timeoutMs > 0) {
     timer = setTimeout(() => controller.abort(new StopReason('timeout', `timed out after ${task.timeoutMs} ms`)), task.timeoutMs);
@@ -120,7 +135,13 @@ export async function runTask(
     return failureSettlement('failed', errorInfo(err), task.attempt, task.maxAttempts, task.backoffMs, retryable);
   } finally {
     if (timer) clearTimeout(timer);
-    // what the attempt logged is written before its settlement (the write is fenced on the attempt owning its task)
+    // what the attempt logged is written before its settlement (the write is fenced on the attempt owning its task,
+    // running: a claimed task's start is recorded first)
+    if (unrecorded && !unrecorded.done && output.dirty) {
+      unrecorded.hurry();
+      await unrecorded.wait(START_WAIT_MS);
+    }
+    output.holdUntil = null;
     await flusher?.close(output).catch(() => {});
   }
 }

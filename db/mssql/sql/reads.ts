@@ -30,6 +30,8 @@ ORDER BY c.queue, c.status;`;
 const STATUS_FILTER: Record<TaskStatus, string> = {
   waiting: "t.status = 'waiting'",
   pending: "t.status = 'pending'",
+  // never written on SQL Server (its pools do not claim ahead): the read returns none
+  claimed: "t.status = 'claimed'",
   running: "t.status = 'running'",
   succeeded: "t.status = 'succeeded'",
   dead: "t.status = 'dead'",
@@ -112,7 +114,7 @@ export function listTasksSql(s: TaskListShape): string {
 
 /** What drives a scan: an index walked newest first (status: the filtered ones; batch: IX_Tasks_batch). */
 export interface TaskWindowShape {
-  status: 'waiting' | 'pending' | 'running' | 'dead' | 'cancelled' | null;
+  status: Exclude<TaskStatus, 'succeeded'> | null;
   batch: boolean;
   stage: boolean;
   cursor: boolean;
@@ -184,7 +186,7 @@ function taskListShapes(): TaskListShape[] {
 /** Every shape of the scan window's statement. */
 export function taskWindowShapes(): TaskWindowShape[] {
   const out: TaskWindowShape[] = [];
-  for (const status of [null, 'waiting', 'pending', 'running', 'dead', 'cancelled'] as const)
+  for (const status of [null, 'waiting', 'pending', 'claimed', 'running', 'dead', 'cancelled'] as const)
     for (const batch of [false, true])
       for (const stage of batch ? [false, true] : [false])
         for (const cursor of [false, true]) for (const offset of [false, true]) out.push({ status, batch, stage, cursor, offset });

@@ -9,7 +9,10 @@ import { CASCADE_FAILURE, DECLARE_EDGES, RELEASE_CHILDREN } from './edges';
 /**
  * Settle attempts, fenced on (task, worker, attempt), status running and a lease not yet expired (a
  * lapsed lease is lost: its token may be granted to another attempt; the rescue retries the task);
- * the attempt's token is released. @results: JSON array of {ord, taskId, workerId, attempt, kind (succeeded|retry|dead|cancelled),
+ * the attempt's token is released. Kind `given_back`: an attempt its claim started that never ran (the claim came
+ * back with too little of its lease left) is undone — pending, due as it was, its attempt count back, its
+ * ExecutionLog row deleted, counted as no attempt. @results: JSON array of {ord, taskId, workerId, attempt, kind
+ * (succeeded|retry|dead|cancelled|given_back),
  * outcome, result (JSON text|null), runAfter ('YYYY-MM-DDTHH:MM:SS.mmm' UTC|null), errorNumber, errorMessage,
  * errorDetail, fingerprint (lib/engine/fingerprint.ts; null: reads fingerprint it later), startedAt (UTC|null: when the
  * worker began it, kept only between the claim's started_at and @now — another clock may disagree)}. Returns (ord, ok)
@@ -40,8 +43,10 @@ BEGIN TRANSACTION;
 SELECT @held_rows = COUNT(*) FROM readpast.Tasks AS t WITH (UPDLOCK, ROWLOCK, READCOMMITTEDLOCK) JOIN @r AS r ON r.task_id = t.id;
 SET @now = SYSUTCDATETIME();
 UPDATE t
-  SET status = CASE r.kind WHEN 'succeeded' THEN 'succeeded' WHEN 'retry' THEN 'pending' WHEN 'dead' THEN 'dead' ELSE 'cancelled' END,
-      finished_at = CASE WHEN r.kind = 'retry' THEN t.finished_at ELSE @now END,
+  SET status = CASE r.kind WHEN 'succeeded' THEN 'succeeded' WHEN 'retry' THEN 'pending' WHEN 'given_back' THEN 'pending'
+        WHEN 'dead' THEN 'dead' ELSE 'cancelled' END,
+      attempts = CASE WHEN r.kind = 'given_back' THEN t.attempts - 1 ELSE t.attempts END,
+      finished_at = CASE WHEN r.kind IN ('retry', 'given_back') THEN t.finished_at ELSE @now END,
       run_after = CASE WHEN r.kind = 'retry' THEN COALESCE(r.run_after, @now) ELSE t.run_after END,
       lease_until = NULL,
       result = CASE WHEN r.kind = 'succeeded' THEN r.result ELSE t.result END,
@@ -65,19 +70,26 @@ UPDATE l
     CASE r.kind WHEN 'succeeded' THEN 'succeeded' WHEN 'retry' THEN 'failed' WHEN 'dead' THEN 'dead' ELSE 'cancelled' END,
     DATEDIFF_BIG(MILLISECOND, inserted.started_at, @now) INTO @hist
   FROM readpast.ExecutionLog AS l
-  JOIN @r AS r ON r.task_id = l.task_id AND r.attempt = l.attempt
+  JOIN @r AS r ON r.task_id = l.task_id AND r.attempt = l.attempt AND r.kind <> 'given_back'
+  JOIN @moves AS m ON m.id = r.task_id AND m.worker_id = r.worker_id AND m.attempt = r.attempt;
+-- an attempt given back never ran: its row goes, as if its claim had not started it
+DELETE l
+  FROM readpast.ExecutionLog AS l
+  JOIN @r AS r ON r.task_id = l.task_id AND r.attempt = l.attempt AND r.kind = 'given_back'
   JOIN @moves AS m ON m.id = r.task_id AND m.worker_id = r.worker_id AND m.attempt = r.attempt;
 UPDATE s SET last_ended_at = @now
   FROM readpast.BatchStages AS s
-  WHERE EXISTS (SELECT 1 FROM @moves AS m WHERE m.batch_id = s.batch_id AND m.stage = s.stage)
+  WHERE EXISTS (SELECT 1 FROM @moves AS m JOIN @r AS r ON r.task_id = m.id AND r.kind <> 'given_back'
+      WHERE m.batch_id = s.batch_id AND m.stage = s.stage)
     AND (s.last_ended_at IS NULL OR s.last_ended_at < @now);
 ${RELEASE_CHILDREN}
 ${CASCADE_FAILURE}
 ${MOVES_TO_DELTAS}
--- the attempts' own moves (the children's carry no worker)
-SELECT @m_succeeded = COALESCE(SUM(CASE WHEN m.to_status = 'succeeded' THEN 1 ELSE 0 END), 0),
-       @m_failed = COALESCE(SUM(CASE WHEN m.to_status = 'succeeded' THEN 0 ELSE 1 END), 0)
-  FROM @moves AS m WHERE m.worker_id IS NOT NULL;
+-- the attempts' own moves (the children's carry no worker); an attempt given back ended neither way
+SELECT @m_succeeded = COALESCE(SUM(CASE WHEN r.kind = 'given_back' OR m.to_status <> 'succeeded' THEN 0 ELSE 1 END), 0),
+       @m_failed = COALESCE(SUM(CASE WHEN r.kind = 'given_back' OR m.to_status = 'succeeded' THEN 0 ELSE 1 END), 0)
+  FROM @moves AS m JOIN @r AS r ON r.task_id = m.id AND r.worker_id = m.worker_id AND r.attempt = m.attempt
+  WHERE m.worker_id IS NOT NULL;
 ${TALLY}
 COMMIT TRANSACTION;
 DECLARE @released int = (SELECT COUNT(*) FROM @moves AS m WHERE m.from_status = 'waiting' AND m.to_status = 'pending');

@@ -17,18 +17,18 @@ export const CLAIM_RULE_SQL = {
   in_queue_filter: '(@queues IS NULL OR t.queue IN (SELECT value FROM json_each(@queues)))',
   // queues that fail it are read out and excluded
   queue_not_paused: 'paused = 0',
-  // a queue's held tokens, compared with its limit in capacity(): running tasks with a live lease (queue, now)
-  under_queue_limit: "SELECT COUNT(*) AS n FROM Tasks WHERE queue = ? AND status = 'running' AND lease_until >= ?",
+  // a queue's held tokens, compared with its limit in capacity(): running and claimed tasks with a live lease (queue, now)
+  under_queue_limit: "SELECT COUNT(*) AS n FROM Tasks WHERE queue = ? AND status IN ('claimed', 'running') AND lease_until >= ?",
   // a lane's tasks are those of a row of Batches
   batch_exists: 't.batch_id = x.id',
   batch_live: `b.status IN (${LIVE_BATCH.map((s) => `'${s}'`).join(', ')})`,
   stage_active: '(SELECT MIN(s.stage) FROM BatchStages s WHERE s.batch_id = b.id AND s.pending + s.running > 0)',
   not_after_failed_stage: "NOT (x.on_failure = 'abort' AND x.failed_stage IS NOT NULL AND x.stage > x.failed_stage)",
   under_batch_max_parallel: '(x.max_parallel IS NULL OR x.running < x.max_parallel)',
-  // a key's running tasks with a live lease (queue, concurrency_key, now), compared with the queue's per_key_limit
+  // a key's running and claimed tasks with a live lease (queue, concurrency_key, now), compared with the queue's per_key_limit
   under_key_limit: `SELECT COUNT(*) AS n FROM Tasks INDEXED BY Tasks_key_open WHERE queue = ? AND concurrency_key = ?
-      AND status IN ('pending', 'running')
-      AND status = 'running' AND lease_until >= ?`,
+      AND (status = 'pending' OR status IN ('claimed', 'running'))
+      AND status IN ('claimed', 'running') AND lease_until >= ?`,
   // attempts started in a rate window (queue, rate_key, now − period), compared with the queue's rate_limit
   under_rate_limit: 'SELECT COUNT(*) AS n FROM RateSlots WHERE queue = ? AND rate_key = ? AND used_at > ?',
 } as const satisfies Record<ClaimRuleName, string>;
@@ -72,7 +72,8 @@ const keyRateFull = (q: string, queue: string, key: string) => `(${q}.rate_limit
 const FLOW_OK = `(CASE WHEN t.concurrency_key IS NULL THEN t.queue NOT IN (SELECT value FROM json_each(@noKey))
         ELSE NOT EXISTS (SELECT 1 FROM Queues fq WHERE fq.name = t.queue AND ((fq.per_key_limit IS NOT NULL
           AND (SELECT COUNT(*) FROM Tasks r INDEXED BY Tasks_key_open WHERE r.queue = t.queue AND r.concurrency_key = t.concurrency_key
-            AND r.status IN ('pending', 'running') AND r.status = 'running' AND r.lease_until >= @now) >= fq.per_key_limit)
+            AND (r.status = 'pending' OR r.status IN ('claimed', 'running')) AND r.status IN ('claimed', 'running')
+            AND r.lease_until >= @now) >= fq.per_key_limit)
           OR ${keyRateFull('fq', 't.queue', 't.concurrency_key')})) END)`;
 
 /** At most this many batch lanes per claim round. */
@@ -117,7 +118,8 @@ const KEY_TASKS = `${R.pending} AND t.batch_id IS NULL AND t.queue = k.queue AND
 export const KEY_LANES = `SELECT k.queue, k.concurrency_key, k.served_at, q.per_key_limit,
         (SELECT t.id FROM Tasks t INDEXED BY Tasks_key_dequeue WHERE ${KEY_TASKS} ORDER BY t.priority DESC, t.id LIMIT 1) AS head_id,
         CASE WHEN q.per_key_limit IS NULL THEN 0 ELSE (SELECT COUNT(*) FROM Tasks r INDEXED BY Tasks_key_open WHERE r.queue = k.queue
-          AND r.concurrency_key = k.concurrency_key AND r.status IN ('pending', 'running') AND r.status = 'running'
+          AND r.concurrency_key = k.concurrency_key AND (r.status = 'pending' OR r.status IN ('claimed', 'running'))
+          AND r.status IN ('claimed', 'running')
           AND r.lease_until >= @now) END AS running
       FROM ConcurrencyKeys k JOIN Queues q ON q.name = k.queue
       WHERE k.queue NOT IN (SELECT value FROM json_each(@excluded))
@@ -175,6 +177,13 @@ export const GRANT_TOKEN = `UPDATE ConcurrencyTokens SET status = 'granted', tas
 /** (attempts, worker_id, token_no, lease_until, started_at, id) */
 export const START_TASK = `UPDATE Tasks SET status = 'running', attempts = ?, worker_id = ?, token_no = ?, lease_until = ?, started_at = ?,
       cancel_requested = 0 WHERE id = ?`;
+
+/**
+ * A task claimed ahead: held by its claimer's lease, not started (worker_id, token_no, lease_until, id) — no attempt
+ * counted and no ExecutionLog row until a slot starts it (settle.ts); `started_at` stays its last attempt's.
+ */
+export const CLAIM_AHEAD = `UPDATE Tasks SET status = 'claimed', worker_id = ?, token_no = ?, lease_until = ?, cancel_requested = 0
+      WHERE id = ?`;
 
 /** (task_id, attempt, queue, kind, command, worker_id, session, token_no, batch_id, stage, started_at) */
 export const LOG_ATTEMPT = `INSERT INTO ExecutionLog (task_id, attempt, queue, kind, command, worker_id, session, token_no, batch_id, stage,

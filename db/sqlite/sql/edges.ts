@@ -3,7 +3,7 @@
 // a claimed task reads, and what deleting and pruning must respect. The rules: lib/engine/types/flows.ts.
 
 /** Unfinished statuses (the literal matches Tasks_dedup). */
-export const OPEN = "('waiting', 'pending', 'running')";
+export const OPEN = "('waiting', 'pending', 'claimed', 'running')";
 
 /** A parent by token (token) → what the child's edge and status need */
 export const PARENT_BY_TOKEN = 'SELECT id, token, status, flow_id FROM Tasks WHERE token = ?';

@@ -2,7 +2,7 @@
 
 /** An unfinished task holding a dedup key (dedup_key). */
 export const FIND_DEDUP = `SELECT token FROM Tasks WHERE dedup_key = ? AND dedup_key IS NOT NULL
-          AND status IN ('waiting', 'pending', 'running')`;
+          AND status IN ('waiting', 'pending', 'claimed', 'running')`;
 
 const TASK_VALUES = "(?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 

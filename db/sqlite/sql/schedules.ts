@@ -20,7 +20,7 @@ export const DUE_SCHEDULES = `SELECT ${SCHEDULE_COLUMNS} FROM Schedules WHERE en
 export const ANY_DUE = 'SELECT 1 AS due FROM Schedules WHERE enabled = 1 AND next_fire_at <= ? LIMIT 1';
 
 /** Whether a task (token) is still unfinished (waiting, pending or running): the previous fire, for skip_if_running. */
-export const TASK_ACTIVE = "SELECT 1 AS active FROM Tasks WHERE token = ? AND status IN ('waiting', 'pending', 'running')";
+export const TASK_ACTIVE = "SELECT 1 AS active FROM Tasks WHERE token = ? AND status IN ('waiting', 'pending', 'claimed', 'running')";
 
 /**
  * A fire's task (token, queue, kind, command, payload, priority, run_after, max_attempts, timeout_ms, caller,

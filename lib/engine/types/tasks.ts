@@ -20,15 +20,20 @@ export interface TaskLink {
   onParentFailure: ParentFailurePolicy;
 }
 
-/** `waiting`: a task with an unfinished parent (types/flows.ts) — never claimed until its parents succeeded. */
-export const TASK_STATUSES = ['waiting', 'pending', 'running', 'succeeded', 'dead', 'cancelled'] as const;
+/**
+ * `waiting`: a task with an unfinished parent (types/flows.ts) — never claimed until its parents succeeded.
+ * `claimed`: claimed ahead by a pool, waiting in its local queue for a free slot — not started: no attempt counted,
+ * no ExecutionLog row; it holds what a running task holds (a lease, the queue's token, its key's and batch's room,
+ * its dedup key) until a slot starts it (→ running) or the pool gives it back (→ pending).
+ */
+export const TASK_STATUSES = ['waiting', 'pending', 'claimed', 'running', 'succeeded', 'dead', 'cancelled'] as const;
 
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 export const TERMINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'dead', 'cancelled'];
 
 /** Not finished: what holds a dedup key, keeps a batch or a flow open, and what a cancel stops. */
-export const OPEN_STATUSES: readonly TaskStatus[] = ['waiting', 'pending', 'running'];
+export const OPEN_STATUSES: readonly TaskStatus[] = ['waiting', 'pending', 'claimed', 'running'];
 
 export const OUTCOMES = ['running', 'succeeded', 'failed', 'abandoned', 'cancelled', 'timed_out'] as const;
 
