@@ -32,6 +32,7 @@ import { workflowOperationTests } from './workflow-operations';
 import { workflowReadTests } from './workflow-reads';
 import { workflowRearmTests } from './workflow-rearm';
 import { poolSettingsTests } from './pool-settings';
+import { tracingTests } from './tracing';
 
 export type { StoreFactory, StoreUnderTest } from './harness';
 
@@ -72,5 +73,6 @@ export function storeContract(name: string, factory: StoreFactory, opts: Contrac
     workflowOperationTests(factory);
     workflowReadTests(factory);
     workflowRearmTests(factory);
+    tracingTests(factory);
   });
 }

@@ -52,6 +52,9 @@ export class Claims {
     if ((row.parent_count ?? 0) > 0) {
       const p = await conn.query<ParentRow>(CLAIM_PARENTS, [['ids', sql.NVarChar(sql.MAX), JSON.stringify([task.id])]]);
       task.parents = p.recordset.map(parentResult);
+      // the spans of its parents' last attempts: the child's links (lib/engine/tracing-attempt.ts)
+      const traces = p.recordset.flatMap((r) => (r.attempt_trace ? [r.attempt_trace] : []));
+      if (traces.length) task.parentTraces = traces;
     }
     return task;
   }

@@ -306,39 +306,39 @@ describe('readpast doctor on SQL Server (the judge)', () => {
   });
 
   it('the hot-write procedures this version calls: installed and executable, missing, not granted, or not answered', () => {
-    expect(HOT_NAMES).toContain('readpast.Claim_v20');
+    expect(HOT_NAMES).toContain('readpast.Claim_v22');
     const ok = byId(judgeMssql(healthy(), KNOWN))['permissions.hot']!;
     expect(ok).toMatchObject({ ok: true, needed: true, remedy: null });
     expect(ok.detail).toBe(`installed, and this login may EXECUTE ${HOT_NAMES.join(', ')}`);
 
     // a procedure not installed (or dropped by a later migration): migrate installs it
     const gone = judgeMssql(
-      healthy({ hot: { ok: true, value: hotFacts({ 'readpast.Claim_v20': { present: 0, may_execute: null } }) } }),
+      healthy({ hot: { ok: true, value: hotFacts({ 'readpast.Claim_v22': { present: 0, may_execute: null } }) } }),
       KNOWN,
     );
     expect(failingNeeded(gone)).toEqual(['permissions.hot']);
     const g = byId(gone)['permissions.hot']!;
-    expect(g.detail).toMatch(/^readpast\.Claim_v20 not found/);
+    expect(g.detail).toMatch(/^readpast\.Claim_v22 not found/);
     expect(g.remedy).toMatch(/^DELETE FROM readpast\.SchemaVersion WHERE version = 2; then run 'readpast migrate'/);
     expect(g.remedy).toContain('GRANT EXECUTE ON SCHEMA::readpast TO [readpast_app];');
     const noVersion = byId(
-      judgeMssql(healthy({ hot: { ok: true, value: hotFacts({ 'readpast.Claim_v20': { present: 0 } }) } }), { versions: [1, 2] }),
+      judgeMssql(healthy({ hot: { ok: true, value: hotFacts({ 'readpast.Claim_v22': { present: 0 } }) } }), { versions: [1, 2] }),
     );
     expect(noVersion['permissions.hot']!.remedy).toMatch(/^run 'readpast migrate'/);
     // no row at all for a name reads as missing
-    expect(hotFactsFromRows([], ['readpast.Finish_v20'])).toEqual([{ name: 'readpast.Finish_v20', present: false, execute: null }]);
+    expect(hotFactsFromRows([], ['readpast.Finish_v22'])).toEqual([{ name: 'readpast.Finish_v22', present: false, execute: null }]);
 
     // installed, but this login lacks EXECUTE: the README's GRANT, for this user
     const denied = judgeMssql(
       healthy({
-        hot: { ok: true, value: hotFacts({ 'readpast.Enqueue_v20': { may_execute: 0 }, 'readpast.Finish_v20': { may_execute: false } }) },
+        hot: { ok: true, value: hotFacts({ 'readpast.Enqueue_v22': { may_execute: 0 }, 'readpast.Finish_v22': { may_execute: false } }) },
       }),
       KNOWN,
     );
     expect(failingNeeded(denied)).toEqual(['permissions.hot']);
     const d = byId(denied)['permissions.hot']!;
     expect(d.detail).toBe(
-      'this login may not EXECUTE readpast.Enqueue_v20, readpast.Finish_v20: enqueue, claim, finish or heartbeat fail (error 229)',
+      'this login may not EXECUTE readpast.Enqueue_v22, readpast.Finish_v22: enqueue, claim, finish or heartbeat fail (error 229)',
     );
     expect(d.remedy).toBe('GRANT EXECUTE ON SCHEMA::readpast TO [readpast_app];');
 

@@ -75,12 +75,13 @@ describe('bytes per call of the hot writes', () => {
  * sha-256 (first 16 hex digits) of each procedure as its migration installs it. A body installed under
  * a name must never change: a database may hold it, and processes of that version call it. (Released and
  * no longer this code's: Enqueue_v17 c06506c95fd242eb, Claim_v17 af55461421c8c8ec, Enqueue_v19 603d6ad610623a60,
- * Claim_v19 108bf5583e371699, Finish_v17 3f1040c2b216f908.)
+ * Claim_v19 108bf5583e371699, Finish_v17 3f1040c2b216f908,
+ * Enqueue_v20 7b36ba682f1d3193, Claim_v20 7bc9c6eda92a27da, Finish_v20 c4510310c43f76bf.)
  */
 const PINNED: Record<string, string> = {
-  'readpast.Enqueue_v20': '7b36ba682f1d3193',
-  'readpast.Claim_v20': '7bc9c6eda92a27da',
-  'readpast.Finish_v20': 'c4510310c43f76bf',
+  'readpast.Enqueue_v22': '4ba15c76ff834562',
+  'readpast.Claim_v22': '2b0c716fccda45d4',
+  'readpast.Finish_v22': '82a4775f23af23e8',
   'readpast.Heartbeat_v17': '6418b153a9f9e8c4',
 };
 

@@ -20,6 +20,7 @@ import { migration as v17 } from './versions/v17-hot-procedures';
 import { migration as v18 } from './versions/v18-time-ordered-tokens';
 import { migration as v19 } from './versions/v19-flow-control';
 import { migration as v20, WORKFLOW_COLUMNS } from './versions/v20-workflows';
+import { migration as v22 } from './versions/v22-trace-context';
 import { dropIndex, index, table } from './ddl';
 import { ASYNC_EXEC_RESULTS_VIEW, CALLER_PROCEDURES, createProcedure, roleBatches } from './sql/callers';
 import { METRICS_DEAD_COLUMN } from './sql/history';
@@ -611,6 +612,7 @@ END;`,
   v18,
   v19,
   v20,
+  v22,
 ];
 
 /** The highest schema version this code knows. */

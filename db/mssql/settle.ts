@@ -15,7 +15,14 @@ const cap = (s: string | null | undefined, n: number) => (s === null || s === un
 /** One element of FINISH's @results. */
 export function finishRow(r: AttemptResult, ord: number) {
   const s = r.settlement;
-  const base = { ord, taskId: r.taskId, workerId: r.workerId, attempt: r.attempt, startedAt: r.startedAt ? isoUtc(r.startedAt) : null };
+  const base = {
+    ord,
+    taskId: r.taskId,
+    workerId: r.workerId,
+    attempt: r.attempt,
+    startedAt: r.startedAt ? isoUtc(r.startedAt) : null,
+    ...(r.trace && { trace: r.trace }),
+  };
   switch (s.kind) {
     case 'succeeded':
       return {

@@ -69,6 +69,7 @@ const FRAGMENTS = new Set([
   'enqueue-deps.INSERT_EDGES',
   'operators.DELETE_EDGES',
   'caller-checks.DEPENDENCY_CHECKS',
+  'caller-checks.TRACE_PARENT_CHECK',
 ]);
 
 const json = (v: unknown) => JSON.stringify(v);

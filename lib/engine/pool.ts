@@ -193,18 +193,19 @@ export class Pool {
     w.controller = controller;
     const startedAt = claimedAhead ? new Date() : undefined;
     const began = performance.now();
-    void runTask(this.worker, this.registry, task, controller).then((settlement) => {
+    void runTask(this.worker, this.registry, task, controller).then(({ settlement, trace }) => {
       const ms = performance.now() - began;
       this.avgRunMs = this.avgRunMs === null ? ms : this.avgRunMs * 0.8 + ms * 0.2;
-      this.settle(w, task, settlement, startedAt);
+      this.settle(w, task, settlement, startedAt, trace);
     });
   }
 
-  private settle(w: PoolWorker, task: ClaimedTask, settlement: Settlement, startedAt: Date | undefined): void {
+  private settle(w: PoolWorker, task: ClaimedTask, settlement: Settlement, startedAt: Date | undefined, trace: string | null): void {
     w.task = null;
     w.controller = null;
     this.processed++;
-    this.settled.push({ taskId: task.id, workerId: task.workerId, attempt: task.attempt, settlement, ...(startedAt && { startedAt }) });
+    const { id: taskId, workerId, attempt } = task;
+    this.settled.push({ taskId, workerId, attempt, settlement, ...(startedAt && { startedAt }), ...(trace && { trace }) });
     // the next prefetched task of this worker starts at once (also while the pool stops, within its grace)
     const next = w.queue.shift();
     if (next) this.startTask(w, next, true);

@@ -45,17 +45,17 @@ const ENQUEUE_BODY = `${ENQUEUE_WRITE}
 export const HOT = {
   enqueue: {
     name: 'Enqueue',
-    version: 20,
+    version: 22,
     params: ['@tasks nvarchar(max)', '@flow_id bigint = NULL', '@results nvarchar(max) = NULL OUTPUT'],
     body: ENQUEUE_BODY,
   },
   claim: {
     name: 'Claim',
-    version: 20,
+    version: 22,
     params: ['@worker_id nvarchar(256)', '@lease_ms int', '@queues nvarchar(max) = NULL', '@unbatched_served bigint'],
     body: CLAIM,
   },
-  finish: { name: 'Finish', version: 20, params: ['@results nvarchar(max)'], body: FINISH },
+  finish: { name: 'Finish', version: 22, params: ['@results nvarchar(max)'], body: FINISH },
   heartbeat: {
     name: 'Heartbeat',
     version: 17,

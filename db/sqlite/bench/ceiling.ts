@@ -44,6 +44,8 @@ const rowOf = (i: number, now: number) => [
   null,
   null,
   now,
+  null,
+  null,
 ];
 
 function insert(db: Db, n: number): number {

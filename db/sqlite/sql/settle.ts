@@ -37,6 +37,13 @@ export const FINISH_CANCELLED = `UPDATE Tasks SET status = 'cancelled', finished
 export const END_ATTEMPT = `UPDATE ExecutionLog SET ended_at = ?, outcome = ?, error_number = ?, error_message = ?, error_detail = ?,
       ${STARTED} WHERE task_id = ? AND attempt = ? RETURNING command, started_at`;
 
+/**
+ * A traced attempt's span, kept on its log row (trace, task_id, attempt) and on its task (trace, id), where the next
+ * attempt (and a child's) finds it. Run only for an attempt that was traced, after its settlement was accepted.
+ */
+export const LOG_ATTEMPT_TRACE = 'UPDATE ExecutionLog SET trace_parent = ? WHERE task_id = ? AND attempt = ?';
+export const TASK_ATTEMPT_TRACE = 'UPDATE Tasks SET attempt_trace = ? WHERE id = ?';
+
 // ---- settling batches -------------------------------------------------------------------------------
 
 export const BATCH_POLICY = 'SELECT status, on_failure FROM Batches WHERE id = ?';

@@ -40,6 +40,13 @@ export interface ClaimedTask {
    * a sql/procedure task's `@Parents`
    */
   parents: ParentResult[];
+  /** the W3C trace context stored with the task at enqueue (absent or null: none) */
+  traceParent?: string | null;
+  traceState?: string | null;
+  /** the traceparent of the span of the attempt before this one (absent or null: none recorded) */
+  previousTrace?: string | null;
+  /** the traceparents of the parents' last attempts (read with `parents`; absent: none) */
+  parentTraces?: string[];
 }
 
 /** What happens to a task when its attempt ends. The engine decides; the store applies. */
@@ -60,6 +67,8 @@ export interface AttemptResult {
    * absent: the claim's time is the start.
    */
   startedAt?: Date;
+  /** the traceparent of the attempt's span (lib/engine/tracing.ts), kept with the attempt; absent: not traced */
+  trace?: string;
 }
 
 export interface RescueResult {
