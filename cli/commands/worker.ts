@@ -1,5 +1,6 @@
 // readpast worker [--concurrency N] [--lease-seconds S] [--handlers MODULE] [--queues a,b]
 // Runs in the foreground. The first SIGTERM/SIGINT stops gracefully (pool.stop), a second exits at once.
+// With the OTEL_* variables set, the OpenTelemetry SDK traces every attempt (README "OpenTelemetry").
 import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import { loadDeclaredSchedules } from '../../lib/api/schedules';
@@ -40,6 +41,10 @@ export async function run(argv: string[]): Promise<number> {
   const queues = queuesFlag('--queues', values.queues);
 
   const { readpast, registry, logger } = await openContext({ handlers: values.handlers, logLevel: 'info', migrate: true });
+  // OpenTelemetry, when the OTEL_* variables ask for it (lib/server/telemetry.ts: the SDK is loaded only then)
+  const { startTelemetry, wantsTelemetry } = await import('../../lib/server/telemetry');
+  const telemetry = wantsTelemetry().length ? await startTelemetry('readpast-worker', (m) => logger.warn({}, m)) : null;
+  if (telemetry) logger.info({ exporters: telemetry.exporters }, 'tracing started (OpenTelemetry)');
   // the pool's timers do not hold the process open; this does, until the worker has stopped
   const keepAlive = setInterval(() => {}, 1 << 30);
   const signalled = firstSignal((signal) => {
@@ -81,5 +86,7 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     clearInterval(keepAlive);
     await readpast.close();
+    // the last spans, exported before the process ends
+    await telemetry?.shutdown();
   }
 }
