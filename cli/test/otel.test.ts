@@ -105,7 +105,7 @@ describe('readpast worker exports its attempts over OTLP', () => {
   it('without the OTEL_* variables no SDK starts and nothing is exported', async () => {
     db = tempDb();
     const token = (await cliOk(['enqueue', '--handler', 'demo.echo'], db)).trim();
-    const env = Object.fromEntries(Object.entries(db.env).filter(([k]) => !k.startsWith('OTEL_')));
+    const env = Object.fromEntries(Object.entries(db.env).filter(([k]) => !k.startsWith('OTEL_'))) as NodeJS.ProcessEnv;
     worker = new WorkerProcess(['--concurrency', '1'], { env });
     await worker.started();
     await waitFor(async () => (await statusOf(token, db)).status === 'succeeded', { what: 'the task to succeed', workers: [worker] });
