@@ -1,8 +1,8 @@
 // `npm run bench`: throughput, latency and bulk-enqueue figures of the embedded SQLite store, next to
 // this machine's ceiling (a bare better-sqlite3 claim+complete loop over a plain table, same batch
 // size, same file settings), the cost of concurrency keys (bin/bench-keys.ts) and of dependencies
-// (bin/bench-flows.ts). The last line printed is one JSON object. BENCH_ONLY=keys or BENCH_ONLY=flows runs
-// that case alone.
+// (bin/bench-flows.ts) and of OpenTelemetry (bin/bench-tracing.ts). The last line printed is one JSON object.
+// BENCH_ONLY=keys, flows or tracing runs that case alone.
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { openReadpast } from '../lib/api/open';
 import { benchFlows } from './bench-flows';
 import { benchKeys } from './bench-keys';
+import { benchTracing } from './bench-tracing';
 
 const N = Number(process.env.BENCH_TASKS ?? 60_000);
 const BULK = Number(process.env.BENCH_BULK ?? 100_000);
@@ -78,7 +79,8 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function main() {
-  const only = process.env.BENCH_ONLY === 'keys' ? benchKeys : process.env.BENCH_ONLY === 'flows' ? benchFlows : null;
+  const cases = { keys: benchKeys, flows: benchFlows, tracing: benchTracing } as const;
+  const only = cases[process.env.BENCH_ONLY as keyof typeof cases] ?? null;
   if (only) {
     console.log(JSON.stringify(await only(dir, log)));
     rmSync(dir, { recursive: true, force: true });
@@ -162,6 +164,7 @@ async function main() {
 
   const keys = await benchKeys(dir, log);
   const flows = await benchFlows(dir, log);
+  const tracing = await benchTracing(dir, log);
 
   rmSync(dir, { recursive: true, force: true });
   const round = (x: number) => Math.round(x);
@@ -188,6 +191,9 @@ async function main() {
       flowCreateMs: flows.flowCreateMs,
       createRatio: flows.createRatio,
       createTarget: flows.createTarget,
+      untracedPerSec: tracing.untracedPerSec,
+      tracedPerSec: tracing.tracedPerSec,
+      tracingRatio: tracing.tracingRatio,
     }),
   );
 }

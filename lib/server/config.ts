@@ -27,6 +27,8 @@ export interface ServerConfig {
   handlersModule: string | null;
   /** READPAST_WEBHOOK_ALLOW as given (checked here): internal addresses alert webhooks may reach, or null */
   webhookAllow: string | null;
+  /** READPAST_TRACE_URL: a trace's page in the tracing backend, `{traceId}` in it (the task page links there), or null */
+  traceUrl: string | null;
 }
 
 import { ConfigError } from '../engine/errors';
@@ -79,6 +81,12 @@ const envSchema = z.object({
   READPAST_ALLOW_SQL: optional(flag),
   READPAST_HANDLERS: optional(z.string().trim()),
   READPAST_WEBHOOK_ALLOW: optional(z.string().trim()),
+  READPAST_TRACE_URL: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^https?:\/\/\S*\{traceId\}\S*$/, 'must be an http(s) URL with {traceId} in it, e.g. https://tempo.example/trace/{traceId}'),
+  ),
 });
 
 type Env = Record<string, string | undefined>;
@@ -122,6 +130,7 @@ export function loadServerConfig(env: Env = process.env): ServerConfig {
     allowSql: e.READPAST_ALLOW_SQL ?? false,
     handlersModule: e.READPAST_HANDLERS ?? null,
     webhookAllow: e.READPAST_WEBHOOK_ALLOW ?? null,
+    traceUrl: e.READPAST_TRACE_URL ?? null,
   };
 }
 

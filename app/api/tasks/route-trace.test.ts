@@ -72,7 +72,8 @@ describe('a traceparent header on POST /api/tasks and /api/flows', () => {
     expect(await traceIdOf(token)).toBe(TRACE_ID);
 
     exporter.reset();
-    const res = await flows.POST(post('/api/flows', { nodes: [{ id: 'a', command: 'demo.echo', runAt: later() }] }, { traceparent: HEADER }));
+    const flow = { nodes: [{ id: 'a', command: 'demo.echo', runAt: later() }] };
+    const res = await flows.POST(post('/api/flows', flow, { traceparent: HEADER }));
     expect(res.status).toBe(201);
     const { tokens } = (await res.json()) as { tokens: Record<string, string> };
     const [flowSend] = exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.PRODUCER);
