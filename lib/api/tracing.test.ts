@@ -77,6 +77,7 @@ async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, ms = 20
 }
 
 const spans = () => exporter.getFinishedSpans();
+const contextOfHeader = (traceparent: string) => propagation.extract(context.active(), { traceparent });
 const named = (name: string) => spans().filter((s) => s.name === name);
 const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
 /** the attempt spans of a task, in attempt order */
@@ -217,6 +218,22 @@ describe('OpenTelemetry', () => {
     expect(parentOf(send!)).toBe('b7ad6b7169203331');
     expect(send!.spanContext().traceState?.serialize()).toBe('vendor=x');
     expect((await rp.status(token)).traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+
+    // a server span that continued the header (same trace) is the parent; a span of another trace is not
+    exporter.reset();
+    const tracer = trace.getTracer('test');
+    const server = await tracer.startActiveSpan('server', { root: false }, contextOfHeader(traceparent), async (span) => {
+      await rp.enqueue({ command: 't.ok' }, { traceparent });
+      span.end();
+      return span;
+    });
+    expect(named('send default')[0]!.parentSpanContext?.spanId).toBe(server.spanContext().spanId);
+    exporter.reset();
+    await tracer.startActiveSpan('unrelated', async (span) => {
+      await rp.enqueue({ command: 't.ok' }, { traceparent });
+      span.end();
+    });
+    expect(named('send default')[0]!.parentSpanContext?.spanId).toBe('b7ad6b7169203331');
 
     exporter.reset();
     const other = await rp.enqueue({ command: 't.ok' }, { traceparent: '00-00000000000000000000000000000000-b7ad6b7169203331-01' });

@@ -110,11 +110,11 @@ const NOTHING: Send = { trace: null, end() {} };
 
 /**
  * Start the `send` span of an enqueue of `count` tasks to `queue` (null: several queues — a flow, a batch of mixed
- * tasks). Its parent: the caller's given context (an HTTP `traceparent`), else the active span. With no SDK the span
- * is the API's no-op: the given context (if any) is what the tasks store, else nothing.
+ * tasks). Its parent: the caller's given context (an HTTP `traceparent`; or the active span within that trace), else
+ * the active span. With no SDK the span is the API's no-op: the given context (if any) is what the tasks store.
  */
 export function startSend(queue: string | null, count: number, given?: TraceContext | null, attrs?: Attributes): Send {
-  const parent = given ? (contextOfTrace(given.traceparent, given.tracestate) ?? context.active()) : context.active();
+  const parent = parentOf(given);
   const span = tracer.startSpan(queue === null ? 'send' : `send ${queue}`, { kind: SpanKind.PRODUCER }, parent);
   const recording = span.isRecording();
   // a no-op span carries its parent's context (or none): store that, and there is nothing to end
@@ -135,6 +135,19 @@ export function startSend(queue: string | null, count: number, given?: TraceCont
       span.end();
     },
   };
+}
+
+/**
+ * The parent of a `send` span: the active span when it is in the given context's trace (a server that continued the
+ * request's `traceparent` in a span of its own: Next.js's), else the given context, else the active span.
+ */
+function parentOf(given: TraceContext | null | undefined): Context {
+  const active = context.active();
+  if (!given) return active;
+  const sc = parseTraceparent(given.traceparent, given.tracestate);
+  if (!sc) return active;
+  if (trace.getSpanContext(active)?.traceId === sc.traceId) return active;
+  return trace.setSpanContext(ROOT_CONTEXT, sc);
 }
 
 /** Run an enqueue inside its `send` span: `fn` gets the context to store; the span ends with its tokens. */
