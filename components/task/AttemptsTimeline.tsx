@@ -70,7 +70,7 @@ export function AttemptsTimeline({
               <>
                 {' '}
                 · trace{a.traceId === taskTraceId ? '' : ' (its own)'}{' '}
-                <TraceLink traceId={a.traceId} url={traceUrl} testId="attempt-trace" />
+                <TraceLink traceId={a.traceId} url={traceUrl} testId="attempt-trace" inline />
               </>
             )}
           </div>

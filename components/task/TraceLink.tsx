@@ -5,11 +5,13 @@ export function traceHref(template: string | null, traceId: string): string | nu
   return template ? template.replaceAll('{traceId}', encodeURIComponent(traceId)) : null;
 }
 
-export function TraceLink({ traceId, url, testId }: { traceId: string; url: string | null; testId?: string }) {
+/** `inline`: within a line of text, the id kept whole (it moves to the next line rather than breaking) */
+export function TraceLink({ traceId, url, testId, inline }: { traceId: string; url: string | null; testId?: string; inline?: boolean }) {
   const href = traceHref(url, traceId);
+  const wrap = inline ? 'whitespace-nowrap' : 'break-all';
   if (!href)
     return (
-      <span className="break-all font-mono text-xs" data-testid={testId} title="OpenTelemetry trace id">
+      <span className={`${wrap} font-mono text-xs`} data-testid={testId} title="OpenTelemetry trace id">
         {traceId}
       </span>
     );
@@ -18,7 +20,7 @@ export function TraceLink({ traceId, url, testId }: { traceId: string; url: stri
       href={href}
       target="_blank"
       rel="noreferrer"
-      className="break-all font-mono text-xs text-brand-700 hover:underline"
+      className={`${wrap} font-mono text-xs text-brand-700 hover:underline`}
       data-testid={testId}
       title="Open the trace"
     >
