@@ -38,12 +38,15 @@ const rowOf = (i: number, now: number) => [
   0,
   now,
   5,
+  // timeout_ms, dedup_key, concurrency_key, caller, batch_id, stage
+  null,
   null,
   null,
   null,
   null,
   null,
   now,
+  // trace_parent, trace_state
   null,
   null,
 ];
