@@ -42,6 +42,7 @@ beforeEach(async () => {
   failures = new Map();
   const registry = new HandlerRegistry();
   registry.register('t.ok', async (p) => p);
+  registry.register('t.slow', (_p, ctx) => sleep(60_000, ctx.signal));
   // fails as many times as its payload says, then succeeds
   registry.register('t.flaky', async (p: { key: string; fail: number }) => {
     const n = failures.get(p.key) ?? 0;
@@ -166,6 +167,15 @@ describe('OpenTelemetry', () => {
       (s) => s.status === 'succeeded' && s.history.every((h) => h.traceId != null),
     );
     expect(s.history.map((h) => h.traceId)).toEqual([first!.spanContext().traceId, second!.spanContext().traceId]);
+  });
+
+  it('a timed-out attempt: error status and an exception event of its own type', async () => {
+    const { token } = await rp.enqueue({ command: 't.slow', timeoutMs: 50, maxAttempts: 1 });
+    await run();
+    const [attempt] = await attemptsOf(token);
+    expect(attempt!.attributes['readpast.outcome']).toBe('timed_out');
+    expect(attempt!.status.code).toBe(SpanStatusCode.ERROR);
+    expect(attempt!.events.find((e) => e.name === 'exception')?.attributes?.['exception.type']).toBe('readpast.timed_out');
   });
 
   it("a sql task's attempt has a database span with its system, database, session and a parameter-free summary", async () => {
