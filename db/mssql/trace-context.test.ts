@@ -52,7 +52,7 @@ describe('migration 22', () => {
     expect(ENQUEUE_WRITE).toMatch(/blocked_by, error_message, finished_at, trace_parent, trace_state\)/);
     expect(CLAIM).toContain('x.parent_count, x.trace_parent, x.trace_state, x.attempt_trace');
     expect(CLAIM_PARENTS).toContain('p.attempt_trace');
-    expect(FINISH).toContain('attempt_trace = r.trace');
+    expect(FINISH).toContain('attempt_trace = COALESCE(r.trace, t.attempt_trace)');
     expect(FINISH).toContain('trace_parent = r.trace');
   });
 

@@ -13,7 +13,7 @@ import { CASCADE_FAILURE, DECLARE_EDGES, RELEASE_CHILDREN } from './edges';
  * outcome, result (JSON text|null), runAfter ('YYYY-MM-DDTHH:MM:SS.mmm' UTC|null), errorNumber, errorMessage,
  * errorDetail, fingerprint (lib/engine/fingerprint.ts; null: reads fingerprint it later), startedAt (UTC|null: when the
  * worker began it, kept only between the claim's started_at and @now — another clock may disagree), trace (the traceparent of
- * the attempt's span, kept on its log row and as its task's attempt_trace; null: not traced)}. Returns (ord, ok)
+ * the attempt's span, kept on its log row and as its task's attempt_trace; null: not traced, the task's kept)}. Returns (ord, ok)
  * in input order (with `released`: how many waiting tasks became pending), then the touched batches.
  * The settled tasks' children follow (sql/edges.ts): released by a success, cancelled or let through by a failure.
  */
@@ -52,7 +52,7 @@ UPDATE t
       error_detail = CASE WHEN r.kind IN ('retry', 'dead') THEN r.error_detail ELSE t.error_detail END,
       fingerprint = CASE WHEN r.kind IN ('retry', 'dead') THEN r.fingerprint ELSE t.fingerprint END,
       started_at = CASE WHEN r.started_at > t.started_at AND r.started_at <= @now THEN r.started_at ELSE t.started_at END,
-      attempt_trace = r.trace
+      attempt_trace = COALESCE(r.trace, t.attempt_trace)
   OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, deleted.token_no,
     deleted.attempts, deleted.worker_id INTO @moves
   FROM readpast.Tasks AS t JOIN @r AS r ON r.task_id = t.id

@@ -39,7 +39,8 @@ export const END_ATTEMPT = `UPDATE ExecutionLog SET ended_at = ?, outcome = ?, e
 
 /**
  * A traced attempt's span, kept on its log row (trace, task_id, attempt) and on its task (trace, id), where the next
- * attempt (and a child's) finds it. Run only for an attempt that was traced, after its settlement was accepted.
+ * attempt (and a child's) finds it. Run only for an attempt that was traced, after its settlement was accepted: an
+ * untraced attempt leaves the task's last traced span (as SQL Server's FINISH does).
  */
 export const LOG_ATTEMPT_TRACE = 'UPDATE ExecutionLog SET trace_parent = ? WHERE task_id = ? AND attempt = ?';
 export const TASK_ATTEMPT_TRACE = 'UPDATE Tasks SET attempt_trace = ? WHERE id = ?';

@@ -43,7 +43,7 @@ export interface ClaimedTask {
   /** the W3C trace context stored with the task at enqueue (absent or null: none) */
   traceParent?: string | null;
   traceState?: string | null;
-  /** the traceparent of the span of the attempt before this one (absent or null: none recorded) */
+  /** the traceparent of the span of the last traced attempt before this one (absent or null: none) */
   previousTrace?: string | null;
   /** the traceparents of the parents' last attempts (read with `parents`; absent: none) */
   parentTraces?: string[];
