@@ -130,7 +130,10 @@ Options:
                        whose worker dies is rescued once its lease expires
   --handlers MODULE    a module (path relative to the current directory) whose default or
                        'register' export is (registry) => void, or an object of name → handler
-  --queues a,b         only claim tasks of these queues (default: all)`,
+  --queues a,b         only claim tasks of these queues (default: all)
+
+With OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_TRACES_EXPORTER, OTEL_SERVICE_NAME) set, every attempt
+is traced and exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_PROTOCOL: http/protobuf or http/json).`,
 
   enqueue: `Usage: readpast enqueue (--handler NAME | --sql TEXT | --procedure NAME) [options]
 
@@ -157,7 +160,9 @@ Options:
                        until then the task is waiting. Not with --batch
   --on-parent-failure cancel|run|wait   when a parent goes dead or is cancelled: cancel this task
                        (default), run it anyway, or keep it waiting for an operator (retry the parent)
-  --handlers MODULE    load custom handlers first, so their names are accepted (see worker)`,
+  --handlers MODULE    load custom handlers first, so their names are accepted (see worker)
+
+TRACEPARENT (and TRACESTATE) in the environment: the W3C trace context the task continues.`,
 
   status: `Usage: readpast status TOKEN [--json]
 
@@ -165,9 +170,9 @@ Prints a task's status, times, attempts, result, last error and every attempt fr
 ExecutionLog, and for a task with dependencies its flow, parents and children with their
 states. --json prints {token, status, queue, kind, command, priority, attempts,
 maxAttempts, createdAt, startedAt, finishedAt, result, lastError, history: [{attempt,
-workerId, session, startedAt, endedAt, outcome, errorNumber, errorMessage}], flowId,
+workerId, session, startedAt, endedAt, outcome, errorNumber, errorMessage, traceId}], flowId,
 flowNode, parentCount, parentsLeft, parents: [{token, nodeId, command, status,
-onParentFailure}], children: [...], childCount, …} with ISO-8601 times to the millisecond.
+onParentFailure}], children: [...], childCount, traceId, …} with ISO-8601 times to the millisecond.
 Exit 3 when no task has that token.`,
 
   stats: `Usage: readpast stats [--json]

@@ -1,6 +1,7 @@
 // readpast worker [--concurrency N] [--lease-seconds S] [--handlers MODULE] [--queues a,b]
 // Runs in the foreground. The first SIGTERM/SIGINT stops gracefully (pool.stop), a second exits at once. It
 // stops the same way when its parent is gone (npm or npx stopped by a supervisor: cli/lifetime.ts).
+// With the OTEL_* variables set, the OpenTelemetry SDK traces every attempt (README "OpenTelemetry").
 import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import { loadDeclaredSchedules } from '../../lib/api/schedules';
@@ -42,6 +43,10 @@ export async function run(argv: string[]): Promise<number> {
   }
   const { readpast, registry, logger } = ctx;
   log = (signal) => logger.warn({ signal }, 'second signal: exiting now; unfinished tasks are rescued when their lease expires');
+  // OpenTelemetry, when the OTEL_* variables ask for it (lib/server/telemetry.ts: the SDK is loaded only then)
+  const { startTelemetry, wantsTelemetry } = await import('../../lib/server/telemetry');
+  const telemetry = wantsTelemetry().length ? await startTelemetry('readpast-worker', (m) => logger.warn({}, m)) : null;
+  if (telemetry) logger.info({ exporters: telemetry.exporters }, 'tracing started (OpenTelemetry)');
   // the pool's timers do not hold the process open; this does, until the worker has stopped
   const keepAlive = setInterval(() => {}, 1 << 30);
 
@@ -90,5 +95,7 @@ export async function run(argv: string[]): Promise<number> {
     stop.dispose();
     clearInterval(keepAlive);
     await readpast.close();
+    // the last spans, exported before the process ends
+    await telemetry?.shutdown();
   }
 }

@@ -33,6 +33,7 @@ import { workflowOperationTests } from './workflow-operations';
 import { workflowReadTests } from './workflow-reads';
 import { workflowRearmTests } from './workflow-rearm';
 import { poolSettingsTests } from './pool-settings';
+import { tracingTests } from './tracing';
 
 export type { StoreFactory, StoreUnderTest } from './harness';
 
@@ -74,5 +75,6 @@ export function storeContract(name: string, factory: StoreFactory, opts: Contrac
     workflowOperationTests(factory);
     workflowReadTests(factory);
     workflowRearmTests(factory);
+    tracingTests(factory);
   });
 }

@@ -54,8 +54,9 @@ describe('migration 19: flow control', () => {
   it('holds no procedure: ExecAsync takes @ConcurrencyKey after the parameters of before (installed by content)', () => {
     expect(v19.batches.join('\n')).not.toMatch(/CREATE OR ALTER PROCEDURE|GRANT /);
     const exec = CALLER_PROCEDURES.find((p) => p.name === 'ExecAsync')!;
-    // after the parameters positional calls of before bind to (and before migration 20's @DependsOn, @OnParentFailure)
-    expect(exec.params.at(-3)).toBe('@ConcurrencyKey nvarchar(4000) = NULL');
+    // after the parameters positional calls of before bind to (and before migration 20's @DependsOn, @OnParentFailure
+    // and 22's @TraceParent)
+    expect(exec.params.at(-4)).toBe('@ConcurrencyKey nvarchar(4000) = NULL');
     expect(exec.body).toContain('@ConcurrencyKey AS concurrencyKey');
   });
 });

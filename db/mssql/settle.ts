@@ -17,7 +17,7 @@ export function finishRow(r: AttemptResult, ord: number) {
   const s = r.settlement;
   // a task is never claimed ahead here (capabilities.prefetch is 0): every attempt's start was recorded by its claim
   if (r.start || s.kind === 'started') throw new Error('the SQL Server store never claims ahead: no claimed task to start');
-  const base = { ord, taskId: r.taskId, workerId: r.workerId, attempt: r.attempt, startedAt: null };
+  const base = { ord, taskId: r.taskId, workerId: r.workerId, attempt: r.attempt, startedAt: null, ...(r.trace && { trace: r.trace }) };
   switch (s.kind) {
     case 'succeeded':
       return {

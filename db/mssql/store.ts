@@ -37,6 +37,7 @@ import { ProcedureCatalog } from './procs';
 import * as queues from './queues';
 import * as reads from './reads';
 import * as run from './run';
+import { withWaitSampling } from './trace-waits';
 import * as schedules from './schedules';
 import { finish } from './settle';
 import { withPayloadPreview } from './running-preview';
@@ -141,8 +142,10 @@ export class MssqlStore implements Store {
       finish: settle,
       appendAttemptOutput: (batch) => attemptLogs.appendAttemptOutput(shared, batch),
       nextRateOpening: (queues) => flow.nextRateOpening(shared, queues),
-      runSql: (attempt, text, signal) => run.runSql(workers, attempt, text, signal),
-      runProcedure: (attempt, name, params, signal) => run.runProcedure(workers, procs, attempt, name, params, signal),
+      // a traced attempt's database span learns its session and what it waited for (trace-waits.ts)
+      runSql: (attempt, text, signal) => withWaitSampling(shared, attempt, () => run.runSql(workers, attempt, text, signal)),
+      runProcedure: (attempt, name, params, signal) =>
+        withWaitSampling(shared, attempt, () => run.runProcedure(workers, procs, attempt, name, params, signal)),
       // in-process wake-ups, and the long poll that sees other processes' tasks (wake.ts)
       onWake: (listener) => wakes.subscribe(listener),
     };

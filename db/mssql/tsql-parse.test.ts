@@ -73,6 +73,7 @@ const FRAGMENTS = new Set([
   'chunks.DECLARE_CHUNKS',
   'chunks.IN_CHUNK',
   'operators.RETRY_CANDIDATES',
+  'caller-checks.TRACE_PARENT_CHECK',
 ]);
 
 const json = (v: unknown) => JSON.stringify(v);

@@ -16,6 +16,7 @@ import type {
   WorkerView,
 } from '../../lib/engine/types';
 import { workerQueuesOf } from '../../lib/engine/types';
+import { traceIdOf } from '../../lib/engine/tracing';
 
 /** How one dialect's driver returns a time, a flag and a bigint column. */
 export interface Cols {
@@ -73,6 +74,8 @@ export interface TaskRow<C extends Cols> {
   flow_node?: string | null;
   parent_count?: number | null;
   parents_left?: number | null;
+  /** the W3C trace context stored at enqueue (SQLite migration 18, SQL Server 22) */
+  trace_parent?: string | null;
 }
 
 export interface LogRow<C extends Cols> {
@@ -96,6 +99,8 @@ export interface LogRow<C extends Cols> {
   error_detail: string | null;
   /** migration 15 (SQL Server) / 13 (SQLite) */
   abandon_reason?: string | null;
+  /** the attempt's span (SQLite migration 18, SQL Server 22) */
+  trace_parent?: string | null;
   /** the task's max attempts, status and attempts made (the attempt list joins them) */
   task_max_attempts?: number | null;
   task_status?: string | null;
@@ -205,6 +210,7 @@ export function rowMappers<C extends Cols>(c: Converters<C>) {
       flowNode: r.flow_node ?? null,
       parentCount: r.parent_count ?? 0,
       parentsLeft: r.parents_left ?? 0,
+      traceId: traceIdOf(r.trace_parent),
     };
   }
 
@@ -228,6 +234,7 @@ export function rowMappers<C extends Cols>(c: Converters<C>) {
       errorMessage: r.error_message,
       errorDetail: r.error_detail,
       abandonReason: (r.abandon_reason ?? null) as AbandonReason | null,
+      traceId: traceIdOf(r.trace_parent),
       ...finalOf(r),
     };
   }

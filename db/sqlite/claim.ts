@@ -48,6 +48,10 @@ interface Candidate {
   concurrency_key: string | null;
   /** its edges: its parents are read for its context only when it has some */
   parent_count: number;
+  /** the trace context stored at enqueue, and its last attempt's span (migration 18) */
+  trace_parent: string | null;
+  trace_state: string | null;
+  attempt_trace: string | null;
 }
 
 interface LaneState {
@@ -449,6 +453,9 @@ function claimedTask(c: Candidate, slot: WorkerSlot, attempt: number, backoffMs:
     startedAt: new Date(now),
     // read for the whole claim at once (readParents), only when a claimed task has some
     parents: [],
+    traceParent: c.trace_parent,
+    traceState: c.trace_state,
+    previousTrace: c.attempt_trace,
   };
 }
 

@@ -151,6 +151,8 @@ export function taskRow(
       batchId,
       stage,
       now,
+      input.trace?.traceparent ?? null,
+      input.trace?.tracestate ?? null,
     ],
   };
 }

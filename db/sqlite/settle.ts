@@ -195,6 +195,10 @@ function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: num
     if (!row) return false;
     if (start) endClaimedAttempt(db, row, r, start, outcome, err, to, tally, now);
     else endAttempt(db, row, r.taskId, r.attempt, outcome, err, to, tally, now);
+    if (r.trace) {
+      stmt(db, S.LOG_ATTEMPT_TRACE).run(r.trace, r.taskId, r.attempt);
+      stmt(db, S.TASK_ATTEMPT_TRACE).run(r.trace, r.taskId);
+    }
     // a freed token or a finished stage may let another task start, and so may a child made ready
     if (row.token_no !== null || row.batch_id !== null) wake = true;
     if (to === 'succeeded') succeeded.push(r.taskId);

@@ -1,6 +1,7 @@
 // The embedded SQLite Store, composed from one module per concern. One connection per process
 // (better-sqlite3 is synchronous, so every transaction is short and serial); BEGIN IMMEDIATE makes each
 // write transaction the single writer across processes sharing the file. All SQL is in sql/.
+import { basename } from 'node:path';
 import type { CommandPort, MaintenancePort, ReadModel, Store, StoreCapabilities, WorkerPort } from '../../lib/engine/ports';
 import type { DoctorCheck, MigrateReport, TaskKind } from '../../lib/engine/types';
 import * as attemptLogs from './attempt-logs';
@@ -119,6 +120,8 @@ export class SqliteStore implements Store {
       finish,
       // one connection: every attempt runs on this process's session (after a caller's transaction ends)
       runSql: async (_, attempt, text, signal) => {
+        // a traced attempt's database span: the file and the session it ran on
+        attempt.db?.report({ system: 'sqlite', namespace: basename(path), session: attempt.session });
         await gate.free();
         return run.runSql(db, text, signal, attempt.parents);
       },

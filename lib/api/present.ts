@@ -46,6 +46,8 @@ export function attemptJson(a: AttemptView) {
     errorDetail: a.errorDetail,
     /** abandoned by the rescue: lease_lost (its worker was alive) or worker_lost (crashed, killed, cut off) */
     abandonReason: a.abandonReason,
+    /** the trace id of the attempt's span (OpenTelemetry), when it was traced */
+    traceId: a.traceId ?? null,
     /** the task's max attempts (null where the read did not join it) */
     maxAttempts: a.maxAttempts ?? null,
     /** this attempt made its task dead */
@@ -83,6 +85,8 @@ export function taskJson(t: TaskView) {
     flowNode: t.flowNode,
     parentCount: t.parentCount,
     parentsLeft: t.parentsLeft,
+    /** the trace id it was enqueued in (OpenTelemetry): its first attempt's span is in that trace */
+    traceId: t.traceId ?? null,
   };
 }
 

@@ -6,6 +6,7 @@
 import { ValidationError } from '../engine/errors';
 import { MAX_BULK, MAX_TRANSACTION_TIMEOUT_MS } from '../engine/limits';
 import type { Store, StoreTransaction } from '../engine/ports';
+import { sendFlow, sendTasks, type TraceOptions } from './trace-enqueue';
 import type {
   EnqueueInput,
   EnqueueResult,
@@ -69,19 +70,20 @@ export async function withTransaction<T, O>(
     };
     const tx: ReadpastTransaction<O> = {
       execute: (sql, params) => guard(() => stx.execute(sql, params)),
-      enqueue: (raw, o = {} as O) => guard(async () => stx.enqueue(await validate(raw, o))),
+      enqueue: (raw, o = {} as O) =>
+        guard(async () => sendTasks([await validate(raw, o)], o as TraceOptions, ([input]) => stx.enqueue(input!))),
       enqueueMany: (raws, o = {} as O) =>
         guard(async () => {
           if (!Array.isArray(raws)) throw new ValidationError('tasks', 'must be an array');
           if (raws.length > MAX_BULK) throw new ValidationError('tasks', `at most ${MAX_BULK} per call`);
           const inputs: EnqueueInput[] = [];
           for (let i = 0; i < raws.length; i++) inputs.push(await validate(raws[i], o, `tasks.${i}`));
-          return stx.enqueueMany(inputs);
+          return sendTasks(inputs, o as TraceOptions, (traced) => stx.enqueueMany(traced));
         }),
       flow: (raw, o = {} as O) =>
         guard(async () => {
           if (!validateFlow) throw new Error('withTransaction: flows are not available here');
-          return stx.createFlow(await validateFlow(raw, o));
+          return sendFlow(await validateFlow(raw, o), o as TraceOptions, (input) => stx.createFlow(input));
         }),
     };
     const out = await fn(tx);

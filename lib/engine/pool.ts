@@ -269,14 +269,14 @@ export class Pool {
     w.pending = pending;
     w.claimer = claimed ? claimed.workerId : null;
     if (pending) this.armStartWrite(START_WRITE_MS);
-    void runTask(this.worker, this.registry, task, controller, pending ?? undefined).then((settlement) => {
+    void runTask(this.worker, this.registry, task, controller, pending ?? undefined).then(({ settlement, trace }) => {
       const ms = performance.now() - began;
       this.avgRunMs = this.avgRunMs === null ? ms : this.avgRunMs * 0.8 + ms * 0.2;
-      this.ended(w, task, settlement);
+      this.ended(w, task, settlement, trace);
     });
   }
 
-  private ended(w: PoolWorker, task: ClaimedTask, settlement: Settlement): void {
+  private ended(w: PoolWorker, task: ClaimedTask, settlement: Settlement, trace: string | null): void {
     const pending = w.pending;
     const claimer = w.claimer;
     w.task = null;
@@ -284,7 +284,8 @@ export class Pool {
     w.pending = null;
     w.claimer = null;
     this.processed++;
-    this.settle(pending, { taskId: task.id, workerId: task.workerId, attempt: task.attempt, settlement }, claimer);
+    const { id: taskId, workerId, attempt } = task;
+    this.settle(pending, { taskId, workerId, attempt, settlement, ...(trace && { trace }) }, claimer);
     // the oldest task claimed ahead starts at once on the slot just freed
     this.dispatch();
     this.wake();

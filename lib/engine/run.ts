@@ -6,6 +6,8 @@ import type { HandlerRegistry } from './handlers';
 import { errorInfo, failureSettlement } from './retry';
 import type { RunningAttempt, WorkerPort } from './ports';
 import type { ClaimedTask, ErrorInfo, Settlement } from './types';
+import { type AttemptSpan, startAttempt, withDbSpan } from './tracing-attempt';
+import { context } from '@opentelemetry/api';
 
 export const MAX_RESULT_BYTES = 64 * 1024;
 
@@ -41,6 +43,7 @@ async function execute(
   task: ClaimedTask,
   signal: AbortSignal,
   output: AttemptOutputBuffer,
+  span: AttemptSpan,
 ): Promise<unknown> {
   const attempt: RunningAttempt = {
     taskId: task.id,
@@ -69,10 +72,14 @@ async function execute(
       });
     }
     case 'sql':
-      return worker.runSql(attempt, task.command, signal);
+      return withDbSpan(span, { kind: 'sql', text: task.command }, (db) =>
+        worker.runSql(db ? { ...attempt, db } : attempt, task.command, signal),
+      );
     case 'procedure': {
       const params = (task.payload ?? {}) as Record<string, unknown>;
-      return worker.runProcedure(attempt, task.command, params, signal);
+      return withDbSpan(span, { kind: 'procedure', text: task.command }, (db) =>
+        worker.runProcedure(db ? { ...attempt, db } : attempt, task.command, params, signal),
+      );
     }
     default:
       throw new TaskError(`unknown task kind ${JSON.stringify(task.kind)}`, { retryable: false });
@@ -92,12 +99,36 @@ export interface UnrecordedStart {
 /** How long an ended attempt's output waits for its start to be recorded before it is written anyway (ms). */
 const START_WAIT_MS = 2_000;
 
+/** How an attempt ended: its settlement, and the traceparent of its span (null: not traced). */
+export interface AttemptEnd {
+  settlement: Settlement;
+  trace: string | null;
+}
+
+/** Run one attempt in its span (tracing-attempt.ts); never throws. */
 export async function runTask(
   worker: WorkerPort,
   registry: HandlerRegistry,
   task: ClaimedTask,
   controller: AbortController,
   unrecorded?: UnrecordedStart,
+): Promise<AttemptEnd> {
+  const span = startAttempt(task);
+  let failure: unknown = null;
+  const settlement = await settleAttempt(worker, registry, task, controller, span, unrecorded, (err) => {
+    failure = err;
+  });
+  return { settlement, trace: span.end(settlement, failure) };
+}
+
+async function settleAttempt(
+  worker: WorkerPort,
+  registry: HandlerRegistry,
+  task: ClaimedTask,
+  controller: AbortController,
+  span: AttemptSpan,
+  unrecorded: UnrecordedStart | undefined,
+  failed: (err: unknown) => void,
 ): Promise<Settlement> {
   const signal = controller.signal;
   const flusher = flusherFor(worker);
@@ -109,10 +140,12 @@ export async function runTask(
     timer = setTimeout(() => controller.abort(new StopReason('timeout', `timed out after ${task.timeoutMs} ms`)), task.timeoutMs);
   }
   try {
-    const result = await execute(worker, registry, task, signal, output);
+    const run = () => execute(worker, registry, task, signal, output, span);
+    const result = await (span.recording ? context.with(span.context, run) : run());
     return { kind: 'succeeded', result: capResult(result) };
   } catch (err) {
     const reason: unknown = signal.aborted ? signal.reason : null;
+    failed(reason instanceof StopReason ? reason : err);
     if (reason instanceof StopReason) {
       const info: ErrorInfo = {
         number: null,

@@ -34,6 +34,8 @@ export interface ServerConfig {
   webhookAllow: string | null;
   /** sign-on with an OpenID Connect provider (READPAST_OIDC_*), or null */
   oidc: OidcConfig | null;
+  /** READPAST_TRACE_URL: a trace's page in the tracing backend, `{traceId}` in it (the task page links there), or null */
+  traceUrl: string | null;
 }
 
 import { ConfigError } from '../engine/errors';
@@ -86,6 +88,12 @@ const envSchema = z.object({
   READPAST_ALLOW_SQL: optional(flag),
   READPAST_HANDLERS: optional(z.string().trim()),
   READPAST_WEBHOOK_ALLOW: optional(z.string().trim()),
+  READPAST_TRACE_URL: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^https?:\/\/\S*\{traceId\}\S*$/, 'must be an http(s) URL with {traceId} in it, e.g. https://tempo.example/trace/{traceId}'),
+  ),
 });
 
 type Env = Record<string, string | undefined>;
@@ -131,6 +139,7 @@ export function loadServerConfig(env: Env = process.env): ServerConfig {
     handlersModule: e.READPAST_HANDLERS ?? null,
     webhookAllow: e.READPAST_WEBHOOK_ALLOW ?? null,
     oidc,
+    traceUrl: e.READPAST_TRACE_URL ?? null,
   };
 }
 

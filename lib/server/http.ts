@@ -105,6 +105,14 @@ async function requestUser(req: Request): Promise<string> {
 
 const tooLarge = (max: number) => new HttpError(413, `request body larger than ${max} bytes`, 'body');
 
+/**
+ * The W3C trace context a request carries (`traceparent`, `tracestate` headers): what an enqueue continues
+ * (lib/api/trace-enqueue.ts; an invalid one is ignored there).
+ */
+export function traceHeaders(req: Request): { traceparent: string | null; tracestate: string | null } {
+  return { traceparent: req.headers.get('traceparent'), tracestate: req.headers.get('tracestate') };
+}
+
 /** The request body as JSON, at most `max` bytes (MAX_BODY_BYTES); malformed or missing JSON is a 400 naming `body`. */
 export async function readJson(req: Request, max = MAX_BODY_BYTES): Promise<unknown> {
   const declared = Number(req.headers.get('content-length'));

@@ -15,7 +15,8 @@ import { CASCADE_FAILURE, DECLARE_EDGES, RELEASE_CHILDREN } from './edges';
  * (succeeded|retry|dead|cancelled|given_back),
  * outcome, result (JSON text|null), runAfter ('YYYY-MM-DDTHH:MM:SS.mmm' UTC|null), errorNumber, errorMessage,
  * errorDetail, fingerprint (lib/engine/fingerprint.ts; null: reads fingerprint it later), startedAt (UTC|null: when the
- * worker began it, kept only between the claim's started_at and @now — another clock may disagree)}. Returns (ord, ok)
+ * worker began it, kept only between the claim's started_at and @now — another clock may disagree), trace (the traceparent of
+ * the attempt's span, kept on its log row and as its task's attempt_trace; null: not traced, the task's kept)}. Returns (ord, ok)
  * in input order (with `released`: how many waiting tasks became pending), then the touched batches.
  * The settled tasks' children follow (sql/edges.ts): released by a success, cancelled or let through by a failure.
  */
@@ -26,16 +27,17 @@ DECLARE @r TABLE (
   ord int NOT NULL PRIMARY KEY, task_id bigint NOT NULL, worker_id nvarchar(256) NOT NULL, attempt int NOT NULL,
   kind varchar(10) NOT NULL, outcome varchar(10) NOT NULL, result nvarchar(max) NULL, run_after datetime2(3) NULL,
   error_number int NULL, error_message nvarchar(4000) NULL, error_detail nvarchar(max) NULL, fingerprint char(16) NULL,
-  started_at datetime2(3) NULL);
+  started_at datetime2(3) NULL, trace varchar(55) NULL);
 INSERT INTO @r (ord, task_id, worker_id, attempt, kind, outcome, result, run_after, error_number, error_message, error_detail,
-    fingerprint, started_at)
+    fingerprint, started_at, trace)
   SELECT j.ord, j.task_id, j.worker_id, j.attempt, j.kind, j.outcome, j.result, j.run_after, j.error_number,
-    j.error_message, j.error_detail, j.fingerprint, j.started_at
+    j.error_message, j.error_detail, j.fingerprint, j.started_at, j.trace
   FROM OPENJSON(@results) WITH (
     ord int '$.ord', task_id bigint '$.taskId', worker_id nvarchar(256) '$.workerId', attempt int '$.attempt',
     kind varchar(10) '$.kind', outcome varchar(10) '$.outcome', result nvarchar(max) '$.result',
     run_after datetime2(3) '$.runAfter', error_number int '$.errorNumber', error_message nvarchar(4000) '$.errorMessage',
-    error_detail nvarchar(max) '$.errorDetail', fingerprint char(16) '$.fingerprint', started_at datetime2(3) '$.startedAt') AS j;
+    error_detail nvarchar(max) '$.errorDetail', fingerprint char(16) '$.fingerprint', started_at datetime2(3) '$.startedAt',
+    trace varchar(55) '$.trace') AS j;
 DECLARE @held_rows int;
 BEGIN TRANSACTION;
 -- the attempts' rows first, then the time: a finish that waited behind another writer's lock is fenced on the
@@ -54,7 +56,8 @@ UPDATE t
       error_message = CASE WHEN r.kind IN ('retry', 'dead') THEN r.error_message ELSE t.error_message END,
       error_detail = CASE WHEN r.kind IN ('retry', 'dead') THEN r.error_detail ELSE t.error_detail END,
       fingerprint = CASE WHEN r.kind IN ('retry', 'dead') THEN r.fingerprint ELSE t.fingerprint END,
-      started_at = CASE WHEN r.started_at > t.started_at AND r.started_at <= @now THEN r.started_at ELSE t.started_at END
+      started_at = CASE WHEN r.started_at > t.started_at AND r.started_at <= @now THEN r.started_at ELSE t.started_at END,
+      attempt_trace = COALESCE(r.trace, t.attempt_trace)
   OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, deleted.token_no,
     deleted.attempts, deleted.worker_id INTO @moves
   FROM readpast.Tasks AS t JOIN @r AS r ON r.task_id = t.id
@@ -64,7 +67,7 @@ UPDATE c SET status = 'free', task_id = NULL, attempt = NULL, worker_id = NULL, 
   JOIN @moves AS m ON m.queue = c.queue AND m.token_no = c.token_no AND m.id = c.task_id AND m.attempt = c.attempt;
 UPDATE l
   SET ended_at = @now, outcome = r.outcome, error_number = r.error_number, error_message = r.error_message,
-      error_detail = r.error_detail,
+      error_detail = r.error_detail, trace_parent = r.trace,
       started_at = CASE WHEN r.started_at > l.started_at AND r.started_at <= @now THEN r.started_at ELSE l.started_at END
   OUTPUT inserted.queue, ${historyCommandOf('inserted.kind', 'inserted.command')},
     CASE r.kind WHEN 'succeeded' THEN 'succeeded' WHEN 'retry' THEN 'failed' WHEN 'dead' THEN 'dead' ELSE 'cancelled' END,

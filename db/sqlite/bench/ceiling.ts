@@ -39,6 +39,8 @@ const rowOf = (i: number, now: number) => [
   0,
   now,
   5,
+  // timeout_ms, dedup_key, concurrency_key, caller, batch_id, stage
+  null,
   null,
   null,
   null,
@@ -46,6 +48,9 @@ const rowOf = (i: number, now: number) => [
   null,
   null,
   now,
+  // trace_parent, trace_state
+  null,
+  null,
 ];
 
 function insert(db: Db, n: number): number {

@@ -54,7 +54,7 @@ export const KEY_RUNNING = R.under_key_limit;
 export const STAGE_PENDING = 'SELECT pending FROM BatchStages WHERE batch_id = ? AND stage = ?';
 
 const HEAD_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.priority, t.attempts, t.max_attempts, t.timeout_ms,
-  t.created_at, t.run_after, t.batch_id, t.stage, t.concurrency_key, t.parent_count`;
+  t.created_at, t.run_after, t.batch_id, t.stage, t.concurrency_key, t.parent_count, t.trace_parent, t.trace_state, t.attempt_trace`;
 
 /** Skips the excluded queues (a JSON array) and, when @queues (a JSON array) is given, every other queue. */
 const QUEUE_FILTER = `AND t.queue NOT IN (SELECT value FROM json_each(@excluded))

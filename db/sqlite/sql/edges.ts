@@ -114,7 +114,7 @@ export const PARENT_BACK = `UPDATE Tasks SET parents_left = parents_left + 1,
 // ---- claim, delete, prune ---------------------------------------------------------------------------
 
 /** Claimed tasks' parents with their results, by child and parent id (a JSON array of child ids) */
-export const PARENTS_OF = `SELECT e.child_id, p.token, p.flow_node, p.command, p.status, p.result
+export const PARENTS_OF = `SELECT e.child_id, p.token, p.flow_node, p.command, p.status, p.result, p.attempt_trace
       FROM TaskEdges e JOIN Tasks p ON p.id = e.parent_id
       WHERE e.child_id IN (SELECT value FROM json_each(?)) ORDER BY e.child_id, e.parent_id`;
 

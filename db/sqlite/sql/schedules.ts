@@ -24,11 +24,12 @@ export const TASK_ACTIVE = "SELECT 1 AS active FROM Tasks WHERE token = ? AND st
 
 /**
  * A fire's task (token, queue, kind, command, payload, priority, run_after, max_attempts, timeout_ms, caller,
- * schedule_name, schedule_fire_at — NULL for a manual run — created_at). A tick fired already inserts nothing.
+ * schedule_name, schedule_fire_at — NULL for a manual run — created_at, trace_parent, trace_state). A tick fired
+ * already inserts nothing.
  */
 export const INSERT_FIRE = `INSERT INTO Tasks (token, queue, kind, command, payload, status, priority, run_after, max_attempts,
-      timeout_ms, concurrency_key, caller, schedule_name, schedule_fire_at, created_at)
-      VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      timeout_ms, concurrency_key, caller, schedule_name, schedule_fire_at, created_at, trace_parent, trace_state)
+      VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT DO NOTHING`;
 
 /** After a check: the next tick, and the last fire when there was one (next_fire_at, last_fire_at, last_token, name). */

@@ -71,6 +71,14 @@ export const LOG_ENDED_ATTEMPT = `INSERT INTO ExecutionLog (task_id, attempt, qu
       stage, started_at, ended_at, outcome, error_number, error_message, error_detail)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
+/**
+ * A traced attempt's span, kept on its log row (trace, task_id, attempt) and on its task (trace, id), where the next
+ * attempt (and a child's) finds it. Run only for an attempt that was traced, after its settlement was accepted: an
+ * untraced attempt leaves the task's last traced span (as SQL Server's FINISH does).
+ */
+export const LOG_ATTEMPT_TRACE = 'UPDATE ExecutionLog SET trace_parent = ? WHERE task_id = ? AND attempt = ?';
+export const TASK_ATTEMPT_TRACE = 'UPDATE Tasks SET attempt_trace = ? WHERE id = ?';
+
 // ---- settling batches -------------------------------------------------------------------------------
 
 export const BATCH_POLICY = 'SELECT status, on_failure FROM Batches WHERE id = ?';

@@ -54,6 +54,13 @@ export interface ClaimedTask {
    * a sql/procedure task's `@Parents`
    */
   parents: ParentResult[];
+  /** the W3C trace context stored with the task at enqueue (absent or null: none) */
+  traceParent?: string | null;
+  traceState?: string | null;
+  /** the traceparent of the span of the last traced attempt before this one (absent or null: none) */
+  previousTrace?: string | null;
+  /** the traceparents of the parents' last attempts (read with `parents`; absent: none) */
+  parentTraces?: string[];
 }
 
 /** What happens to a task when its attempt ends. The engine decides; the store applies. */
@@ -99,6 +106,8 @@ export interface AttemptResult {
   settlement: Settlement | StillRunning;
   /** a task claimed ahead whose start is not recorded yet: recorded with this result, in its transaction */
   start?: AttemptStart;
+  /** the traceparent of the attempt's span (lib/engine/tracing.ts), kept with the attempt; absent: not traced */
+  trace?: string;
 }
 
 export interface RescueResult {

@@ -86,6 +86,17 @@ export interface EnqueueInput {
    * has succeeded (types/flows.ts has the rules). Not with batchId.
    */
   dependsOn?: Dependency[];
+  /**
+   * the W3C trace context the task carries (lib/engine/tracing.ts): its attempts' spans continue that trace.
+   * Set by the front door from the active span (or a caller's `traceparent`); absent: none, nothing stored.
+   */
+  trace?: TraceContext | null;
+}
+
+/** A W3C trace context as stored with a task: `traceparent` (00-<trace id>-<span id>-<flags>) and `tracestate`. */
+export interface TraceContext {
+  traceparent: string;
+  tracestate: string | null;
 }
 
 export interface EnqueueResult {
@@ -122,6 +133,8 @@ export interface AttemptView {
   errorDetail: string | null;
   /** an attempt abandoned by the rescue of its expired lease: why (null otherwise, and for older attempts) */
   abandonReason: AbandonReason | null;
+  /** the trace id of this attempt's span, when it was traced (a retry's attempt is a trace of its own) */
+  traceId?: string | null;
   /** the task's max attempts now (in the attempt list; absent in a task's own history) */
   maxAttempts?: number;
   /** this attempt made its task dead: the task is dead and this was its last attempt (attempt list) */
@@ -163,6 +176,8 @@ export interface TaskView {
   /** how many tasks it depends on, and of those how many have not yet succeeded (or been let through by `run`) */
   parentCount: number;
   parentsLeft: number;
+  /** the trace id the task was enqueued in (its first attempt continues that trace); null: none */
+  traceId?: string | null;
 }
 
 export interface TaskDetail extends TaskView {
