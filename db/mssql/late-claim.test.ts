@@ -8,7 +8,8 @@ import { HandlerRegistry } from '../../lib/engine/handlers';
 import type { Logger } from '../../lib/engine/logger';
 import { Pool } from '../../lib/engine/pool';
 import { leaseMargin } from '../../lib/engine/pool-late';
-import { CLAIM_COLUMNS } from './test-support/replies';
+import { HOT, hotName } from './sql/hot';
+import { CLAIM_COLUMNS, claimRow, claimSlotsOf, isClaimRequest } from './test-support/replies';
 import { FakeTds, sessionRow, type FakeConnection, type FakeReply, type FakeRequest } from './test-support/fake-tds';
 import { openMssqlStore, type MssqlStore } from './store';
 
@@ -22,8 +23,9 @@ function server(claimDelayMs: number) {
   const finishes: string[] = [];
   const reply = (req: FakeRequest, conn: FakeConnection): FakeReply | undefined => {
     if (req.text.includes('SET CONTEXT_INFO @tag')) return { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] };
-    if (req.text.includes('readpast.Claim_v')) {
-      const rows = claimed ? [] : [claimRow(conn)];
+    if (isClaimRequest(req)) {
+      const slot = claimSlotsOf(req, conn)[0];
+      const rows = claimed || !slot ? [] : [claimRow(7, slot, { command: 'test.run' })];
       const delayMs = claimed ? 0 : claimDelayMs;
       claimed = true;
       return {
@@ -34,7 +36,7 @@ function server(claimDelayMs: number) {
         delayMs,
       };
     }
-    if (req.text.includes('readpast.Heartbeat_v'))
+    if (req.text.includes(hotName(HOT.heartbeat)))
       return {
         sets: [
           {
@@ -46,7 +48,7 @@ function server(claimDelayMs: number) {
           },
         ],
       };
-    if (req.text.includes('readpast.Finish_v')) {
+    if (req.text.includes(hotName(HOT.finish))) {
       finishes.push(req.text);
       return {
         sets: [
@@ -65,31 +67,6 @@ function server(claimDelayMs: number) {
     return undefined;
   };
   return { reply, finishes };
-}
-
-function claimRow(conn: FakeConnection): unknown[] {
-  const now = new Date();
-  return [
-    '7',
-    '00000000-0000-4000-8000-000000000007',
-    'default',
-    'handler',
-    'test.run',
-    '{}',
-    0,
-    1,
-    3,
-    null,
-    now,
-    now,
-    now,
-    null,
-    null,
-    null,
-    1000,
-    conn.spid,
-    1,
-  ];
 }
 
 function capture(): Logger & { warnings: { obj: unknown; msg: string }[] } {

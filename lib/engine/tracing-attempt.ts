@@ -71,10 +71,12 @@ export function startAttempt(task: ClaimedTask): AttemptSpan {
 }
 
 function endAttempt(span: Span, s: Settlement, err: unknown): string | null {
-  const outcome = s.kind === 'succeeded' ? 'succeeded' : s.kind === 'cancelled' ? 'cancelled' : s.outcome;
+  const outcome = s.kind === 'retry' || s.kind === 'dead' ? s.outcome : s.kind;
   span.setAttribute('readpast.outcome', outcome);
   if (s.kind === 'retry' || s.kind === 'dead') span.setAttribute('readpast.task.status', s.kind === 'retry' ? 'pending' : 'dead');
-  if (s.kind !== 'succeeded') {
+  // given back (a start the pool undid): pending again with nothing counted, no failure
+  if (s.kind === 'given_back') span.setAttribute('readpast.task.status', 'pending');
+  else if (s.kind !== 'succeeded') {
     // the handler's own error when it threw one; a stop (timeout, cancel, lease lost, shutdown) under its own name
     const type = outcome === 'failed' ? undefined : `readpast.${outcome}`;
     recordFailure(span, err ?? new Error(s.error?.message ?? outcome), type);
