@@ -1,13 +1,15 @@
 // `npm run bench`: throughput, latency and bulk-enqueue figures of the embedded SQLite store, next to
 // this machine's ceiling (a bare better-sqlite3 claim+complete loop over a plain table, same batch
 // size, same file settings), the cost of concurrency keys (bin/bench-keys.ts) and of dependencies
-// (bin/bench-flows.ts), and what an idle pool costs each store (bin/bench-idle.ts). The last line printed is one
-// JSON object. BENCH_ONLY=keys, flows or idle runs that case alone.
+// (bin/bench-flows.ts), what an idle pool costs each store (bin/bench-idle.ts) and where the time of an enqueue goes
+// (bin/bench-enqueue.ts). The last line printed is one JSON object. BENCH_ONLY=keys, flows, idle or enqueue runs that
+// case alone.
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openReadpast } from '../lib/api/open';
+import { benchEnqueue } from './bench-enqueue';
 import { benchFlows } from './bench-flows';
 import { benchIdle } from './bench-idle';
 import { benchKeys } from './bench-keys';
@@ -83,6 +85,7 @@ async function main() {
     keys: benchKeys,
     flows: benchFlows,
     idle: benchIdle,
+    enqueue: benchEnqueue,
   };
   const only = cases[process.env.BENCH_ONLY ?? ''] ?? null;
   if (only) {
@@ -169,6 +172,7 @@ async function main() {
   const keys = await benchKeys(dir, log);
   const flows = await benchFlows(dir, log);
   const idle = await benchIdle(dir, log);
+  const enqueue = await benchEnqueue(dir, log);
 
   rmSync(dir, { recursive: true, force: true });
   const round = (x: number) => Math.round(x);
@@ -196,6 +200,7 @@ async function main() {
       createRatio: flows.createRatio,
       createTarget: flows.createTarget,
       idle,
+      enqueue,
     }),
   );
 }

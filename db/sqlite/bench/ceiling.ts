@@ -20,8 +20,8 @@ const CHUNK = INSERT_CHUNKS[0]!;
 const PER_TX = 1_000;
 const BATCH = 64;
 
-/** A database file migrated by the store, opened bare with the store's settings. */
-async function migrated(file: string): Promise<Db> {
+/** A database file migrated by the store, opened bare with the store's settings, with its default queue. */
+export async function migrated(file: string): Promise<Db> {
   const store = await openSqliteStore(file);
   await store.close();
   const db = openDatabase(file);
@@ -38,6 +38,8 @@ const rowOf = (i: number, now: number) => [
   0,
   now,
   5,
+  // timeout_ms, dedup_key, concurrency_key, caller, batch_id, stage
+  null,
   null,
   null,
   null,
@@ -108,7 +110,7 @@ export async function drainPerTask(file: string, n: number): Promise<number> {
     const metrics = db.prepare(ADD_METRICS);
     const claimTx = db.transaction(() => {
       const now = Date.now();
-      const rows = heads.all({ excluded: '[]', queues: null, now, limit: BATCH }) as (Head & { run_after: number })[];
+      const rows = heads.all({ excluded: '[]', noKey: '[]', queues: null, now, limit: BATCH }) as (Head & { run_after: number })[];
       for (const c of rows) {
         start.run(c.attempts + 1, 'w-1', null, now + 30_000, now, c.id);
         log.run(c.id, c.attempts + 1, c.queue, c.kind, c.command, 'w-1', 1, null, null, null, now);
