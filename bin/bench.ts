@@ -1,14 +1,15 @@
 // `npm run bench`: throughput, latency and bulk-enqueue figures of the embedded SQLite store, next to
 // this machine's ceiling (a bare better-sqlite3 claim+complete loop over a plain table, same batch
 // size, same file settings), the cost of concurrency keys (bin/bench-keys.ts) and of dependencies
-// (bin/bench-flows.ts), what an idle pool costs each store (bin/bench-idle.ts) and the cost of OpenTelemetry
-// (bin/bench-tracing.ts). The last line printed is one JSON object. BENCH_ONLY=keys, flows, idle or tracing runs
-// that case alone.
+// (bin/bench-flows.ts), what an idle pool costs each store (bin/bench-idle.ts), the cost of OpenTelemetry
+// (bin/bench-tracing.ts) and where the time of an enqueue goes (bin/bench-enqueue.ts). The last line printed is one
+// JSON object. BENCH_ONLY=keys, flows, idle, tracing or enqueue runs that case alone.
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openReadpast } from '../lib/api/open';
+import { benchEnqueue } from './bench-enqueue';
 import { benchFlows } from './bench-flows';
 import { benchIdle } from './bench-idle';
 import { benchKeys } from './bench-keys';
@@ -86,6 +87,7 @@ async function main() {
     flows: benchFlows,
     idle: benchIdle,
     tracing: benchTracing,
+    enqueue: benchEnqueue,
   };
   const only = cases[process.env.BENCH_ONLY ?? ''] ?? null;
   if (only) {
@@ -173,6 +175,7 @@ async function main() {
   const flows = await benchFlows(dir, log);
   const idle = await benchIdle(dir, log);
   const tracing = await benchTracing(dir, log);
+  const enqueue = await benchEnqueue(dir, log);
 
   rmSync(dir, { recursive: true, force: true });
   const round = (x: number) => Math.round(x);
@@ -203,6 +206,7 @@ async function main() {
       untracedPerSec: tracing.untracedPerSec,
       tracedPerSec: tracing.tracedPerSec,
       tracingRatio: tracing.tracingRatio,
+      enqueue,
     }),
   );
 }

@@ -21,8 +21,8 @@ const CHUNK = INSERT_CHUNKS[0]!;
 const PER_TX = 1_000;
 const BATCH = 64;
 
-/** A database file migrated by the store, opened bare with the store's settings. */
-async function migrated(file: string): Promise<Db> {
+/** A database file migrated by the store, opened bare with the store's settings, with its default queue. */
+export async function migrated(file: string): Promise<Db> {
   const store = await openSqliteStore(file);
   await store.close();
   const db = openDatabase(file);
