@@ -17,6 +17,7 @@ import {
   MIN_TIMEOUT_MS,
   QUEUE_NAME,
 } from './limits';
+import { Slices } from './slices';
 import type { EnqueueInput } from './types';
 import { validateEnqueue, type EnqueueContext } from './validation';
 
@@ -104,7 +105,10 @@ export async function validateEnqueueMany(
     return v;
   };
   const out: EnqueueInput[] = [];
+  // thousands of tasks: the event loop runs between slices of them
+  const slices = new Slices();
   for (let i = 0; i < raws.length; i++) {
+    if (slices.due) await slices.pause();
     const fast = fastHandlerTask(raws[i], ctx, known, skip);
     let isKnown = fast?.known;
     if (isKnown instanceof Promise) {
