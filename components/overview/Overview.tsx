@@ -26,8 +26,9 @@ function Stat({ label, value, tone, sub, testId }: { label: string; value: numbe
       <div className="tabular mt-1 text-2xl font-semibold text-slate-900" data-testid={`${testId}-value`}>
         {typeof value === 'number' ? formatNumber(value) : value}
       </div>
+      {/* wraps rather than cut: a card is narrow beside six others */}
       {sub && (
-        <div className="mt-0.5 truncate text-xs text-slate-500" title={sub}>
+        <div className="mt-0.5 text-xs text-slate-500" data-testid={`${testId}-sub`}>
           {sub}
         </div>
       )}

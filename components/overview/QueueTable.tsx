@@ -89,8 +89,9 @@ export function QueueTable({ stats, health }: { stats: StatsJson; health?: Queue
             All<span className="hidden sm:inline"> queues</span>
           </span>
         ) : (
-          <div className="min-w-0">
-            <span className="inline-flex items-center gap-1.5 whitespace-nowrap">
+          <div className="min-w-0 sm:max-w-[16rem]">
+            {/* the badges wrap under a long name: the table fits 1280 px */}
+            <span className="flex flex-wrap items-center gap-x-1.5 gap-y-0.5">
               <Link
                 href={`/log?queue=${encodeURIComponent(r.queue)}`}
                 title={r.queue}
@@ -120,7 +121,7 @@ export function QueueTable({ stats, health }: { stats: StatsJson; health?: Queue
             {/* why its work waits (the same reason as GET /api/queues/{name}/why); narrow on a phone, where this
                 column stays pinned while the counts scroll under it */}
             {r.health?.why && (
-              <div className="mt-0.5 max-w-[10rem] sm:max-w-[18rem]">
+              <div className="mt-0.5 max-w-[10rem] sm:max-w-[16rem]">
                 <WhyLine why={r.health.why} testId="queue-why" />
               </div>
             )}

@@ -65,7 +65,9 @@ const columns: Column<QueueChangeJson>[] = [
 function PhoneRow({ c }: { c: QueueChangeJson }) {
   return (
     <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
-      <span className="min-w-0 truncate font-mono text-xs text-slate-700">{c.queue}</span>
+      <span className="min-w-0 truncate font-mono text-xs text-slate-700" title={c.queue}>
+        {c.queue}
+      </span>
       <Badge tone={c.field === 'paused' ? 'amber' : 'blue'}>{FIELD[c.field] ?? c.field}</Badge>
       <Change c={c} />
       <span className="ml-auto whitespace-nowrap text-xs text-slate-500">

@@ -19,7 +19,7 @@ export function FlowSummary({ q }: { q: QueueJson }) {
           {q.keyFrom !== null && (
             <span
               className="max-w-48 truncate rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[11px] text-slate-600"
-              title="keyFrom: tasks without a key get theirs from this path of the payload"
+              title={`key ${q.keyFrom}: tasks without a key get theirs from this path of the payload (keyFrom)`}
             >
               key {q.keyFrom}
             </span>

@@ -37,12 +37,12 @@ function QueueName({
   onEditFlow: (name: string) => void;
 }) {
   return (
-    <div className="flex min-w-0 items-center gap-2">
+    <div className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-0.5">
       <button
         type="button"
         onClick={() => onSelect(selected ? '' : q.name)}
         aria-pressed={selected}
-        title={selected ? 'Show every queue in the grants and history below' : 'Show only this queue in the grants and history below'}
+        title={`${q.name}: show ${selected ? 'every queue' : 'only this queue'} in the grants and history below`}
         data-testid="queue-select"
         className={cx(
           'max-w-56 truncate text-left font-mono text-sm font-medium hover:underline',
@@ -102,12 +102,14 @@ export function QueueList({
       key: 'queue',
       header: 'Queue',
       cell: (q) => (
-        <>
+        // as wide as its why note at most: the links wrap under a long name, the note under itself (the table
+        // fits 1280 px)
+        <div className="max-w-[19rem]">
           <QueueName q={q} selected={q.name === selected} onSelect={onSelect} onEditFlow={onEditFlow} />
           {/* why its ready work waits, the pending split and the oldest ready age (GET /api/why) */}
           <QueueWhy health={healthOf.get(q.name)} />
           <FlowSummary q={q} />
-        </>
+        </div>
       ),
     },
     {
@@ -137,8 +139,18 @@ export function QueueList({
           <Count n={q.granted} tone="text-amber-700" testId="queue-granted" />
         ),
     },
-    { key: 'limit', header: 'Limit', cell: (q) => <LimitEditor queue={q.name} limit={q.concurrencyLimit} /> },
-    { key: 'paused', header: 'Pause', cell: (q) => <PauseSwitch queue={q.name} paused={q.paused} /> },
+    {
+      // the row's controls, one column pinned at the end: in view beside the name however narrow the window
+      key: 'controls',
+      header: 'Limit · pause',
+      pin: 'end',
+      cell: (q) => (
+        <div className="flex flex-col items-start gap-1.5">
+          <LimitEditor queue={q.name} limit={q.concurrencyLimit} />
+          <PauseSwitch queue={q.name} paused={q.paused} />
+        </div>
+      ),
+    },
   ];
 
   return (

@@ -1,6 +1,8 @@
 // Housekeeping, safe to run from every process at once: lease rescue, lost workers, the depth sample,
-// and pruning (in chunks, each a short transaction of its own).
+// and pruning (in chunks, each a short transaction of its own; whole flows as a big write, big-write.ts).
 import { AUDIT_KEEP_MS } from '../../lib/engine/limits';
+import { Slices } from '../../lib/engine/slices';
+import type { Steps } from './big-write';
 import type { AbandonedCount, AbandonReason, PruneResult, RescueResult } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
 import { parentsFailed } from './edges';
@@ -109,14 +111,19 @@ export async function markLostWorkers(shared: Shared, staleMs: number): Promise<
 export async function prune(shared: Shared, olderThan: Date): Promise<PruneResult> {
   const cutoff = olderThan.getTime();
   const total = { tasks: 0, attempts: 0 };
+  // a chunk is a short transaction; between them the event loop runs (the process answers while a backlog goes)
+  const slices = new Slices();
   for (;;) {
     const r = await shared.tx((tally) => pruneChunk(shared.db, cutoff, PRUNE_CHUNK, tally));
     total.tasks += r.tasks;
     total.attempts += r.attempts;
     if (r.tasks < PRUNE_CHUNK) break;
+    if (slices.due) await slices.pause();
   }
   for (;;) {
-    const r = await shared.tx((tally) => pruneFlows(shared.db, cutoff, PRUNE_FLOWS, tally));
+    // whole flows (up to 10,000 tasks each): a big write, in slices (big-write.ts), when there is one to prune
+    if ((await read(() => stmt(shared.db, S.PRUNABLE_FLOWS).all(cutoff, cutoff, 1))).length === 0) break;
+    const r = await shared.write(Infinity, (db, tally) => pruneFlows(db, cutoff, PRUNE_FLOWS, tally));
     total.tasks += r.tasks;
     total.attempts += r.attempts;
     if (r.flows < PRUNE_FLOWS) break;
@@ -134,12 +141,15 @@ function pruneChunk(db: Db, cutoff: number, chunk: number, tally: Tally): PruneR
 }
 
 /** Delete up to `chunk` whole flows, finished before the cutoff, with their tasks, log rows and edges. */
-function pruneFlows(db: Db, cutoff: number, chunk: number, tally: Tally): PruneResult & { flows: number } {
+function* pruneFlows(db: Db, cutoff: number, chunk: number, tally: Tally): Steps<PruneResult & { flows: number }> {
   const flows = stmt(db, S.PRUNABLE_FLOWS).all(cutoff, cutoff, chunk) as { id: number }[];
   const out = { flows: flows.length, tasks: 0, attempts: 0 };
   for (const f of flows) {
     const rows = stmt(db, S.FLOW_TASKS).all(f.id) as (TaskKey & { id: number; status: string })[];
-    for (const t of rows) out.attempts += remove(db, t, tally);
+    for (const t of rows) {
+      out.attempts += remove(db, t, tally);
+      yield;
+    }
     out.tasks += rows.length;
     stmt(db, S.DELETE_FLOW).run(f.id);
   }

@@ -4,6 +4,7 @@
 import type { AuditWrite, CancelResult, CommandPort, DedupKeyHeld, DeleteResult, RetryResult } from '../../lib/engine/ports';
 import type { FailureFilter, RetryFailedResult, TaskStatus } from '../../lib/engine/types';
 import { deleteTaskOutput } from './attempt-logs';
+import type { Steps } from './big-write';
 import type { Db, Shared } from './connection';
 import { dropEdges, hasOpenChild, parentsFailed, retryTask } from './edges';
 import { releaseToken } from './queues';
@@ -92,26 +93,32 @@ export async function retryFailed(
   filter: FailureFilter,
   audit?: AuditWrite<RetryFailedResult>,
 ): Promise<RetryFailedResult> {
-  const out = await shared.tx((tally, now): RetryFailedResult => {
-    const { filters, params } = failureWhere(filter);
-    const rows = stmt(shared.db, S.retryCandidatesSql(filters)).all(...params) as Candidate[];
-    const taken = new Set<string>();
-    let retried = 0;
-    let held = 0;
-    // newest first: the first of a key comes back, the rest would hold it twice
-    for (const r of rows) {
-      if (r.dedup_key !== null) {
-        if (r.held || taken.has(r.dedup_key)) {
-          held++;
-          continue;
+  // how many is known only inside: written as a big write (in slices), whatever the count
+  const out = await shared.write(
+    Infinity,
+    function* (db, tally, now): Steps<RetryFailedResult> {
+      const { filters, params } = failureWhere(filter);
+      const rows = stmt(db, S.retryCandidatesSql(filters)).all(...params) as Candidate[];
+      const taken = new Set<string>();
+      let retried = 0;
+      let held = 0;
+      // newest first: the first of a key comes back, the rest would hold it twice
+      for (const r of rows) {
+        if (r.dedup_key !== null) {
+          if (r.held || taken.has(r.dedup_key)) {
+            held++;
+            continue;
+          }
+          taken.add(r.dedup_key);
         }
-        taken.add(r.dedup_key);
+        retryTask(db, r, r.prior, tally, now);
+        retried++;
+        yield;
       }
-      retryTask(shared.db, r, r.prior, tally, now);
-      retried++;
-    }
-    return { retried, skipped: { dedupKeyHeld: held } };
-  }, audit);
+      return { retried, skipped: { dedupKeyHeld: held } };
+    },
+    audit,
+  );
   if (out.retried) shared.wake();
   return out;
 }
@@ -144,12 +151,22 @@ export function deleteTask(shared: Shared, token: string, audit?: AuditWrite<Del
 
 /** delete every dead task matching the filter (not those an unfinished task depends on); returns how many */
 export function deleteFailed(shared: Shared, filter: FailureFilter, audit?: AuditWrite<number>): Promise<number> {
-  return shared.tx((tally) => {
-    const { filters, params } = failureWhere(filter);
-    const rows = (stmt(shared.db, S.matchingTasksSql(filters)).all(...params) as Row[]).filter((r) => !hasOpenChild(shared.db, r.id));
-    for (const r of rows) remove(shared.db, r, tally);
-    return rows.length;
-  }, audit);
+  // how many is known only inside: written as a big write (in slices), whatever the count
+  return shared.write(
+    Infinity,
+    function* (db, tally): Steps<number> {
+      const { filters, params } = failureWhere(filter);
+      let deleted = 0;
+      for (const r of stmt(db, S.matchingTasksSql(filters)).all(...params) as Row[]) {
+        if (hasOpenChild(db, r.id)) continue;
+        remove(db, r, tally);
+        deleted++;
+        yield;
+      }
+      return deleted;
+    },
+    audit,
+  );
 }
 
 /** this module's part of the CommandPort (store.ts binds it to the store's Shared) */

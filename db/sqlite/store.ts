@@ -29,7 +29,9 @@ import * as run from './run';
 import * as schedules from './schedules';
 import { finish } from './settle';
 import { withPayloadPreview } from './running-preview';
-import { refuseExternal, tallied, Transactions } from './transaction';
+import { closeTally, refuseExternal, tallied, Transactions } from './transaction';
+import { BIG_WRITE_ROWS, runSteps, slicedTx } from './big-write';
+import { Tally } from './tally';
 import * as workers from './workers';
 import { bindPort, slicesOf } from '../shared/bind';
 
@@ -73,7 +75,8 @@ export class SqliteStore implements Store {
   readonly sqlServer = null;
   private readonly db: Db;
   private readonly listeners = new Set<() => void>();
-  private readonly transactions: Transactions;
+  /** the second connection: withTransaction's, and big writes' (opened on first use) */
+  private side: Db | null = null;
   private closed = false;
 
   constructor(readonly path: string) {
@@ -82,6 +85,8 @@ export class SqliteStore implements Store {
     const listeners = this.listeners;
     // a caller's transaction (withTransaction) holds the write lock on its own connection: writers wait for it
     const gate = new WriteGate();
+    // the second connection: withTransaction's and big writes' (big-write.ts), opened on first use
+    const side = () => (this.side ??= openDatabase(path));
     const shared: Shared = {
       db,
       /** a write transaction; kept aggregates are flushed and batches settled before it commits */
@@ -101,6 +106,20 @@ export class SqliteStore implements Store {
         if (audited && id !== undefined) audited.id = id;
         return out;
       },
+      write: async (rows, fn, audited) => {
+        if (rows < BIG_WRITE_ROWS || path === ':memory:') return shared.tx((tally, now) => runSteps(fn(db, tally, now)), audited);
+        let id: number | undefined;
+        const out = await slicedTx(side, gate, function* (conn) {
+          const tally = new Tally();
+          const now = Date.now();
+          const r = yield* fn(conn, tally, now);
+          closeTally(conn, tally, now);
+          if (audited) id = audit.writeAudit(conn, now, audited, r);
+          return r;
+        });
+        if (audited && id !== undefined) audited.id = id;
+        return out;
+      },
       wake: () => {
         for (const l of listeners) {
           try {
@@ -112,7 +131,7 @@ export class SqliteStore implements Store {
       },
     };
 
-    const transactions = (this.transactions = new Transactions(path, gate, shared.wake));
+    const transactions = new Transactions(path, side, gate, shared.wake);
     // each port: its concern modules' slices bound to `shared` (db/shared/bind.ts), and what is the store's own
     this.worker = bindPort<WorkerPort, Shared>(shared, {
       ...slicesOf('workerSlice', concerns),
@@ -182,7 +201,8 @@ export class SqliteStore implements Store {
     if (this.closed) return;
     this.closed = true;
     this.listeners.clear();
-    this.transactions.close();
+    this.side?.close();
+    this.side = null;
     this.db.close();
   }
 }

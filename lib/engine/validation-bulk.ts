@@ -18,6 +18,7 @@ import {
   QUEUE_NAME,
 } from './limits';
 import { wellFormed } from './text';
+import { Slices } from './slices';
 import type { EnqueueInput } from './types';
 import { validateEnqueue, type EnqueueContext } from './validation';
 
@@ -110,7 +111,10 @@ export async function validateEnqueueMany(
     return v;
   };
   const out: EnqueueInput[] = [];
+  // thousands of tasks: the event loop runs between slices of them
+  const slices = new Slices();
   for (let i = 0; i < raws.length; i++) {
+    if ((i & 63) === 63 && slices.due) await slices.pause();
     const fast = fastHandlerTask(raws[i], ctx, known, skip);
     let isKnown = fast?.known;
     if (isKnown instanceof Promise) {

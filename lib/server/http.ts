@@ -1,6 +1,7 @@
 // Route-handler plumbing: bounded JSON bodies, zod-checked query strings, and one mapping of
 // errors to statuses (ValidationError 400 naming the field, NotFoundError 404, ConflictError 409).
 import { asActor } from '../api/audit';
+import { oneBigAtATime } from './big-requests';
 import { serverConfig } from './config';
 import { requestIdentity } from './guard';
 import { actorName, type Identity } from './identity';
@@ -79,8 +80,10 @@ export function handle<A extends unknown[]>(fn: (...args: A) => Promise<Response
     try {
       // the proxy has let this request in (proxy.ts); who it is becomes the actor of what it changes
       const req = args[0];
-      const user = req instanceof Request ? await requestUser(req) : 'unknown';
-      return await asActor({ name: user, source: 'api' }, () => fn(...args));
+      if (!(req instanceof Request)) return await asActor({ name: 'unknown', source: 'api' }, () => fn(...args));
+      const user = await requestUser(req);
+      // a big body waits for the big requests before it (big-requests.ts)
+      return await oneBigAtATime(req, () => asActor({ name: user, source: 'api' }, () => fn(...args)));
     } catch (err) {
       return errorResponse(err);
     }
