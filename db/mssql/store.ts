@@ -26,7 +26,7 @@ import { Shared, type AccessTokenProvider, type DriverCounts, type Logger, type 
 import { diagnoseMssql } from './doctor';
 import * as enqueue from './enqueue';
 import * as failures from './failures';
-import * as flow from './flow';
+import * as throttle from './throttle';
 import * as flows from './flows';
 import * as history from './history';
 import { Live } from './live';
@@ -62,7 +62,7 @@ const concerns = [
   reads,
   history,
   failures,
-  flow,
+  throttle,
   flows,
 ];
 
@@ -140,7 +140,7 @@ export class MssqlStore implements Store {
       claim: (slots, opts) => claims.claim(slots, opts),
       finish: settle,
       appendAttemptOutput: (batch) => attemptLogs.appendAttemptOutput(shared, batch),
-      nextRateOpening: (queues) => flow.nextRateOpening(shared, queues),
+      nextRateOpening: (queues) => throttle.nextRateOpening(shared, queues),
       runSql: (attempt, text, signal) => run.runSql(workers, attempt, text, signal),
       runProcedure: (attempt, name, params, signal) => run.runProcedure(workers, procs, attempt, name, params, signal),
       // in-process wake-ups, and the long poll that sees other processes' tasks (wake.ts)
