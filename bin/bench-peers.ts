@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { better, defineQueue, defineWorker } from 'plainjob';
 import { openReadpast } from '../lib/api/open';
 import { drainLeast, drainPerTask, insertCeiling } from '../db/sqlite/bench/ceiling';
+import { readModelOf } from '../lib/api/readpast';
 
 const N = Number(process.env.BENCH_TASKS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -111,7 +112,7 @@ async function readpastDrain(n: number, concurrency: number): Promise<number> {
   const t0 = performance.now();
   await pool.start();
   for (;;) {
-    const q = (await rp.reads.countsByQueue()).find((c) => c.queue === 'default');
+    const q = (await readModelOf(rp).countsByQueue()).find((c) => c.queue === 'default');
     if (q && q.succeeded >= n) break;
     await sleep(2);
   }

@@ -14,6 +14,7 @@ import { benchFlows } from './bench-flows';
 import { benchIdle } from './bench-idle';
 import { benchKeys } from './bench-keys';
 import { benchTracing } from './bench-tracing';
+import { readModelOf } from '../lib/api/readpast';
 
 const N = Number(process.env.BENCH_TASKS ?? 60_000);
 const BULK = Number(process.env.BENCH_BULK ?? 100_000);
@@ -124,7 +125,7 @@ async function main() {
   t0 = performance.now();
   await pool.start();
   for (;;) {
-    const q = (await rp.reads.countsByQueue()).find((c) => c.queue === 'default');
+    const q = (await readModelOf(rp).countsByQueue()).find((c) => c.queue === 'default');
     if (q && q.succeeded >= N) break;
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -149,12 +150,12 @@ async function main() {
     await new Promise((r) => setTimeout(r, 1));
   }
   for (;;) {
-    const q = (await lat.reads.countsByQueue()).find((c) => c.queue === 'default');
+    const q = (await readModelOf(lat).countsByQueue()).find((c) => c.queue === 'default');
     if (q && q.succeeded >= total) break;
     await new Promise((r) => setTimeout(r, 10));
   }
   await lpool.stop();
-  const points = await lat.reads.metrics(new Date(Date.now() - 3600_000));
+  const points = await readModelOf(lat).metrics(new Date(Date.now() - 3600_000));
   await lat.close();
   // exact per-task latency from the tables
   const db = new Database(join(dir, 'latency.db'), { readonly: true });

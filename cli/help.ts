@@ -217,7 +217,7 @@ set      Changes a queue's limits and/or pauses it, live, for every worker on th
          Prints the queue as one line (--json: {name, concurrencyLimit, paused, pending,
          running, granted, perKeyLimit, keyFrom, rateLimit, rate, keys, …}). Each change is
          recorded with who made it: cli:$USER (or cli).
-show     One queue: its limits, flow control, the rate window now (started of limit, when the
+show     One queue: its limits, throttle, the rate window now (started of limit, when the
          next start is allowed), the top keys by running then pending (--keys N, default 10) and
          its recent changes. --json: the queue as list prints it, with keys and changes.
          Exit 3 when there is no queue NAME.

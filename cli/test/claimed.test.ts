@@ -6,13 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { testBed } from './bed';
 import { allPages, waitFor, WorkerProcess } from './helpers';
+import { readModelOf } from '../../lib/api/readpast';
 
 const SHORT = 3_000;
 
 describe('tasks claimed ahead never wait behind a long task', () => {
   const bed = testBed();
 
-  const counts = async (queue: string) => (await bed.lib.reads.countsByQueue()).find((c) => c.queue === queue);
+  const counts = async (queue: string) => (await readModelOf(bed.lib).countsByQueue()).find((c) => c.queue === queue);
   const short = (from: number, n: number, queue: string) =>
     Array.from({ length: n }, (_, i) => ({ command: 'demo.echo', payload: { i: from + i }, queue, concurrencyKey: `k${from + i}` }));
 
@@ -72,7 +73,7 @@ describe('tasks claimed ahead never wait behind a long task', () => {
     // the pool claimed ahead meanwhile (listed apart, not as running)
     expect(claimedSeen).toBeGreaterThan(0);
     // one attempt per short task: none was abandoned, none spent an attempt while claimed ahead
-    const attempts = await allPages((cursor) => lib.reads.listAttempts({ queue: 'keyed', cursor, limit: 1000 }));
+    const attempts = await allPages((cursor) => readModelOf(lib).listAttempts({ queue: 'keyed', cursor, limit: 1000 }));
     expect(attempts.filter((a) => a.command === 'demo.echo')).toHaveLength(2 * SHORT);
     expect(attempts.every((a) => a.attempt === 1)).toBe(true);
     expect(await lib.cancel(long)).toBe('cancel_requested');
@@ -107,9 +108,9 @@ describe('tasks claimed ahead never wait behind a long task', () => {
       workers: [a, b],
     });
     // B ran what A gave back, while A's slots were still held
-    const longs = (await lib.reads.listTasks({ queue: 'long' })).items;
+    const longs = (await readModelOf(lib).listTasks({ queue: 'long' })).items;
     expect(longs.map((t) => t.status)).toEqual(['running', 'running']);
-    const attempts = await allPages((cursor) => lib.reads.listAttempts({ queue: 'short', cursor, limit: 1000 }));
+    const attempts = await allPages((cursor) => readModelOf(lib).listAttempts({ queue: 'short', cursor, limit: 1000 }));
     const late = attempts.filter((x) => x.startedAt.getTime() > longs[0]!.startedAt!.getTime());
     expect(late.length).toBeGreaterThan(0);
     expect(late.every((x) => bIds.has(x.workerId ?? ''))).toBe(true);

@@ -1,5 +1,5 @@
 'use client';
-// Recorded limit, pause and flow-control changes: when, by whom or from where, old → new.
+// Recorded limit, pause and throttle changes: when, by whom or from where, old → new.
 import { useState } from 'react';
 import { formatLocal } from '../format';
 import { useLive } from '../live';
@@ -93,7 +93,7 @@ export function ChangeHistory({ queue, all }: { queue: string; all: QueueChangeJ
       <CardHeader
         title={<>Change history{queue && <span className="font-mono text-slate-500"> · {queue}</span>}</>}
         subtitle={
-          'Every limit, pause and flow-control change, newest first (the name is the signed-in user, or where the change ' +
+          'Every limit, pause and throttle change, newest first (the name is the signed-in user, or where the change ' +
           'came from: dashboard, api, cli).'
         }
       />

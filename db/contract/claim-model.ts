@@ -17,7 +17,7 @@
 // time stops its store first (every later call through the walk's store is refused) and fails saying at
 // which step, so nothing keeps claiming in the background into the next seed.
 //
-// Flow control is in the walk too, drawn apart from its other moves (flowRng): tasks with concurrency keys (given,
+// Throttle is in the walk too, drawn apart from its other moves (throttleRng): tasks with concurrency keys (given,
 // or in the payload of a queue with keyFrom), queues with per-key limits and rate limits (queue-wide or per key),
 // changed now and then; the snapshot carries each task's key, each queue's per-key and rate limits, and every
 // attempt start (listAttempts), which the model's rate windows count.
@@ -92,7 +92,7 @@ const QUEUES = ['qa', 'qb', 'qc', 'qd'];
 const KEYS = ['k', 'K', 'acme', 'beta'];
 /**
  * Rate periods: long enough that no start leaves a window during a walk, so the snapshot and the claim a few
- * milliseconds later agree on every window (windows that roll are the contract tests' part, flow-control.ts).
+ * milliseconds later agree on every window (windows that roll are the contract tests' part, throttle.ts).
  */
 const RATE_PERIODS = [3600, 86_400];
 const HOUR = 3_600_000;
@@ -120,8 +120,8 @@ class Walk {
 
   /** draws the tasks whose "why" is checked: apart from `rng`, so the walk's own moves stay as they were */
   readonly whyRng: Rng;
-  /** draws keys and flow control (per-key limits, keyFrom, rate limits): apart from `rng`, for the same reason */
-  readonly flowRng: Rng;
+  /** draws keys and throttle (per-key limits, keyFrom, rate limits): apart from `rng`, for the same reason */
+  readonly throttleRng: Rng;
   /** draws dependencies (claim-model-deps.ts): apart from `rng`, for the same reason */
   readonly depRng: Rng;
   /**
@@ -142,7 +142,7 @@ class Walk {
     readonly whyPerStep: number,
   ) {
     this.whyRng = prng(seed ^ 0x5eed);
-    this.flowRng = prng(seed ^ 0xf10c);
+    this.throttleRng = prng(seed ^ 0xf10c);
     this.depRng = prng(seed ^ 0xda9);
     this.aheadRng = prng(seed ^ 0xa4ead);
   }
@@ -177,23 +177,23 @@ class Walk {
 
   /** a task's key: given, or in its payload for a queue's keyFrom (`$.k`), or none */
   keyed(): { payload: unknown; concurrencyKey?: string } {
-    const f = this.flowRng;
+    const f = this.throttleRng;
     const x = f.next();
     if (x < 0.3) return { payload: null, concurrencyKey: f.pick(KEYS) };
     if (x < 0.6) return { payload: { k: f.pick(KEYS) } };
     return { payload: null };
   }
 
-  /** Flow control of a queue, at random: a per-key limit, keyFrom, a rate limit (long periods: see RATE_PERIODS). */
-  async flow(q: string) {
-    const f = this.flowRng;
+  /** Throttle of a queue, at random: a per-key limit, keyFrom, a rate limit (long periods: see RATE_PERIODS). */
+  async throttle(q: string) {
+    const f = this.throttleRng;
     const rateLimit = f.chance(0.35) ? { limit: 1 + f.int(4), periodSeconds: f.pick(RATE_PERIODS), perKey: f.chance(0.4) } : null;
     const patch = { perKeyLimit: f.pick([null, null, 1, 2]), keyFrom: f.pick([null, '$.k']), rateLimit };
     await this.store.commands.setQueue(q, patch, 'contract');
   }
 
   async setUp() {
-    for (const q of QUEUES) await this.flow(q);
+    for (const q of QUEUES) await this.throttle(q);
     const r = this.rng;
     for (let i = 0; i < 4; i++) this.slots.push(await this.h.worker());
     // the walk's tasks run handler demo.echo: known, so that "why" does not stop at the handler
@@ -241,7 +241,7 @@ class Walk {
 
   /** One random move that changes what is claimable. */
   async move() {
-    if (this.flowRng.chance(0.06)) return this.flow(this.flowRng.pick(QUEUES));
+    if (this.throttleRng.chance(0.06)) return this.throttle(this.throttleRng.pick(QUEUES));
     const r = this.rng;
     const x = r.next();
     const running = [...this.running.values()];

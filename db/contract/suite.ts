@@ -16,7 +16,7 @@ import { countsTests } from './counts';
 import { dedupTests } from './dedup';
 import { doctorTests } from './doctor';
 import { fencingTests } from './fencing';
-import { flowControlTests } from './flow-control';
+import { throttleTests } from './throttle';
 import type { StoreFactory } from './harness';
 import { lifecycleTests } from './lifecycle';
 import { limitTests } from './limits';
@@ -57,7 +57,7 @@ export function storeContract(name: string, factory: StoreFactory, opts: Contrac
     aggregateTests(factory);
     workerTests(factory);
     limitTests(factory);
-    flowControlTests(factory);
+    throttleTests(factory);
     stageTests(factory);
     scheduleTests(factory);
     transactionTests(factory);

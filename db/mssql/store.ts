@@ -26,7 +26,7 @@ import { Shared, type AccessTokenProvider, type DriverCounts, type Logger, type 
 import { diagnoseMssql } from './doctor';
 import * as enqueue from './enqueue';
 import * as failures from './failures';
-import * as flow from './flow';
+import * as throttle from './throttle';
 import * as flows from './flows';
 import * as history from './history';
 import { Live } from './live';
@@ -63,7 +63,7 @@ const concerns = [
   reads,
   history,
   failures,
-  flow,
+  throttle,
   flows,
 ];
 
@@ -141,7 +141,7 @@ export class MssqlStore implements Store {
       claim: (slots, opts) => claims.claim(slots, opts),
       finish: settle,
       appendAttemptOutput: (batch) => attemptLogs.appendAttemptOutput(shared, batch),
-      nextRateOpening: (queues) => flow.nextRateOpening(shared, queues),
+      nextRateOpening: (queues) => throttle.nextRateOpening(shared, queues),
       // a traced attempt's database span learns its session and what it waited for (trace-waits.ts)
       runSql: (attempt, text, signal) => withWaitSampling(shared, attempt, () => run.runSql(workers, attempt, text, signal)),
       runProcedure: (attempt, name, params, signal) =>

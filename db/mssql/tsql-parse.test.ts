@@ -373,7 +373,7 @@ const PARAMETERS = new Set([
   'limit',
   'set_paused',
   'paused',
-  // queues.ts (flow control), flow.ts, reads.ts
+  // queues.ts (throttle), throttle.ts, reads.ts
   'set_key_limit',
   'key_limit',
   'set_key_from',

@@ -114,7 +114,7 @@ export interface QueueRow<C extends Cols> {
   max_attempts: number;
   timeout_ms: number | null;
   backoff_ms: number;
-  /** flow control (migration 14 on SQLite) */
+  /** throttle (migration 14 on SQLite) */
   per_key_limit: number | null;
   key_from: string | null;
   rate_limit: number | null;

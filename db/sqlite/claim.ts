@@ -9,9 +9,9 @@
 //    maxParallel, never past a failed stage of a batch that aborts); only batches with a due task the
 //    claim may take become lanes; lanes are merged by priority, ties going to the least recently served
 //    lane, so one large batch or key cannot starve another (keys take turns: ConcurrencyKeys.served_at);
-//  - flow control, for every task started (a keyed task of a batch too): its key's running tasks with a live
+//  - throttle, for every task started (a keyed task of a batch too): its key's running tasks with a live
 //    lease stay under the queue's per-key limit, and a rate-limited queue's start takes a rate slot
-//    (flow.ts) — a task that cannot start is skipped, no attempt spent; a queue whose window is full is
+//    (throttle.ts) — a task that cannot start is skipped, no attempt spent; a queue whose window is full is
 //    excluded like a full one;
 //  - a task of a limited queue starts only with a token granted in this transaction (Taskling's way:
 //    the queue row is written first, its lock column serialising grants for the queue).
@@ -25,7 +25,7 @@ import type { ClaimedTask, ClaimOptions, RateLimit, TaskKind, WorkerSlot } from 
 import { stageTimes } from './batches';
 import { readParents } from './edges';
 import type { Db, Shared } from './connection';
-import { freeSlot, rateKeyOf, rateOf, type RateRow, takeSlot } from './flow';
+import { freeSlot, rateKeyOf, rateOf, type RateRow, takeSlot } from './throttle';
 import * as S from './sql/claim';
 import { stmt } from './stmt';
 import type { Tally } from './tally';
@@ -101,7 +101,7 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
   /** claimed tasks with parents, whose results their attempts see */
   const children: ClaimedTask[] = [];
   const backoff = new Map<string, number>();
-  const flow = new Flow(db, now);
+  const throttle = new Throttle(db, now);
   /**
    * past the slots, tasks are claimed ahead (lib/engine/pool-queue.ts): such a task starts when a slot frees, so a
    * rate-limited queue never gives one (its rate slot would be dated before the start)
@@ -164,9 +164,9 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
       const slot = ahead ? opts.ahead!.claimer : slots[out.length]!;
       const attempt = c.attempts + 1;
       // the key's per-key limit and the queue's rate window, for every task (keyed tasks of a batch too)
-      if (!flow.mayStart(c, best.key !== null, ahead)) {
+      if (!throttle.mayStart(c, best.key !== null, ahead)) {
         if (best.key) best.room = 0;
-        if (ahead && flow.rateLimited(c.queue) && !noAhead.has(c.queue)) {
+        if (ahead && throttle.rateLimited(c.queue) && !noAhead.has(c.queue)) {
           noAhead.add(c.queue);
           starved = true;
         }
@@ -183,7 +183,7 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
         }
         cap.free.set(c.queue, free - 1);
       }
-      flow.started(c);
+      throttle.started(c);
       let b = backoff.get(c.queue);
       if (b === undefined) backoff.set(c.queue, (b = backoffOf(db, c.queue)));
       const task = ahead
@@ -271,10 +271,10 @@ function keyLanes(db: Db, filter: { excluded: string; queues: string | null; now
 }
 
 /**
- * A claim's flow control: whether a task may start under its key's per-key limit and its queue's rate window,
+ * A claim's throttle: whether a task may start under its key's per-key limit and its queue's rate window,
  * and the rate slot its start takes. Counted in the transaction, so tasks this claim started count too.
  */
-class Flow {
+class Throttle {
   private readonly queues = new Map<string, { perKeyLimit: number | null; rate: RateLimit | null }>();
 
   constructor(
@@ -285,7 +285,7 @@ class Flow {
   private of(queue: string) {
     let q = this.queues.get(queue);
     if (!q) {
-      const r = stmt(this.db, S.QUEUE_FLOW).get(queue) as (RateRow & { per_key_limit: number | null }) | undefined;
+      const r = stmt(this.db, S.QUEUE_THROTTLE).get(queue) as (RateRow & { per_key_limit: number | null }) | undefined;
       q = { perKeyLimit: r?.per_key_limit ?? null, rate: rateOf(r) };
       this.queues.set(queue, q);
     }

@@ -7,7 +7,7 @@ import type { AbandonedCount, AbandonReason, PruneResult, RescueResult } from '.
 import { read, type Db, type Shared } from './connection';
 import { parentsFailed } from './edges';
 import { endAttempt, type Ended } from './settle';
-import { pruneFlow } from './flow';
+import { pruneThrottle } from './throttle';
 import { pruneHistory, rollDue, rollHistory } from './history';
 import { depthSample, lastDepth } from '../shared/depth';
 import { remove } from './operators';
@@ -165,7 +165,7 @@ function pruneRest(db: Db, cutoff: number, now: number): void {
   stmt(db, S.PRUNE_QUEUE_CHANGES).run(cutoff);
   stmt(db, PRUNE_AUDIT).run(now - AUDIT_KEEP_MS);
   pruneHistory(db, now);
-  pruneFlow(db, now);
+  pruneThrottle(db, now);
 }
 
 /**

@@ -16,7 +16,7 @@ import { openDatabase, writeTx, WriteGate, type Db, type Shared } from './connec
 import { diagnoseSqlite } from './doctor';
 import * as enqueue from './enqueue';
 import * as failures from './failures';
-import * as flow from './flow';
+import * as throttle from './throttle';
 import * as flowCommands from './flow-commands';
 import * as history from './history';
 import * as maintenance from './maintenance';
@@ -52,7 +52,7 @@ const concerns = [
   flowReads,
   history,
   failures,
-  flow,
+  throttle,
   flowCommands,
 ];
 

@@ -180,7 +180,7 @@ export function metricsJson(points: MetricPoint[], since: Date, until: Date) {
   return out;
 }
 
-/** A queue with its flow control: the rate window now (`nextAt` ISO) and its top concurrency keys (when read). */
+/** A queue with its throttle: the rate window now (`nextAt` ISO) and its top concurrency keys (when read). */
 export function queueJson(q: QueueView, keys: KeyUsage[] = []) {
   return { ...q, rate: q.rate && { ...q.rate, nextAt: iso(q.rate.nextAt) }, keys: keys.map((k) => ({ ...k })) };
 }

@@ -31,6 +31,7 @@ import { DEFAULT_CHANGES_LISTED, Queues } from './queues';
 import { Runtime, type PoolConfig } from './runtime';
 import { Schedules } from './schedules';
 import { TaskCommands } from './task-commands';
+import { taskCounts } from './task-counts';
 import { TaskReads } from './task-reads';
 import type { ReadpastTransaction, TransactionOptions } from './transaction';
 import type {
@@ -49,6 +50,19 @@ import type { WaitOptions } from './wait';
 export type { EnqueueOptions, ReadpastOptions };
 export { MAX_BULK };
 
+/** Each front door's typed read model, kept off its public members (readModelOf). */
+const readModels = new WeakMap<object, ReadModel>();
+
+/**
+ * The typed read model (Dates, not JSON) behind a front door, for the library's own modules, its tests and benches.
+ * Internal: the package does not export it (index.ts); library users read through the front door's methods.
+ */
+export function readModelOf<H extends HandlerMap>(rp: Readpast<H>): ReadModel {
+  const reads = readModels.get(rp);
+  if (!reads) throw new Error('not a Readpast');
+  return reads;
+}
+
 /**
  * The front door. `H` is the handlers declared at openReadpast({ handlers }) (lib/api/typed.ts): with
  * them, enqueue and status are typed by command; without, they take anything and validate at run time.
@@ -56,8 +70,6 @@ export { MAX_BULK };
 export class Readpast<H extends HandlerMap = UntypedHandlers> {
   readonly registry: HandlerRegistry;
   readonly logger: Logger;
-  /** the typed read model (Dates, not JSON) for library users and tests; the JSON views below are built from it */
-  readonly reads: ReadModel;
   /** records every mutation of the front door in the AuditLog (who and from where: audit.ts asActor) */
   readonly audit: Audit;
   /** alert rules and fired alerts (lib/api/alerts.ts) */
@@ -76,7 +88,7 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
   constructor(store: Store, opts: ReadpastOptions = {}) {
     this.registry = opts.registry ?? defaultRegistry();
     this.logger = opts.logger ?? silentLogger;
-    this.reads = store.reads;
+    readModels.set(this, store.reads);
     this.audit = new Audit(store, this.logger);
     this.webhooks = webhookPolicy(opts.webhooks);
     this.alerts = new Alerts(store, this.audit, this.webhooks);
@@ -207,6 +219,10 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
   }
   running() {
     return this.taskReads.running();
+  }
+  /** the Tasks page's tab counts: per state, pending split into ready / scheduled / retrying; overall or of one queue */
+  taskCounts(queue?: string) {
+    return taskCounts(this.core.store.reads, queue);
   }
   attemptOutput(token: string, query: { attempt?: unknown; after?: unknown } = {}) {
     return this.taskReads.attemptOutput(token, query);

@@ -66,10 +66,10 @@ const keyRateFull = (q: string, queue: string, key: string) => `(${q}.rate_limit
             AND s.used_at > @now - ${q}.rate_period_s * 1000) >= ${q}.rate_limit)`;
 
 /**
- * A task (`t`) flow control lets start now (@now, @noKey): a task with no key outside the queues whose window of
+ * A task (`t`) throttle lets start now (@now, @noKey): a task with no key outside the queues whose window of
  * the tasks with no key is full; a keyed one under its queue's per-key limit and with room in its key's rate window.
  */
-const FLOW_OK = `(CASE WHEN t.concurrency_key IS NULL THEN t.queue NOT IN (SELECT value FROM json_each(@noKey))
+const THROTTLE_OK = `(CASE WHEN t.concurrency_key IS NULL THEN t.queue NOT IN (SELECT value FROM json_each(@noKey))
         ELSE NOT EXISTS (SELECT 1 FROM Queues fq WHERE fq.name = t.queue AND ((fq.per_key_limit IS NOT NULL
           AND (SELECT COUNT(*) FROM Tasks r INDEXED BY Tasks_key_open WHERE r.queue = t.queue AND r.concurrency_key = t.concurrency_key
             AND (r.status = 'pending' OR r.status IN ('claimed', 'running')) AND r.status IN ('claimed', 'running')
@@ -95,7 +95,7 @@ export const LIVE_BATCHES = `SELECT x.id, x.max_parallel, x.served_at, x.stage, 
         AND ${R.under_batch_max_parallel}
         AND ${R.not_after_failed_stage}
         AND EXISTS (SELECT 1 FROM Tasks t WHERE ${R.pending} AND ${R.batch_exists} AND t.stage = x.stage
-          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER} AND ${FLOW_OK})
+          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER} AND ${THROTTLE_OK})
       ORDER BY x.served_at, x.id LIMIT ${MAX_LANES}`;
 
 /**
@@ -145,7 +145,7 @@ export const MARK_KEY_SERVED = 'UPDATE ConcurrencyKeys SET served_at = ? WHERE q
 
 /** The due tasks of one batch's stage in dequeue order (@batch, @stage, @now, …); matches Tasks_batch_dequeue. */
 export const BATCH_HEADS = `SELECT ${HEAD_COLUMNS} FROM Tasks t WHERE ${R.pending} AND t.batch_id = @batch AND t.stage = @stage
-          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER} AND ${FLOW_OK} ORDER BY t.priority DESC, t.id LIMIT @limit`;
+          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER} AND ${THROTTLE_OK} ORDER BY t.priority DESC, t.id LIMIT @limit`;
 
 export const MARK_SERVED = 'UPDATE Batches SET served_at = ? WHERE id = ?';
 
@@ -192,10 +192,10 @@ export const LOG_ATTEMPT = `INSERT INTO ExecutionLog (task_id, attempt, queue, k
 
 export const QUEUE_BACKOFF = 'SELECT backoff_ms FROM Queues WHERE name = ?';
 
-/** A queue's flow control (name). */
-export const QUEUE_FLOW = 'SELECT per_key_limit, rate_limit, rate_period_s, rate_per_key FROM Queues WHERE name = ?';
+/** A queue's throttle (name). */
+export const QUEUE_THROTTLE = 'SELECT per_key_limit, rate_limit, rate_period_s, rate_per_key FROM Queues WHERE name = ?';
 
-// ---- rate slots, in the claim's transaction (flow.ts) ---------------------------------------------------
+// ---- rate slots, in the claim's transaction (throttle.ts) -----------------------------------------------
 
 export const RATE_STARTED = R.under_rate_limit;
 

@@ -1,4 +1,4 @@
-// SQL of flow control outside the claim (sql/claim.ts takes keys and rate slots): rate windows, key usage, the
+// SQL of throttle outside the claim (sql/claim.ts takes keys and rate slots): rate windows, key usage, the
 // slots a new rate starts from, and housekeeping.
 
 export const QUEUE_RATE = 'SELECT rate_limit, rate_period_s, rate_per_key FROM Queues WHERE name = ?';

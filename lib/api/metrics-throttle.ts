@@ -1,4 +1,4 @@
-// GET /metrics, flow control: per queue with a rate limit, its window now (limit, period, starts in the window,
+// GET /metrics, throttle: per queue with a rate limit, its window now (limit, period, starts in the window,
 // full or not) and its ready tasks held by a full window; per queue with a per-key limit, the setting and its
 // busiest key's running tasks. Keys are unbounded, so no series is labelled by a key: the busiest key stands
 // for them (one series per queue).
@@ -6,8 +6,8 @@ import { Gauge, type Registry } from 'prom-client';
 import type { ReadModel } from '../engine/ports';
 import type { PendingBreakdown, QueueView } from '../engine/types';
 
-/** Register the flow-control gauges of one scrape in `registry`. */
-export async function flowMetrics(registry: Registry, reads: ReadModel, queues: QueueView[], breakdown: PendingBreakdown[]) {
+/** Register the throttle gauges of one scrape in `registry`. */
+export async function throttleMetrics(registry: Registry, reads: ReadModel, queues: QueueView[], breakdown: PendingBreakdown[]) {
   const registers = [registry];
   const gauge = (name: string, help: string) => new Gauge({ name, help, labelNames: ['queue'], registers });
   const limit = gauge('readpast_rate_limit', 'Attempt starts allowed per window of a rate-limited queue (per key when per_key is 1).');

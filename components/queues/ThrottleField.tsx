@@ -1,8 +1,8 @@
 'use client';
-// One flow-control setting of a queue edited in place, as the limit is: type, then Save (or Enter) or Undo
-// (or Esc); checked while typing with the server's own rules, saved with setQueueFlow, recorded with who.
+// One throttle setting of a queue edited in place, as the limit is: type, then Save (or Enter) or Undo
+// (or Esc); checked while typing with the server's own rules, saved with setQueueThrottle, recorded with who.
 import { useEffect, useId, useState } from 'react';
-import { setQueueFlow, type QueueFlowChange } from '@/app/actions';
+import { setQueueThrottle, type QueueThrottleChange } from '@/app/actions';
 import { useCanOperate } from '../role';
 import { useAction } from '../useAction';
 import { Button } from '../ui/Button';
@@ -11,14 +11,14 @@ import { EditorNotes } from './EditorNotes';
 import type { QueueJson } from './types';
 
 /** What a typed value stands for: what to send and how it reads back (`none` for no setting), or a problem. */
-export type FlowParse = { ok: true; send: number | string | null; text: string } | { ok: false; error: string };
+export type ThrottleParse = { ok: true; send: number | string | null; text: string } | { ok: false; error: string };
 
-export interface FlowFieldSpec {
-  field: keyof QueueFlowChange;
+export interface ThrottleFieldSpec {
+  field: keyof QueueThrottleChange;
   label: string;
   /** the setting of a queue as text, `none` when unset */
   textOf: (q: QueueJson) => string;
-  parse: (typed: string) => FlowParse;
+  parse: (typed: string) => ThrottleParse;
   placeholder: string;
   hint: string;
   numeric?: boolean;
@@ -26,7 +26,7 @@ export interface FlowFieldSpec {
 
 const shown = (text: string) => (text === 'none' ? '' : text);
 
-function FlowFieldControl({ q, spec }: { q: QueueJson; spec: FlowFieldSpec }) {
+function ThrottleFieldControl({ q, spec }: { q: QueueJson; spec: ThrottleFieldSpec }) {
   const id = useId();
   const current = spec.textOf(q);
   const [value, setValue] = useState(shown(current));
@@ -36,7 +36,7 @@ function FlowFieldControl({ q, spec }: { q: QueueJson; spec: FlowFieldSpec }) {
     if (!dirty) setValue(shown(current));
   }, [current, dirty]);
 
-  const save = useAction(setQueueFlow, {
+  const save = useAction(setQueueThrottle, {
     success: (r) => `${q.name}: ${spec.label.toLowerCase()} ${current} → ${spec.textOf(r.queue)}`,
     toastErrors: false,
   });
@@ -51,7 +51,7 @@ function FlowFieldControl({ q, spec }: { q: QueueJson; spec: FlowFieldSpec }) {
   return (
     <form
       className="min-w-0"
-      data-testid="flow-field"
+      data-testid="throttle-field"
       data-field={spec.field}
       data-value={current}
       onSubmit={async (e) => {
@@ -69,7 +69,7 @@ function FlowFieldControl({ q, spec }: { q: QueueJson; spec: FlowFieldSpec }) {
       <div className="flex flex-wrap items-center gap-2">
         <input
           id={id}
-          data-testid="flow-input"
+          data-testid="throttle-input"
           inputMode={spec.numeric ? 'numeric' : 'text'}
           placeholder={spec.placeholder}
           value={value}
@@ -91,12 +91,12 @@ function FlowFieldControl({ q, spec }: { q: QueueJson; spec: FlowFieldSpec }) {
           )}
         />
         {dirty && changed && (
-          <Button type="submit" size="sm" variant="primary" busy={save.busy} data-testid="flow-save">
+          <Button type="submit" size="sm" variant="primary" busy={save.busy} data-testid="throttle-save">
             Save
           </Button>
         )}
         {dirty && (
-          <Button size="sm" variant="ghost" onClick={undo} data-testid="flow-undo">
+          <Button size="sm" variant="ghost" onClick={undo} data-testid="throttle-undo">
             Undo
           </Button>
         )}
@@ -104,19 +104,19 @@ function FlowFieldControl({ q, spec }: { q: QueueJson; spec: FlowFieldSpec }) {
       <p id={`${id}-hint`} className="mt-1 text-[11px] text-slate-500">
         {spec.hint}
       </p>
-      <EditorNotes prefix="flow" invalid={!parsed.ok && dirty ? parsed.error : null} error={error} />
+      <EditorNotes prefix="throttle" invalid={!parsed.ok && dirty ? parsed.error : null} error={error} />
     </form>
   );
 }
 
 /** the operator's control; a viewer sees the value */
-export function FlowField(props: { q: QueueJson; spec: FlowFieldSpec }) {
+export function ThrottleField(props: { q: QueueJson; spec: ThrottleFieldSpec }) {
   return useCanOperate() ? (
-    <FlowFieldControl {...props} />
+    <ThrottleFieldControl {...props} />
   ) : (
-    <div data-testid="flow-field" data-field={props.spec.field}>
+    <div data-testid="throttle-field" data-field={props.spec.field}>
       <p className="mb-1 text-xs font-medium text-slate-700">{props.spec.label}</p>
-      <span className="font-mono text-xs text-slate-700" data-testid="flow-value">
+      <span className="font-mono text-xs text-slate-700" data-testid="throttle-value">
         {props.spec.textOf(props.q)}
       </span>
     </div>

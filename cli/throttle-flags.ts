@@ -1,4 +1,4 @@
-// `queue set`'s flow-control flags → a queue patch, checked before the database is opened; each bad value is a
+// `queue set`'s throttle flags → a queue patch, checked before the database is opened; each bad value is a
 // UsageError naming its flag. `none` clears a setting:
 //   --per-key-limit N|none   running tasks of each concurrency key, at most
 //   --key-from PATH|none     a JSON path ($.customerId) a task without a key gets its key from
@@ -10,21 +10,21 @@ import { MAX_PER_KEY_LIMIT, MIN_PER_KEY_LIMIT } from '../lib/engine/limits';
 import type { RateLimit } from '../lib/engine/types';
 import { UsageError } from './errors';
 
-export interface FlowFlags {
+export interface ThrottleFlags {
   'per-key-limit'?: string;
   'key-from'?: string;
   rate?: string;
   'rate-per-key'?: boolean;
 }
 
-export interface FlowPatch {
+export interface ThrottlePatch {
   perKeyLimit?: number | null;
   keyFrom?: string | null;
   rateLimit?: RateLimit | null;
 }
 
 /** Request field (as ValidationError names it, `rateLimit.limit` included) → the flag that set it. */
-export function flowFlagOf(field: string): string | null {
+export function throttleFlagOf(field: string): string | null {
   if (field === 'perKeyLimit') return '--per-key-limit';
   if (field === 'keyFrom') return '--key-from';
   if (field === 'rateLimit' || field.startsWith('rateLimit.')) return '--rate';
@@ -65,9 +65,9 @@ function rate(value: string, perKey: boolean): RateLimit | null {
   return r && (perKey ? { ...r, perKey: true } : r);
 }
 
-/** The flow-control part of a queue patch (empty when no flag of it is given). */
-export function flowPatch(values: FlowFlags): FlowPatch {
-  const patch: FlowPatch = {};
+/** The throttle part of a queue patch (empty when no flag of it is given). */
+export function throttlePatch(values: ThrottleFlags): ThrottlePatch {
+  const patch: ThrottlePatch = {};
   if (values['per-key-limit'] !== undefined) patch.perKeyLimit = perKeyLimit(values['per-key-limit']);
   if (values['key-from'] !== undefined) patch.keyFrom = keyFrom(values['key-from']);
   if (values.rate !== undefined) patch.rateLimit = rate(values.rate, values['rate-per-key'] === true);
@@ -75,8 +75,8 @@ export function flowPatch(values: FlowFlags): FlowPatch {
   return patch;
 }
 
-/** parseArgs options of the flow-control flags. */
-export const FLOW_OPTIONS = {
+/** parseArgs options of the throttle flags. */
+export const THROTTLE_OPTIONS = {
   'per-key-limit': { type: 'string' },
   'key-from': { type: 'string' },
   rate: { type: 'string' },

@@ -1,4 +1,4 @@
-// Flow control on the Queues page against the real server: a per-key limit, a keyFrom path and a rate limit set
+// Throttle on the Queues page against the real server: a per-key limit, a keyFrom path and a rate limit set
 // in place (Save, toast, recorded), then seen working — one running task per key, the rate window full with its
 // next start, the top keys by running and pending; the Tasks page filtered by key; bad PATCH fields → 400 naming
 // them. Screenshots of the Queues page at 1280 and 390 px go to /tmp/fc-shots/.
@@ -28,15 +28,15 @@ async function cancelAll(request: APIRequestContext, tokens: string[]) {
   for (const t of tokens) await request.post(`/api/tasks/${t}/cancel`);
 }
 
-/** Set one flow-control field of the editor in place: type, Save, and wait for its toast. */
-async function setFlow(page: Page, field: string, typed: string, toast: string) {
-  const f = page.locator(`[data-testid="flow-field"][data-field="${field}"]`);
-  await f.getByTestId('flow-input').fill(typed);
-  await f.getByTestId('flow-save').click();
+/** Set one throttle field of the editor in place: type, Save, and wait for its toast. */
+async function setThrottle(page: Page, field: string, typed: string, toast: string) {
+  const f = page.locator(`[data-testid="throttle-field"][data-field="${field}"]`);
+  await f.getByTestId('throttle-input').fill(typed);
+  await f.getByTestId('throttle-save').click();
   await expect(page.getByTestId('toast-success').filter({ hasText: toast })).toBeVisible();
 }
 
-test('PATCH /api/queues/{name} refuses bad flow-control fields with 400 naming the field', async ({ request }) => {
+test('PATCH /api/queues/{name} refuses bad throttle fields with 400 naming the field', async ({ request }) => {
   const name = unique('fc-api');
   const cases: [Record<string, unknown>, string, RegExp][] = [
     [{ perKeyLimit: 0 }, 'perKeyLimit', /at least 1/],
@@ -81,27 +81,27 @@ test('set a per-key limit, keyFrom and a rate on the Queues page; see the gauge 
 
   await page.goto('/queues');
   const row = page.locator(`[data-testid="queue-row"][data-queue="${name}"]`);
-  const card = page.getByTestId('flow-card');
-  // "flow" beside the queue's name opens its flow control below the list
-  await row.getByTestId('flow-edit').click();
+  const card = page.getByTestId('throttle-card');
+  // "throttle" beside the queue's name opens its throttle below the list
+  await row.getByTestId('throttle-edit').click();
   await expect(page).toHaveURL(new RegExp(`[?&]queue=${name}`));
   await expect(card).toContainText(name);
   // the keys are there before anything runs: pending only
   await expect(card.locator('[data-testid="top-key"][data-key="acme"]').getByTestId('top-key-pending')).toHaveText('3 pend');
 
   // an invalid value is refused before it is sent
-  const perKey = card.locator('[data-testid="flow-field"][data-field="perKeyLimit"]');
-  await perKey.getByTestId('flow-input').fill('0');
-  await expect(perKey.getByTestId('flow-invalid')).toBeVisible();
-  await expect(perKey.getByTestId('flow-save')).toHaveCount(0);
-  await setFlow(page, 'perKeyLimit', '1', `${name}: per-key limit none → 1`);
+  const perKey = card.locator('[data-testid="throttle-field"][data-field="perKeyLimit"]');
+  await perKey.getByTestId('throttle-input').fill('0');
+  await expect(perKey.getByTestId('throttle-invalid')).toBeVisible();
+  await expect(perKey.getByTestId('throttle-save')).toHaveCount(0);
+  await setThrottle(page, 'perKeyLimit', '1', `${name}: per-key limit none → 1`);
   await expect(row).toHaveAttribute('data-per-key-limit', '1');
 
-  const keyFrom = card.locator('[data-testid="flow-field"][data-field="keyFrom"]');
-  await keyFrom.getByTestId('flow-input').fill('customer id');
-  await expect(keyFrom.getByTestId('flow-invalid')).toContainText('JSON path');
-  await setFlow(page, 'keyFrom', '$.customerId', `${name}: key from payload none → $.customerId`);
-  await setFlow(page, 'rateLimit', '2/1m', `${name}: rate limit none → 2/1m`);
+  const keyFrom = card.locator('[data-testid="throttle-field"][data-field="keyFrom"]');
+  await keyFrom.getByTestId('throttle-input').fill('customer id');
+  await expect(keyFrom.getByTestId('throttle-invalid')).toContainText('JSON path');
+  await setThrottle(page, 'keyFrom', '$.customerId', `${name}: key from payload none → $.customerId`);
+  await setThrottle(page, 'rateLimit', '2/1m', `${name}: rate limit none → 2/1m`);
   await expect(row).toHaveAttribute('data-rate', '2/1m');
   expect(await queueOf(request, name)).toMatchObject({
     perKeyLimit: 1,

@@ -1,4 +1,4 @@
-// Flow control on SQL Server as TypeScript generates it (issue 24; the behaviour itself is the contract suite's,
+// Throttle on SQL Server as TypeScript generates it (issue 24; the behaviour itself is the contract suite's,
 // run with MSSQL_URL): migration 19's tables and indexes, the claim's lock order over ConcurrencyKeys and
 // RateSlots, every writer that makes a task pending making sure of its key's row before it locks Tasks, and
 // the row shapes that carry a task's key.
@@ -26,7 +26,7 @@ function at(text: string, needle: string): number {
   return i;
 }
 
-describe('migration 19: flow control', () => {
+describe('migration 19: throttle', () => {
   it('adds the key column, the queue settings, ConcurrencyKeys and RateSlots (clustered keys, binary keys)', () => {
     const text = v19.batches.join('\n');
     expect(text).toContain('ADD concurrency_key nvarchar(200) COLLATE Latin1_General_100_BIN2 NULL');

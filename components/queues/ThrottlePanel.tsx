@@ -1,20 +1,20 @@
 'use client';
-// The flow control of the selected queue: its per-key limit, keyFrom path and rate limit edited live, the
+// The throttle of the selected queue: its per-key limit, keyFrom path and rate limit edited live, the
 // rate window now, and its busiest keys (GET /api/queues/{name}/keys).
 import { ValidationError } from '@/lib/engine/errors';
 import { keyFromProblem, parseRate, rateText } from '@/lib/engine/keys';
 import { MAX_PER_KEY_LIMIT, MIN_PER_KEY_LIMIT } from '@/lib/engine/limits';
 import { useLive } from '../live';
 import { Card, CardHeader } from '../ui/Card';
-import { FlowField, type FlowFieldSpec, type FlowParse } from './FlowField';
+import { ThrottleField, type ThrottleFieldSpec, type ThrottleParse } from './ThrottleField';
 import { RateGauge, type RateJson } from './RateGauge';
 import { TopKeys, type KeyJson } from './TopKeys';
 import type { QueueJson } from './types';
 
 const none = (typed: string) => typed.trim() === '' || typed.trim().toLowerCase() === 'none';
-const NONE: FlowParse = { ok: true, send: null, text: 'none' };
+const NONE: ThrottleParse = { ok: true, send: null, text: 'none' };
 
-export const FLOW_FIELDS: FlowFieldSpec[] = [
+export const THROTTLE_FIELDS: ThrottleFieldSpec[] = [
   {
     field: 'perKeyLimit',
     label: 'Per-key limit',
@@ -60,7 +60,7 @@ export const FLOW_FIELDS: FlowFieldSpec[] = [
   },
 ];
 
-export function FlowPanel({ q }: { q: QueueJson }) {
+export function ThrottlePanel({ q }: { q: QueueJson }) {
   const live = useLive<{ keys: KeyJson[]; rate: RateJson | null }>(
     ['queue-keys', q.name],
     `/api/queues/${encodeURIComponent(q.name)}/keys?limit=20`,
@@ -68,31 +68,31 @@ export function FlowPanel({ q }: { q: QueueJson }) {
   const keys = live.data?.keys ?? q.keys;
   const rate = live.data ? live.data.rate : q.rate;
   return (
-    <Card className="mb-5" testId="flow-card">
+    <Card className="mb-5" testId="throttle-card">
       <CardHeader
         title={
           <>
-            Flow control of <span className="font-mono">{q.name}</span>
+            Throttle of <span className="font-mono">{q.name}</span>
           </>
         }
         subtitle="Keys take turns within the queue (priority still first). Changes apply to the next claim and are recorded."
       />
       <div className="grid gap-4 p-4 md:grid-cols-3">
-        {FLOW_FIELDS.map((spec) => (
-          <FlowField key={spec.field} q={q} spec={spec} />
+        {THROTTLE_FIELDS.map((spec) => (
+          <ThrottleField key={spec.field} q={q} spec={spec} />
         ))}
       </div>
       <div className="grid gap-4 border-t border-slate-100 p-4 md:grid-cols-2">
-        <section data-testid="flow-window">
+        <section data-testid="throttle-window">
           <h3 className="mb-2 text-xs font-medium uppercase tracking-wide text-slate-400">Rate window</h3>
           {q.rate ? <RateGauge rate={q.rate} wide /> : <p className="text-xs text-slate-500">No rate limit: starts are not counted.</p>}
         </section>
         <section>
           <h3 className="mb-2 text-xs font-medium uppercase tracking-wide text-slate-400">Top keys (running, then pending)</h3>
           {keys.length ? (
-            <TopKeys queue={q.name} keys={keys} perKeyLimit={q.perKeyLimit} testId="flow-keys" />
+            <TopKeys queue={q.name} keys={keys} perKeyLimit={q.perKeyLimit} testId="throttle-keys" />
           ) : (
-            <p className="text-xs text-slate-500" data-testid="flow-keys-empty">
+            <p className="text-xs text-slate-500" data-testid="throttle-keys-empty">
               No key has running or pending tasks.
             </p>
           )}

@@ -1,4 +1,4 @@
-// Flow control: concurrency keys (a queue's per-key limit, keys derived by keyFrom, binary-compared), fair
+// Throttle: concurrency keys (a queue's per-key limit, keys derived by keyFrom, binary-compared), fair
 // turns across keys, rate limits over a window of time (queue-wide and per key), and what the read model and
 // "why isn't it running?" show of them; setQueue records every change.
 import { describe, expect, it } from 'vitest';
@@ -8,8 +8,8 @@ import { whyOfTask } from '../../lib/engine/why-read';
 import type { ClaimedTask } from '../../lib/engine/types';
 import { LONG_LEASE, sleep, useStore, type StoreFactory } from './harness';
 
-export function flowControlTests(factory: StoreFactory) {
-  describe('flow control: concurrency keys', () => {
+export function throttleTests(factory: StoreFactory) {
+  describe('throttle: concurrency keys', () => {
     const h = useStore(factory);
 
     it('a per-key limit holds across claims: one key at its limit never crowds out another', async () => {
@@ -177,7 +177,7 @@ export function flowControlTests(factory: StoreFactory) {
     });
   });
 
-  describe('flow control: fair turns across keys', () => {
+  describe('throttle: fair turns across keys', () => {
     const h = useStore(factory);
 
     /** enqueue A × `many`, then B…K × `few` each, in that order; returns the key of each token */
@@ -242,7 +242,7 @@ export function flowControlTests(factory: StoreFactory) {
     });
   });
 
-  describe('flow control: rate limits', () => {
+  describe('throttle: rate limits', () => {
     const h = useStore(factory);
 
     it('at most `limit` starts in a window; the next waits until the oldest leaves it', async () => {
@@ -325,7 +325,7 @@ export function flowControlTests(factory: StoreFactory) {
     });
   });
 
-  describe('flow control: visible and editable', () => {
+  describe('throttle: visible and editable', () => {
     const h = useStore(factory);
 
     it('"why" names the key holders and the rate numbers', async () => {
@@ -354,7 +354,7 @@ export function flowControlTests(factory: StoreFactory) {
       expect(r.text).toMatch(/^Rate limit: 2 of 2 started in the last 60 s; next start in (1m 0s|\d+s)$/);
     });
 
-    it('setQueue records every flow-control change; an unchanged value records nothing', async () => {
+    it('setQueue records every throttle change; an unchanged value records nothing', async () => {
       const { store } = h();
       const s = await store.commands.setQueue(
         'ed',

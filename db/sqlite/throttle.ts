@@ -1,4 +1,4 @@
-// Flow control in the SQLite store: rate slots taken in the claim's transaction, the rate windows and key usage
+// Throttle in the SQLite store: rate slots taken in the claim's transaction, the rate windows and key usage
 // the read model shows, the slots a new rate starts from, and their housekeeping. A rate-limited (queue, rate_key)
 // owns slots 1..limit in RateSlots; an attempt start takes the one used longest ago once it has left the window
 // (creating the next one while fewer than `limit` exist), so at most `limit` starts fall in any window. A lowered
@@ -8,7 +8,7 @@ import type { KeyUsage, RateLimit, RateUsage } from '../../lib/engine/types';
 import type { Slice } from '../shared/bind';
 import { read, type Db, type Shared } from './connection';
 import { DROP_SLOTS_ABOVE, MAX_SLOT, OLDEST_SLOT, RATE_STARTED, TAKE_SLOT } from './sql/claim';
-import * as S from './sql/flow';
+import * as S from './sql/throttle';
 import { stmt } from './stmt';
 
 /** The rate key of a task: its key under a per-key rate ('' for none), else '' (the queue's one window). */
@@ -110,7 +110,7 @@ export function queueKeys(shared: Shared, queue: string, limit: number): Promise
 }
 
 /** Housekeeping: rows of keys with no pending or running task, slots of queues no longer rate limited or out of every window. */
-export function pruneFlow(db: Db, now: number): void {
+export function pruneThrottle(db: Db, now: number): void {
   stmt(db, S.PRUNE_KEYS).run();
   stmt(db, S.PRUNE_SLOTS).run(now);
 }

@@ -1,6 +1,6 @@
-// Flow control on SQL Server, read side: a queue's concurrency keys by running and pending tasks, and a rate
+// Throttle on SQL Server, read side: a queue's concurrency keys by running and pending tasks, and a rate
 // window now (sql/keys.ts). The writes are the claim's (sql/claim.ts), the enqueue's and setQueue's.
-import type { ReadModel, WorkerPort } from '../../lib/engine/ports';
+import type { ReadModel } from '../../lib/engine/ports';
 import type { KeyUsage, RateUsage } from '../../lib/engine/types';
 import type { Slice } from '../shared/bind';
 import { sql, type Shared } from './connection';
@@ -55,6 +55,3 @@ export async function nextRateOpening(shared: Shared, queues: string[] | null): 
 
 /** this module's part of the ReadModel (store.ts binds it to the store's Shared) */
 export const readSlice = { queueKeys, rateWindow } satisfies Slice<Shared, ReadModel>;
-
-/** this module's part of the WorkerPort */
-export const workerSlice = { nextRateOpening } satisfies Slice<Shared, WorkerPort>;

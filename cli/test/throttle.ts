@@ -1,6 +1,6 @@
-// Flow-control measures over the ExecutionLog (keys, rate windows, turns): attempts with their task's
+// Throttle measures over the ExecutionLog (keys, rate windows, turns): attempts with their task's
 // concurrency key, and the most starts any sliding window holds.
-import type { Readpast } from '../../lib/api/readpast';
+import { readModelOf, type Readpast } from '../../lib/api/readpast';
 import type { AttemptView, TaskView } from '../../lib/engine/types';
 import { allPages } from './helpers';
 
@@ -8,10 +8,10 @@ import { allPages } from './helpers';
 export type KeyedAttempt = AttemptView & { key: string | null };
 
 export const queueAttempts = (lib: Readpast, queue: string): Promise<AttemptView[]> =>
-  allPages((cursor) => lib.reads.listAttempts({ queue, cursor, limit: 500 }));
+  allPages((cursor) => readModelOf(lib).listAttempts({ queue, cursor, limit: 500 }));
 
 export const queueTasks = (lib: Readpast, queue: string): Promise<TaskView[]> =>
-  allPages((cursor) => lib.reads.listTasks({ queue, cursor, limit: 500 }));
+  allPages((cursor) => readModelOf(lib).listTasks({ queue, cursor, limit: 500 }));
 
 /** Every attempt of `queue`, oldest start first, each with its task's key. */
 export async function keyedAttempts(lib: Readpast, queue: string): Promise<KeyedAttempt[]> {
