@@ -106,7 +106,7 @@ function foreignImports(blocks: CodeBlock[]): string[] {
     [...code.matchAll(/\bfrom\s+'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g)].map((m) => `${line}: ${m[1] ?? m[2]}`),
   );
   // readpast itself, Node's modules, and the user's own driver or credentials in the SQL Server examples
-  return imports.filter((i) => !/: (readpast|node:\w+|mssql|@azure\/identity)$/.test(i));
+  return imports.filter((i) => !/: (readpast|node:\w+|mssql|@azure\/identity|@opentelemetry\/[\w-]+)$/.test(i));
 }
 
 describe("README's code is a package user's", () => {

@@ -339,8 +339,9 @@ await rp.enqueue({ command: 'billing.refund', payload: { id: 42 } });
     const compiled: string[] = [];
     for (const { line, lang, code } of readmeCode()) {
       if (lang !== 'ts') continue;
-      // (the SQL Server examples use the project's own driver or credentials, not installed here)
-      if (/from '(mssql|@azure\/identity)'/.test(code)) continue;
+      // (the SQL Server examples use the project's own driver or credentials, the OpenTelemetry one its own SDK: not
+      // installed here)
+      if (/from '(mssql|@azure\/identity|@opentelemetry\/[\w-]+)'/.test(code)) continue;
       const needs = context.filter(([uses, defines]) => uses.test(code) && !defines.test(code)).map(([, , def]) => def);
       const preamble = needs.length ? [`import * as readpast from 'readpast';`, ...needs, ''].join('\n') : '';
       writeFileSync(join(dir, `readme-${line}.ts`), preamble + code);
