@@ -39,10 +39,11 @@ export const CLOSE_ORPHAN_ATTEMPTS = `UPDATE ExecutionLog SET ended_at = ?, outc
         AND t.attempts = ExecutionLog.attempt)`;
 
 /**
- * Whether the rescue has anything to do (now): a running task whose lease ended, or an attempt left open though its
+ * Whether the rescue has anything to do (now): a running or claimed task whose lease ended, or an attempt left open though its
  * task moved on. Read first, outside any write transaction: an idle store takes no write lock for it.
  */
-export const RESCUE_DUE = `SELECT 1 AS due WHERE EXISTS (SELECT 1 FROM Tasks t WHERE t.status = 'running' AND t.lease_until < ?)
+export const RESCUE_DUE = `SELECT 1 AS due WHERE EXISTS (SELECT 1 FROM Tasks t INDEXED BY Tasks_running
+        WHERE t.status IN ('claimed', 'running') AND t.lease_until < ?)
       OR EXISTS (SELECT 1 FROM ExecutionLog l WHERE l.ended_at IS NULL AND NOT EXISTS (SELECT 1 FROM Tasks t
         WHERE t.id = l.task_id AND t.status = 'running' AND t.attempts = l.attempt))`;
 
