@@ -26,7 +26,7 @@ export const CLAIM_RULE_SQL = {
   not_after_failed_stage: "NOT (x.on_failure = 'abort' AND x.failed_stage IS NOT NULL AND x.stage > x.failed_stage)",
   under_batch_max_parallel: '(x.max_parallel IS NULL OR x.running < x.max_parallel)',
   // a key's running and claimed tasks with a live lease (queue, concurrency_key, now), compared with the queue's per_key_limit
-  under_key_limit: `SELECT COUNT(*) AS n FROM Tasks INDEXED BY Tasks_key_open WHERE queue = ? AND concurrency_key = ?
+  under_key_limit: `SELECT COUNT(*) AS n FROM Tasks INDEXED BY Tasks_key_held WHERE queue = ? AND concurrency_key = ?
       AND (status = 'pending' OR status IN ('claimed', 'running'))
       AND status IN ('claimed', 'running') AND lease_until >= ?`,
   // attempts started in a rate window (queue, rate_key, now − period), compared with the queue's rate_limit
@@ -46,7 +46,7 @@ export const PAUSED_OR_LIMITED_QUEUES = `SELECT name, concurrency_limit, paused,
  */
 export const RUNNING_LIVE = R.under_queue_limit;
 
-/** Running tasks of a (queue, key) with a live lease (queue, concurrency_key, now): a seek of Tasks_key_open. */
+/** Running tasks of a (queue, key) with a live lease (queue, concurrency_key, now): a seek of Tasks_key_held. */
 export const KEY_RUNNING = R.under_key_limit;
 
 // ---- lanes and their heads ------------------------------------------------------------------------
@@ -71,7 +71,7 @@ const keyRateFull = (q: string, queue: string, key: string) => `(${q}.rate_limit
  */
 const THROTTLE_OK = `(CASE WHEN t.concurrency_key IS NULL THEN t.queue NOT IN (SELECT value FROM json_each(@noKey))
         ELSE NOT EXISTS (SELECT 1 FROM Queues fq WHERE fq.name = t.queue AND ((fq.per_key_limit IS NOT NULL
-          AND (SELECT COUNT(*) FROM Tasks r INDEXED BY Tasks_key_open WHERE r.queue = t.queue AND r.concurrency_key = t.concurrency_key
+          AND (SELECT COUNT(*) FROM Tasks r INDEXED BY Tasks_key_held WHERE r.queue = t.queue AND r.concurrency_key = t.concurrency_key
             AND (r.status = 'pending' OR r.status IN ('claimed', 'running')) AND r.status IN ('claimed', 'running')
             AND r.lease_until >= @now) >= fq.per_key_limit)
           OR ${keyRateFull('fq', 't.queue', 't.concurrency_key')})) END)`;
@@ -117,7 +117,7 @@ const KEY_TASKS = `${R.pending} AND t.batch_id IS NULL AND t.queue = k.queue AND
  */
 export const KEY_LANES = `SELECT k.queue, k.concurrency_key, k.served_at, q.per_key_limit,
         (SELECT t.id FROM Tasks t INDEXED BY Tasks_key_dequeue WHERE ${KEY_TASKS} ORDER BY t.priority DESC, t.id LIMIT 1) AS head_id,
-        CASE WHEN q.per_key_limit IS NULL THEN 0 ELSE (SELECT COUNT(*) FROM Tasks r INDEXED BY Tasks_key_open WHERE r.queue = k.queue
+        CASE WHEN q.per_key_limit IS NULL THEN 0 ELSE (SELECT COUNT(*) FROM Tasks r INDEXED BY Tasks_key_held WHERE r.queue = k.queue
           AND r.concurrency_key = k.concurrency_key AND (r.status = 'pending' OR r.status IN ('claimed', 'running'))
           AND r.status IN ('claimed', 'running')
           AND r.lease_until >= @now) END AS running

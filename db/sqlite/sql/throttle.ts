@@ -20,12 +20,12 @@ export const RECENT_STARTS = `SELECT l.task_id, l.started_at, t.concurrency_key 
 /** A queue's keys with running (live lease) or pending tasks: most running first, then most pending (now, queue, limit). */
 export const QUEUE_KEYS = `SELECT concurrency_key AS key,
         COALESCE(SUM(status = 'running' AND lease_until >= ?), 0) AS running, COALESCE(SUM(status = 'pending'), 0) AS pending
-      FROM Tasks INDEXED BY Tasks_key_open WHERE queue = ? AND concurrency_key IS NOT NULL
+      FROM Tasks INDEXED BY Tasks_key_held WHERE queue = ? AND concurrency_key IS NOT NULL
         AND (status = 'pending' OR status IN ('claimed', 'running'))
       GROUP BY concurrency_key ORDER BY running DESC, pending DESC, concurrency_key LIMIT ?`;
 
 /** Rows of keys with no pending or running task left. */
-export const PRUNE_KEYS = `DELETE FROM ConcurrencyKeys AS k WHERE NOT EXISTS (SELECT 1 FROM Tasks t INDEXED BY Tasks_key_open
+export const PRUNE_KEYS = `DELETE FROM ConcurrencyKeys AS k WHERE NOT EXISTS (SELECT 1 FROM Tasks t INDEXED BY Tasks_key_held
       WHERE t.queue = k.queue
       AND t.concurrency_key = k.concurrency_key AND (t.status = 'pending' OR t.status IN ('claimed', 'running')))`;
 

@@ -2,11 +2,13 @@
 // yet (no attempt counted, no ExecutionLog row). It holds what a running task holds for the claim rules, so the
 // status-filtered indexes that count held or unfinished tasks learn it:
 //  - Tasks_dedup: a claimed task keeps its dedup key;
-//  - Tasks_key_open: a key's running and claimed tasks with a live lease count against its per-key limit;
+//  - Tasks_key_held (new): a key's running and claimed tasks with a live lease count against its per-key limit.
+//    Tasks_key_open stays as migration 14 made it: a worker of the release before this one, still running during a
+//    rolling upgrade, names it (INDEXED BY) with its own WHERE, which a changed index would no longer answer;
 //  - Tasks_running, now by status first: a queue's running and claimed tasks with a live lease count against its
 //    limit; the claimed tab and the lease rescue of a lapsed claim seek the claimed ones (a handful of rows).
 // A partial index's WHERE is evaluated on every write that changes the status: an IN list of more than two values
-// costs SQLite a temporary table per statement, so Tasks_key_open says its three states as one test and an IN of
+// costs SQLite a temporary table per statement, so Tasks_key_held says its three states as one test and an IN of
 // two, behind its key test, and Tasks_open (the pending and running tabs) stays as it was.
 import type { SqliteMigration } from './migration';
 
@@ -17,8 +19,7 @@ export const migration: SqliteMigration = {
 DROP INDEX Tasks_dedup;
 CREATE UNIQUE INDEX Tasks_dedup ON Tasks(dedup_key)
   WHERE dedup_key IS NOT NULL AND status IN ('waiting', 'pending', 'claimed', 'running');
-DROP INDEX Tasks_key_open;
-CREATE INDEX Tasks_key_open ON Tasks(queue, concurrency_key, status, lease_until)
+CREATE INDEX Tasks_key_held ON Tasks(queue, concurrency_key, status, lease_until)
   WHERE concurrency_key IS NOT NULL AND (status = 'pending' OR status IN ('claimed', 'running'));
 DROP INDEX Tasks_running;
 CREATE INDEX Tasks_running ON Tasks(status, queue, lease_until) WHERE status IN ('claimed', 'running');
