@@ -29,6 +29,8 @@ const RELEASED: Record<number, string> = {
   18: '4f53cda18c2baa0c',
   19: 'c9938bfc0bb9ca9b',
   20: '8339ede4197a552b',
+  21: 'fba864713e728b7d',
+  22: '6e05ddb269e252a8',
 };
 
 const textOf = (m: (typeof MIGRATIONS)[number]) => JSON.stringify(m.batches);

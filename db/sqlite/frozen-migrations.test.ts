@@ -27,6 +27,9 @@ const RELEASED: Record<number, string> = {
   13: '0f5566868c45f893',
   14: 'd5d3c043d2a6c54e',
   15: '1f66708ebe51e9a5',
+  16: '839a6dba2a2c1060',
+  17: '29f4fc760dd4cde5',
+  18: '77514d7b7c21fd83',
 };
 
 const textOf = (m: (typeof MIGRATIONS)[number]) => m.sql;

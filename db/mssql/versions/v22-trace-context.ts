@@ -5,7 +5,7 @@
 //  - ExecutionLog.trace_parent: each attempt's own span (a retry is a trace of its own), shown on the task's page.
 // Nullable columns with no default: added without touching a row. The enqueue, the claim and the finish that read
 // and write them are code objects (sql/hot.ts: a changed body is a new name), installed after the migrations.
-// Frozen once released: this text never changes (db/mssql/frozen-migrations.test.ts pins it); a fix is a new migration.
+// Frozen: released, this text never changes (db/mssql/frozen-migrations.test.ts pins it); a fix is a new migration.
 import type { Migration } from './migration';
 
 export const migration: Migration = {

@@ -10,6 +10,7 @@
 // A partial index's WHERE is evaluated on every write that changes the status: an IN list of more than two values
 // costs SQLite a temporary table per statement, so Tasks_key_held says its three states as one test and an IN of
 // two, behind its key test, and Tasks_open (the pending and running tabs) stays as it was.
+// Frozen: released, this text never changes (db/sqlite/frozen-migrations.test.ts pins it); a fix is a new migration.
 import type { SqliteMigration } from './migration';
 
 export const migration: SqliteMigration = {

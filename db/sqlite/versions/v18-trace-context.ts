@@ -3,6 +3,7 @@
 //  - Tasks.attempt_trace: the traceparent of its last attempt's span, written with the attempt's end; the next attempt
 //    links to it, and so does a flow child to its parents'.
 //  - ExecutionLog.trace_parent: each attempt's own span (a retry is a trace of its own), shown on the task's page.
+// Frozen: released, this text never changes (db/sqlite/frozen-migrations.test.ts pins it); a fix is a new migration.
 import type { SqliteMigration } from './migration';
 
 export const migration: SqliteMigration = {
