@@ -123,13 +123,14 @@ describe('SQLite: every earlier schema version upgrades to the catalog of a fres
 
 /**
  * Commits whose migration texts differ from today's or that mark a release: the first published version, the
- * merge of migration 14, migration 15 as first released, and the previous release.
+ * merge of migration 14, migration 15 as first released, and the releases since.
  */
 const HISTORY: readonly [commit: string, what: string][] = [
   ['e594e12', 'the first published version (0.1.0): migrations 1–13'],
   ['fa3a497', 'migration 14 merged'],
   ['f6a26a6', 'migration 15 as first released (Tasks_flow on flow_id, status)'],
-  ['486a42a', 'the previous release: migrations 1–15'],
+  ['486a42a', 'a release with migrations 1–15'],
+  ['8d94abb', 'the previous release: migrations 1–15 and 17 (16 came after it)'],
 ];
 
 const ROOT = new URL('../../', import.meta.url).pathname;
