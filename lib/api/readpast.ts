@@ -50,15 +50,19 @@ import type { WaitOptions } from './wait';
 export type { EnqueueOptions, ReadpastOptions };
 export { MAX_BULK };
 
-/** Each front door's typed read model, kept off its public members (readModelOf). */
-const readModels = new WeakMap<object, ReadModel>();
+/**
+ * Each front door's typed read model, kept off its public members (readModelOf): a non-enumerable property under a
+ * registered symbol, so that every copy of this module sees it (the dashboard's build bundles this module into the
+ * chunks of its routes, actions and boot apart: a module-level map would be one per copy).
+ */
+const READ_MODEL = Symbol.for('readpast.readModel');
 
 /**
  * The typed read model (Dates, not JSON) behind a front door, for the library's own modules, its tests and benches.
  * Internal: the package does not export it (index.ts); library users read through the front door's methods.
  */
 export function readModelOf<H extends HandlerMap>(rp: Readpast<H>): ReadModel {
-  const reads = readModels.get(rp);
+  const reads = (rp as unknown as { [READ_MODEL]?: ReadModel })[READ_MODEL];
   if (!reads) throw new Error('not a Readpast');
   return reads;
 }
@@ -88,7 +92,7 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
   constructor(store: Store, opts: ReadpastOptions = {}) {
     this.registry = opts.registry ?? defaultRegistry();
     this.logger = opts.logger ?? silentLogger;
-    readModels.set(this, store.reads);
+    Object.defineProperty(this, READ_MODEL, { value: store.reads, enumerable: false });
     this.audit = new Audit(store, this.logger);
     this.webhooks = webhookPolicy(opts.webhooks);
     this.alerts = new Alerts(store, this.audit, this.webhooks);
