@@ -52,7 +52,8 @@ test('a limit of 1 grants one token; raising it to 2 in place grants two; the hi
   await expect(page.getByTestId('tokens-card')).toContainText(name);
 
   const tokens: string[] = [];
-  for (let i = 0; i < 3; i++) tokens.push(await enqueue(request, { command: 'demo.sleep', queue: name, payload: { ms: 3000 } }));
+  // long enough that no task ends while the page is read, on a busy machine too (cancelled at the end)
+  for (let i = 0; i < 3; i++) tokens.push(await enqueue(request, { command: 'demo.sleep', queue: name, payload: { ms: 120_000 } }));
 
   // exactly one grant, held by one of the three tasks, on a worker with a session
   const grants = page.locator(`[data-testid="token-row"][data-queue="${name}"][data-status="granted"]`);
@@ -104,10 +105,16 @@ test('a limit of 1 grants one token; raising it to 2 in place grants two; the hi
     page.locator(`[data-testid="change-row"][data-queue="${name}"][data-field="paused"]`).first().getByTestId('change-value'),
   ).toHaveText('active → paused');
 
-  // resume; every task finishes and the grants go away
+  // resume; the third task gets the token a cancelled one gave back, and once all are cancelled the grants go away
   await toggle.click();
   await expect.poll(async () => (await queueOf(request, name)).paused).toBe(false);
-  for (const t of tokens) await waitForStatus(request, t, 'succeeded', 30_000);
+  const holders = new Set(grantees);
+  const third = tokens.find((t) => !holders.has(t))!;
+  expect((await request.post(`/api/tasks/${grantees[0]}/cancel`)).status()).toBe(200);
+  await waitForStatus(request, grantees[0]!, 'cancelled', 30_000);
+  await expect(grants.and(page.locator(`[data-token="${third}"]`))).toHaveCount(1, { timeout: 30_000 });
+  for (const t of tokens) if (t !== grantees[0]) expect((await request.post(`/api/tasks/${t}/cancel`)).status()).toBe(200);
+  for (const t of tokens) await waitForStatus(request, t, 'cancelled', 30_000);
   await expect(grants).toHaveCount(0);
   await expect(page.getByTestId('tokens-empty')).toBeVisible();
   expect(errors).toEqual([]);
