@@ -22,6 +22,11 @@
 // changed now and then; the snapshot carries each task's key, each queue's per-key and rate limits, and every
 // attempt start (listAttempts), which the model's rate windows count.
 //
+// Durable handlers' suspensions are in the walk too (durRng): a settlement now and then suspends its task on a
+// sleep or an event wait (due already, in an hour, or never), moves wake the due ones and send events, so the walk
+// holds suspended tasks — waiting, never claimable before their time or event, a batch's stage kept active by
+// them — and "why" of each must say `sleeping` or `waiting_event`.
+//
 // Dependencies are in the walk too, drawn apart as well (depRng; claim-model-deps.ts): unbatched tasks enqueued
 // after 1 to 3 others with a failure policy each, so the walk holds waiting tasks — never claimable — that its
 // moves release, cancel and re-arm; each state's edges are checked against the tasks' counters, "why" of a
@@ -124,6 +129,10 @@ class Walk {
   readonly flowRng: Rng;
   /** draws dependencies (claim-model-deps.ts): apart from `rng`, for the same reason */
   readonly depRng: Rng;
+  /** draws durable handlers' suspensions, wake-ups and events: apart from `rng`, for the same reason */
+  readonly durRng: Rng;
+  /** settlements that suspended their task */
+  suspended = 0;
   /** waiting or pending tasks with parents whose edges were checked, and claims of a task with parents */
   edgesChecked = 0;
   claimedAfterParents = 0;
@@ -137,6 +146,7 @@ class Walk {
     this.whyRng = prng(seed ^ 0x5eed);
     this.flowRng = prng(seed ^ 0xf10c);
     this.depRng = prng(seed ^ 0xda9);
+    this.durRng = prng(seed ^ 0xd0d0);
   }
 
   get store() {
@@ -218,13 +228,45 @@ class Walk {
       { kind: 'dead', outcome: 'failed', error: err('boom') },
       { kind: 'cancelled', error: null },
     ]);
-    await this.h.settle(c, settlement);
+    await this.h.settle(c, this.suspension() ?? settlement);
     this.running.delete(c.id);
+  }
+
+  /**
+   * Now and then a durable handler's suspension instead (types/durable.ts): a sleep or an event wait, woken by
+   * time (due already, in an hour, never) or by an event — the task waiting meanwhile, never claimable.
+   */
+  suspension(): Settlement | null {
+    const d = this.durRng;
+    if (!d.chance(0.2)) return null;
+    const kind = d.pick(['sleep', 'event'] as const);
+    const until = d.pick([new Date(Date.now() - 5000), new Date(Date.now() + HOUR), ...(kind === 'event' ? [null] : [])]);
+    this.suspended++;
+    // each suspension a step of its own, as a handler's are
+    const step = {
+      seq: this.suspended,
+      name: `walk ${this.suspended}`,
+      kind,
+      status: kind === 'sleep' ? ('sleeping' as const) : ('waiting' as const),
+      result: null,
+      error: null,
+      startedAt: new Date(),
+      endedAt: null,
+      wakeAt: until,
+      event: kind === 'event' ? 'walk.event' : null,
+      match: kind === 'event' ? { n: d.int(2) } : null,
+    };
+    return { kind: 'suspended', step, until };
   }
 
   /** One random move that changes what is claimable. */
   async move() {
     if (this.flowRng.chance(0.06)) return this.flow(this.flowRng.pick(QUEUES));
+    if (this.durRng.chance(0.1)) {
+      if (this.durRng.chance(0.5)) await this.store.maintenance.wakeDue();
+      else await this.store.commands.sendEvent({ name: 'walk.event', payload: { n: this.durRng.int(2) }, caller: 'contract' });
+      return sleep(MARGIN);
+    }
     const r = this.rng;
     const x = r.next();
     const running = [...this.running.values()];
@@ -395,6 +437,8 @@ export function claimModelTests(factory: StoreFactory, opts: ClaimModelOptions =
           // a walk whose dependencies were never checked proves nothing of them
           expect(walk.edgesChecked, `seed ${seed}: tasks with parents checked`).toBeGreaterThan(steps / 10);
           claimedAfterParents += walk.claimedAfterParents;
+          // and one that never suspended a task proves nothing of durable handlers' waits
+          expect(walk.suspended, `seed ${seed}: suspensions`).toBeGreaterThan(0);
           if (process.env.CLAIM_MODEL_WHY_TALLY)
             console.log(
               `seed ${seed}: "why" checked`,

@@ -14,6 +14,8 @@ import { claimModelTests, type ClaimModelOptions } from './claim-model';
 import { countsTests } from './counts';
 import { dedupTests } from './dedup';
 import { doctorTests } from './doctor';
+import { durableStepTests } from './durable-steps';
+import { durableWaitTests } from './durable-waits';
 import { fencingTests } from './fencing';
 import { flowControlTests } from './flow-control';
 import type { StoreFactory } from './harness';
@@ -72,5 +74,7 @@ export function storeContract(name: string, factory: StoreFactory, opts: Contrac
     workflowOperationTests(factory);
     workflowReadTests(factory);
     workflowRearmTests(factory);
+    durableStepTests(factory);
+    durableWaitTests(factory);
   });
 }

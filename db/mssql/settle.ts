@@ -52,6 +52,8 @@ export function finishRow(r: AttemptResult, ord: number) {
         errorMessage: cap(s.error?.message, 4000),
         errorDetail: cap(s.error?.detail, 64_000),
       };
+    case 'suspended':
+      throw new Error('durable handlers (steps, sleeps, events) are not available on SQL Server in this version');
   }
 }
 

@@ -28,6 +28,7 @@ import * as enqueue from './enqueue';
 import * as failures from './failures';
 import * as flow from './flow';
 import * as flows from './flows';
+import * as durable from './durable';
 import * as history from './history';
 import { Live } from './live';
 import * as maintenance from './maintenance';
@@ -64,6 +65,7 @@ const concerns = [
   failures,
   flow,
   flows,
+  durable,
 ];
 
 export interface MssqlStoreOptions {
@@ -139,6 +141,9 @@ export class MssqlStore implements Store {
       nextRateOpening: (queues) => flow.nextRateOpening(shared, queues),
       runSql: (attempt, text, signal) => run.runSql(workers, attempt, text, signal),
       runProcedure: (attempt, name, params, signal) => run.runProcedure(workers, procs, attempt, name, params, signal),
+      loadSteps: () => durable.notYet(),
+      recordStep: () => durable.notYet(),
+      transactionStep: () => durable.notYet(),
       // in-process wake-ups, and the long poll that sees other processes' tasks (wake.ts)
       onWake: (listener) => wakes.subscribe(listener),
     };

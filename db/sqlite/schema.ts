@@ -12,6 +12,7 @@ import { migration as v12 } from './versions/v12-worker-queues';
 import { migration as v13 } from './versions/v13-abandon-reason';
 import { migration as v14 } from './versions/v14-flow-control';
 import { migration as v15 } from './versions/v15-workflows';
+import { migration as v19 } from './versions/v19-durable';
 
 import type { SqliteMigration } from './versions/migration';
 
@@ -259,4 +260,5 @@ CREATE INDEX Tasks_schedule ON Tasks(schedule_name, id) WHERE schedule_name IS N
   v13,
   v14,
   v15,
+  v19,
 ];

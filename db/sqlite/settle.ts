@@ -7,6 +7,8 @@ import type { AttemptResult, ErrorInfo } from '../../lib/engine/types';
 import { stageTimes } from './batches';
 import type { Db, Shared } from './connection';
 import { parentsFailed, parentsSucceeded } from './edges';
+import { suspendAttempt } from './events';
+import { suspendedUntil } from './steps';
 import { releaseToken } from './queues';
 import { toJson } from './rows';
 import { BATCH_STATUS } from './sql/batches';
@@ -43,6 +45,8 @@ export function endAttempt(
   if (t.token_no !== null) releaseToken(db, t.queue, t.token_no, taskId, attempt);
   if (t.batch_id !== null && t.stage !== null) stageTimes(db, t.batch_id, t.stage, null, now);
   tally.task(t, 'running', to);
+  // a suspended attempt (a durable handler's sleep or wait) neither succeeded nor failed
+  if (outcome === 'suspended') return;
   tally.metric(now, outcome === 'succeeded' ? 'succeeded' : 'failed');
   const ended = outcome === 'succeeded' || outcome === 'cancelled' ? outcome : to === 'dead' ? 'dead' : 'failed';
   tally.historyEnded(now, t.queue, logged?.command ?? '?', ended, logged ? now - logged.started_at : null);
@@ -91,6 +95,13 @@ function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: num
         to = 'dead';
         outcome = s.outcome;
         break;
+      case 'suspended':
+        row = stmt(db, S.FINISH_SUSPENDED).get(suspendedUntil(s.until), s.step.kind === 'sleep' ? 'sleep' : 'event', ...fence) as
+          | Ended
+          | undefined;
+        to = 'waiting';
+        outcome = 'suspended';
+        break;
       default:
         err = s.error;
         row = stmt(db, S.FINISH_CANCELLED).get(now, ...fence) as Ended | undefined;
@@ -98,6 +109,8 @@ function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: num
     }
     if (!row) return false;
     endAttempt(db, row, r.taskId, r.attempt, outcome, err, to, tally, now, startedAt);
+    // its step recorded; an event sent since the attempt began resumes it at once
+    if (s.kind === 'suspended' && suspendAttempt(db, r.taskId, r.attempt, s.step, tally, now)) wake = true;
     // a freed token or a finished stage may let another task start, and so may a child made ready
     if (row.token_no !== null || row.batch_id !== null) wake = true;
     if (to === 'succeeded') succeeded.push(r.taskId);

@@ -4,10 +4,15 @@ import { ALERT_HANDLER } from './alert-types';
 import { deliverAlert, type AlertRuleLookup } from './alert-delivery';
 import { NonRetryableError, TaskError } from './errors';
 import { HANDLER_NAME, MAX_HANDLER_NAME_LENGTH } from './limits';
+import type { DurableContext } from './durable';
 import type { WebhookPolicy } from './webhook-guard';
 import type { ParentResult } from './types';
 
-export interface HandlerContext {
+/**
+ * What a handler gets besides its payload. Its durable part (`step`, `transaction`, `sleep`, `waitForEvent`:
+ * durable.ts) records steps against the task, so a run after a crash, a retry or a sleep resumes after them.
+ */
+export interface HandlerContext extends DurableContext {
   token: string;
   taskId: number;
   queue: string;

@@ -63,6 +63,9 @@ function fakeStore(n: number, beat?: (running: number[]) => HeartbeatResult) {
     runSql: async () => ({ rowsAffected: 0, rows: [] }),
     runProcedure: async () => null,
     nextRateOpening: async () => null,
+    loadSteps: async () => ({ suspensions: 0, steps: [] }),
+    recordStep: async () => true,
+    transactionStep: async () => true,
     onWake: () => () => {},
   };
   return { worker, claims, claimed, finished };

@@ -193,7 +193,7 @@ export class Pool {
     w.controller = controller;
     const startedAt = claimedAhead ? new Date() : undefined;
     const began = performance.now();
-    void runTask(this.worker, this.registry, task, controller).then((settlement) => {
+    void runTask(this.worker, this.registry, task, controller, { leaseMs: this.opts.leaseMs }).then((settlement) => {
       const ms = performance.now() - began;
       this.avgRunMs = this.avgRunMs === null ? ms : this.avgRunMs * 0.8 + ms * 0.2;
       this.settle(w, task, settlement, startedAt);

@@ -1,13 +1,16 @@
 // Running one attempt: dispatch on the task kind, enforce the timeout, and turn whatever happened
-// into a Settlement. Never throws.
+// into a Settlement. Never throws. A handler's context carries its durable steps (durable.ts): a sleep or a wait
+// settles the attempt as suspended, and a failure counts attempts less those that ended suspended.
 import { AttemptOutputBuffer, flusherFor } from './attempt-output';
+import { DurableRun, Suspended, type StepHook } from './durable';
 import { TaskError } from './errors';
 import type { HandlerRegistry } from './handlers';
+import { MAX_RESULT_BYTES } from './limits';
 import { errorInfo, failureSettlement } from './retry';
 import type { RunningAttempt, WorkerPort } from './ports';
 import type { ClaimedTask, ErrorInfo, Settlement } from './types';
 
-export const MAX_RESULT_BYTES = 64 * 1024;
+export { MAX_RESULT_BYTES };
 
 /** Why an attempt's AbortSignal fired. */
 export class StopReason extends Error {
@@ -35,25 +38,28 @@ export function capResult(value: unknown): unknown {
   return JSON.parse(text);
 }
 
+/** What a pool tells the attempts it runs. */
+export interface RunOptions {
+  /** the pool's lease: a transactional step stays open at most half of it */
+  leaseMs: number;
+  /** wraps each durable step (tracing) */
+  stepHook?: StepHook | null;
+}
+
 async function execute(
   worker: WorkerPort,
   registry: HandlerRegistry,
   task: ClaimedTask,
   signal: AbortSignal,
   output: AttemptOutputBuffer,
+  attempt: RunningAttempt,
+  durable: DurableRun | null,
 ): Promise<unknown> {
-  const attempt: RunningAttempt = {
-    taskId: task.id,
-    attempt: task.attempt,
-    workerId: task.workerId,
-    session: task.session,
-    output: (stream, line) => output.log(stream, line),
-    parents: task.parents,
-  };
   switch (task.kind) {
     case 'handler': {
       const handler = registry.get(task.command);
       if (!handler) throw new TaskError(`no handler named ${JSON.stringify(task.command)} is registered in this worker process`);
+      const steps = durable!;
       return handler(task.payload, {
         token: task.token,
         taskId: task.id,
@@ -66,6 +72,10 @@ async function execute(
         parents: task.parents,
         progress: (percent, message) => output.report(percent, message),
         log: (line) => output.log('log', line),
+        step: (name, fn) => steps.step(name, fn),
+        transaction: (name, fn, opts) => steps.transaction(name, fn, opts),
+        sleep: (name, duration) => steps.sleep(name, duration),
+        waitForEvent: (name, opts) => steps.waitForEvent(name, opts),
       });
     }
     case 'sql':
@@ -84,6 +94,7 @@ export async function runTask(
   registry: HandlerRegistry,
   task: ClaimedTask,
   controller: AbortController,
+  opts: RunOptions = { leaseMs: 30_000 },
 ): Promise<Settlement> {
   const signal = controller.signal;
   const flusher = flusherFor(worker);
@@ -93,11 +104,28 @@ export async function runTask(
   if (task.timeoutMs !== null && task.timeoutMs > 0) {
     timer = setTimeout(() => controller.abort(new StopReason('timeout', `timed out after ${task.timeoutMs} ms`)), task.timeoutMs);
   }
+  const attempt: RunningAttempt = {
+    taskId: task.id,
+    attempt: task.attempt,
+    workerId: task.workerId,
+    session: task.session,
+    output: (stream, line) => output.log(stream, line),
+    parents: task.parents,
+  };
+  const durable = task.kind === 'handler' ? new DurableRun(worker, attempt, signal, opts.leaseMs, opts.stepHook ?? null) : null;
+  /** attempts that failed: those that ended suspended do not count (read only where it decides retry or dead) */
+  const tries = async () => (durable && task.attempt >= task.maxAttempts ? task.attempt - (await durable.suspensions()) : task.attempt);
   try {
-    const result = await execute(worker, registry, task, signal, output);
+    const result = await execute(worker, registry, task, signal, output, attempt, durable);
+    // a handler that swallowed its suspension still ended its attempt there
+    if (durable?.suspension) return durable.suspension.settlement;
     return { kind: 'succeeded', result: capResult(result) };
   } catch (err) {
     const reason: unknown = signal.aborted ? signal.reason : null;
+    const cancelled = reason instanceof StopReason && reason.kind === 'cancelled';
+    if (durable?.suspension && !cancelled) return durable.suspension.settlement;
+    if (err instanceof Suspended && !cancelled) return err.settlement;
+    const n = await tries().catch(() => task.attempt);
     if (reason instanceof StopReason) {
       const info: ErrorInfo = {
         number: null,
@@ -108,16 +136,16 @@ export async function runTask(
         case 'cancelled':
           return { kind: 'cancelled', error: info };
         case 'timeout':
-          return failureSettlement('timed_out', info, task.attempt, task.maxAttempts, task.backoffMs);
+          return failureSettlement('timed_out', info, n, task.maxAttempts, task.backoffMs);
         case 'shutdown':
           // given back: an attempt cut short by a shutdown never makes a task dead
           return { kind: 'retry', outcome: 'abandoned', error: info, runAfter: new Date() };
         case 'lease_lost':
-          return failureSettlement('abandoned', info, task.attempt, task.maxAttempts, task.backoffMs);
+          return failureSettlement('abandoned', info, n, task.maxAttempts, task.backoffMs);
       }
     }
     const retryable = (err as { retryable?: unknown })?.retryable !== false;
-    return failureSettlement('failed', errorInfo(err), task.attempt, task.maxAttempts, task.backoffMs, retryable);
+    return failureSettlement('failed', errorInfo(err), n, task.maxAttempts, task.backoffMs, retryable);
   } finally {
     if (timer) clearTimeout(timer);
     // what the attempt logged is written before its settlement (the write is fenced on the attempt owning its task)

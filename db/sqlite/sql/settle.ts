@@ -27,6 +27,13 @@ export const FINISH_RETRY = `UPDATE Tasks SET status = 'pending', run_after = ?,
 export const FINISH_DEAD = `UPDATE Tasks SET status = 'dead', finished_at = ?, lease_until = NULL, error_number = ?,
             error_message = ?, error_detail = ?, fingerprint = ?, ${STARTED} ${FENCE}`;
 
+/**
+ * A durable handler suspended (types/durable.ts): waiting until run_after or its event, its attempt not a failure
+ * (run_after, suspended, …started, …fence)
+ */
+export const FINISH_SUSPENDED = `UPDATE Tasks SET status = 'waiting', run_after = ?, suspended = ?, suspensions = suspensions + 1,
+            lease_until = NULL, ${STARTED} ${FENCE}`;
+
 /** (finished_at, …started, …fence) */
 export const FINISH_CANCELLED = `UPDATE Tasks SET status = 'cancelled', finished_at = ?, lease_until = NULL, ${STARTED} ${FENCE}`;
 

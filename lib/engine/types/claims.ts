@@ -1,6 +1,7 @@
 // Claiming and settling: the worker slot a claim runs on, the task it gets, how its attempt ends, the rescue.
 import type { TaskKind, ErrorInfo } from './tasks';
 import type { ParentResult } from './flows';
+import type { StepWrite } from './durable';
 
 /** One worker = one reader of the queue with its own session (SQL Server: its own connection / SPID). */
 export interface WorkerSlot {
@@ -47,7 +48,12 @@ export type Settlement =
   | { kind: 'succeeded'; result: unknown }
   | { kind: 'retry'; outcome: 'failed' | 'timed_out' | 'abandoned'; error: ErrorInfo; runAfter: Date }
   | { kind: 'dead'; outcome: 'failed' | 'timed_out' | 'abandoned'; error: ErrorInfo }
-  | { kind: 'cancelled'; error: ErrorInfo | null };
+  | { kind: 'cancelled'; error: ErrorInfo | null }
+  /**
+   * a durable handler slept or waits for an event (types/durable.ts): the attempt ends `suspended`, the task is
+   * `waiting` until `until` (null: no timeout) or its event, and `step` (status sleeping / waiting) is recorded
+   */
+  | { kind: 'suspended'; step: StepWrite; until: Date | null };
 
 export interface AttemptResult {
   taskId: number;
