@@ -75,9 +75,35 @@ export class WriteGate {
     return Date.now() - t0;
   }
 
-  /** Wait for the gate and take it; the returned release may be called more than once. */
+  /** this process's writers (writeTx) waiting for the gate now: they go before the next transaction */
+  private writers = 0;
+
+  /**
+   * A writer of this process: `write` (synchronous) runs as soon as no transaction holds the gate, and until it
+   * has run the writer is counted as waiting (a transaction about to take the gate lets it go first).
+   */
+  async whenFree<T>(write: () => T): Promise<T> {
+    this.writers++;
+    try {
+      await this.free();
+      return write();
+    } finally {
+      this.writers--;
+    }
+  }
+
+  /**
+   * Wait for the gate and take it; the returned release may be called more than once. The check and the taking
+   * are one synchronous step (two waiters woken by one release never both take it), and a transaction lets this
+   * process's waiting writers — heartbeats, claims, settlements, step records — write first, so a stream of
+   * transactions (transactional steps) never starves the leases' renewal.
+   */
   async take(): Promise<() => void> {
-    await this.free();
+    for (;;) {
+      if (this.held) await this.held;
+      else if (this.writers > 0) await new Promise((r) => setImmediate(r));
+      else break;
+    }
     let open!: () => void;
     const held = (this.held = new Promise<void>((r) => (open = r)));
     return () => {
@@ -121,10 +147,13 @@ export async function writeTx<T>(db: Db, fn: () => T, gate?: WriteGate): Promise
   const tx = db.transaction(fn);
   let deadline = Date.now() + BUSY_RETRY_FOR_MS;
   for (let i = 0; ; i++) {
-    if (gate?.busy) deadline += await gate.free();
+    const t0 = Date.now();
+    const behind = gate?.busy === true;
     try {
-      return tx.immediate();
+      return behind ? await gate!.whenFree(() => tx.immediate()) : tx.immediate();
     } catch (err) {
+      // the wait for this process's transaction is bounded by its own timeout, not counted here
+      if (behind) deadline += Date.now() - t0;
       if (!isBusy(err) || Date.now() > deadline) throw err;
       await pause(Math.min(100, 2 + i * 3) * (0.5 + Math.random()));
     }
