@@ -1,14 +1,15 @@
 // `npm run bench`: throughput, latency and bulk-enqueue figures of the embedded SQLite store, next to
 // this machine's ceiling (a bare better-sqlite3 claim+complete loop over a plain table, same batch
 // size, same file settings), the cost of concurrency keys (bin/bench-keys.ts) and of dependencies
-// (bin/bench-flows.ts). The last line printed is one JSON object. BENCH_ONLY=keys or BENCH_ONLY=flows runs
-// that case alone.
+// (bin/bench-flows.ts), and what an idle pool costs each store (bin/bench-idle.ts). The last line printed is one
+// JSON object. BENCH_ONLY=keys, flows or idle runs that case alone.
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openReadpast } from '../lib/api/open';
 import { benchFlows } from './bench-flows';
+import { benchIdle } from './bench-idle';
 import { benchKeys } from './bench-keys';
 
 const N = Number(process.env.BENCH_TASKS ?? 60_000);
@@ -78,7 +79,12 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function main() {
-  const only = process.env.BENCH_ONLY === 'keys' ? benchKeys : process.env.BENCH_ONLY === 'flows' ? benchFlows : null;
+  const cases: Record<string, (dir: string, log: (...a: unknown[]) => void) => Promise<unknown>> = {
+    keys: benchKeys,
+    flows: benchFlows,
+    idle: benchIdle,
+  };
+  const only = cases[process.env.BENCH_ONLY ?? ''] ?? null;
   if (only) {
     console.log(JSON.stringify(await only(dir, log)));
     rmSync(dir, { recursive: true, force: true });
@@ -162,6 +168,7 @@ async function main() {
 
   const keys = await benchKeys(dir, log);
   const flows = await benchFlows(dir, log);
+  const idle = await benchIdle(dir, log);
 
   rmSync(dir, { recursive: true, force: true });
   const round = (x: number) => Math.round(x);
@@ -188,6 +195,7 @@ async function main() {
       flowCreateMs: flows.flowCreateMs,
       createRatio: flows.createRatio,
       createTarget: flows.createTarget,
+      idle,
     }),
   );
 }

@@ -206,6 +206,7 @@ test('SQLite, nothing intercepted: GET /api/doctor and the panel agree that ever
     'wal',
     'sqlite',
     'schema',
+    'code',
     'write',
     'driver',
   ]);
@@ -217,8 +218,9 @@ test('SQLite, nothing intercepted: GET /api/doctor and the panel agree that ever
   // closed while everything is fine
   await expect(panel.getByTestId('doctor-check')).toHaveCount(0);
   await panel.getByTestId('doctor-toggle').click();
-  await expect(panel.getByTestId('doctor-check')).toHaveCount(8);
-  await expect(panel.locator('[data-testid="doctor-check"][data-ok="true"]')).toHaveCount(8);
+  await expect(panel.getByTestId('doctor-check')).toHaveCount(9);
+  await expect(panel.locator('[data-testid="doctor-check"][data-ok="true"]')).toHaveCount(9);
+  await expect(row(page, 'code')).toContainText('ExecutionStatus (view, ');
   await expect(row(page, 'wal')).toContainText('journal mode WAL');
   await expect(row(page, 'write')).toContainText('BEGIN IMMEDIATE');
   await page.screenshot({ path: testInfo.outputPath('workers-doctor-sqlite.png'), fullPage: true });

@@ -16,8 +16,11 @@ export async function run(argv: string[]): Promise<number> {
   if (allowSql !== undefined && allowSql !== 'on' && allowSql !== 'off') throw new UsageError('--allow-sql', "'on' or 'off'");
   // opened without migrating, then migrated once (not twice)
   return withContext({ migrate: false }, async ({ readpast }) => {
-    await readpast.migrate();
+    const report = await readpast.migrate();
     print(`migrated ${readpast.description}`);
+    if (report.applied.length) print(`applied migration${report.applied.length > 1 ? 's' : ''} ${report.applied.join(', ')}`);
+    if (report.installed.length) print(`installed ${report.installed.join(', ')}`);
+    if (report.dropped.length) print(`dropped ${report.dropped.join(', ')} (no registered worker used them for the retention)`);
     if (allowSql !== undefined) {
       await readpast.setAllowSql(allowSql === 'on', `cli:${safeUser()}`);
       print(`allow_sql ${allowSql}: T-SQL callers ${allowSql === 'on' ? 'may' : 'may not'} enqueue sql tasks (readpast.ExecAsync)`);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DoctorJson } from '../../lib/api/present';
 import { BIN, cli, cliOk, ISO_MS, ROOT, tempDb, type RunResult, type TempDb } from './helpers';
 
-const SQLITE_CHECKS = ['file', 'writable', 'database', 'wal', 'sqlite', 'schema', 'write', 'driver'];
+const SQLITE_CHECKS = ['file', 'writable', 'database', 'wal', 'sqlite', 'schema', 'code', 'write', 'driver'];
 
 /**
  * setpriv (util-linux), which runs a command without some of root's capabilities; null where it is missing.

@@ -41,12 +41,18 @@ export interface RunOptions {
   env: NodeJS.ProcessEnv;
   cwd?: string;
   timeoutMs?: number;
+  /** another readpast's bin/readpast.mjs (a previous release checked out apart); default this one's */
+  bin?: string;
 }
 
 /** Runs `readpast ARGS` to completion. */
 export function cli(args: string[], opts: RunOptions): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], {
+      cwd: opts.cwd ?? ROOT,
+      env: opts.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -82,7 +88,7 @@ export class WorkerProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   constructor(args: string[], opts: RunOptions) {
-    this.child = spawn(process.execPath, [BIN, 'worker', ...args], {
+    this.child = spawn(process.execPath, [opts.bin ?? BIN, 'worker', ...args], {
       cwd: opts.cwd ?? ROOT,
       env: opts.env,
       stdio: ['ignore', 'pipe', 'pipe'],

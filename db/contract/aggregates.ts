@@ -107,5 +107,20 @@ export function aggregateTests(factory: StoreFactory) {
       expect(sampled.length).toBeGreaterThanOrEqual(1);
       expect(sampled[sampled.length - 1]!.depth).toBe(3);
     });
+
+    it('a depth sample holds until the next one: the reads carry it forward from before their range', async () => {
+      const { store } = h();
+      for (let i = 0; i < 2; i++) await h().add();
+      await store.maintenance.sampleDepth();
+      // a range after the sample, with no sample of its own (an idle store writes none): the depth in force is 2
+      const later = new Date(Math.ceil((Date.now() + 1000) / 1000) * 1000);
+      const points = await store.reads.metrics(later);
+      expect(points[0]).toMatchObject({ at: later, depth: 2, enqueued: 0, started: 0 });
+      const seconds = await store.reads.history({ from: later, to: new Date(later.getTime() + 4000), bucketMs: 1000 });
+      expect(seconds.buckets.map((b) => b.depth)).toEqual([2, 2, 2, 2]);
+      const minute = new Date(Math.ceil((Date.now() + 1000) / 60_000) * 60_000);
+      const minutes = await store.reads.history({ from: minute, to: new Date(minute.getTime() + 3 * 60_000), bucketMs: 60_000 });
+      expect(minutes.buckets.map((b) => b.depth)).toEqual([2, 2, 2]);
+    });
   });
 }

@@ -6,6 +6,7 @@ import { getTask } from './reads';
 import { toJson, UUID } from './rows';
 import { settleTouched } from './settle';
 import * as S from './sql/bulk';
+import { BULK_BATCH } from './sql/operators';
 import type { CommandPort } from '../../lib/engine/ports';
 import type { Slice } from '../shared/bind';
 import { auditedCommand } from './audit';
@@ -20,19 +21,29 @@ const TEXT: Record<BulkAction, string> = {
 
 const first = <T>(r: IResult<unknown>): T | undefined => (r.recordsets as unknown as T[][])[0]?.[0];
 
+/**
+ * At most BULK_BATCH tokens per batch (the front door sends BULK_CHUNK at a time; a caller of the port may send more): a
+ * statement over them then stays far below lock escalation (sql/chunks.ts). Inside an audited command the batches
+ * share its one transaction.
+ */
 export async function bulk(shared: Shared, action: BulkAction, tokens: string[], opts: { priority?: number }): Promise<BulkOutcome> {
   const given = new Set(tokens.map((t) => t.toLowerCase()));
   const valid = [...given].filter((t) => UUID.test(t));
-  if (valid.length === 0) return { done: 0, skipped: 0, missing: given.size, dedupKeyHeld: 0 };
-  const params = [
-    ['tokens', sql.NVarChar(sql.MAX), JSON.stringify(valid)] as const,
-    ...(action === 'priority' ? [['priority', sql.Int, opts.priority ?? 0] as const] : []),
-  ];
-  const r = await shared.write(TEXT[action], params);
-  const row = first<{ done: number; found: number; held?: number }>(r) ?? { done: 0, found: 0 };
-  await settleTouched(shared, r.recordsets);
-  if (row.done && (action === 'retry' || action === 'run_now' || action === 'priority')) shared.wake();
-  return { done: row.done, skipped: row.found - row.done, missing: given.size - row.found, dedupKeyHeld: row.held ?? 0 };
+  const total = { done: 0, found: 0, held: 0 };
+  for (let i = 0; i < valid.length; i += BULK_BATCH) {
+    const params = [
+      ['tokens', sql.NVarChar(sql.MAX), JSON.stringify(valid.slice(i, i + BULK_BATCH))] as const,
+      ...(action === 'priority' ? [['priority', sql.Int, opts.priority ?? 0] as const] : []),
+    ];
+    const r = await shared.write(TEXT[action], params);
+    const row = first<{ done: number; found: number; held?: number }>(r) ?? { done: 0, found: 0 };
+    await settleTouched(shared, r.recordsets);
+    total.done += row.done;
+    total.found += row.found;
+    total.held += row.held ?? 0;
+  }
+  if (total.done && (action === 'retry' || action === 'run_now' || action === 'priority')) shared.wake();
+  return { done: total.done, skipped: total.found - total.done, missing: given.size - total.found, dedupKeyHeld: total.held };
 }
 
 export async function editTask(shared: Shared, token: string, patch: TaskPatch, retry: boolean): Promise<EditTaskResult> {

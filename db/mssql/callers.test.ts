@@ -1,11 +1,11 @@
 // What TypeScript generates for the T-SQL callers' interface (sql/callers.ts): the bounds come from
 // lib/engine/limits.ts, the name checks accept exactly what the API's patterns accept, each error names
 // its parameter, ExecAsync runs the store's own enqueue statement, and the role grants exactly these.
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import * as limits from '../../lib/engine/limits';
 import { MIGRATIONS } from './schema';
-import { CALLER_PROCEDURES, createProcedure, nameCheck, PAYLOAD_UTF8_BYTES, roleBatches } from './sql/callers';
+import { CODE_OBJECTS } from './code-objects';
+import { ASYNC_EXEC_RESULTS_VIEW, CALLER_PROCEDURES, createProcedure, nameCheck, PAYLOAD_UTF8_BYTES, roleBatches } from './sql/callers';
 import { ENQUEUE_WRITE } from './sql/enqueue';
 import { HOT, hotName } from './sql/hot';
 import { CANCEL_WRITE, RETRY_ONE_WRITE } from './sql/operators';
@@ -99,10 +99,14 @@ describe('T-SQL callers: what TypeScript generates', () => {
     expect(proc('ExecAsync').params).toContain('@Token uniqueidentifier = NULL OUTPUT');
   });
 
-  it('migration 6 installs every procedure, the view and the role with exactly its grants', () => {
-    const m = MIGRATIONS.find((x) => x.version === 6)!;
-    for (const p of CALLER_PROCEDURES) expect(m.batches).toContain(createProcedure(p));
-    expect(m.batches.some((b) => b.startsWith('CREATE OR ALTER VIEW readpast.AsyncExecResults'))).toBe(true);
+  it('the code-object step installs every procedure, the view and the role with exactly its grants', () => {
+    for (const p of CALLER_PROCEDURES) expect(CODE_OBJECTS.find((o) => o.name === p.name)?.text).toBe(createProcedure(p));
+    expect(CODE_OBJECTS.find((o) => o.name === 'AsyncExecResults')?.text).toBe(ASYNC_EXEC_RESULTS_VIEW);
+    expect(CODE_OBJECTS.filter((o) => o.grant).map((o) => `GRANT ${o.grant} ON readpast.${o.name} TO readpast_caller;`)).toEqual(
+      roleBatches().filter((b) => b.startsWith('GRANT')),
+    );
+    // no migration holds them (migration 6 makes the role)
+    for (const m of MIGRATIONS) expect(m.batches.join('\n'), `migration ${m.version}`).not.toMatch(/PROCEDURE readpast\.|GRANT /);
     const grants = roleBatches().filter((b) => b.startsWith('GRANT'));
     expect(grants.sort()).toEqual(
       [
@@ -170,9 +174,7 @@ describe('T-SQL callers: the payload bound in UTF-8 bytes', () => {
     expect(json('€', 90_000).length).toBeLessThan(MAX);
   });
 
-  it('migration 16 installs the procedures again (the payload bound and the dedup lock)', () => {
-    const m = MIGRATIONS.find((x) => x.version === 16)!;
-    for (const p of CALLER_PROCEDURES) expect(m.batches).toContain(createProcedure(p));
+  it("ExecAsync counts the payload in UTF-8 bytes; the enqueue takes the dedup key's lock", () => {
     expect(proc('ExecAsync').body).toContain(PAYLOAD_UTF8_BYTES);
     expect(ENQUEUE_WRITE).toMatch(/sys\.sp_getapplock @dedup_resource, 'Exclusive', 'Transaction';/);
     expect(ENQUEUE_WRITE).toMatch(/APPLOCK_MODE\(N'public', @dedup_resource, N'Transaction'\)/);
@@ -182,22 +184,95 @@ describe('T-SQL callers: the payload bound in UTF-8 bytes', () => {
 });
 
 /**
- * sha-256 (first 16 hex digits) of the procedures as migration 20 installs them (ExecAsync's @DependsOn and
- * @OnParentFailure, calling readpast.Enqueue_v20; CancelTask, RetryTask and SettleBatches applying the parents'
- * policies and re-arming children: sql/edges.ts; 19: ExecAsync's @ConcurrencyKey,
- * calling readpast.Enqueue_v19; RetryTask making sure of its task's key row; 18: ExecAsync's token made as
- * the store makes it, sql/tokens.ts; 17: ExecAsync calling readpast.Enqueue_v17; 16: the payload in UTF-8
- * bytes, the dedup key's application lock); migrations 6, 8, 16, 17, 18 and 19 install today's text too, for a
- * database created now.
+ * The public interface as released: each granted procedure's parameters and AsyncExecResults' columns, in order.
+ * T-SQL callers call them by name (positionally too) from code readpast does not see, so a new definition keeps
+ * every released parameter as it was, in its place, and only adds parameters after them, each with a default.
+ * When a release adds parameters, append them here.
  */
-const PINNED = '089fd2571f70c5d6';
+const RELEASED: Record<string, readonly string[]> = {
+  ExecAsync: [
+    '@Command nvarchar(4000) = NULL',
+    "@Kind varchar(16) = 'handler'",
+    '@Sql nvarchar(max) = NULL',
+    '@Payload nvarchar(max) = NULL',
+    "@Queue nvarchar(4000) = N'default'",
+    '@Priority int = 0',
+    '@RunAt datetime2(3) = NULL',
+    '@MaxAttempts int = NULL',
+    '@TimeoutMs int = NULL',
+    '@DedupKey nvarchar(4000) = NULL',
+    '@BatchId bigint = NULL',
+    '@Stage int = NULL',
+    '@Token uniqueidentifier = NULL OUTPUT',
+    '@ConcurrencyKey nvarchar(4000) = NULL',
+    '@DependsOn nvarchar(max) = NULL',
+    '@OnParentFailure nvarchar(10) = NULL',
+  ],
+  GetScheduler: ['@MaxParallel int = NULL', "@OnFailure varchar(16) = 'continue'", '@BatchId bigint = NULL OUTPUT'],
+  ReleaseScheduler: ['@BatchId bigint'],
+  Synchronization: ['@BatchId bigint', '@Stage int = NULL', '@TimeoutSeconds int = 60'],
+  CancelTask: ['@Token uniqueidentifier'],
+  RetryTask: ['@Token uniqueidentifier'],
+};
+const RELEASED_RESULT_COLUMNS = [
+  'token',
+  'status',
+  'kind',
+  'command',
+  'queue',
+  'caller',
+  'created',
+  'started',
+  'ended',
+  'attempts',
+  'max_attempts',
+  'last_error_number',
+  'last_error_message',
+  'result',
+];
 
-describe('T-SQL callers: installed text', () => {
-  it('is what migration 20 installed: a change needs a new migration that installs the procedures again', () => {
-    const text = CALLER_PROCEDURES.map(createProcedure).join('\n');
-    // When this fails because a shared statement (CANCEL_WRITE, RETRY_ONE_WRITE, SETTLE_BATCHES_WRITE),
-    // the version of the enqueue procedure (sql/hot.ts) or a procedure changed: add a migration that runs CALLER_PROCEDURES again
-    // (createProcedure), then record the new hash here.
-    expect(createHash('sha256').update(text).digest('hex').slice(0, 16)).toBe(PINNED);
+/** The columns a view's SELECT list names (the alias, or the column), in order. */
+function viewColumns(text: string): string[] {
+  const list = /AS\s+SELECT\s+([\s\S]*?)\s+FROM\s/i.exec(text)![1]!;
+  return list.split(',').map((c) => /(?:\bAS\s+|\.)(\w+)\s*$/i.exec(c.trim())![1]!);
+}
+
+/** Why `params` does not extend `released` (null: it does). */
+function notAnExtension(released: readonly string[], params: readonly string[]): string | null {
+  for (let i = 0; i < released.length; i++) if (params[i] !== released[i]) return `${released[i]} changed or moved (now ${params[i]})`;
+  const bare = params.slice(released.length).find((p) => !/ = /.test(p));
+  return bare ? `${bare} has no default` : null;
+}
+
+describe('T-SQL callers: a definition only ever extends the released interface', () => {
+  it('every released parameter stays as it was, in its place; new ones come after, each with a default', () => {
+    for (const p of CALLER_PROCEDURES.filter((x) => x.granted)) {
+      const released = RELEASED[p.name];
+      expect(released, `${p.name}: a granted procedure is public; add its parameters to RELEASED`).toBeDefined();
+      expect(notAnExtension(released!, p.params), p.name).toBeNull();
+    }
+    expect(Object.keys(RELEASED).sort()).toEqual(
+      CALLER_PROCEDURES.filter((x) => x.granted)
+        .map((x) => x.name)
+        .sort(),
+    );
+  });
+
+  it('AsyncExecResults keeps its columns, in order; new ones come after', () => {
+    expect(viewColumns(ASYNC_EXEC_RESULTS_VIEW).slice(0, RELEASED_RESULT_COLUMNS.length)).toEqual(RELEASED_RESULT_COLUMNS);
+  });
+
+  it('refuses a parameter inserted before a released one, a changed one, or one added without a default', () => {
+    const exec = RELEASED.ExecAsync!;
+    expect(notAnExtension(exec, [...exec, '@New int = NULL'])).toBeNull();
+    expect(notAnExtension(exec, [...exec.slice(0, 2), '@New int = NULL', ...exec.slice(2)])).toMatch(/changed or moved/);
+    expect(
+      notAnExtension(
+        exec,
+        exec.map((x) => x.replace('= 0', '= 1')),
+      ),
+    ).toMatch(/@Priority int = 0 changed/);
+    expect(notAnExtension(exec, [...exec, '@New int'])).toBe('@New int has no default');
+    expect(viewColumns('CREATE VIEW v AS\n  SELECT t.a, t.b AS c, t.d FROM x AS t;')).toEqual(['a', 'c', 'd']);
   });
 });

@@ -14,7 +14,7 @@ import { raceCreate } from './connection';
 import { SCHEMA_GUARD_ERROR } from './errors';
 import { CODE_VERSION } from './migrations';
 import { SCHEMA_GUARD } from './sql/migrations';
-import { CLAIM_COLUMNS, cleanupReply } from './test-support/replies';
+import { CLAIM_COLUMNS, claimRow, claimSlotsOf, cleanupReply } from './test-support/replies';
 import { FakeTds, sessionRow, type FakeConnection, type FakeReplier, type FakeReply, type FakeRequest } from './test-support/fake-tds';
 import { openMssqlStore, type MssqlStore } from './store';
 
@@ -26,39 +26,14 @@ const isClaim = (r: FakeRequest) => r.text.includes('@unbatched_served');
 const isCleanup = (r: FakeRequest) => r.text.includes('SELECT @@TRANCOUNT AS trancount');
 const isWorker = /^readpast worker /;
 
-/** A claimed handler task, as CLAIM's first result set returns it. */
-function claimed(id: number, conn: FakeConnection, command = 'demo.sleep', payload: unknown = { ms: 3000 }): FakeReply {
-  const now = new Date();
-  return {
-    sets: [
-      {
-        columns: CLAIM_COLUMNS,
-        rows: [
-          [
-            id,
-            `00000000-0000-4000-8000-${String(id).padStart(12, '0')}`,
-            'default',
-            'handler',
-            command,
-            JSON.stringify(payload),
-            0,
-            1,
-            3,
-            null,
-            now,
-            now,
-            now,
-            null,
-            null,
-            null,
-            1000,
-            conn.spid,
-            1,
-          ],
-        ],
-      },
-    ],
-  };
+let nextTaskId = 1;
+
+/** A handler task for each of the first `n` slots a claim asks to fill, as CLAIM's first result set returns them. */
+function claimed(req: FakeRequest, conn: FakeConnection, n: number, command = 'demo.sleep', payload: unknown = { ms: 3000 }): FakeReply {
+  const rows = claimSlotsOf(req, conn)
+    .slice(0, n)
+    .map((slot) => claimRow(nextTaskId++, slot, { command, payload }));
+  return { sets: [{ columns: CLAIM_COLUMNS, rows }] };
 }
 
 /** HEARTBEAT's answer: every attempt it was asked about is still owned. */
@@ -121,7 +96,7 @@ describe('connections and round trips (the real driver against a stand-in TDS en
     expect(t).toBeUndefined(); // the stand-in returns no rows; what matters is what was sent
     expect(tds.logins()).toHaveLength(1);
     expect(tds.requests()).toHaveLength(1);
-    expect(tds.requests()[0]!.text).toContain('readpast.Enqueue_v'); // the installed procedure, by name
+    expect(tds.requests()[0]!.text).toContain('readpast.Enqueue_'); // the installed procedure, by name
     // the store's own count agrees with what the server saw
     expect(s.driverCounts).toEqual({ connections: 1, roundTrips: 1 });
   });
@@ -140,8 +115,8 @@ describe('connections and round trips (the real driver against a stand-in TDS en
     // the guard, then the statement: one request
     const guardLine = SCHEMA_GUARD.split('\n')[0]!;
     expect(first!.text).toContain(guardLine);
-    expect(first!.text.indexOf(guardLine)).toBeLessThan(first!.text.indexOf('EXEC readpast.Enqueue_v'));
-    expect(second!.text).toContain('readpast.Enqueue_v'); // the installed procedure, by name
+    expect(first!.text.indexOf(guardLine)).toBeLessThan(first!.text.indexOf('EXEC readpast.Enqueue_'));
+    expect(second!.text).toContain('readpast.Enqueue_'); // the installed procedure, by name
     expect(second!.text).not.toContain('readpast.SchemaVersion');
     expect(s.driverCounts).toEqual({ connections: 1, roundTrips: 2 });
   });
@@ -172,13 +147,13 @@ describe('connections and round trips (the real driver against a stand-in TDS en
   });
 
   it('workers are set up in parallel: one login and two round trips each before the first claim', async () => {
-    const handed = new Set<number>();
+    let handed = false;
     const s = await open(
       replier((req, conn) => {
-        // each worker's first claim gets a task, so every worker claims
-        if (isClaim(req) && !handed.has(conn.id)) {
-          handed.add(conn.id);
-          return claimed(conn.id, conn, 'demo.sleep', { ms: 200 });
+        // the first claim fills every slot it names
+        if (isClaim(req) && !handed) {
+          handed = true;
+          return claimed(req, conn, 3, 'demo.sleep', { ms: 200 });
         }
         return undefined;
       }),
@@ -188,13 +163,19 @@ describe('connections and round trips (the real driver against a stand-in TDS en
     pool = new Pool(s, defaultRegistry(), { concurrency: 3, maintenance: false, heartbeatMs: 100, leaseMs: 5000 });
     await pool.start();
     const setUp = Date.now() - started;
-    for (let i = 0; i < 200 && tds.requests(isWorker).filter(isClaim).length < 3; i++) await sleep(10);
+    for (let i = 0; i < 200 && pool.busy < 3; i++) await sleep(10);
     const workers = tds.logins(isWorker);
     expect(workers).toHaveLength(3); // one login each: no throw-away probe connection
+    // the first claim: one request for the three slots, once every worker is set up (tag + register each)
+    const firstClaim = tds.requests(isWorker).filter(isClaim)[0]!;
+    expect(
+      claimSlotsOf(firstClaim, workers[0]!)
+        .map((x) => x.workerId)
+        .sort(),
+    ).toEqual(pool.workerIds().sort());
     for (const w of workers) {
-      const first = w.requests.findIndex(isClaim);
-      expect(first, w.appName).toBeGreaterThan(0);
-      expect(first, w.appName).toBeLessThanOrEqual(3); // tag + register, then the claim
+      const before = w.requests.filter((r) => r.at <= firstClaim.at && !isClaim(r));
+      expect(before.length, w.appName).toBe(2);
     }
     // in parallel: the three logins start together, not one registration after the other (each takes
     // 3 messages to log in + 2 requests = 250 ms here)
@@ -210,13 +191,14 @@ describe('connections and round trips (the real driver against a stand-in TDS en
 describe('heartbeats do not wait behind the rest of the process', () => {
   it('renew on their own connection while claims and the shared pool are held up', async () => {
     let congested = false;
-    const handed = new Set<number>();
+    let handed = 0;
     const s = await open(
       replier((req, conn) => {
         // three of the four workers get a task; the fourth stays idle and keeps claiming
-        if (isClaim(req) && !handed.has(conn.id) && handed.size < 3) {
-          handed.add(conn.id);
-          return claimed(conn.id, conn, 'demo.sleep', { ms: 4000 });
+        if (isClaim(req) && handed < 3) {
+          const r = claimed(req, conn, 3 - handed, 'demo.sleep', { ms: 4000 });
+          handed += r.sets![0]!.rows.length;
+          return r;
         }
         // a claim that waits on locks (the dispatcher waits with it), and a shared pool whose every
         // connection is busy: finishes, maintenance and reads all queue

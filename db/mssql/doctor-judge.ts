@@ -1,6 +1,7 @@
 // `readpast doctor` on SQL Server, the judging half: from what the probe found (doctor.ts asks the
 // server; nothing here does) to the checks a person reads, each with the exact statement that fixes
 // it. Pure, so every verdict is tested with canned probe results (doctor.test.ts).
+import type { CodeOutcome } from './doctor-code';
 import type { DoctorCheck } from '../../lib/engine/types';
 import { isAzureSqlDatabase, isCloud, productName, quoteName, refusal, type ServerInfo } from './server';
 
@@ -112,7 +113,7 @@ export function callerFactsFromRows(
 
 /** One hot-write procedure this version calls (DOCTOR_HOT), by its versioned name. */
 export interface HotProcedureFact {
-  /** readpast.Claim_v17 … */
+  /** readpast.Claim_3f9a1c2e … */
   name: string;
   present: boolean;
   /** HAS_PERMS_BY_NAME(name, 'OBJECT', 'EXECUTE') for this login: 1, 0, or null (not answered) */
@@ -147,16 +148,18 @@ export interface DoctorProbe {
   callers?: Outcome<CallerFacts>;
   /** the hot-write procedures this version calls, asked once the schema exists */
   hot?: Outcome<HotProcedureFact[]>;
+  /** the code objects installed by content and the workers using them (doctor-code.ts), once the schema is current */
+  code?: CodeOutcome;
 }
 
 /** The migrations this code knows. */
 export interface KnownSchema {
   versions: readonly number[];
-  /** the last migration that installs the T-SQL callers' procedures and grants (run again to reinstall them) */
-  callersVersion?: number;
-  /** the last migration that installs the hot-write procedures this version calls (run again to reinstall them) */
-  hotVersion?: number;
 }
+
+/** How to install readpast's procedures, views and grants again: any migrate does (code-objects.ts). */
+export const REINSTALL_CODE =
+  "run 'readpast migrate' (it installs readpast's procedures, views and grants by content; nothing else changes)";
 
 export type SchemaState = 'missing' | 'current' | 'behind' | 'ahead' | 'unreadable';
 
@@ -286,10 +289,7 @@ export function hotCheck(probe: DoctorProbe, f: DoctorFacts, state: SchemaState,
       false,
       `${names(missing)} not found (or not visible to this login): enqueue, claim, finish and heartbeat of this readpast ` +
         `version call ${them(missing)}`,
-      known.hotVersion
-        ? `DELETE FROM readpast.SchemaVersion WHERE version = ${known.hotVersion}; then run 'readpast migrate', which installs ` +
-            `them again (CREATE OR ALTER; nothing else changes); if they are there, ${grant}`
-        : `run 'readpast migrate'; if they are there, ${grant}`,
+      `${REINSTALL_CODE}; if they are there, ${grant}`,
       true,
     );
   }
@@ -483,14 +483,6 @@ function killCheck(f: DoctorFacts, server: ServerInfo): DoctorCheck {
 
 const CALLER_ROLE_NAME = 'readpast_caller';
 
-/** How to install the callers' procedures and grants again: run their last migration once more. */
-function reinstall(known: KnownSchema): string {
-  return known.callersVersion
-    ? `DELETE FROM readpast.SchemaVersion WHERE version = ${known.callersVersion}; then run 'readpast migrate', which installs the ` +
-        'procedures, the role and its grants again (CREATE OR ALTER; nothing else changes)'
-    : "run 'readpast migrate'";
-}
-
 const list = (names: string[]) => names.map((n) => `readpast.${n}`).join(', ');
 
 /** The T-SQL callers' interface: readpast_caller, its grants, the procedures at this version. */
@@ -506,7 +498,7 @@ export function callersCheck(probe: DoctorProbe, state: SchemaState | null, know
       title,
       false,
       `the role ${CALLER_ROLE_NAME} does not exist: T-SQL callers (ExecAsync, Synchronization, …) cannot be granted the interface`,
-      reinstall(known),
+      REINSTALL_CODE,
       false,
     );
   }
@@ -517,7 +509,7 @@ export function callersCheck(probe: DoctorProbe, state: SchemaState | null, know
       title,
       false,
       `${list(missing)} missing: T-SQL callers cannot use ${missing.length > 1 ? 'them' : 'it'}`,
-      reinstall(known),
+      REINSTALL_CODE,
       false,
     );
   }
@@ -529,7 +521,7 @@ export function callersCheck(probe: DoctorProbe, state: SchemaState | null, know
       false,
       `${list(differ)} ${differ.length > 1 ? 'differ' : 'differs'} from what this readpast installs: another version migrated this ` +
         'database, or the procedure was changed by hand; T-SQL callers run that text',
-      reinstall(known),
+      REINSTALL_CODE,
       false,
     );
   }

@@ -15,11 +15,12 @@ import {
   type CallerFacts,
   type DoctorFacts,
   type DoctorProbe,
+  REINSTALL_CODE,
 } from './doctor-judge';
-import { HOT_PROCEDURES, hotName } from './sql/hot';
+import { HOT, HOT_PROCEDURES, hotName } from './sql/hot';
 import { compareVersions, productName, refusal, serverInfoFromRow, unsupportedReason, type ServerRow } from './server';
 
-const KNOWN = { versions: [1, 2], callersVersion: 2, hotVersion: 2 };
+const KNOWN = { versions: [1, 2] };
 const TARGET = 'mssql://readpast_app@db.example.com:1433/jobs';
 
 const SQL2019: ServerRow = {
@@ -272,9 +273,9 @@ describe('readpast doctor on SQL Server (the judge)', () => {
 
     const noRole = at(callerFacts({ role_exists: 0 })).callers!;
     expect(noRole).toMatchObject({ ok: false, needed: false });
-    expect(noRole.remedy).toBe(
-      "DELETE FROM readpast.SchemaVersion WHERE version = 2; then run 'readpast migrate', which installs the procedures, the role and " +
-        'its grants again (CREATE OR ALTER; nothing else changes)',
+    expect(noRole.remedy).toBe(REINSTALL_CODE);
+    expect(REINSTALL_CODE).toBe(
+      "run 'readpast migrate' (it installs readpast's procedures, views and grants by content; nothing else changes)",
     );
     const ungranted = at(callerFacts({ results_granted: 0 }, { Synchronization: { granted: 0 } })).callers!;
     expect(ungranted.ok).toBe(false);
@@ -290,7 +291,7 @@ describe('readpast doctor on SQL Server (the judge)', () => {
     const old = at(callerFacts({}, { ExecAsync: { definition: PROCS[0]!.text.replace('RETURN 0', 'RETURN 1') } })).callers!;
     expect(old.ok).toBe(false);
     expect(old.detail).toMatch(/^readpast\.ExecAsync differs from what this readpast installs/);
-    expect(old.remedy).toContain('DELETE FROM readpast.SchemaVersion WHERE version = 2;');
+    expect(old.remedy).toBe(REINSTALL_CODE);
     // without VIEW DEFINITION: the text and others' grants are not visible — not a failure, said so
     const blind = at(
       callerFacts(
@@ -306,49 +307,43 @@ describe('readpast doctor on SQL Server (the judge)', () => {
   });
 
   it('the hot-write procedures this version calls: installed and executable, missing, not granted, or not answered', () => {
-    expect(HOT_NAMES).toContain('readpast.Claim_v20');
+    expect(HOT_NAMES).toContain(hotName(HOT.claim));
+    const CLAIM_NAME = hotName(HOT.claim);
     const ok = byId(judgeMssql(healthy(), KNOWN))['permissions.hot']!;
     expect(ok).toMatchObject({ ok: true, needed: true, remedy: null });
     expect(ok.detail).toBe(`installed, and this login may EXECUTE ${HOT_NAMES.join(', ')}`);
 
     // a procedure not installed (or dropped by a later migration): migrate installs it
-    const gone = judgeMssql(
-      healthy({ hot: { ok: true, value: hotFacts({ 'readpast.Claim_v20': { present: 0, may_execute: null } }) } }),
-      KNOWN,
-    );
+    const gone = judgeMssql(healthy({ hot: { ok: true, value: hotFacts({ [CLAIM_NAME]: { present: 0, may_execute: null } }) } }), KNOWN);
     expect(failingNeeded(gone)).toEqual(['permissions.hot']);
     const g = byId(gone)['permissions.hot']!;
-    expect(g.detail).toMatch(/^readpast\.Claim_v20 not found/);
-    expect(g.remedy).toMatch(/^DELETE FROM readpast\.SchemaVersion WHERE version = 2; then run 'readpast migrate'/);
+    expect(g.detail.startsWith(`${CLAIM_NAME} not found`)).toBe(true);
+    expect(g.remedy).toMatch(/^run 'readpast migrate' \(it installs readpast's procedures, views and grants by content/);
     expect(g.remedy).toContain('GRANT EXECUTE ON SCHEMA::readpast TO [readpast_app];');
-    const noVersion = byId(
-      judgeMssql(healthy({ hot: { ok: true, value: hotFacts({ 'readpast.Claim_v20': { present: 0 } }) } }), { versions: [1, 2] }),
-    );
-    expect(noVersion['permissions.hot']!.remedy).toMatch(/^run 'readpast migrate'/);
     // no row at all for a name reads as missing
-    expect(hotFactsFromRows([], ['readpast.Finish_v20'])).toEqual([{ name: 'readpast.Finish_v20', present: false, execute: null }]);
+    expect(hotFactsFromRows([], [hotName(HOT.finish)])).toEqual([{ name: hotName(HOT.finish), present: false, execute: null }]);
 
     // installed, but this login lacks EXECUTE: the README's GRANT, for this user
     const denied = judgeMssql(
       healthy({
-        hot: { ok: true, value: hotFacts({ 'readpast.Enqueue_v20': { may_execute: 0 }, 'readpast.Finish_v20': { may_execute: false } }) },
+        hot: { ok: true, value: hotFacts({ [hotName(HOT.enqueue)]: { may_execute: 0 }, [hotName(HOT.finish)]: { may_execute: false } }) },
       }),
       KNOWN,
     );
     expect(failingNeeded(denied)).toEqual(['permissions.hot']);
     const d = byId(denied)['permissions.hot']!;
     expect(d.detail).toBe(
-      'this login may not EXECUTE readpast.Enqueue_v20, readpast.Finish_v20: enqueue, claim, finish or heartbeat fail (error 229)',
+      `this login may not EXECUTE ${hotName(HOT.enqueue)}, ${hotName(HOT.finish)}: enqueue, claim, finish or heartbeat fail (error 229)`,
     );
     expect(d.remedy).toBe('GRANT EXECUTE ON SCHEMA::readpast TO [readpast_app];');
 
     // HAS_PERMS_BY_NAME answered NULL: neither ✓ nor ✗, and it says so
     const unsure = byId(
-      judgeMssql(healthy({ hot: { ok: true, value: hotFacts({ 'readpast.Heartbeat_v17': { may_execute: null } }) } }), KNOWN),
+      judgeMssql(healthy({ hot: { ok: true, value: hotFacts({ [hotName(HOT.heartbeat)]: { may_execute: null } }) } }), KNOWN),
     );
     expect(unsure['permissions.hot']).toMatchObject({ ok: null, needed: true });
     expect(unsure['permissions.hot']!.detail).toContain(
-      'readpast.Heartbeat_v17 installed; whether this login may EXECUTE it cannot be told',
+      `${hotName(HOT.heartbeat)} installed; whether this login may EXECUTE it cannot be told`,
     );
 
     // not asked before the schema is current; a failed query is reported, not judged

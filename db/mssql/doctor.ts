@@ -21,26 +21,19 @@ import {
   type Ping,
   type ProbeError,
 } from './doctor-judge';
+import { codeCheck, codeFactsFromRows, type CodeFacts } from './doctor-code';
 import { serverMessage } from './errors';
 import { MIGRATIONS } from './schema';
 import { probeServer, refusal } from './server';
 import { CALLER_PROCEDURES, createProcedure } from './sql/callers';
+import { DOCTOR_CODE } from './sql/code-objects';
 import { DOCTOR_CALLERS, DOCTOR_DRY_RUN_CLAIM, DOCTOR_FACTS, DOCTOR_HOT, DOCTOR_PING } from './sql/doctor';
-import { createHotProcedure, HOT_PROCEDURES, hotName } from './sql/hot';
+import { HOT_PROCEDURES, hotName } from './sql/hot';
 import { describeTarget, isEntra, signInLabel } from './url';
 
 const PINGS = 5;
 const DRY_RUN_TIMEOUT_MS = 15_000;
-const EXEC_ASYNC = createProcedure(CALLER_PROCEDURES.find((p) => p.name === 'ExecAsync')!);
-const KNOWN = {
-  versions: MIGRATIONS.map((m) => m.version),
-  // the last migration that installs the callers' procedures (and so their grants): run again to reinstall them
-  callersVersion: Math.max(...MIGRATIONS.filter((m) => m.batches.includes(EXEC_ASYNC)).map((m) => m.version)),
-  // the last migration that installs a hot-write procedure this version calls: run again to reinstall them
-  hotVersion: Math.max(
-    ...MIGRATIONS.filter((m) => HOT_PROCEDURES.some((p) => m.batches.includes(createHotProcedure(p)))).map((m) => m.version),
-  ),
-};
+const KNOWN = { versions: MIGRATIONS.map((m) => m.version) };
 const EXPECTED_CALLERS = CALLER_PROCEDURES.map((p) => ({ name: p.name, text: createProcedure(p), granted: p.granted }));
 
 export function probeError(err: unknown): ProbeError {
@@ -122,6 +115,13 @@ async function hot(pool: ConnectionPool): Promise<HotProcedureFact[]> {
   return hotFactsFromRows(r.recordset ?? [], HOT_PROCEDURES.map(hotName));
 }
 
+/** The code objects recorded in readpast.CodeObjects and the running workers' recorded code (doctor-code.ts). */
+async function code(pool: ConnectionPool): Promise<CodeFacts> {
+  const r = await query<Record<string, unknown>>(pool, DOCTOR_CODE);
+  const sets = r.recordsets as unknown as Record<string, unknown>[][];
+  return codeFactsFromRows(sets[0] ?? [], sets[1] ?? []);
+}
+
 /** The claim a worker sends, inside a transaction rolled back (sql/doctor.ts); its parameters are the claim's own (claim.ts). */
 async function dryRun(pool: ConnectionPool): Promise<DryRun> {
   const t0 = performance.now();
@@ -129,14 +129,15 @@ async function dryRun(pool: ConnectionPool): Promise<DryRun> {
     pool,
     DOCTOR_DRY_RUN_CLAIM,
     [
-      ['worker_id', sql.NVarChar(256), `doctor:${hostname()}:${process.pid}`],
+      ['slots', sql.NVarChar(sql.MAX), JSON.stringify([{ workerId: `doctor:${hostname()}:${process.pid}`, session: null }])],
       ['lease_ms', sql.Int, 30_000],
       ['queues', sql.NVarChar(sql.MAX), null],
       ['unbatched_served', sql.BigInt, 0],
     ],
     DRY_RUN_TIMEOUT_MS,
   );
-  const row = (r.recordsets as unknown as Record<string, unknown>[][])[0]?.[0];
+  // a result set per slot filled (none when nothing was claimed), then the touched batches
+  const row = (r.recordsets as unknown as Record<string, unknown>[][]).flat().find((x) => 'queue' in x);
   const claimed = row ? { queue: String(row.queue), command: String(row.command), kind: String(row.kind) } : null;
   return { ms: performance.now() - t0, claimed };
 }
@@ -166,6 +167,7 @@ export async function probeDoctor(shared: Shared): Promise<DoctorProbe> {
   if (probe.facts.ok && schemaState(probe.facts.value, KNOWN) === 'current') {
     probe.hot = await attempt(() => hot(p));
     probe.callers = await attempt(() => callers(p));
+    probe.code = await attempt(() => code(p));
   }
   probe.pings = await attempt(() => pings(p));
   if (mayDryRun(probe, KNOWN)) probe.dryRun = await attempt(() => dryRun(p));
@@ -173,5 +175,14 @@ export async function probeDoctor(shared: Shared): Promise<DoctorProbe> {
 }
 
 export async function diagnoseMssql(shared: Shared): Promise<DoctorCheck[]> {
-  return judgeMssql(await probeDoctor(shared), KNOWN);
+  const probe = await probeDoctor(shared);
+  const checks = judgeMssql(probe, KNOWN);
+  // the installed code objects, listed after the T-SQL interface's checks
+  const state = probe.facts?.ok ? schemaState(probe.facts.value, KNOWN) : null;
+  const at = checks.findIndex((c) => c.id === 'callers.sql');
+  const callers = checks.find((c) => c.id === 'callers');
+  const skippedFor = callers?.detail.startsWith('skipped: ') ? callers.detail.slice('skipped: '.length) : null;
+  const listed = codeCheck(probe.code, state === 'current' ? null : (skippedFor ?? 'the schema is not at the current migration'));
+  checks.splice(at < 0 ? checks.length : at + 1, 0, listed);
+  return checks;
 }

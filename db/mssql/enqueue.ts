@@ -1,4 +1,4 @@
-// Enqueueing on SQL Server: one or many tasks as a JSON array that readpast.Enqueue_v<n> (sql/hot.ts: the
+// Enqueueing on SQL Server: one or many tasks as a JSON array that readpast.Enqueue_<hash> (sql/hot.ts: the
 // statement ENQUEUE_WRITE, installed) reads (OPENJSON) in one transaction; procedure tasks are checked
 // against the catalog first.
 import { ConflictError, ValidationError } from '../../lib/engine/errors';
@@ -20,6 +20,10 @@ export function enqueueRow(input: EnqueueInput, ord: number, prefix = '', flowNo
   const batchId = input.batchId ?? null;
   if (batchId === null && input.stage !== undefined && input.stage !== null) {
     throw new ValidationError(prefix ? `${prefix}.stage` : 'stage', 'a stage needs a batch');
+  }
+  const given = input.dependsOn as unknown;
+  if (given !== undefined && given !== null && !Array.isArray(given)) {
+    throw new ValidationError(prefix ? `${prefix}.dependsOn` : 'dependsOn', 'must be an array of dependencies');
   }
   return {
     ord,
@@ -57,9 +61,10 @@ export function enqueueError(err: unknown, prefix: (ord: number) => string = () 
   if (m.number === 51002 || m.number === 51003) return new ConflictError(m.message);
   // a key longer than the bound, given or found in the payload by the queue's keyFrom
   if (m.number === 51005) return new ValidationError('payload', m.message);
-  // a dependency naming no task (or one deleted meanwhile): `task <ord>, dependsOn.<n>: …`
+  // a dependency naming no task (or one deleted meanwhile): `task <ord>, dependsOn.<n>: …`; a dependsOn that is not a
+  // JSON array of objects: `task <ord>, dependsOn: …`
   if (m.number === 51006) {
-    const x = /^task (\d+), (dependsOn\.\d+): (.*)$/s.exec(m.message);
+    const x = /^task (\d+), (dependsOn(?:\.\d+)?): (.*)$/s.exec(m.message);
     if (x) return new ValidationError(`${prefix(Number(x[1]))}${x[2]}`, x[3]!);
     return new ValidationError('dependsOn', m.message);
   }

@@ -1,6 +1,8 @@
 // SQL Server errors as readpast records them: number, severity, state, line and message, with
 // every earlier error of the same batch and the informational messages in the detail.
 import { SchemaVersionError, TaskError } from '../../lib/engine/errors';
+import { SCHEMA_HEAD } from './schema';
+import { HOT_BARE_NAMES } from './sql/hot';
 
 /** What the driver tells us about one server message (RequestError fields or an `info` event). */
 export interface ServerMessage {
@@ -134,13 +136,39 @@ export class SchemaMissingError extends Error {
 
 /**
  * Error 208 or 2812 on a readpast object ("Invalid object name 'readpast.Tasks'", "Could not find stored
- * procedure 'readpast.Claim_v17'": a schema older than this code) as SchemaMissingError; else null.
+ * procedure 'readpast.Claim_3f9a1c2e'": a schema older than this code) as SchemaMissingError; else null.
  */
 export function schemaMissing(err: unknown): SchemaMissingError | null {
   const m = serverMessage(err);
   if ((m.number !== 208 && m.number !== 2812) || !/'readpast\./i.test(m.message)) return null;
+  // a hot write of this code, named by its content (sql/hot.ts): installed by a migrate of this readpast
+  const hot = m.number === 2812 ? HOT_BARE_NAMES.find((n) => m.message.includes(`readpast.${n}'`)) : undefined;
+  if (hot) {
+    return new SchemaMissingError(
+      `this readpast (schema version ${SCHEMA_HEAD}) calls readpast.${hot}, which this database does not have: ` +
+        'run `readpast migrate` with this readpast (it installs its procedures by content)',
+    );
+  }
   return new SchemaMissingError(
     `the readpast schema is missing or out of date in this database (${m.message.trim()}): run \`readpast migrate\` first`,
+  );
+}
+
+/** The number REGISTER_WORKER (sql/workers.ts) throws when a hot procedure it records is not installed. */
+export const CODE_MISSING_ERROR = 51901;
+
+/**
+ * REGISTER_WORKER's refusal as SchemaMissingError naming this code's procedures and both schema versions; else
+ * null. Nothing was written: the worker does not start rather than call another body.
+ */
+export function codeMissing(err: unknown): SchemaMissingError | null {
+  const m = serverMessage(err);
+  if (m.number !== CODE_MISSING_ERROR) return null;
+  const have = Number(/version (\d+)/.exec(m.message)?.[1] ?? 0);
+  return new SchemaMissingError(
+    `this readpast (schema version ${SCHEMA_HEAD}) calls ${HOT_BARE_NAMES.map((n) => `readpast.${n}`).join(', ')}, ` +
+      `not all installed in this database (schema version ${have}): run \`readpast migrate\` with this readpast ` +
+      '(it installs its procedures by content)',
   );
 }
 

@@ -19,6 +19,7 @@ import {
 } from '../../lib/engine/history';
 import { sql, type Param, type Shared } from './connection';
 import * as S from './sql/history';
+import { carryDepth, DEPTH_LOOKBACK_S } from '../shared/depth';
 import type { ReadModel } from '../../lib/engine/ports';
 import type { Slice } from '../shared/bind';
 
@@ -55,6 +56,17 @@ function collect(into: Map<number, HistorySums>, rows: Record<string, unknown>[]
     if (have) addSums(have, s);
     else into.set(b, s);
   }
+}
+
+/** The depth sample in force at `from` (ms), if one is recent enough (db/shared/depth.ts). */
+export async function depthBefore(shared: Shared, from: number): Promise<number | null> {
+  const sec = Math.floor(from / 1000);
+  const r = await shared.query<{ depth: number | string }>(S.DEPTH_BEFORE, [
+    ['from_sec', sql.BigInt, sec],
+    ['lookback_sec', sql.BigInt, sec - DEPTH_LOOKBACK_S],
+  ]);
+  const d = r.recordset[0]?.depth;
+  return d === undefined || d === null ? null : Number(d);
 }
 
 async function rolledUntil(shared: Shared): Promise<number> {
@@ -133,8 +145,12 @@ export async function history(shared: Shared, q: HistoryQuery): Promise<HistoryV
     await Promise.all(reads);
   }
   const names = (await shared.query<{ queue: string; command: string }>(S.NAMES)).recordset;
+  const starts = bucketStarts(from, to, size);
+  // the sample in force at the start, read only when the first bucket has none of its own
+  const seed = filtered || starts.length === 0 || depth.has(starts[0]!) ? null : await depthBefore(shared, from);
+  const carried = filtered ? depth : carryDepth(starts, depth, seed);
   return {
-    buckets: bucketStarts(from, to, size).map((t) => toBucket(new Date(t), sums.get(t), depth.get(t) ?? null)),
+    buckets: starts.map((t) => toBucket(new Date(t), sums.get(t), carried.get(t) ?? null)),
     queues: [...new Set(names.map((n) => n.queue))].sort(),
     commands: [...new Set(names.map((n) => n.command))].sort(),
   };

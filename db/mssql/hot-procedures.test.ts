@@ -1,13 +1,15 @@
 // The store's hot writes call installed procedures (sql/hot.ts) instead of sending their T-SQL: bytes
 // sent per call, measured with the real driver against the stand-in TDS endpoint (test-support/fake-tds.ts); each
-// body pinned to its versioned name; the migration of its version installs it; a missing one says to migrate.
+// named by the hash of its definition; installed by the code-object step; a missing one says to migrate.
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeTds, sessionRow, type FakeReplier } from './test-support/fake-tds';
-import { MIGRATIONS } from './schema';
+import { serverProbeReply } from './test-support/replies';
+import { MIGRATIONS, SCHEMA_HEAD } from './schema';
 import { CLAIM } from './sql/claim';
 import { ENQUEUE_WRITE } from './sql/enqueue';
-import { createHotProcedure, HOT, HOT_PROCEDURES, hotName } from './sql/hot';
+import { CODE_OBJECTS } from './code-objects';
+import { createHotProcedure, HOT, HOT_PROCEDURES, hotBareName, hotName } from './sql/hot';
 import { FINISH } from './sql/settle';
 import { HEARTBEAT } from './sql/workers';
 import { openMssqlStore, type MssqlStore } from './store';
@@ -67,69 +69,41 @@ describe('bytes per call of the hot writes', () => {
         ? { error: { number: 2812, message: `Could not find stored procedure '${hotName(HOT.enqueue)}'.` } }
         : tagReply(req, conn),
     );
-    await expect(s.commands.enqueue({ kind: 'handler', command: 'demo.echo' })).rejects.toThrow(/run `readpast migrate`/);
+    const err = await s.commands.enqueue({ kind: 'handler', command: 'demo.echo' }).catch((e: Error) => e);
+    expect((err as Error).message).toContain(`this readpast (schema version ${SCHEMA_HEAD}) calls ${hotName(HOT.enqueue)}`);
+    expect((err as Error).message).toMatch(/run `readpast migrate` with this readpast/);
   });
 });
 
-/**
- * sha-256 (first 16 hex digits) of each procedure as its migration installs it. A body installed under
- * a name must never change: a database may hold it, and processes of that version call it. (Released and
- * no longer this code's: Enqueue_v17 c06506c95fd242eb, Claim_v17 af55461421c8c8ec, Enqueue_v19 603d6ad610623a60,
- * Claim_v19 108bf5583e371699, Finish_v17 3f1040c2b216f908.)
- */
-const PINNED: Record<string, string> = {
-  'readpast.Enqueue_v20': '7b36ba682f1d3193',
-  'readpast.Claim_v20': '7bc9c6eda92a27da',
-  'readpast.Finish_v20': 'c4510310c43f76bf',
-  'readpast.Heartbeat_v17': '6418b153a9f9e8c4',
-};
-
-describe('installed procedures: one definition, versioned names', () => {
-  it('each body is the statement the store used to send, installed by the migration of its version', () => {
+describe('installed procedures: one definition, named by its content', () => {
+  it('each body is the statement the store used to send; the code-object step installs each, not a migration', () => {
     expect(HOT.enqueue.body).toContain(ENQUEUE_WRITE);
     expect(HOT.claim.body).toBe(CLAIM);
     expect(HOT.finish.body).toBe(FINISH);
     expect(HOT.heartbeat.body).toBe(HEARTBEAT);
     for (const p of HOT_PROCEDURES) {
-      const m = MIGRATIONS.find((x) => x.version === p.version);
-      expect(m?.batches, hotName(p)).toContain(createHotProcedure(p));
+      expect(CODE_OBJECTS.find((o) => o.name === hotBareName(p))?.text, hotName(p)).toBe(createHotProcedure(p));
+      for (const m of MIGRATIONS) expect(m.batches.join('\n'), `migration ${m.version}`).not.toContain(hotName(p));
     }
   });
 
-  it('a body installed under a name never changes (a change is a new version, installed by a new migration)', () => {
-    const now = Object.fromEntries(
-      HOT_PROCEDURES.map((p) => [hotName(p), createHash('sha256').update(createHotProcedure(p)).digest('hex').slice(0, 16)]),
-    );
-    // When this fails because CLAIM, FINISH, HEARTBEAT or ENQUEUE_WRITE changed: set that procedure's
-    // version (sql/hot.ts) to a new migration's number, have that migration install it (createHotProcedure)
-    // and ExecAsync again if it was Enqueue (callers.test.ts), drop the old name there if the schema change
-    // breaks it, and pin the new name here. Never change the hash of a name already released (a name
-    // whose migration has not been released yet may be re-pinned instead: no database holds it).
-    expect(now).toEqual(PINNED);
+  it('a name is the hash of its definition: any change to a body or its parameters is a new name', () => {
+    for (const p of HOT_PROCEDURES) {
+      const definition = createHotProcedure(p).slice(`CREATE OR ALTER PROCEDURE ${hotName(p)} `.length);
+      expect(hotName(p)).toBe(`readpast.${p.name}_${createHash('sha256').update(definition).digest('hex').slice(0, 8)}`);
+      const changed = { ...p, body: `${p.body}\n  -- changed` };
+      expect(hotName(changed)).not.toBe(hotName(p));
+      expect(hotName({ ...p, params: [...p.params.slice(0, -1)] })).not.toBe(hotName(p));
+    }
+    // the names differ from one another and from the hand-versioned names of before (Claim_v20, …)
+    const names = HOT_PROCEDURES.map(hotBareName);
+    expect(new Set(names).size).toBe(names.length);
+    for (const n of names) expect(n).toMatch(/^(Enqueue|Claim|Finish|Heartbeat)_[0-9a-f]{8}$/);
   });
 });
 
 describe('a stand-in is refused on the first error of a command that does not migrate', () => {
-  const probe = (babelfish: boolean) => ({
-    sets: [
-      {
-        columns: [
-          ['babelfish', 'int'],
-          ['babelfish_version', 'nvarchar'],
-          ['version_text', 'nvarchar'],
-          ['database_name', 'nvarchar'],
-          ['product_version', 'nvarchar'],
-          ['engine_edition', 'int'],
-          ['compatibility_level', 'int'],
-        ],
-        rows: [
-          babelfish
-            ? [1, '4.3.0', 'Babelfish for Aurora PostgreSQL with SQL Server Compatibility - 12.0.2000.8', 'fake', null, null, null]
-            : [0, null, 'Microsoft SQL Server 2022 (RTM-CU12) - 16.0.4125.3', 'fake', '16.0.4125.3', 3, 160],
-        ],
-      },
-    ] as const,
-  });
+  const probe = serverProbeReply;
   const isProbe = (text: string) => text.includes("SERVERPROPERTY('Babelfish')");
 
   it('Babelfish: the enqueue fails with the refusal migrate gives, not with the stand-in’s parse error', async () => {

@@ -1,20 +1,24 @@
 // Housekeeping on SQL Server, safe to run from every process at once: lease rescue, lost workers,
 // pruning and the depth sample. Each round is one short transaction.
 import type { AbandonedCount, PruneResult, RescueResult } from '../../lib/engine/types';
-import { sql, type IResult, type Shared } from './connection';
+import { sql, type IResult, type Param, type Shared } from './connection';
 import { intMs } from './rows';
 import { settleTouched } from './settle';
 import {
   ABANDONED_SINCE,
   CLOSE_ORPHAN_ATTEMPTS,
+  LOST_WORKERS_DUE,
   MARK_LOST_WORKERS,
+  PENDING_DEPTH,
   PRUNE_BATCH,
   PRUNE_REST,
   PRUNE_TASKS,
   RESCUE_BATCH,
+  RESCUE_DUE,
   RESCUE_EXPIRED,
   SAMPLE_DEPTH,
 } from './sql/maintenance';
+import { depthSample, lastDepth } from '../shared/depth';
 import { pruneHistory, rollHistoryIfDue } from './history';
 import type { MaintenancePort, ReadModel } from '../../lib/engine/ports';
 import type { Slice } from '../shared/bind';
@@ -29,6 +33,8 @@ export async function abandonedSince(shared: Shared, since: Date): Promise<Aband
 
 export async function rescueExpired(shared: Shared): Promise<RescueResult> {
   const total = { retried: 0, dead: 0 };
+  // nothing expired, no attempt left open (an idle or healthy store, every second): one read, no writing batch
+  if (!(await shared.query<{ due: number }>(RESCUE_DUE)).recordset?.[0]?.due) return total;
   for (;;) {
     const r = await shared.write(RESCUE_EXPIRED);
     const row = first<{ retried: number; dead: number }>(r) ?? { retried: 0, dead: 0 };
@@ -43,7 +49,9 @@ export async function rescueExpired(shared: Shared): Promise<RescueResult> {
 }
 
 export async function markLostWorkers(shared: Shared, staleMs: number): Promise<number> {
-  const r = await shared.write<{ n: number }>(MARK_LOST_WORKERS, [['stale_ms', sql.Int, intMs(staleMs)]]);
+  const stale: Param[] = [['stale_ms', sql.Int, intMs(staleMs)]];
+  if (!(await shared.query<{ due: number }>(LOST_WORKERS_DUE, stale)).recordset?.[0]?.due) return 0;
+  const r = await shared.write<{ n: number }>(MARK_LOST_WORKERS, stale);
   return r.recordset[0]?.n ?? 0;
 }
 
@@ -61,8 +69,14 @@ export async function prune(shared: Shared, olderThan: Date): Promise<PruneResul
   return total;
 }
 
+/** The depth, written only when it changed since this store's last sample (db/shared/depth.ts); the history's roll when due. */
 export async function sampleDepth(shared: Shared): Promise<void> {
-  await shared.write(SAMPLE_DEPTH);
+  const now = Date.now();
+  const depth = Number((await shared.query<{ depth: number | string }>(PENDING_DEPTH)).recordset?.[0]?.depth ?? 0);
+  if (depthSample(shared, depth, now)) {
+    await shared.write(SAMPLE_DEPTH, [['depth', sql.BigInt, depth]]);
+    lastDepth.set(shared, { depth, at: now });
+  }
   await rollHistoryIfDue(shared);
 }
 

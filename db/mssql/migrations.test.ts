@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { SchemaVersionError } from '../../lib/engine/errors';
 import type { ConnectionPool, MssqlConfig } from './connection';
 import { CODE_VERSION, migrate } from './migrations';
+import { MIGRATIONS } from './schema';
 import * as S from './sql/migrations';
 import { SERVER_PROBE } from './sql/server';
 
@@ -54,9 +55,16 @@ describe('migrate against a database a newer readpast migrated', () => {
     expect(db.sent.at(-1)).toBe('sys.sp_releaseapplock');
   });
 
-  it('a database at this version runs nothing', async () => {
-    const db = standIn(Array.from({ length: CODE_VERSION }, (_, i) => i + 1));
-    expect(await migrate(config, undefined, db.open)).toBe(0);
+  it('a database at this version runs no migration', async () => {
+    const db = standIn(MIGRATIONS.map((m) => m.version));
+    expect((await migrate(config, undefined, db.open, { code: false })).applied).toEqual([]);
     expect(db.sent).not.toContain(S.MIGRATE_BEGIN);
+  });
+
+  it('a database one version behind runs that one, in its own transaction, and records it', async () => {
+    const db = standIn(MIGRATIONS.slice(0, -1).map((m) => m.version));
+    expect((await migrate(config, undefined, db.open, { code: false })).applied).toEqual([CODE_VERSION]);
+    expect(db.sent.filter((t) => t === S.MIGRATE_BEGIN)).toHaveLength(1);
+    expect(db.sent).toContain(S.MIGRATE_RECORD);
   });
 });

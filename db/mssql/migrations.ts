@@ -2,16 +2,20 @@
 // several processes starting at once migrate one after the other; each pending migration in one
 // transaction, recorded in readpast.SchemaVersion. The lock is released in `finally` (and with
 // the session, should the process die). First of all it asks what server this is (server.ts) and
-// refuses one readpast cannot promise its claims on; then a schema a newer readpast migrated.
+// refuses one readpast cannot promise its claims on; then a schema a newer readpast migrated. After the
+// migrations, on the same session and under the same lock, the code-object step (code-objects.ts):
+// procedures and views installed by content, unused hot procedures retired.
 import { checkSchemaVersion } from '../../lib/engine/errors';
+import type { MigrateReport } from '../../lib/engine/types';
+import { installCode } from './code-objects';
 import { sql, type ConnectionPool, type MssqlConfig } from './connection';
-import { MIGRATIONS, type Migration } from './schema';
+import { MIGRATIONS, SCHEMA_HEAD, type Migration } from './schema';
 import { probeServer, UnsupportedServerError, unsupportedReason } from './server';
 import * as S from './sql/migrations';
 
 export const APPLOCK_TIMEOUT_MS = 60_000;
 /** The newest migration this code has. */
-export const CODE_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
+export const CODE_VERSION = SCHEMA_HEAD;
 /** sys.sp_getapplock / sys.sp_releaseapplock are called as RPCs (their return code is the result). */
 const APPLOCK_RESOURCE = 'readpast:migrate';
 
@@ -19,15 +23,24 @@ export class MigrationError extends Error {
   override readonly name = 'MigrationError';
 }
 
+export interface MigrateOptions {
+  /** the code-object step after the migrations (default true; the upgrade tests build older schemas without it) */
+  code?: boolean;
+  /** how long an unused hot procedure is kept (code-objects.ts CODE_RETENTION_MS) */
+  codeRetentionMs?: number;
+  log?: (line: string) => void;
+}
+
 /**
- * Run every migration not yet recorded. Returns how many ran. `open` makes the pool (the store's
- * Driver: an 'error' listener, counted, one login; connection.ts).
+ * Run every migration not yet recorded, then the code-object step. Returns what was applied, installed
+ * and dropped. `open` makes the pool (the store's Driver: an 'error' listener, counted, one login; connection.ts).
  */
 export async function migrate(
   config: MssqlConfig,
   migrations: readonly Migration[] = MIGRATIONS,
   open: (config: MssqlConfig) => ConnectionPool = (c) => new sql.ConnectionPool(c),
-): Promise<number> {
+  opts: MigrateOptions = {},
+): Promise<MigrateReport> {
   let connections = 0;
   const pool = open({
     ...config,
@@ -53,7 +66,10 @@ export async function migrate(
       if (connections !== locked) throw new MigrationError('the connection was lost while migrating; run the migration again');
     };
     try {
-      return await applyPending(pool, migrations, sameSession);
+      const applied = await applyPending(pool, migrations, sameSession);
+      if (opts.code === false) return { applied, installed: [], dropped: [] };
+      const code = await installCode(pool, { retentionMs: opts.codeRetentionMs, sameSession, log: opts.log });
+      return { applied, ...code };
     } finally {
       await unlock(pool);
     }
@@ -94,13 +110,13 @@ async function unlock(pool: ConnectionPool): Promise<void> {
   }
 }
 
-async function applyPending(pool: ConnectionPool, migrations: readonly Migration[], sameSession: () => void): Promise<number> {
+async function applyPending(pool: ConnectionPool, migrations: readonly Migration[], sameSession: () => void): Promise<number[]> {
   await pool.request().batch(S.MIGRATE_ENSURE_SCHEMA);
   await pool.request().batch(S.MIGRATE_ENSURE_VERSIONS);
   const have = new Set((await pool.request().query<{ version: number }>(S.MIGRATE_VERSIONS)).recordset.map((r) => r.version));
   // a database a newer readpast migrated is refused before anything is applied
   checkSchemaVersion(Math.max(0, ...have), Math.max(...migrations.map((m) => m.version)), { migrates: true });
-  let applied = 0;
+  const applied: number[] = [];
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
     if (have.has(m.version)) continue;
     // one connection (max 1): these requests share the session and its transaction
@@ -122,7 +138,7 @@ async function applyPending(pool: ConnectionPool, migrations: readonly Migration
       if (err instanceof MigrationError) throw err;
       throw new MigrationError(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`);
     }
-    applied++;
+    applied.push(m.version);
   }
   return applied;
 }

@@ -11,7 +11,7 @@ import { defaultRegistry } from '../../lib/engine/handlers';
 import type { Logger } from '../../lib/engine/logger';
 import { Pool } from '../../lib/engine/pool';
 import { CANCEL_TIMEOUT_MS, KEEPALIVE_MS } from './connection';
-import { CLAIM_COLUMNS } from './test-support/replies';
+import { CLAIM_COLUMNS, claimRow, claimSlotsOf } from './test-support/replies';
 import { FakeTds, sessionRow, type FakeConnection, type FakeReply, type FakeRequest } from './test-support/fake-tds';
 import { openMssqlStore, type MssqlStore } from './store';
 import { heartbeatTimeoutMs } from './workers';
@@ -35,8 +35,8 @@ interface ModelTask {
 /** The server's side: what CLAIM, HEARTBEAT and FINISH would do to readpast's tables, on its clock. */
 class Server {
   readonly tasks: ModelTask[] = [];
-  /** claims answered (when, by which worker, with a task or not) */
-  readonly claims: { at: number; worker: string; got: number | null }[] = [];
+  /** claims answered (when, on which worker's connection, with how many tasks) */
+  readonly claims: { at: number; worker: string; got: number }[] = [];
   readonly beats: { at: number; conn: number }[] = [];
   readonly finishes: { at: number; taskId: number; ok: boolean }[] = [];
 
@@ -47,15 +47,19 @@ class Server {
   reply = (req: FakeRequest, conn: FakeConnection): FakeReply | undefined => {
     const now = Date.now();
     if (req.text.includes('SET CONTEXT_INFO @tag')) return { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] };
-    if (req.text.includes('readpast.Claim_v')) {
-      const worker = conn.appName.replace(/^readpast worker /, '');
-      const t = this.tasks.find((x) => x.status === 'pending');
-      this.claims.push({ at: now, worker, got: t?.id ?? null });
-      if (!t) return { sets: [claimSet([]), { columns: [['batch_id', 'bigint']], rows: [] }] };
-      Object.assign(t, { status: 'running', worker, attempt: t.attempt + 1, leaseUntil: now + LEASE_MS });
-      return { sets: [claimSet([claimRow(t, conn)]), { columns: [['batch_id', 'bigint']], rows: [] }] };
+    if (req.text.includes('readpast.Claim_')) {
+      // every idle slot in one request: a pending task for each, in order, until none is left
+      const rows: unknown[][] = [];
+      for (const slot of claimSlotsOf(req, conn)) {
+        const t = this.tasks.find((x) => x.status === 'pending');
+        if (!t) break;
+        Object.assign(t, { status: 'running', worker: slot.workerId, attempt: t.attempt + 1, leaseUntil: now + LEASE_MS });
+        rows.push(claimRow(t.id, slot, { payload: { ms: TASK_MS }, attempt: t.attempt }));
+      }
+      this.claims.push({ at: now, worker: conn.appName.replace(/^readpast worker /, ''), got: rows.length });
+      return { sets: [claimSet(rows), { columns: [['batch_id', 'bigint']], rows: [] }] };
     }
-    if (req.text.includes('readpast.Heartbeat_v')) {
+    if (req.text.includes('readpast.Heartbeat_')) {
       this.beats.push({ at: now, conn: conn.id });
       const owned: number[] = [];
       for (const m of req.text.matchAll(/\{"taskId":(\d+),"workerId":"([^"]+)","attempt":(\d+)\}/g)) {
@@ -77,7 +81,7 @@ class Server {
         ],
       };
     }
-    if (req.text.includes('readpast.Finish_v')) {
+    if (req.text.includes('readpast.Finish_')) {
       const rows: unknown[][] = [];
       for (const m of req.text.matchAll(/\{"ord":(\d+),"taskId":(\d+),"workerId":"([^"]+)","attempt":(\d+)/g)) {
         const t = this.tasks.find((x) => x.id === Number(m[2]));
@@ -105,33 +109,6 @@ class Server {
 }
 
 const claimSet = (rows: unknown[][]) => ({ columns: CLAIM_COLUMNS, rows });
-
-function claimRow(t: ModelTask, conn: FakeConnection): unknown[] {
-  const now = new Date();
-  const token = `00000000-0000-4000-8000-${String(t.id).padStart(12, '0')}`;
-  const payload = JSON.stringify({ ms: TASK_MS });
-  return [
-    t.id,
-    token,
-    'default',
-    'handler',
-    'demo.sleep',
-    payload,
-    0,
-    t.attempt,
-    3,
-    null,
-    now,
-    now,
-    now,
-    null,
-    null,
-    null,
-    1000,
-    conn.spid,
-    1,
-  ];
-}
 
 function capture(): Logger & { warnings: string[] } {
   const warnings: string[] = [];
@@ -304,7 +281,7 @@ describe('an outage shorter than the lease (the real driver and pool against a s
     const server = new Server(1);
     let slowClaims = 1;
     tds = new FakeTds((req, conn) =>
-      req.text.includes('readpast.Claim_v') && slowClaims-- > 0 ? { sets: [claimSet([])], delayMs: 1600 } : server.reply(req, conn),
+      req.text.includes('readpast.Claim_') && slowClaims-- > 0 ? { sets: [claimSet([])], delayMs: 1600 } : server.reply(req, conn),
     );
     await tds.start();
     store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0, statementTimeoutMs: 1000 });
@@ -316,6 +293,6 @@ describe('an outage shorter than the lease (the real driver and pool against a s
     expect(claimed.map((t) => t.id)).toEqual([1]);
     const logins = tds.logins(/^readpast worker /);
     expect(logins).toHaveLength(2);
-    expect(logins[1]!.requests.some((r) => r.text.includes('readpast.Claim_v'))).toBe(true);
+    expect(logins[1]!.requests.some((r) => r.text.includes('readpast.Claim_'))).toBe(true);
   });
 });

@@ -41,6 +41,8 @@ import {
 import type { FailureShape } from './sql/operators';
 import * as S from './sql/reads';
 import { TASK_LINKS } from './sql/flows';
+import { depthBefore } from './history';
+import { withDepthSeed } from '../shared/depth';
 import type { ReadModel } from '../../lib/engine/ports';
 import type { Slice } from '../shared/bind';
 
@@ -262,7 +264,14 @@ export function failureParams(f: FailureFilter): { shape: FailureShape; params: 
 
 export async function metrics(shared: Shared, since: Date): Promise<MetricPoint[]> {
   const rows = (await shared.query<MetricRow>(S.METRICS_SINCE, [['since', sql.BigInt, Math.floor(since.getTime() / 1000)]])).recordset;
-  return rows.map(metricPoint);
+  const points = rows.map(metricPoint);
+  // the depth in force at `since` when its first second has no sample (db/shared/depth.ts)
+  const first = points[0];
+  const seed =
+    first && first.at.getTime() === Math.floor(since.getTime() / 1000) * 1000 && first.depth !== null
+      ? null
+      : await depthBefore(shared, since.getTime());
+  return withDepthSeed(points, since, () => seed);
 }
 
 /** ExecutionStatus from readpast's tables alone. */

@@ -5,7 +5,8 @@
 // the connection (dropped, killed), the next use notices, re-tags it and reports the new session.
 // After a task's own T-SQL the session is put back, or replaced when it cannot be: an open
 // transaction, another database, or another security context (EXECUTE AS, SETUSER, an application role).
-import { call, query, sql, type ConnectionPool, type Param, type Shared } from './connection';
+import { call, query, requestWithTimeout, sql, type ConnectionPool, type Param, type Shared } from './connection';
+import { schemaMissing } from './errors';
 import { SESSION_CLEANUP, SESSION_TAG } from './sql/session';
 import { toConfig } from './url';
 
@@ -175,6 +176,31 @@ export class WorkerConnection {
   /** An installed procedure of ours on this session (`requestTimeout`: its own, ms). */
   async call<T = Record<string, unknown>>(name: string, params: readonly Param[], requestTimeout?: number) {
     return call<T>(await this.ready(), name, params, requestTimeout);
+  }
+
+  /**
+   * An installed procedure of ours on this session, its result sets read as they arrive (stream mode): when it fails
+   * after some came — a claim that committed some slots and was then cut short — they are returned with the error.
+   */
+  async callStreamed(
+    name: string,
+    params: readonly Param[],
+    requestTimeout: number,
+  ): Promise<{ sets: Record<string, unknown>[][]; error: unknown }> {
+    const req = requestWithTimeout(await this.ready(), requestTimeout);
+    for (const [n, type, value] of params) req.input(n, type, value);
+    req.stream = true;
+    const sets: Record<string, unknown>[][] = [];
+    let error: unknown = null;
+    req.on('recordset', () => sets.push([]));
+    req.on('row', (row: Record<string, unknown>) => sets.at(-1)?.push(row));
+    req.on('error', (e: unknown) => {
+      error ??= e;
+    });
+    await req.execute(name).catch((e: unknown) => {
+      error ??= e;
+    });
+    return { sets, error: error === null ? null : (schemaMissing(error) ?? error) };
   }
 
   /** A parameterised statement of ours on this session. */

@@ -1,4 +1,4 @@
-// Ending attempts on SQL Server: a worker's settlements (FINISH, installed as readpast.Finish_v<n>:
+// Ending attempts on SQL Server: a worker's settlements (FINISH, installed as readpast.Finish_<hash>:
 // sql/hot.ts; fenced on task, worker and attempt; the attempt's token released), then the batches whose
 // tasks moved are settled — completed once all their tasks are finished, or aborted — in a transaction
 // of their own (SETTLE_BATCHES).
@@ -58,26 +58,31 @@ export function finishRow(r: AttemptResult, ord: number) {
 }
 
 /** Settle attempts; false where the attempt no longer owns its task or its lease expired. */
+/** Results per call of the finish procedure: its statements over them stay far below lock escalation (sql/chunks.ts). */
+export const FINISH_BATCH = 500;
+
 export async function finish(shared: Shared, results: AttemptResult[]): Promise<boolean[]> {
-  if (results.length === 0) return [];
-  const r = await shared.callWrite(
-    hotName(HOT.finish),
-    [['results', sql.NVarChar(sql.MAX), JSON.stringify(results.map(finishRow))]],
-    [],
-    shared.statementTimeoutMs,
-  );
-  const rows = (r.recordsets as unknown as { ord: number; ok: number; frees: number; released?: number }[][])[0] ?? [];
   const accepted = new Array<boolean>(results.length).fill(false);
   let wake = false;
-  for (const row of rows) {
-    accepted[row.ord] = row.ok === 1;
-    // children of these tasks became pending (sql/edges.ts)
-    if ((row.released ?? 0) > 0) wake = true;
-    const res = results[row.ord]!;
-    if (row.ok === 1 && (row.frees === 1 || (res.settlement.kind === 'retry' && res.settlement.runAfter.getTime() <= Date.now())))
-      wake = true;
+  for (let from = 0; from < results.length; from += FINISH_BATCH) {
+    const part = results.slice(from, from + FINISH_BATCH);
+    const r = await shared.callWrite(
+      hotName(HOT.finish),
+      [['results', sql.NVarChar(sql.MAX), JSON.stringify(part.map(finishRow))]],
+      [],
+      shared.statementTimeoutMs,
+    );
+    const rows = (r.recordsets as unknown as { ord: number; ok: number; frees: number; released?: number }[][])[0] ?? [];
+    for (const row of rows) {
+      accepted[from + row.ord] = row.ok === 1;
+      // children of these tasks became pending (sql/edges.ts)
+      if ((row.released ?? 0) > 0) wake = true;
+      const res = part[row.ord]!;
+      if (row.ok === 1 && (row.frees === 1 || (res.settlement.kind === 'retry' && res.settlement.runAfter.getTime() <= Date.now())))
+        wake = true;
+    }
+    await settleTouched(shared, r.recordsets);
   }
-  await settleTouched(shared, r.recordsets);
   if (wake) shared.wake();
   return accepted;
 }

@@ -12,7 +12,7 @@ import type {
   StoreCapabilities,
   WorkerPort,
 } from '../../lib/engine/ports';
-import type { AttemptResult, DoctorCheck, TaskKind } from '../../lib/engine/types';
+import type { AttemptResult, DoctorCheck, MigrateReport, TaskKind } from '../../lib/engine/types';
 import * as alerts from './alerts';
 import { evaluateAlerts } from '../../lib/engine/alerts';
 import * as attemptLogs from './attempt-logs';
@@ -88,6 +88,8 @@ export interface MssqlStoreOptions {
   accessToken?: AccessTokenProvider;
   /** how long claims, finishes and the store's statements on a worker's session may take, ms (default 15,000) */
   statementTimeoutMs?: number;
+  /** how long `migrate` keeps a hot procedure no registered worker uses, ms (code-objects.ts; default 7 days) */
+  codeRetentionMs?: number;
 }
 
 export class MssqlStore implements Store {
@@ -105,6 +107,7 @@ export class MssqlStore implements Store {
   private readonly workers: Workers;
   private readonly live: Live;
   private readonly wakes: WakePoller;
+  private readonly codeRetentionMs: number | undefined;
 
   constructor(
     private readonly target: MssqlTarget,
@@ -112,6 +115,7 @@ export class MssqlStore implements Store {
   ) {
     // the sign-in with the token callback, for every pool (the migration's included)
     this.target = target = withAccessToken(target, opts.accessToken);
+    this.codeRetentionMs = opts.codeRetentionMs;
     this.description = describeTarget(target);
     const log = opts.log ?? ((m, e) => console.warn(`readpast (SQL Server): ${m}${e ? `: ${(e as Error).message ?? e}` : ''}`));
     // a store that does not migrate checks the schema's version on its first statement (connection.ts)
@@ -198,10 +202,15 @@ export class MssqlStore implements Store {
     return { ...this.shared.driver.counts };
   }
 
-  async migrate(): Promise<void> {
-    await migrate(toConfig(this.target, { appName: 'readpast migrate' }), undefined, (cfg) =>
-      this.shared.openPool(cfg, 'migration connection'),
+  async migrate(): Promise<MigrateReport> {
+    const report = await migrate(
+      toConfig(this.target, { appName: 'readpast migrate' }),
+      undefined,
+      (cfg) => this.shared.openPool(cfg, 'migration connection'),
+      { codeRetentionMs: this.codeRetentionMs, log: this.shared.log },
     );
+    if (report.dropped.length) this.shared.log(`migrate: dropped ${report.dropped.join(', ')} (no worker used them for the retention)`);
+    return report;
   }
 
   /** `readpast doctor`: asks the server on the shared pool, changes nothing (doctor.ts, doctor-judge.ts). */

@@ -3,7 +3,7 @@
 // piece checked to be in the text), and the uniqueidentifier the bytes make is read as SQL Server shows it.
 import { describe, expect, it } from 'vitest';
 import { compareUniqueidentifiers, newToken as mint, tokenTime, uniqueidentifierBytes } from '../../lib/engine/tokens';
-import { MIGRATIONS } from './schema';
+import { CODE_OBJECTS } from './code-objects';
 import { CALLER_PROCEDURES, createProcedure } from './sql/callers';
 import { NEW_TOKEN } from './sql/tokens';
 import { newToken, TOKEN_ORDER } from './tokens';
@@ -77,11 +77,11 @@ describe('SQL Server tokens', () => {
     expect(compareUniqueidentifiers(made.at(-1)!, late!)).toBeLessThan(0);
   });
 
-  it('migration 18 installs ExecAsync with it, and NEWID() is gone', () => {
+  it('ExecAsync makes its token with it (installed by content), and NEWID() is gone', () => {
     const exec = createProcedure(CALLER_PROCEDURES.find((p) => p.name === 'ExecAsync')!);
     expect(exec).toContain(NEW_TOKEN);
     expect(exec).toContain('@new_token AS token');
     expect(exec).not.toMatch(/NEWID\(\)/i);
-    expect(MIGRATIONS.find((m) => m.version === 18)!.batches).toContain(exec);
+    expect(CODE_OBJECTS.find((o) => o.name === 'ExecAsync')?.text).toBe(exec);
   });
 });

@@ -2,7 +2,7 @@
 // shared pool) and `enqueue(input, { transaction })` (one the caller opened with mssql).
 //
 // withTransaction: a `sql.Transaction` on the store's shared pool pins one pooled connection from
-// begin to commit/rollback; the caller's statements (tx.execute) and the enqueue procedure (readpast.Enqueue_v<n>,
+// begin to commit/rollback; the caller's statements (tx.execute) and the enqueue procedure (readpast.Enqueue_<hash>,
 // sql/hot.ts, whose own BEGIN/COMMIT TRANSACTION nest inside it) run on that connection, so they commit together. A
 // Transaction takes one request at a time (EREQINPROG otherwise): calls are queued here and run in
 // turn, whatever the callback awaits. Any error of a statement ends the transaction on the server (the

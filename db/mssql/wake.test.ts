@@ -7,7 +7,19 @@ import { openMssqlStore, type MssqlStore } from './store';
 
 const quiet = () => {};
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const top = (id: number, delayMs = 0): FakeReply => ({ sets: [{ columns: [['top_id', 'bigint']], rows: [[id]] }], delayMs });
+/** The poll's answer: the newest id, and whether a task newer than the last one is ready (sql/wake.ts). */
+const top = (id: number, delayMs = 0, ready = true): FakeReply => ({
+  sets: [
+    {
+      columns: [
+        ['top_id', 'bigint'],
+        ['ready', 'bit'],
+      ],
+      rows: [[id, ready]],
+    },
+  ],
+  delayMs,
+});
 
 let tds: FakeTds;
 let store: MssqlStore | null = null;
@@ -41,6 +53,25 @@ describe('wake-up long poll', () => {
     const sent = tds.requests('readpast wake').length;
     await sleep(150);
     expect(tds.requests('readpast wake').length).toBe(sent);
+  });
+
+  it('new tasks none of which is ready (a flow’s waiting nodes, delayed ones, taken already) wake nobody', async () => {
+    const answers = [top(5), top(9, 30, false), top(12, 30, false), top(12, 30, false)];
+    let polls = 0;
+    tds = new FakeTds((req, conn) => {
+      if (conn.appName !== 'readpast wake') return undefined;
+      expect(req.text).toContain("t.id > @seen AND t.id <= @top AND t.status = 'pending' AND t.run_after <= SYSUTCDATETIME()");
+      polls++;
+      return answers.shift() ?? top(14, 30, true);
+    });
+    await tds.start();
+    store = await openMssqlStore(tds.url(), { log: quiet, migrate: false });
+    const woke: number[] = [];
+    const off = store.worker.onWake(() => woke.push(polls));
+    for (let i = 0; i < 200 && woke.length === 0; i++) await sleep(10);
+    // 5 → 9, 12 (none ready): no wake-up; 14 (ready): one, on the fifth answer
+    expect(woke).toEqual([5]);
+    off();
   });
 
   it('wakeMs 0: no long poll', async () => {

@@ -78,10 +78,11 @@ export class WakePoller {
         req.input('last', sql.BigInt, last);
         req.input('wait_ms', sql.Int, this.waitMs);
         this.request = req;
-        const r = await req.query<{ top_id: number | string }>(WAKE_POLL);
+        const r = await req.query<{ top_id: number | string; ready: boolean | number | null }>(WAKE_POLL);
         this.request = null;
         const top = Number(r.recordset[0]?.top_id ?? 0);
-        const woke = last !== null && top > last;
+        // only a new task that is ready now wakes the pool (sql/wake.ts): new rows none of which it could take cost no claim
+        const woke = last !== null && top > last && Boolean(r.recordset[0]?.ready);
         if (woke && live()) this.shared.wake();
         // an answer with nothing new long before waitMs (not what the server does): never a busy loop
         if (!woke && last !== null && Date.now() - sent < MIN_GAP_MS) await sleep(MIN_GAP_MS);

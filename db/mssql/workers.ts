@@ -12,10 +12,10 @@ import {
   type WorkerSession,
 } from '../../lib/engine/types';
 import { call, sql, type ConnectionPool, type Shared } from './connection';
-import { retrying } from './errors';
+import { codeMissing, retrying } from './errors';
 import { id, intMs, type Id } from './rows';
 import { WorkerConnection, type SessionInfo } from './session';
-import { HOT, hotName } from './sql/hot';
+import { HOT, HOT_BARE_NAMES, hotName } from './sql/hot';
 import { DEREGISTER_WORKER, REGISTER_HANDLERS, REGISTER_WORKER, UPDATE_WORKER_SESSION } from './sql/workers';
 import { toConfig } from './url';
 
@@ -77,6 +77,7 @@ export class Workers {
     const info = await conn.open();
     await retrying(() =>
       conn.query(REGISTER_WORKER, [
+        ['code', sql.NVarChar(sql.MAX), big(HOT_BARE_NAMES)],
         ['worker_id', sql.NVarChar(256), reg.workerId],
         ['host', sql.NVarChar(256), reg.host.slice(0, 256)],
         ['pid', sql.Int, reg.pid],
@@ -85,7 +86,9 @@ export class Workers {
         ['session', sql.Int, info.session],
         ['login_time', sql.DateTime, info.loginTime],
       ]),
-    );
+    ).catch((err: unknown) => {
+      throw codeMissing(err) ?? err;
+    });
     return { session: info.session, loginTime: info.loginTime };
   }
 

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import type { DoctorCheck } from '../../lib/engine/types';
 import { isBusy, sqliteErrorNumber, type Db } from './connection';
+import { codeDoctorCheck } from './code-objects';
 import { MIGRATIONS } from './schema';
 import * as S from './sql/doctor';
 
@@ -323,7 +324,9 @@ export async function diagnoseSqlite(path: string, db: Db | null = null): Promis
     return checks;
   }
   try {
-    checks.push(walCheck(conn), sqliteVersionCheck(conn), schemaCheck(conn), await writeCheck(conn), driverCheck());
+    const schema = schemaCheck(conn);
+    const code = schema.ok ? [codeDoctorCheck(conn)] : [];
+    checks.push(walCheck(conn), sqliteVersionCheck(conn), schema, ...code, await writeCheck(conn), driverCheck());
   } finally {
     if (own) conn.close();
   }

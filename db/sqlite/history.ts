@@ -20,6 +20,7 @@ import {
 import type { Db, Shared } from './connection';
 import * as S from './sql/history';
 import { stmt } from './stmt';
+import { carryDepth, DEPTH_LOOKBACK_S } from '../shared/depth';
 import type { ReadModel } from '../../lib/engine/ports';
 import type { Slice } from '../shared/bind';
 
@@ -45,10 +46,22 @@ export function rollHistory(db: Db, now: number, maxMs = 3600_000): number {
   return Math.max(0, target - from);
 }
 
+/** Whether a quarter hour is due to be rolled (a read: rollHistory writes). */
+export function rollDue(db: Db, now: number): boolean {
+  return rolledUntil(db) < Math.floor((now - ROLL_DELAY_MS) / ROLL_MS) * ROLL_MS;
+}
+
 /** Delete rollups older than the history keeps; inside a write transaction. */
 export function pruneHistory(db: Db, now: number): void {
   stmt(db, S.PRUNE_MINUTES).run(now - HISTORY_KEEP_MS);
   stmt(db, S.PRUNE_ROLLUP).run(now - HISTORY_KEEP_MS);
+}
+
+/** The depth sample in force at `from` (ms), if one is recent enough (db/shared/depth.ts). */
+export function depthBefore(db: Db, from: number): number | null {
+  const sec = Math.floor(from / 1000);
+  const r = stmt(db, S.DEPTH_BEFORE).get(sec, sec - DEPTH_LOOKBACK_S) as { depth: number } | undefined;
+  return r ? Number(r.depth) : null;
 }
 
 function rolledUntil(db: Db): number {
@@ -106,7 +119,7 @@ export async function history(shared: Shared, q: HistoryQuery): Promise<HistoryV
     // the depth samples (per second, kept 24 h): for ranges within them
     if (!filtered && from >= Date.now() - 25 * 3600_000) {
       const bs = size / 1000;
-      const rows = stmt(db, S.READ_DEPTH).all(bs, Math.floor(from / 1000), Math.ceil(to / 1000)) as { b: number; depth: number }[];
+      const rows = stmt(db, S.READ_DEPTH).all(bs, bs, Math.floor(from / 1000), Math.ceil(to / 1000)) as { b: number; depth: number }[];
       for (const r of rows) depth.set(r.b * 1000, r.depth);
     }
     return view(db, from, to, size, sums, depth, q);
@@ -123,7 +136,12 @@ function view(
   depth: Map<number, number>,
   _q: HistoryQuery,
 ): HistoryView {
-  const buckets = bucketStarts(from, to, size).map((t) => toBucket(new Date(t), sums.get(t), depth.get(t) ?? null));
+  const starts = bucketStarts(from, to, size);
+  const filtered = _q.queue !== undefined || _q.command !== undefined;
+  // the sample in force at the start, read only when the first bucket has none of its own
+  const seed = filtered || starts.length === 0 || depth.has(starts[0]!) ? null : depthBefore(db, from);
+  const carried = filtered ? depth : carryDepth(starts, depth, seed);
+  const buckets = starts.map((t) => toBucket(new Date(t), sums.get(t), carried.get(t) ?? null));
   const { queues, commands } = names(db);
   return { buckets, queues, commands };
 }

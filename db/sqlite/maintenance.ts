@@ -7,7 +7,8 @@ import { parentsFailed } from './edges';
 import { endAttempt, type Ended } from './settle';
 import { pruneEvents } from './events';
 import { pruneFlow } from './flow';
-import { pruneHistory, rollHistory } from './history';
+import { pruneHistory, rollDue, rollHistory } from './history';
+import { depthSample, lastDepth } from '../shared/depth';
 import { remove } from './operators';
 import { PRUNE_AUDIT } from './sql/audit';
 import * as S from './sql/maintenance';
@@ -47,6 +48,8 @@ export function abandoned(
  * (its children's policies applied).
  */
 export async function rescueExpired(shared: Shared): Promise<RescueResult> {
+  // nothing expired, no attempt left open (an idle or healthy store, every second): a read, no write lock
+  if (!(await read(() => stmt(shared.db, S.RESCUE_DUE).get(Date.now())))) return { retried: 0, dead: 0 };
   const r = await shared.tx((tally, now) => rescue(shared.db, tally, now));
   if (r.retried || r.dead) shared.wake();
   return r;
@@ -87,7 +90,8 @@ export function abandonedSince(shared: Shared, since: Date): Promise<AbandonedCo
 }
 
 /** workers in state `running` whose heartbeat is older than `staleMs` become `lost`; returns how many */
-export function markLostWorkers(shared: Shared, staleMs: number): Promise<number> {
+export async function markLostWorkers(shared: Shared, staleMs: number): Promise<number> {
+  if (!(await read(() => stmt(shared.db, S.LOST_WORKERS_DUE).get(Date.now() - staleMs)))) return 0;
   return shared.tx((_t, now) => stmt(shared.db, S.MARK_LOST_WORKERS).run(now - staleMs).changes);
 }
 
@@ -149,13 +153,22 @@ function pruneRest(db: Db, cutoff: number, now: number): void {
   pruneFlow(db, now);
 }
 
-/** record the pending depth for the current second of the metrics series */
+/**
+ * Record the pending depth for the current second of the metrics series — only when it changed since this store's
+ * last sample (or that one is DEPTH_REFRESH_MS old): the readers carry a sample forward (history.ts, reads.ts), so
+ * an idle store writes nothing here. Then the history's quarter-hour roll, when one is due.
+ */
 export async function sampleDepth(shared: Shared): Promise<void> {
-  await shared.tx((_t, now) => {
-    const depth = (stmt(shared.db, S.PENDING_DEPTH).get() as { n: number }).n;
-    stmt(shared.db, S.SAMPLE_DEPTH).run(Math.floor(now / 1000), depth);
-    rollHistory(shared.db, now);
+  const now = Date.now();
+  const depth = await read(() => (stmt(shared.db, S.PENDING_DEPTH).get() as { n: number }).n);
+  const sample = depthSample(shared, depth, now);
+  const roll = await read(() => rollDue(shared.db, now));
+  if (!sample && !roll) return;
+  await shared.tx((_t, at) => {
+    if (sample) stmt(shared.db, S.SAMPLE_DEPTH).run(Math.floor(at / 1000), depth);
+    if (roll) rollHistory(shared.db, at);
   });
+  if (sample) lastDepth.set(shared, { depth, at: now });
 }
 
 /** this module's part of the MaintenancePort (store.ts binds it to the store's Shared) */

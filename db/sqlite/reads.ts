@@ -34,6 +34,8 @@ import { FAILURE_FILTER } from './sql/operators';
 import * as S from './sql/reads';
 import { stmt } from './stmt';
 import { taskLinks } from './flow-reads';
+import { depthBefore } from './history';
+import { withDepthSeed } from '../shared/depth';
 import type { ReadModel } from '../../lib/engine/ports';
 import type { Slice } from '../shared/bind';
 
@@ -242,7 +244,11 @@ export function failureWhere(f: FailureFilter): { filters: string[]; params: unk
 }
 
 export function metrics(shared: Shared, since: Date): Promise<MetricPoint[]> {
-  return read(() => (stmt(shared.db, S.METRICS_SINCE).all(Math.floor(since.getTime() / 1000)) as MetricRow[]).map(metricPoint));
+  return read(() =>
+    withDepthSeed((stmt(shared.db, S.METRICS_SINCE).all(Math.floor(since.getTime() / 1000)) as MetricRow[]).map(metricPoint), since, () =>
+      depthBefore(shared.db, since.getTime()),
+    ),
+  );
 }
 
 /**

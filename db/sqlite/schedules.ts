@@ -184,6 +184,8 @@ export async function runSchedule(
 /** One check of every due schedule (MaintenancePort.fireDue); `at` replaces the clock for the plans (tests). */
 export async function fireDue(shared: Shared, at?: Date): Promise<FireReport[]> {
   const db = shared.db;
+  // nothing due (the usual case, checked every second): no write transaction, no write lock
+  if (!(await read(() => stmt(db, S.ANY_DUE).get((at ?? new Date()).getTime())))) return [];
   const reports = await shared.tx((tally, now) => {
     const when = at ?? new Date(now);
     const out: FireReport[] = [];

@@ -2,7 +2,7 @@
 // (better-sqlite3 is synchronous, so every transaction is short and serial); BEGIN IMMEDIATE makes each
 // write transaction the single writer across processes sharing the file. All SQL is in sql/.
 import type { CommandPort, MaintenancePort, ReadModel, Store, StoreCapabilities, WorkerPort } from '../../lib/engine/ports';
-import type { DoctorCheck, TaskKind } from '../../lib/engine/types';
+import type { DoctorCheck, MigrateReport, TaskKind } from '../../lib/engine/types';
 import * as attemptLogs from './attempt-logs';
 import * as alerts from './alerts';
 import { evaluateAlerts } from '../../lib/engine/alerts';
@@ -163,8 +163,19 @@ export class SqliteStore implements Store {
     });
   }
 
-  async migrate(): Promise<void> {
-    await migrate(this.db);
+  /** what opening the file migrated, not yet reported: the first migrate() call reports it too */
+  private opened: MigrateReport | null = null;
+
+  async migrate(): Promise<MigrateReport> {
+    const now = await migrate(this.db);
+    const before = this.opened;
+    this.opened = null;
+    return before ? { applied: [...before.applied, ...now.applied], installed: [...before.installed, ...now.installed], dropped: [] } : now;
+  }
+
+  /** Migrate on open (every SQLite store does), keeping the report for the first migrate() call. */
+  async migrateOnOpen(): Promise<void> {
+    this.opened = await migrate(this.db);
   }
 
   diagnose(): Promise<DoctorCheck[]> {
@@ -189,7 +200,7 @@ export function diagnoseSqliteFile(path: string): Promise<DoctorCheck[]> {
 export async function openSqliteStore(path: string): Promise<SqliteStore> {
   const store = new SqliteStore(path);
   try {
-    await store.migrate();
+    await store.migrateOnOpen();
   } catch (err) {
     await store.close();
     throw err;

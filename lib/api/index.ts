@@ -12,7 +12,7 @@ export {
 } from './open';
 export { MAX_BULK, Readpast, type EnqueueOptions, type QueueJson, type ReadpastOptions } from './readpast';
 export type { ReadpastTransaction } from './transaction';
-export type { ExecuteParams, ExecuteResult, RetryFailedResult, TransactionOptions } from '../engine/types';
+export type { ExecuteParams, ExecuteResult, MigrateReport, RetryFailedResult, TransactionOptions } from '../engine/types';
 export type { KeyUsage, QueuePatch, RateLimit, RateUsage } from '../engine/types';
 export type { BatchJson, DoctorJson, HandlersJson, ProcedureParametersJson, StatusJson } from './present';
 export type { WaitOptions, WaitResult } from './wait';

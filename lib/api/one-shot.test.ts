@@ -30,7 +30,7 @@ function cli(args: string[], url: string): Promise<{ code: number | null; stdout
 }
 
 const reply: FakeReplier = (req) => {
-  // readpast.Enqueue_v<n>'s @results: [{ord, token, created}]
+  // readpast.Enqueue_<hash>'s @results: [{ord, token, created}]
   if (req.text.includes('@tasks')) return { outputs: { results: JSON.stringify([{ ord: 0, token: TOKEN, created: 1 }]) } };
   // the command's audit row (written in the enqueue's transaction): its id
   if (req.text.includes('INSERT INTO readpast.AuditLog')) return { sets: [{ columns: [['id', 'int']], rows: [[1]] }] };

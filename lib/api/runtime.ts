@@ -2,6 +2,7 @@
 // pools and their stored sizes, and the dashboard served as a child process.
 import { ValidationError } from '../engine/errors';
 import { registerBuiltinHandlers } from '../engine/handlers';
+import type { MigrateReport } from '../engine/types';
 import { Pool, type PoolOptions } from '../engine/pool';
 import type { Core } from './core';
 import { startDashboard, type DashboardHandle, type DashboardOptions } from './dashboard';
@@ -17,7 +18,8 @@ export class Runtime {
     private readonly url: string | null,
   ) {}
 
-  migrate(): Promise<void> {
+  /** the migrations applied, the code objects installed by content and the unused hot procedures dropped */
+  migrate(): Promise<MigrateReport> {
     return this.core.store.migrate();
   }
 

@@ -19,7 +19,7 @@ export interface PoolOptions {
    * pool of 4 then pays one claim transaction per many tasks. A prefetched task is running with a lease in the
    * store; its worker starts it as soon as the task before it ends. 0: never.
    * Default: the store's (StoreCapabilities.prefetch: PREFETCH_SQLITE on SQLite, whose one claim transaction
-   * serves every slot; 0 on SQL Server, whose claim takes one round trip per slot anyway).
+   * serves every slot; 0 on SQL Server, which does not claim ahead).
    */
   prefetch: number;
   logger: Logger;

@@ -2,7 +2,7 @@
 // bound per attempt, the reads of the task page and Running, the delete that goes with a task. Lock order
 // (sql/claim.ts): Tasks, then AttemptOutput, then AttemptLogs (after ExecutionLog where both are written).
 import { MAX_ATTEMPT_BYTES, MAX_ATTEMPT_LINES } from '../../../lib/engine/attempt-output';
-import { ESCALATION_CHUNK } from './enqueue';
+import { ESCALATION_CHUNK } from './chunks';
 
 /**
  * Append attempts' output. @batch: JSON array of {ord, taskId, workerId, attempt, dropped, percent|null,
@@ -129,18 +129,23 @@ JOIN readpast.AttemptOutput AS o ON o.task_id = t.id AND o.attempt = t.attempts
 WHERE t.token IN (SELECT TRY_CAST(j.value AS uniqueidentifier) FROM OPENJSON(@tokens) AS j)
   AND o.pct IS NOT NULL AND o.progress_at IS NOT NULL;`;
 
-/**
- * The output of the tasks in @moves goes with them (part of the deletes in sql/operators.ts and
- * sql/maintenance.ts, after their ExecutionLog rows): lines ESCALATION_CHUNK per statement.
- */
-export const DELETE_TASKS_OUTPUT = `DECLARE @out_chunk int = ${ESCALATION_CHUNK};
-WHILE @out_chunk = ${ESCALATION_CHUNK}
+/** Delete the rows of `table` of the tasks in @moves, ESCALATION_CHUNK per statement (@out_chunk counts the last one). */
+const deleteOfMoved = (table: string) => `WHILE @out_chunk = ${ESCALATION_CHUNK}
 BEGIN
   SET @out_chunk = 0;
   WITH doomed AS (
-    SELECT TOP (${ESCALATION_CHUNK}) x.task_id FROM readpast.AttemptLogs AS x WHERE x.task_id IN (SELECT m.id FROM @moves AS m)
+    SELECT TOP (${ESCALATION_CHUNK}) x.task_id FROM ${table} AS x WHERE x.task_id IN (SELECT m.id FROM @moves AS m)
   )
   DELETE FROM doomed;
   SET @out_chunk = @@ROWCOUNT;
-END;
-DELETE FROM readpast.AttemptOutput WHERE task_id IN (SELECT m.id FROM @moves AS m);`;
+END;`;
+
+/**
+ * The output of the tasks in @moves goes with them (part of the deletes in sql/operators.ts and
+ * sql/maintenance.ts, after their ExecutionLog rows): lines, and each attempt's output row, ESCALATION_CHUNK per
+ * statement.
+ */
+export const DELETE_TASKS_OUTPUT = `DECLARE @out_chunk int = ${ESCALATION_CHUNK};
+${deleteOfMoved('readpast.AttemptLogs')}
+SET @out_chunk = ${ESCALATION_CHUNK};
+${deleteOfMoved('readpast.AttemptOutput')}`;

@@ -3,7 +3,7 @@
 // its tasks moved is in settle.ts). Lock order (sql/claim.ts): the batch's row first, then its tasks, at
 // most ESCALATION_CHUNK per statement (enqueue.ts), then the kept counts.
 import { CASCADE_FAILURE, DECLARE_EDGES } from './edges';
-import { ESCALATION_CHUNK } from './enqueue';
+import { ESCALATION_CHUNK } from './chunks';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY } from './tally';
 
 const BATCH_COLUMNS = 'b.id, b.caller, b.max_parallel, b.on_failure, b.status, b.created_at, b.released_at, b.completed_at';

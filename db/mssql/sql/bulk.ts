@@ -4,7 +4,7 @@
 // before taking any lock; then the rows of the keys its tasks will be pending under (ConcurrencyKeys); then
 // Tasks, ExecutionLog, the kept counts. Each returns (done, found), then the
 // touched batches.
-import { DELETE_ATTEMPT_LOGS, DELETE_EDGES, heldCount, neededByChild, PAST_ABORT } from './operators';
+import { DELETE_ATTEMPT_LOGS, DELETE_EDGES, heldCount, neededByChild, PAST_ABORT, RETRY_CANDIDATES } from './operators';
 import { cancelUnfinished, DECLARE_CANCELLED, DECLARE_EDGES, REARM_CHILDREN, RETRIED_STATUS } from './edges';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 import { keyRowsFor } from './keys';
@@ -47,15 +47,8 @@ INSERT INTO @cand (id)
 ${heldCount(BULK_RETRY_WHERE)}
 BEGIN TRANSACTION;
 ${keyRowsFor('SELECT t.queue, t.concurrency_key FROM readpast.Tasks AS t JOIN @cand AS c ON c.id = t.id WHERE t.batch_id IS NULL')}
-UPDATE t
-  SET status = ${RETRIED_STATUS}, run_after = @now, finished_at = NULL, cancel_requested = 0, blocked_by = NULL,
-      max_attempts = CASE WHEN t.max_attempts >= t.attempts + 1 THEN t.max_attempts ELSE t.attempts + 1 END
-  OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL, NULL INTO @moves
-  FROM readpast.Tasks AS t JOIN @cand AS c ON c.id = t.id
-  WHERE t.status IN ('dead', 'cancelled')
-    AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
-      WHERE o.dedup_key = t.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('waiting', 'pending', 'running'));
-SET @done = @@ROWCOUNT;
+${RETRY_CANDIDATES}
+SET @done = (SELECT COUNT(*) FROM @moves);
 ${REARM_CHILDREN}
 ${MOVES_TO_DELTAS}
 ${TALLY}

@@ -8,7 +8,7 @@ export const fail = (n: number, message: string) => `THROW ${50000 + n}, N'${mes
 /**
  * @DependsOn: task tokens separated by commas (spaces around each allowed), read in order into @deps; each must name
  * an existing task (50019 names the one that does not), at most MAX_PARENTS, none for a task of a batch. The enqueue
- * checks them again under lock (Enqueue_v20: a parent deleted meanwhile fails the call).
+ * checks them again under lock (readpast.Enqueue_<hash>: a parent deleted meanwhile fails the call).
  */
 export const DEPENDENCY_CHECKS = `IF @OnParentFailure IS NOT NULL
     AND @OnParentFailure COLLATE Latin1_General_100_BIN2 NOT IN ('cancel', 'run', 'wait')

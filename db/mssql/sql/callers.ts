@@ -1,4 +1,4 @@
-// The seeds' own interface for T-SQL callers (issue 10), installed by migration 6 (schema.ts):
+// The seeds' own interface for T-SQL callers, installed by content after the migrations (code-objects.ts):
 // readpast.ExecAsync, GetScheduler, ReleaseScheduler, Synchronization, CancelTask, RetryTask, the view
 // AsyncExecResults and the role readpast_caller; plus readpast.SettleBatches (internal, not granted).
 //
@@ -15,23 +15,23 @@
 //
 // Concurrency keys: ExecAsync's @ConcurrencyKey (1 to 200 characters, binary-compared; the last parameter, so
 // positional calls written before it bind as they did) is the task's key; without it the queue's keyFrom
-// derives one from @Payload inside Enqueue_v19, as for the library's tasks (migration 19).
+// derives one from @Payload inside readpast.Enqueue_<hash>, as for the library's tasks (migration 19).
 //
 // Dependencies: ExecAsync's @DependsOn (task tokens separated by commas, spaces allowed) and @OnParentFailure
 // ('cancel' by default, 'run', 'wait'), after @ConcurrencyKey for the same reason (migration 20). Each token is
 // checked (50019 names one that is not a task's) before the enqueue, which checks again under lock.
 //
-// Same statements as the store. ExecAsync calls readpast.Enqueue_v<n> (sql/hot.ts: ENQUEUE_WRITE installed),
+// Same statements as the store. ExecAsync calls readpast.Enqueue_<hash> (sql/hot.ts: ENQUEUE_WRITE installed),
 // the very procedure the Node enqueue calls, with a one-element @tasks array it builds with FOR JSON (its token made
 // as the store makes one: sql/tokens.ts); CancelTask and RetryTask run
 // CANCEL_WRITE and RETRY_ONE_WRITE (sql/operators.ts); ReleaseScheduler, CancelTask and RetryTask settle the
 // batches they touched with SETTLE_BATCHES_WRITE (sql/settle.ts, here as readpast.SettleBatches). So the
 // lock order of sql/claim.ts holds here as there.
 //
-// Installed text. The procedures hold copies of those statements as they were when the migration ran: a
-// change to CANCEL_WRITE, RETRY_ONE_WRITE or SETTLE_BATCHES_WRITE (or a new version of the enqueue
-// procedure) needs a new migration that installs them again (CREATE OR ALTER); callers.test.ts pins their
-// text to say so.
+// Installed text. The procedures hold copies of those statements as they are in this code: a change to
+// CANCEL_WRITE, RETRY_ONE_WRITE or SETTLE_BATCHES_WRITE (or a new name of the enqueue procedure) is installed
+// by the next `readpast migrate` (CREATE OR ALTER under the same names, code-objects.ts). The public procedures
+// only ever gain trailing optional parameters (callers.test.ts holds each one's released parameter list).
 //
 // Permissions: ownership chaining. Every object of the schema readpast has the schema's owner (none is
 // given an owner of its own), so a procedure of readpast reading or writing a table of readpast is checked

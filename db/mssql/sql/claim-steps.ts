@@ -1,5 +1,5 @@
 // The claim's steps for concurrency keys, tokens and rate slots (sql/claim.ts composes CLAIM of them; each is
-// a piece of readpast.Claim_v19's body, pinned with it by hot-procedures.test.ts). The lock order and the
+// a piece of readpast.Claim_<hash>'s body, sql/hot.ts). The lock order and the
 // steps' numbers are those of the comment at the top of sql/claim.ts.
 
 /**

@@ -1,5 +1,6 @@
-// The claim: one due task for one worker, on that worker's own connection, in short transactions
-// (nothing stays open while the task runs).
+// The claim: one due task for each idle slot of a process, in one round trip (the slots as a JSON list, each task
+// recorded with its slot's worker and session: the session that will run it), in short transactions — one per task
+// claimed, nothing held across them, nothing open while the tasks run.
 //
 // LOCK ORDER. Every writer of the store takes its locks in this one order of tables:
 //
@@ -22,7 +23,7 @@
 // each other in a cycle, so the writers cannot deadlock one another over rows of these tables. Workers and
 // Handlers are written by statements that lock nothing else. Two things this order alone does not cover,
 // and how the store keeps them away: a table lock from lock escalation (READPAST skips row locks, not table
-// locks) — every multi-row write is cut into statements of at most 1,000 rows (see enqueue.ts); and two
+// locks) — every multi-row write is cut into statements of at most 1,000 rows (sql/chunks.ts); and two
 // statements reaching one row through different indexes — the hot paths never wait on rows of Tasks (the
 // claim reads with READPAST; settlements and rescue seek rows by their key). A deadlock SQL Server still
 // reports (error 1205) is run again (errors.ts, retrying). Each writer says how it keeps the order:
@@ -36,7 +37,7 @@
 // limited queues with no room, queues whose rate window is full, keys at their per-key limit and keys whose
 // window is full are skipped before any TOP, so they block nobody else.
 // The rules are listed once, by name, in lib/engine/claim-rules.ts; CLAIM is composed of their T-SQL
-// fragments (CLAIM_RULE_SQL below), each byte for byte as readpast.Claim_v20 was installed (v20 returns
+// fragments (CLAIM_RULE_SQL below), each byte for byte as the installed claim runs it (it returns
 // the claimed task's parent_count too: the claim reads its parents on the same session only when it has some).
 //
 // First, without holding anything: the candidate queues (not paused, wanted by this worker, with room by
@@ -87,11 +88,18 @@
 // behind other writers' locks, gone many rounds or compiled slowly, so a worker never receives a lease
 // already partly spent (issue 26). A wait inside step 3 only makes the room check stricter.
 //
-// Installed as a procedure (readpast.Claim_v<n>, sql/hot.ts): a claim is sent as its name and four
+// SLOTS. The slots are filled in order, one after the other, as separate claims sent one by one would fill them: each
+// slot's rounds start from what the slots before it took (the rows they took are running; the queue, batch, key and
+// slot rules are counted again under their locks), and a lane served for one slot has its turn stamped before the
+// next (@unbatched_served, @lanes, @keys). The first slot that finds nothing ends the claim: its rounds went on until
+// no candidate head was left. Each task's attempt is logged with its slot's worker and session (ExecutionLog.session):
+// the worker's own connection, which runs it (its SPID as the store last read it; run.ts moves an attempt whose
+// worker's connection was replaced since), whichever connection sent the claim.
+//
+// Installed as a procedure (readpast.Claim_<hash>, sql/hot.ts): a claim is sent as its name and four
 // parameters instead of this batch's ~60 KB, and its table variables are cached with the procedure. The
-// name carries the migration that installed it, so during a rolling upgrade workers of two versions each
-// call the claim they were written against; a change of the claim is a new version (hot-procedures.test.ts).
-// (Claim_v17, left for processes not yet upgraded, knows no keys or rates.)
+// name is a hash of its text, so during a rolling upgrade workers of two versions each call the claim they
+// were built with; a change of the claim is a new name, installed by the next migrate (code-objects.ts).
 import { LIVE_BATCH, type ClaimRuleName } from '../../../lib/engine/claim-rules';
 import { BEGIN, TALLY, TOUCHED } from './tally';
 import { historyCommandOf } from './history';
@@ -100,8 +108,8 @@ import { KEY_STEP, keyRoom, RATE_STEP, rateKeyOf, rateRoom, SET_LANE_ASIDE, TOKE
 /**
  * The claim rules (lib/engine/claim-rules.ts) in T-SQL: one fragment per rule, the exact text that implements
  * it in CLAIM below, which is composed of them (claim-rules.test.ts: every rule has one, CLAIM contains it).
- * CLAIM is installed as readpast.Claim_v19, its text pinned (hot-procedures.test.ts): a fragment may change
- * only with a new version. Each round checks the queue rules again under the queue's lock (@paused, @held),
+ * CLAIM is installed as readpast.Claim_<hash> (sql/hot.ts): a changed fragment is a new name, nothing more.
+ * Each round checks the queue rules again under the queue's lock (@paused, @held),
  * the batch rules under the batch's (the lane's re-check repeats the batch fragments) and the key rules under
  * the key's (the per-key count) and the slot's (the rate). The two key fragments are the key lanes' filter
  * (ConcurrencyKeys AS ck, the candidate queue's settings AS q); batched keyed tasks are filtered by the same
@@ -189,9 +197,10 @@ const pickInLane = (lane: string, rows: string) => `IF @ok = 1 AND ${lane}
     END;`;
 
 /**
- * Parameters: @worker_id, @lease_ms, @queues (JSON array or NULL = every queue), @unbatched_served
- * (when this process last served the unbatched lane, µs since 1970). Returns the claimed task (0 or
- * 1 row, with @@SPID and the served stamp), then the touched batches.
+ * Parameters: @slots (JSON array of {workerId, session}: the idle slots to fill, in order; a slot whose session is
+ * null runs on this session: @@SPID), @lease_ms, @queues (JSON array or NULL = every queue), @unbatched_served (when
+ * this process last served the unbatched lane, µs since 1970). Returns a result set per slot filled (its task, with
+ * its slot's worker and session and its lane's served stamp; none when nothing was claimed), then the touched batches.
  */
 export const CLAIM = `${BEGIN}
 DECLARE @claimed TABLE (
@@ -209,6 +218,10 @@ DECLARE @skipped TABLE (lane bigint NOT NULL, queue nvarchar(64) COLLATE Latin1_
 DECLARE @wanted TABLE (queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL PRIMARY KEY);
 DECLARE @lanes TABLE (batch_id bigint NOT NULL PRIMARY KEY, stage int NOT NULL, served_at bigint NOT NULL);
 DECLARE @held TABLE (id bigint NOT NULL PRIMARY KEY, attempts int NOT NULL);
+-- the slots to fill, in order
+DECLARE @slot_list TABLE (n int NOT NULL PRIMARY KEY, worker_id nvarchar(256) NOT NULL, session int NOT NULL);
+DECLARE @touched TABLE (batch_id bigint NOT NULL PRIMARY KEY);
+DECLARE @worker_id nvarchar(256), @session int, @slot_n int;
 DECLARE @all_queues bit = CASE WHEN @queues IS NULL THEN 1 ELSE 0 END;
 DECLARE @stamp bigint = NULL, @lane_served bigint, @served_now bigint;
 DECLARE @done bit = 0, @won bit = 0, @rounds int = 0, @ok bit, @lane bigint, @lane_stage int, @queue nvarchar(64);
@@ -217,6 +230,12 @@ DECLARE @key nvarchar(200) = NULL, @key_limit int, @key_stamp bigint, @key_serve
 DECLARE @rate_limit int, @rate_period int, @rate_per_key bit, @rate_key nvarchar(200), @rate_since datetime2(3), @rate_slot int;
 -- inside a caller's transaction (readpast doctor's dry run, rolled back whole) the rounds open none of their own
 DECLARE @outer int = @@TRANCOUNT;
+INSERT INTO @slot_list (n, worker_id, session)
+  SELECT CAST(j.[key] AS int), s.worker_id, COALESCE(s.session, @@SPID)
+  FROM OPENJSON(@slots) AS j
+  CROSS APPLY OPENJSON(j.value) WITH (worker_id nvarchar(256) '$.workerId', session int '$.session') AS s
+  WHERE s.worker_id IS NOT NULL;
+SET @slot_n = (SELECT MIN(s.n) FROM @slot_list AS s);
 IF @all_queues = 0
   INSERT INTO @wanted (queue) SELECT DISTINCT CAST(j.value AS nvarchar(64)) COLLATE Latin1_General_100_BIN2
   FROM OPENJSON(@queues) AS j
@@ -258,7 +277,14 @@ INSERT INTO @lanes (batch_id, stage, served_at)
       WHERE ${R.pending} AND t.batch_id IS NOT NULL AND ${R.batch_exists} AND t.stage = st.stage
         AND ${R.due} AND ${CANDIDATE})
   ORDER BY b.served_at, b.id;
-WHILE @done = 0 AND @rounds < ${CLAIM_ROUNDS}
+-- the slots, one after the other: each gets the best task left (its own rounds, its own transaction), until one finds
+-- nothing; every rule is checked again under its locks in each round, so a slot sees what the slots before it took
+WHILE @slot_n IS NOT NULL AND @done = 0
+BEGIN
+SELECT @worker_id = s.worker_id, @session = s.session FROM @slot_list AS s WHERE s.n = @slot_n;
+SET @won = 0;
+SET @rounds = 0;
+WHILE @won = 0 AND @done = 0 AND @rounds < ${CLAIM_ROUNDS}
 BEGIN
   SET @rounds = @rounds + 1;
   -- the time is read again each round (and again once its locks are held, below): a claim that waited
@@ -409,11 +435,12 @@ BEGIN
         ROLLBACK TRANSACTION;
       DELETE FROM @claimed;
     END;
-    IF @won = 1
-      SET @done = 1;
   END;
 END;
-IF @won = 1
+IF @won = 0
+  -- nothing this slot may take (or the rounds' guard ran out): the slots after it would find nothing either
+  SET @done = 1;
+ELSE
 BEGIN
   -- 6. log the attempt, keep the counts (a batch's lane was stamped in step 2, a key's in 2b; the unbatched
   --    lane's stamp is now)
@@ -421,7 +448,7 @@ BEGIN
     SET @stamp = DATEDIFF_BIG(MICROSECOND, '19700101', SYSUTCDATETIME());
   INSERT INTO readpast.ExecutionLog (task_id, attempt, queue, kind, command, worker_id, session, token_no, batch_id, stage,
       started_at, outcome)
-    SELECT c.id, c.attempts, c.queue, c.kind, c.command, @worker_id, @@SPID, c.token_no, c.batch_id, c.stage, @now, 'running'
+    SELECT c.id, c.attempts, c.queue, c.kind, c.command, @worker_id, @session, c.token_no, c.batch_id, c.stage, @now, 'running'
     FROM @claimed AS c;
   UPDATE s SET first_started_at = @now
     FROM readpast.BatchStages AS s JOIN @claimed AS c ON c.batch_id = s.batch_id AND c.stage = s.stage
@@ -443,10 +470,29 @@ BEGIN
 ${TALLY}
   IF @outer = 0
     COMMIT TRANSACTION;
+  -- this slot's task, sent at once (a result set per slot): committed, it is its worker's whatever happens to the
+  -- slots after it (an error or a cancel ends the batch; the rows already sent still reach the caller: claim.ts)
+  SELECT c.id, c.token, c.queue, c.kind, c.command, c.payload, c.priority, c.attempts, c.max_attempts, c.timeout_ms,
+    c.created_at, c.run_after, c.started_at, c.token_no, c.batch_id, c.stage, c.concurrency_key,
+    COALESCE(q.backoff_ms, 1000) AS backoff_ms, @worker_id AS worker_id, @session AS session, @stamp AS served_stamp,
+    (SELECT t.parent_count FROM readpast.Tasks AS t WHERE t.id = c.id) AS parent_count
+  FROM @claimed AS c LEFT JOIN readpast.Queues AS q ON q.name = c.queue;
+  INSERT INTO @touched (batch_id)
+    SELECT DISTINCT d.batch_id FROM @sdelta AS d WHERE NOT EXISTS (SELECT 1 FROM @touched AS x WHERE x.batch_id = d.batch_id);
+  -- the next slot's claim sees the turns this one took: the unbatched lane's stamp, the batch's and the key's
+  IF @lane = -1
+    SET @unbatched_served = @stamp;
+  IF @lane >= 0
+    UPDATE @lanes SET served_at = @stamp WHERE batch_id = @lane;
+  IF @key IS NOT NULL
+    UPDATE @keys SET served_at = @key_stamp WHERE queue = @queue AND concurrency_key = @key;
+  -- and starts from nothing: the kept counts' deltas were applied with this slot's commit
+  DELETE FROM @claimed;
+  DELETE FROM @delta;
+  DELETE FROM @sdelta;
+  DELETE FROM @hist;
+  SELECT @m_started = 0, @m_lsum = 0, @m_lmax = 0, @m_dead = 0;
+  SET @slot_n = (SELECT MIN(s.n) FROM @slot_list AS s WHERE s.n > @slot_n);
 END;
-SELECT c.id, c.token, c.queue, c.kind, c.command, c.payload, c.priority, c.attempts, c.max_attempts, c.timeout_ms,
-  c.created_at, c.run_after, c.started_at, c.token_no, c.batch_id, c.stage, c.concurrency_key, COALESCE(q.backoff_ms, 1000) AS backoff_ms,
-  @@SPID AS session, @stamp AS served_stamp,
-  (SELECT t.parent_count FROM readpast.Tasks AS t WHERE t.id = c.id) AS parent_count
-FROM @claimed AS c LEFT JOIN readpast.Queues AS q ON q.name = c.queue;
-${TOUCHED}`;
+END;
+SELECT x.batch_id FROM @touched AS x;`;

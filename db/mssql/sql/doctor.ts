@@ -95,7 +95,7 @@ FROM (VALUES ${CALLER_PROCEDURES.map((p) => `(N'${p.name}')`).join(', ')}) AS p(
 ORDER BY p.name;`;
 
 /**
- * The hot-write procedures this version calls (sql/hot.ts: readpast.Enqueue_v17, …), asked once the schema
+ * The hot-write procedures this version calls (sql/hot.ts: readpast.Enqueue_<hash>, …), asked once the schema
  * exists. One row each: present (OBJECT_ID: NULL for an object missing, or one this login cannot see) and
  * whether this login may EXECUTE it (HAS_PERMS_BY_NAME: 1, 0, or NULL where the object does not exist or
  * the check fails).

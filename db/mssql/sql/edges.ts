@@ -14,14 +14,26 @@
 // parent while holding its child: no cycle along a chain. The exception: a task coming back (SYNC_EDGES) reads its
 // parents' rows after it holds its own — a retry racing its parent's settle may then deadlock, and is run again
 // (a 1205 is retried, errors.ts), as for any writer.
+//
+// Below lock escalation (sql/chunks.ts): a parent may have 9,999 children and a flow 20,000 edges, so each step reads
+// the rows it will change into a numbered table variable (@cx: tasks in id order, @ce: edges) and writes them
+// ESCALATION_CHUNK at a time, each statement re-checking the rows' state; locks are still held to the commit.
+import { DECLARE_CHUNKS, IN_CHUNK, inChunks } from './chunks';
 
 /** Table variables the fragments share: @cm collects one statement's moves of children before they join @moves. */
 export const DECLARE_EDGES = `DECLARE @cm TABLE (id bigint NOT NULL PRIMARY KEY,
   queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL, batch_id bigint NULL, stage int NULL,
   from_status varchar(10) NOT NULL, to_status varchar(10) NOT NULL, token uniqueidentifier NOT NULL);
 DECLARE @front TABLE (id bigint NOT NULL PRIMARY KEY, token uniqueidentifier NOT NULL, why varchar(10) NOT NULL);
-DECLARE @ce TABLE (parent_id bigint NOT NULL, child_id bigint NOT NULL, policy varchar(10) NOT NULL, PRIMARY KEY (parent_id, child_id));
-DECLARE @arm TABLE (id bigint NOT NULL PRIMARY KEY);`;
+DECLARE @ce TABLE (rn int NOT NULL UNIQUE, parent_id bigint NOT NULL, child_id bigint NOT NULL, policy varchar(10) NOT NULL,
+  PRIMARY KEY (parent_id, child_id));
+DECLARE @arm TABLE (id bigint NOT NULL PRIMARY KEY);
+${DECLARE_CHUNKS}`;
+
+/** @cx: the children of the edges in @ce, numbered in id order, each with how many of those edges it has. */
+const CE_CHILDREN = `INSERT INTO @cx (rn, id, n)
+    SELECT ROW_NUMBER() OVER (ORDER BY d.child_id), d.child_id, d.n
+    FROM (SELECT y.child_id, COUNT(*) AS n FROM @ce AS y GROUP BY y.child_id) AS d;`;
 
 /** @cm into @moves: a task already moved in this batch keeps its first from_status and takes the new to_status. */
 const CM_TO_MOVES = `UPDATE m SET to_status = c.to_status FROM @moves AS m JOIN @cm AS c ON c.id = m.id;
@@ -36,17 +48,28 @@ const CM_TO_MOVES = `UPDATE m SET to_status = c.to_status FROM @moves AS m JOIN 
 export const RELEASE_CHILDREN = `IF EXISTS (SELECT 1 FROM @moves AS m WHERE m.to_status = 'succeeded' AND m.from_status <> 'succeeded')
 BEGIN
   DELETE FROM @cm;
-  UPDATE c
-    SET parents_left = c.parents_left - d.n,
-        status = CASE WHEN c.status = 'waiting' AND c.parents_left - d.n <= 0 THEN 'pending' ELSE c.status END
-    OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
-    FROM readpast.Tasks AS c
-    JOIN (SELECT e.child_id, COUNT(*) AS n FROM readpast.TaskEdges AS e JOIN @moves AS m ON m.id = e.parent_id
-          WHERE m.to_status = 'succeeded' AND m.from_status <> 'succeeded' AND e.done = 0 GROUP BY e.child_id) AS d
-      ON d.child_id = c.id;
-  UPDATE e SET done = 1
+  DELETE FROM @ce;
+  INSERT INTO @ce (rn, parent_id, child_id, policy)
+    SELECT ROW_NUMBER() OVER (ORDER BY e.child_id, e.parent_id), e.parent_id, e.child_id, e.on_parent_failure
     FROM readpast.TaskEdges AS e JOIN @moves AS m ON m.id = e.parent_id
     WHERE m.to_status = 'succeeded' AND m.from_status <> 'succeeded' AND e.done = 0;
+  DELETE FROM @cx;
+  ${CE_CHILDREN}
+  ${inChunks(
+    '@cx',
+    `UPDATE c
+      SET parents_left = c.parents_left - x.n,
+          status = CASE WHEN c.status = 'waiting' AND c.parents_left - x.n <= 0 THEN 'pending' ELSE c.status END
+      OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
+      FROM readpast.Tasks AS c JOIN @cx AS x ON x.id = c.id
+      WHERE ${IN_CHUNK};`,
+  )}
+  ${inChunks(
+    '@ce',
+    `UPDATE e SET done = 1
+      FROM readpast.TaskEdges AS e JOIN @ce AS x ON x.parent_id = e.parent_id AND x.child_id = e.child_id
+      WHERE ${IN_CHUNK} AND e.done = 0;`,
+  )}
   ${CM_TO_MOVES}
 END;`;
 
@@ -64,29 +87,45 @@ WHILE EXISTS (SELECT 1 FROM @front)
 BEGIN
   DELETE FROM @ce;
   DELETE FROM @cm;
-  INSERT INTO @ce (parent_id, child_id, policy)
-    SELECT e.parent_id, e.child_id, e.on_parent_failure FROM readpast.TaskEdges AS e JOIN @front AS f ON f.id = e.parent_id
+  INSERT INTO @ce (rn, parent_id, child_id, policy)
+    SELECT ROW_NUMBER() OVER (ORDER BY e.child_id, e.parent_id), e.parent_id, e.child_id, e.on_parent_failure
+    FROM readpast.TaskEdges AS e JOIN @front AS f ON f.id = e.parent_id
     WHERE e.done = 0;
-  UPDATE c
-    SET status = 'cancelled', finished_at = @now, blocked_by = b.parent_id, error_number = NULL, error_detail = NULL,
-        error_message = CONCAT(N'parent ', LOWER(CONVERT(nchar(36), f.token)), N' ', f.why)
-    OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
-    FROM readpast.Tasks AS c
-    JOIN (SELECT x.child_id, MIN(x.parent_id) AS parent_id FROM @ce AS x WHERE x.policy = 'cancel' GROUP BY x.child_id) AS b
-      ON b.child_id = c.id
-    JOIN @front AS f ON f.id = b.parent_id
-    WHERE c.status = 'waiting';
-  UPDATE c
-    SET parents_left = c.parents_left - d.n,
-        status = CASE WHEN c.parents_left - d.n <= 0 THEN 'pending' ELSE c.status END
-    OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
-    FROM readpast.Tasks AS c
-    JOIN (SELECT x.child_id, COUNT(*) AS n FROM @ce AS x WHERE x.policy = 'run' GROUP BY x.child_id) AS d ON d.child_id = c.id
-    WHERE c.status = 'waiting' AND NOT EXISTS (SELECT 1 FROM @cm AS k WHERE k.id = c.id);
-  UPDATE e SET done = 1
-    FROM readpast.TaskEdges AS e JOIN @ce AS x ON x.parent_id = e.parent_id AND x.child_id = e.child_id
-    JOIN @cm AS k ON k.id = x.child_id AND k.to_status <> 'cancelled'
-    WHERE x.policy = 'run';
+  DELETE FROM @cx;
+  INSERT INTO @cx (rn, id, parent_id)
+    SELECT ROW_NUMBER() OVER (ORDER BY b.child_id), b.child_id, b.parent_id
+    FROM (SELECT y.child_id, MIN(y.parent_id) AS parent_id FROM @ce AS y WHERE y.policy = 'cancel' GROUP BY y.child_id) AS b;
+  ${inChunks(
+    '@cx',
+    `UPDATE c
+      SET status = 'cancelled', finished_at = @now, blocked_by = x.parent_id, error_number = NULL, error_detail = NULL,
+          error_message = CONCAT(N'parent ', LOWER(CONVERT(nchar(36), f.token)), N' ', f.why)
+      OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
+      FROM readpast.Tasks AS c
+      JOIN @cx AS x ON x.id = c.id
+      JOIN @front AS f ON f.id = x.parent_id
+      WHERE ${IN_CHUNK} AND c.status = 'waiting';`,
+  )}
+  DELETE FROM @cx;
+  INSERT INTO @cx (rn, id, n)
+    SELECT ROW_NUMBER() OVER (ORDER BY d.child_id), d.child_id, d.n
+    FROM (SELECT y.child_id, COUNT(*) AS n FROM @ce AS y WHERE y.policy = 'run' GROUP BY y.child_id) AS d;
+  ${inChunks(
+    '@cx',
+    `UPDATE c
+      SET parents_left = c.parents_left - x.n,
+          status = CASE WHEN c.parents_left - x.n <= 0 THEN 'pending' ELSE c.status END
+      OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
+      FROM readpast.Tasks AS c JOIN @cx AS x ON x.id = c.id
+      WHERE ${IN_CHUNK} AND c.status = 'waiting' AND NOT EXISTS (SELECT 1 FROM @cm AS k WHERE k.id = c.id);`,
+  )}
+  ${inChunks(
+    '@ce',
+    `UPDATE e SET done = 1
+      FROM readpast.TaskEdges AS e JOIN @ce AS x ON x.parent_id = e.parent_id AND x.child_id = e.child_id
+      JOIN @cm AS k ON k.id = x.child_id AND k.to_status <> 'cancelled'
+      WHERE ${IN_CHUNK} AND x.policy = 'run';`,
+  )}
   ${CM_TO_MOVES}
   DELETE FROM @front;
   INSERT INTO @front (id, token, why) SELECT k.id, k.token, 'cancelled' FROM @cm AS k WHERE k.to_status = 'cancelled';
@@ -98,16 +137,30 @@ END;`;
  * its edge as it was; one retried meanwhile is unfinished again) — and their parents left counted from them. A task
  * that was waiting or pending stays so by its count: waiting while a parent is unfinished, else pending.
  */
-const SYNC_EDGES = `UPDATE e
-    SET done = CASE WHEN p.status = 'succeeded' OR (e.on_parent_failure = 'run' AND p.status IN ('dead', 'cancelled')) THEN 1 ELSE 0 END
-    FROM readpast.TaskEdges AS e JOIN @arm AS a ON a.id = e.child_id JOIN readpast.Tasks AS p ON p.id = e.parent_id;
+const SYNC_EDGES = `DELETE FROM @ce;
+  INSERT INTO @ce (rn, parent_id, child_id, policy)
+    SELECT ROW_NUMBER() OVER (ORDER BY e.child_id, e.parent_id), e.parent_id, e.child_id, e.on_parent_failure
+    FROM readpast.TaskEdges AS e JOIN @arm AS a ON a.id = e.child_id;
+  ${inChunks(
+    '@ce',
+    `UPDATE e
+      SET done = CASE WHEN p.status = 'succeeded' OR (e.on_parent_failure = 'run' AND p.status IN ('dead', 'cancelled')) THEN 1 ELSE 0 END
+      FROM readpast.TaskEdges AS e JOIN @ce AS x ON x.parent_id = e.parent_id AND x.child_id = e.child_id
+      JOIN readpast.Tasks AS p ON p.id = e.parent_id
+      WHERE ${IN_CHUNK};`,
+  )}
   DELETE FROM @cm;
-  UPDATE t
-    SET parents_left = l.n, status = CASE WHEN l.n > 0 THEN 'waiting' ELSE 'pending' END
-    OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
-    FROM readpast.Tasks AS t JOIN @arm AS a ON a.id = t.id
-    CROSS APPLY (SELECT COUNT(*) AS n FROM readpast.TaskEdges AS e WHERE e.child_id = t.id AND e.done = 0) AS l
-    WHERE t.parent_count > 0 AND t.status IN ('waiting', 'pending');
+  DELETE FROM @cx;
+  INSERT INTO @cx (rn, id) SELECT ROW_NUMBER() OVER (ORDER BY a.id), a.id FROM @arm AS a;
+  ${inChunks(
+    '@cx',
+    `UPDATE t
+      SET parents_left = l.n, status = CASE WHEN l.n > 0 THEN 'waiting' ELSE 'pending' END
+      OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
+      FROM readpast.Tasks AS t JOIN @cx AS x ON x.id = t.id
+      CROSS APPLY (SELECT COUNT(*) AS n FROM readpast.TaskEdges AS e WHERE e.child_id = t.id AND e.done = 0) AS l
+      WHERE ${IN_CHUNK} AND t.parent_count > 0 AND t.status IN ('waiting', 'pending');`,
+  )}
   ${CM_TO_MOVES}`;
 
 /**
@@ -124,29 +177,49 @@ IF EXISTS (SELECT 1 FROM @arm)
 BEGIN
   ${SYNC_EDGES}
   DELETE FROM @cm;
-  UPDATE c
-    SET parents_left = c.parents_left + d.n, status = CASE WHEN c.status = 'pending' THEN 'waiting' ELSE c.status END
-    OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
-    FROM readpast.Tasks AS c
-    JOIN (SELECT e.child_id, COUNT(*) AS n FROM readpast.TaskEdges AS e JOIN @arm AS a ON a.id = e.parent_id
-          WHERE e.done = 1 GROUP BY e.child_id) AS d ON d.child_id = c.id
-    WHERE c.status IN ('waiting', 'pending');
-  UPDATE e SET done = 0
-    FROM readpast.TaskEdges AS e JOIN @arm AS a ON a.id = e.parent_id JOIN @cm AS k ON k.id = e.child_id
+  DELETE FROM @ce;
+  INSERT INTO @ce (rn, parent_id, child_id, policy)
+    SELECT ROW_NUMBER() OVER (ORDER BY e.child_id, e.parent_id), e.parent_id, e.child_id, e.on_parent_failure
+    FROM readpast.TaskEdges AS e JOIN @arm AS a ON a.id = e.parent_id
     WHERE e.done = 1;
+  DELETE FROM @cx;
+  ${CE_CHILDREN}
+  ${inChunks(
+    '@cx',
+    `UPDATE c
+      SET parents_left = c.parents_left + x.n, status = CASE WHEN c.status = 'pending' THEN 'waiting' ELSE c.status END
+      OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
+      FROM readpast.Tasks AS c JOIN @cx AS x ON x.id = c.id
+      WHERE ${IN_CHUNK} AND c.status IN ('waiting', 'pending');`,
+  )}
+  ${inChunks(
+    '@ce',
+    `UPDATE e SET done = 0
+      FROM readpast.TaskEdges AS e JOIN @ce AS x ON x.parent_id = e.parent_id AND x.child_id = e.child_id
+      JOIN @cm AS k ON k.id = e.child_id
+      WHERE ${IN_CHUNK} AND e.done = 1;`,
+  )}
   ${CM_TO_MOVES}
 END;
 WHILE EXISTS (SELECT 1 FROM @arm)
 BEGIN
   DELETE FROM @cm;
-  UPDATE c
-    SET status = 'waiting', blocked_by = NULL, finished_at = NULL, error_number = NULL, error_message = NULL,
-        error_detail = NULL
-    OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
-    FROM readpast.Tasks AS c JOIN @arm AS a ON a.id = c.blocked_by
-    WHERE c.blocked_by IS NOT NULL AND c.status = 'cancelled'
-      AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
-        WHERE o.dedup_key = c.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('waiting', 'pending', 'running'));
+  DELETE FROM @cx;
+  INSERT INTO @cx (rn, id)
+    SELECT ROW_NUMBER() OVER (ORDER BY c.id), c.id FROM readpast.Tasks AS c JOIN @arm AS a ON a.id = c.blocked_by
+    WHERE c.blocked_by IS NOT NULL AND c.status = 'cancelled';
+  ${inChunks(
+    '@cx',
+    `UPDATE c
+      SET status = 'waiting', blocked_by = NULL, finished_at = NULL, error_number = NULL, error_message = NULL,
+          error_detail = NULL
+      OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
+      FROM readpast.Tasks AS c JOIN @cx AS x ON x.id = c.id
+      WHERE ${IN_CHUNK} AND c.blocked_by IS NOT NULL AND c.status = 'cancelled'
+        AND EXISTS (SELECT 1 FROM @arm AS a WHERE a.id = c.blocked_by)
+        AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
+          WHERE o.dedup_key = c.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('waiting', 'pending', 'running'));`,
+  )}
   ${CM_TO_MOVES}
   DELETE FROM @arm;
   INSERT INTO @arm (id) SELECT k.id FROM @cm AS k;
@@ -161,13 +234,20 @@ export const DECLARE_CANCELLED = `DECLARE @o TABLE (id bigint NOT NULL PRIMARY K
  * Cancel the unfinished tasks `from … where` selects (alias t): waiting and pending → cancelled, running → cancel
  * requested; into @o and @moves, then their children's policies (CASCADE_FAILURE).
  */
-export const cancelUnfinished = (from: string, where: string) => `UPDATE t
-  SET status = CASE WHEN t.status IN ('waiting', 'pending') THEN 'cancelled' ELSE t.status END,
-      finished_at = CASE WHEN t.status IN ('waiting', 'pending') THEN @now ELSE t.finished_at END,
-      cancel_requested = CASE WHEN t.status = 'running' THEN 1 ELSE t.cancel_requested END
-  OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status INTO @o
-  FROM ${from}
+export const cancelUnfinished = (from: string, where: string) => `DELETE FROM @cx;
+INSERT INTO @cx (rn, id)
+  SELECT ROW_NUMBER() OVER (ORDER BY t.id), t.id FROM ${from}
   WHERE ${where} AND t.status IN ('waiting', 'pending', 'running');
+${inChunks(
+  '@cx',
+  `UPDATE t
+    SET status = CASE WHEN t.status IN ('waiting', 'pending') THEN 'cancelled' ELSE t.status END,
+        finished_at = CASE WHEN t.status IN ('waiting', 'pending') THEN @now ELSE t.finished_at END,
+        cancel_requested = CASE WHEN t.status = 'running' THEN 1 ELSE t.cancel_requested END
+    OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status INTO @o
+    FROM readpast.Tasks AS t JOIN @cx AS x ON x.id = t.id
+    WHERE ${IN_CHUNK} AND t.status IN ('waiting', 'pending', 'running');`,
+)}
 INSERT INTO @moves (id, queue, batch_id, stage, from_status, to_status)
   SELECT o.id, o.queue, o.batch_id, o.stage, o.old_status, 'cancelled' FROM @o AS o WHERE o.old_status IN ('waiting', 'pending');
 ${CASCADE_FAILURE}`;

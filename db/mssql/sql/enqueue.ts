@@ -13,23 +13,18 @@
 // rows are held briefly. (A settlement never locks Batches: completing
 // or aborting a batch is a transaction of its own, SETTLE_BATCHES in settle.ts, run right after.)
 //
-// Lock escalation: SQL Server escalates to a table lock when one statement takes about 5,000 locks on
-// one table or index — and READPAST does not skip a table lock: every claim, heartbeat and finish would
-// wait behind it. The threshold counts locks per statement, not per transaction, so every multi-row write
-// of the store is cut into statements of at most ESCALATION_CHUNK rows, inside its one transaction (here:
-// the INSERT of up to 10,000 tasks). LOCK_ESCALATION = DISABLE was the other way: it only moves the
-// problem to lock memory (escalation still happens under memory pressure) and to every table it is set on.
+// Lock escalation (sql/chunks.ts): the threshold counts locks per statement, not per transaction, so the keys, the
+// tasks (up to 10,000: a flow) and the edges (~20,000) go ESCALATION_CHUNK rows per statement inside the one
+// transaction that keeps the enqueue atomic, and so do the parents' locks (sql/enqueue-deps.ts).
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY } from './tally';
 import { historyCommandOf } from './history';
 import { MAX_CONCURRENCY_KEY_LENGTH } from '../../../lib/engine/limits';
 import { walkKeys } from './keys';
 import { DECLARE_DEPS, INSERT_EDGES, LINK_PARENTS } from './enqueue-deps';
-
-/** Rows per statement of a multi-row write: far below the ~5,000 locks per statement that escalate. */
-export const ESCALATION_CHUNK = 1000;
+import { ESCALATION_CHUNK } from './chunks';
 
 /**
- * The enqueue, installed as readpast.Enqueue_v<n> (sql/hot.ts: its results as JSON in @results), which the
+ * The enqueue, installed as readpast.Enqueue_<hash> (sql/hot.ts: its results as JSON in @results), which the
  * store and readpast.ExecAsync (sql/callers.ts) both call, so the T-SQL callers' enqueue and the store's
  * cannot drift. Leaves @in (ord, token, existing, …).
  * Enqueue a JSON array of tasks (one or many) in one transaction. Each element:

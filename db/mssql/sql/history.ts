@@ -141,10 +141,24 @@ FROM (SELECT m.sec - (m.sec % @bucket_s) AS b, m.sec, SUM(m.enqueued) AS enqueue
       FROM readpast.Metrics AS m WHERE m.sec >= @from_sec AND m.sec < @to_sec GROUP BY m.sec) AS x
 GROUP BY x.b;`;
 
-/** Depth per bucket from one sample a minute (@bucket_s, @from_sec, @to_sec). */
-export const READ_DEPTH = `SELECT m.sec - (m.sec % @bucket_s) AS b, MAX(m.depth) AS depth FROM readpast.Metrics AS m
-WHERE m.sec >= @from_sec AND m.sec < @to_sec AND m.sec % 60 = 0 AND m.depth IS NOT NULL
-GROUP BY m.sec - (m.sec % @bucket_s);`;
+/**
+ * Depth per bucket: the bucket's last sample, the depth as the bucket ends (@bucket_s, @from_sec, @to_sec; the gauge is
+ * slot 0's, read with MAX over the second's slots). A sample is written only when the depth changed
+ * (db/shared/depth.ts): a bucket without one has the one before it.
+ */
+export const READ_DEPTH = `SELECT x.b, x.depth FROM (
+  SELECT m.sec - (m.sec % @bucket_s) AS b, MAX(m.depth) AS depth,
+    ROW_NUMBER() OVER (PARTITION BY m.sec - (m.sec % @bucket_s) ORDER BY m.sec DESC) AS rn
+  FROM readpast.Metrics AS m
+  WHERE m.sec >= @from_sec AND m.sec < @to_sec AND m.depth IS NOT NULL
+  GROUP BY m.sec) AS x
+WHERE x.rn = 1;`;
+
+/** The depth in force before a range: its last sample within the lookback (@from_sec, @lookback_sec). */
+export const DEPTH_BEFORE = `SELECT TOP (1) MAX(m.depth) AS depth FROM readpast.Metrics AS m
+WHERE m.sec < @from_sec AND m.sec >= @lookback_sec AND m.depth IS NOT NULL
+GROUP BY m.sec
+ORDER BY m.sec DESC;`;
 
 /** Succeeded per queue and bucket (@bucket_ms, @from_ms, @to_ms). */
 export const QUEUE_THROUGHPUT = `SELECT h.queue, h.t - (h.t % @bucket_ms) AS b, SUM(h.succeeded) AS n

@@ -3,6 +3,7 @@
 // Lock order (sql/claim.ts): ConcurrencyKeys comes after Batches and before Tasks; RateSlots after
 // ConcurrencyTokens. Only the claim writes RateSlots (and pruning: PRUNE_REST, maintenance.ts).
 import { MAX_CONCURRENCY_KEY_LENGTH } from '../../../lib/engine/limits';
+import { ESCALATION_CHUNK } from './chunks';
 
 const BIN2 = 'COLLATE Latin1_General_100_BIN2';
 /** the next step of a path's rest (`.name…` or `[n]…`): a property name, or an index as OPENJSON names it */
@@ -61,11 +62,25 @@ export const SCHEDULE_WALK = walkKeys(`SELECT 0 AS ord, s.payload, q.key_from FR
  * A key lane is found through its row: a task made pending again (a retry, an edit to another queue) after
  * its key's row was pruned needs the row back, or the claim would never see its lane.
  */
-export const keyRowsFor = (source: string) => `INSERT INTO readpast.ConcurrencyKeys (queue, concurrency_key, served_at)
-  SELECT DISTINCT x.queue, x.concurrency_key, 0 FROM (${source}) AS x
-  WHERE x.concurrency_key IS NOT NULL
-    AND NOT EXISTS (SELECT 1 FROM readpast.ConcurrencyKeys AS c WITH (UPDLOCK, HOLDLOCK)
-      WHERE c.queue = x.queue AND c.concurrency_key = x.concurrency_key);`;
+export const keyRowsFor = (
+  source: string,
+) => `DECLARE @kr TABLE (rn int NOT NULL PRIMARY KEY, queue nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  concurrency_key nvarchar(200) COLLATE Latin1_General_100_BIN2 NOT NULL);
+DECLARE @kr_at int = 0, @kr_last int;
+INSERT INTO @kr (rn, queue, concurrency_key)
+  SELECT ROW_NUMBER() OVER (ORDER BY y.queue, y.concurrency_key), y.queue, y.concurrency_key
+  FROM (SELECT DISTINCT x.queue, x.concurrency_key FROM (${source}) AS x WHERE x.concurrency_key IS NOT NULL) AS y;
+-- ${ESCALATION_CHUNK} keys per statement (their range locks count toward escalation: sql/chunks.ts)
+SET @kr_last = (SELECT COALESCE(MAX(k.rn), 0) FROM @kr AS k);
+WHILE @kr_at < @kr_last
+BEGIN
+  INSERT INTO readpast.ConcurrencyKeys (queue, concurrency_key, served_at)
+    SELECT k.queue, k.concurrency_key, 0 FROM @kr AS k
+    WHERE k.rn > @kr_at AND k.rn <= @kr_at + ${ESCALATION_CHUNK}
+      AND NOT EXISTS (SELECT 1 FROM readpast.ConcurrencyKeys AS c WITH (UPDLOCK, HOLDLOCK)
+        WHERE c.queue = k.queue AND c.concurrency_key = k.concurrency_key);
+  SET @kr_at = @kr_at + ${ESCALATION_CHUNK};
+END;`;
 
 /**
  * A queue's keys with running (a live lease) or pending tasks: most running first, then most pending (@queue,

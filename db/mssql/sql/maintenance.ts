@@ -5,7 +5,7 @@
 // BatchStages → the kept counts;
 // pruning deletes batches after their stages, each statement on its own.
 import { AUDIT_KEEP_MS } from '../../../lib/engine/limits';
-import { ESCALATION_CHUNK } from './enqueue';
+import { ESCALATION_CHUNK } from './chunks';
 
 const AUDIT_KEEP_DAYS = Math.round(AUDIT_KEEP_MS / 86_400_000);
 import { DELETE_ATTEMPT_LOGS, DELETE_EDGES, neededByChild } from './operators';
@@ -82,6 +82,19 @@ SELECT COALESCE(SUM(CASE WHEN m.to_status = 'pending' THEN 1 ELSE 0 END), 0) AS 
 FROM @moves AS m WHERE m.worker_id IS NOT NULL;
 ${TOUCHED}`;
 
+/**
+ * Whether the rescue has anything to do: a running task whose lease ended, or an attempt left open though its task
+ * moved on (CLOSE_ORPHAN_ATTEMPTS). Asked first, every second, so that an idle or healthy store sends no writing
+ * batch for it: a read that waits for no lock (READPAST: a row being written now is being renewed or settled).
+ */
+export const RESCUE_DUE = `SELECT CASE WHEN EXISTS (SELECT 1 FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE t.status = 'running' AND t.lease_until < SYSUTCDATETIME())
+  OR EXISTS (SELECT 1 FROM readpast.ExecutionLog AS l WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE l.ended_at IS NULL
+      AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS t WITH (READPAST, READCOMMITTEDLOCK)
+        WHERE t.id = l.task_id AND t.status = 'running' AND t.attempts = l.attempt))
+  THEN 1 ELSE 0 END AS due;`;
+
 /** Attempts the rescue abandoned that ended at or after @since, by queue and reason (IX_ExecutionLog_unsuccessful). */
 export const ABANDONED_SINCE = `SELECT l.queue, COALESCE(l.abandon_reason, 'unknown') AS reason, COUNT(*) AS n
 FROM readpast.ExecutionLog AS l
@@ -103,6 +116,10 @@ INSERT INTO @o (id)
 UPDATE l SET ended_at = @now, outcome = 'abandoned', error_message = N'attempt no longer owns its task'
   FROM readpast.ExecutionLog AS l JOIN @o AS o ON o.id = l.id
   WHERE l.ended_at IS NULL;`;
+
+/** Whether a worker is silent past @stale_ms: read before MARK_LOST_WORKERS writes. */
+export const LOST_WORKERS_DUE = `SELECT TOP (1) 1 AS due FROM readpast.Workers AS w
+WHERE w.state IN ('running', 'stopping') AND w.heartbeat_at < DATEADD(MILLISECOND, -@stale_ms, SYSUTCDATETIME());`;
 
 export const MARK_LOST_WORKERS = `SET NOCOUNT ON;
 UPDATE readpast.Workers SET state = 'lost'
@@ -215,14 +232,17 @@ ${chunked(`SELECT TOP (${ESCALATION_CHUNK}) a.id FROM readpast.AuditLog AS a
     WHERE a.at < DATEADD(DAY, -${AUDIT_KEEP_DAYS}, SYSUTCDATETIME())`)}
 ${PRUNE_KEYS}`;
 
+/** The pending depth now, summed over every slot of QueueCounts (a read; SAMPLE_DEPTH writes it when it changed). */
+export const PENDING_DEPTH = `SELECT COALESCE(SUM(c.n), 0) AS depth FROM readpast.QueueCounts AS c WHERE c.status = 'pending';`;
+
 /**
- * Record the pending depth (summed over every slot of QueueCounts) for the current second. A gauge, not
- * a sum: it is kept in slot 0 of the second's Metrics rows only, and read with MAX (sql/tally.ts).
+ * Record the pending depth @depth (PENDING_DEPTH, read just before) for the current second — sent only when it changed
+ * since this store's last sample (db/shared/depth.ts). A gauge, not a sum: it is kept in slot 0 of the second's
+ * Metrics rows only, and read with MAX (sql/tally.ts).
  */
 export const SAMPLE_DEPTH = `SET NOCOUNT ON;
 SET XACT_ABORT ON;
 DECLARE @sec bigint = DATEDIFF_BIG(SECOND, '19700101', SYSUTCDATETIME());
-DECLARE @depth bigint = (SELECT COALESCE(SUM(c.n), 0) FROM readpast.QueueCounts AS c WHERE c.status = 'pending');
 BEGIN TRANSACTION;
 IF NOT EXISTS (SELECT 1 FROM readpast.Metrics WITH (UPDLOCK, HOLDLOCK) WHERE sec = @sec AND slot = 0)
   INSERT INTO readpast.Metrics (sec, slot, enqueued, started, succeeded, failed, latency_sum, latency_max)

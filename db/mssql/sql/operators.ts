@@ -5,7 +5,7 @@
 // order (sql/claim.ts): Tasks, then ExecutionLog, then the kept counts; what a retry reads of Batches and
 // BatchStages it reads before taking any lock.
 import { DELETE_TASKS_OUTPUT } from './attempt-logs';
-import { ESCALATION_CHUNK } from './enqueue';
+import { ESCALATION_CHUNK, IN_CHUNK, inChunks } from './chunks';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 import { keyRowsFor } from './keys';
 import { CASCADE_FAILURE, DECLARE_EDGES, REARM_CHILDREN, RETRIED_STATUS } from './edges';
@@ -134,6 +134,24 @@ export const heldCount = (where: string) => `DECLARE @held int = (SELECT COUNT(*
     WHERE o.dedup_key = c.dedup_key AND o.status IN ('waiting', 'pending', 'running')));`;
 
 /**
+ * The retry proper, over @cand (read before, holding nothing): dead or cancelled → pending (or waiting), ESCALATION_CHUNK
+ * tasks per statement (sql/chunks.ts: a whole flow's failed nodes may be retried at once), each re-checked; into @moves.
+ */
+export const RETRY_CANDIDATES = `DELETE FROM @cx;
+INSERT INTO @cx (rn, id) SELECT ROW_NUMBER() OVER (ORDER BY c.id), c.id FROM @cand AS c;
+${inChunks(
+  '@cx',
+  `UPDATE t
+    SET status = ${RETRIED_STATUS}, run_after = @now, finished_at = NULL, cancel_requested = 0, blocked_by = NULL,
+        max_attempts = CASE WHEN t.max_attempts >= t.attempts + 1 THEN t.max_attempts ELSE t.attempts + 1 END
+    OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL, NULL INTO @moves
+    FROM readpast.Tasks AS t JOIN @cx AS x ON x.id = t.id
+    WHERE ${IN_CHUNK} AND t.status IN ('dead', 'cancelled')
+      AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
+        WHERE o.dedup_key = t.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('waiting', 'pending', 'running'));`,
+)}`;
+
+/**
  * dead or cancelled → pending, granting one more attempt when they were used up. A task whose
  * dedup key a live task holds is skipped, and of several matching tasks sharing a key only the
  * newest comes back (the key stays unique among live tasks); so is a task of a stage after a failed
@@ -159,15 +177,8 @@ INSERT INTO @cand (id)
   ORDER BY c.id;
 BEGIN TRANSACTION;
 ${keyRowsFor('SELECT t.queue, t.concurrency_key FROM readpast.Tasks AS t JOIN @cand AS k ON k.id = t.id WHERE t.batch_id IS NULL')}
-UPDATE t
-  SET status = ${RETRIED_STATUS}, run_after = @now, finished_at = NULL, cancel_requested = 0, blocked_by = NULL,
-      max_attempts = CASE WHEN t.max_attempts >= t.attempts + 1 THEN t.max_attempts ELSE t.attempts + 1 END
-  OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL, NULL INTO @moves
-  FROM readpast.Tasks AS t JOIN @cand AS k ON k.id = t.id
-  WHERE t.status IN ('dead', 'cancelled')
-    AND NOT EXISTS (SELECT 1 FROM readpast.Tasks AS o
-      WHERE o.dedup_key = t.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('waiting', 'pending', 'running'));
-SET @retried = @@ROWCOUNT;
+${RETRY_CANDIDATES}
+SET @retried = (SELECT COUNT(*) FROM @moves);
 ${REARM_CHILDREN}
 ${MOVES_TO_DELTAS}
 ${TALLY}

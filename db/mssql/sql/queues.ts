@@ -1,6 +1,6 @@
 // T-SQL of queue settings: concurrency limits, pause, per-key limits, keyFrom and rate limits (every change
 // recorded), the queues with their counts, granted tokens and rate windows, the change history and the tokens.
-import { ESCALATION_CHUNK } from './enqueue';
+import { ESCALATION_CHUNK } from './chunks';
 import { RATE_USAGE_APPLY } from './keys';
 
 /** A token is held while its grantee attempt still owns a running task with a live lease. */

@@ -1,7 +1,7 @@
 // T-SQL that ends attempts: a worker's settlements (FINISH, fenced on task, worker and attempt), and
 // the settling of the batches whose tasks moved (SETTLE_BATCHES, a transaction of its own, run right
 // after any batch that moved tasks of a batch). Lock order as written down in sql/claim.ts.
-import { ESCALATION_CHUNK } from './enqueue';
+import { ESCALATION_CHUNK } from './chunks';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 import { historyCommandOf } from './history';
 import { CASCADE_FAILURE, DECLARE_EDGES, RELEASE_CHILDREN } from './edges';

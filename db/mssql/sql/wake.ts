@@ -14,19 +14,33 @@
 // and inserts, which take new keys, go on. NOLOCK would never wait, but would see a task that is then rolled
 // back and advance @last past a row that may commit a moment later, missing its wake-up.
 // New tasks only: a retried task or a delayed one coming due is found by the pool's own poll (pool.ts).
+// And only a new task that is ready: new rows that are all waiting (a flow's nodes), delayed, or already taken by
+// another process wake nobody — the poll moves @last past them and waits on, so an idle pool never claims for a
+// task it could not take (one seek over the new ids, once per batch of new rows).
 
 /** Between two looks inside one poll. */
 const WAKE_STEP = '00:00:00.100';
 
-/** Returns (top): the newest task id, as soon as it passes @last (NULL: at once), or after @wait_ms. */
+/**
+ * Returns (top_id, ready): the newest task id and whether a task newer than @last is ready (pending and due) — as soon
+ * as one is (@last NULL: at once), or after @wait_ms.
+ */
 export const WAKE_POLL = `SET NOCOUNT ON;
-DECLARE @until datetime2(3) = DATEADD(MILLISECOND, @wait_ms, SYSUTCDATETIME()), @top bigint, @waiting bit = 1;
+DECLARE @until datetime2(3) = DATEADD(MILLISECOND, @wait_ms, SYSUTCDATETIME()), @top bigint, @waiting bit = 1, @ready bit = 0;
+DECLARE @seen bigint = @last;
 WHILE @waiting = 1
 BEGIN
   SET @top = (SELECT MAX(t.id) FROM readpast.Tasks AS t);
-  IF @last IS NULL OR @top > @last OR SYSUTCDATETIME() >= @until
+  IF @seen IS NOT NULL AND @top > @seen
+  BEGIN
+    IF EXISTS (SELECT 1 FROM readpast.Tasks AS t
+        WHERE t.id > @seen AND t.id <= @top AND t.status = 'pending' AND t.run_after <= SYSUTCDATETIME())
+      SET @ready = 1;
+    SET @seen = @top;
+  END;
+  IF @last IS NULL OR @ready = 1 OR SYSUTCDATETIME() >= @until
     SET @waiting = 0;
   ELSE
     WAITFOR DELAY '${WAKE_STEP}';
 END;
-SELECT COALESCE(@top, 0) AS top_id;`;
+SELECT COALESCE(@top, 0) AS top_id, @ready AS ready;`;

@@ -1,18 +1,30 @@
 // T-SQL of workers: their rows and sessions, the handler names they run, heartbeats that renew
 // their leases.
 
-/** Insert or refresh a worker row with the session (SPID + login time) of its own connection; @queues: JSON array or NULL. */
+/**
+ * Insert or refresh a worker row with the session (SPID + login time) of its own connection; @queues: JSON array or
+ * NULL; @code: the hot procedures this worker calls (a JSON array of names in schema readpast, sql/hot.ts), which
+ * must all be installed: else error 51901, its message the schema's version (errors.ts codeMissing), and nothing
+ * is written. Its heartbeat_at is then when it last used them (code-objects.ts retires the rest).
+ */
 export const REGISTER_WORKER = `SET NOCOUNT ON;
 SET XACT_ABORT ON;
 DECLARE @now datetime2(3) = SYSUTCDATETIME();
+IF EXISTS (SELECT 1 FROM OPENJSON(@code) AS c
+    WHERE OBJECT_ID(N'readpast.' + QUOTENAME(CAST(c.value AS nvarchar(128))), N'P') IS NULL)
+BEGIN
+  DECLARE @code_missing nvarchar(200) = CONCAT(N'readpast schema version ',
+    (SELECT COALESCE(MAX(v.version), 0) FROM readpast.SchemaVersion AS v));
+  THROW 51901, @code_missing, 1;
+END;
 BEGIN TRANSACTION;
 UPDATE readpast.Workers WITH (UPDLOCK, HOLDLOCK)
-  SET host = @host, pid = @pid, role = @role, queues = @queues, session = @session, login_time = @login_time,
+  SET host = @host, pid = @pid, role = @role, queues = @queues, code = @code, session = @session, login_time = @login_time,
       heartbeat_at = @now, state = 'running', stopped_at = NULL
   WHERE worker_id = @worker_id;
 IF @@ROWCOUNT = 0
-  INSERT INTO readpast.Workers (worker_id, host, pid, role, queues, session, login_time, started_at, heartbeat_at, state)
-  VALUES (@worker_id, @host, @pid, @role, @queues, @session, @login_time, @now, @now, 'running');
+  INSERT INTO readpast.Workers (worker_id, host, pid, role, queues, code, session, login_time, started_at, heartbeat_at, state)
+  VALUES (@worker_id, @host, @pid, @role, @queues, @code, @session, @login_time, @now, @now, 'running');
 COMMIT TRANSACTION;`;
 
 /** A worker's connection was replaced (dropped and reconnected): record its new session. */

@@ -5,8 +5,10 @@
 // It runs no SQL: a test's `reply` decides what each request returns from its text. Never used by
 // the store itself.
 import { createServer, type Server, type Socket } from 'node:net';
+import { decodeRpc, type RpcCall } from './rpc';
 
-export type FakeType = 'int' | 'bigint' | 'bit' | 'datetime' | 'nvarchar';
+/** nvarchar(max): a value of any length (sent as PLP), for a reply of more than 4,000 characters */
+export type FakeType = 'int' | 'bigint' | 'bit' | 'datetime' | 'nvarchar' | 'nvarcharmax';
 
 export interface FakeResultSet {
   columns: readonly (readonly [name: string, type: FakeType])[];
@@ -15,7 +17,7 @@ export interface FakeResultSet {
 
 export interface FakeReply {
   sets?: readonly FakeResultSet[];
-  /** a server error (e.g. 208 "Invalid object name") instead of results */
+  /** a server error (e.g. 208 "Invalid object name"), after the result sets given with it (a batch that fails midway) */
   error?: { number: number; message: string };
   /** answer after this long (a slow or blocked statement) */
   delayMs?: number;
@@ -30,6 +32,8 @@ export interface FakeRequest {
   at: number;
   /** bytes the client sent for it (TDS packets, headers included) */
   bytes: number;
+  /** an RPC's procedure, statement and parameters, decoded (rpc.ts) */
+  call?: RpcCall;
 }
 
 /** How a LOGIN7 signed in: a SQL login's name, an Entra ID token (FEDAUTH feature), or an SSPI (NTLM) blob. */
@@ -108,10 +112,19 @@ function typeInfo(t: FakeType): Buffer {
       return Buffer.from([0x6f, 8]);
     case 'nvarchar':
       return Buffer.concat([u8(0xe7), u16(8000), COLLATION]);
+    case 'nvarcharmax':
+      return Buffer.concat([u8(0xe7), u16(0xffff), COLLATION]);
   }
 }
 
 function value(t: FakeType, v: unknown): Buffer {
+  if (t === 'nvarcharmax') {
+    if (v === null || v === undefined) return Buffer.alloc(8, 0xff);
+    const s = ucs2(String(v));
+    const total = Buffer.alloc(8);
+    total.writeBigUInt64LE(BigInt(s.length));
+    return Buffer.concat([total, u32(s.length), s, u32(0)]);
+  }
   if (v === null || v === undefined) return t === 'nvarchar' ? u16(0xffff) : u8(0);
   switch (t) {
     case 'int':
@@ -152,11 +165,8 @@ function errorToken(number: number, message: string): Buffer {
 function tokensFor(reply: FakeReply, kind: 'batch' | 'rpc'): Buffer {
   const parts: Buffer[] = [];
   const endOfSet = kind === 'rpc' ? DONE_IN_PROC : DONE;
-  if (reply.error) {
-    parts.push(errorToken(reply.error.number, reply.error.message), done(endOfSet, ERROR | (kind === 'rpc' ? 0 : 0)));
-  } else {
-    for (const s of reply.sets ?? []) parts.push(resultSet(s), done(endOfSet, MORE | COUNT, s.rows.length));
-  }
+  for (const s of reply.sets ?? []) parts.push(resultSet(s), done(endOfSet, MORE | COUNT, s.rows.length));
+  if (reply.error) parts.push(errorToken(reply.error.number, reply.error.message), done(endOfSet, ERROR));
   if (kind === 'rpc') {
     parts.push(u8(0x79), i32(0));
     // RETURNVALUE: ordinal, name, status (1: an output parameter), user type, flags, type info, value
@@ -399,6 +409,7 @@ export class FakeTds {
     if ((type === PACKET.BATCH || type === PACKET.RPC) && conn) {
       const kind = type === PACKET.BATCH ? 'batch' : 'rpc';
       const req: FakeRequest = { kind, text: textOf(kind, payload), at: Date.now(), bytes };
+      if (kind === 'rpc') req.call = decodeRpc(payload);
       if (!initialSqlSeen && kind === 'batch') {
         send(done(DONE, 0));
         return { initialSqlSeen: true };

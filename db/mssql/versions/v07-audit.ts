@@ -1,15 +1,15 @@
 // SQL Server migration 7: audit log. Every mutation from the dashboard, the API and the CLI (and the
 // library, except its enqueues) appends one row: who, from where, what, on what, before → after, how many.
-import { index, table } from '../ddl';
+// Frozen: released, this text never changes (db/mssql/frozen-migrations.test.ts pins it); a fix is a new migration.
 import type { Migration } from './migration';
 
 export const migration: Migration = {
   version: 7,
   name: 'audit log',
   batches: [
-    table(
-      'AuditLog',
-      `  id          bigint IDENTITY(1,1) NOT NULL,
+    `IF OBJECT_ID(N'readpast.AuditLog', N'U') IS NULL
+CREATE TABLE readpast.AuditLog (
+  id          bigint IDENTITY(1,1) NOT NULL,
   at          datetime2(3)  NOT NULL,
   actor       nvarchar(200) NOT NULL,
   source      varchar(10)   NOT NULL,
@@ -18,12 +18,17 @@ export const migration: Migration = {
   before_json nvarchar(max) NULL,
   after_json  nvarchar(max) NULL,
   n           int           NULL,
-  CONSTRAINT PK_AuditLog PRIMARY KEY CLUSTERED (id)`,
-    ),
-    index('AuditLog', 'IX_AuditLog_action', 'CREATE INDEX IX_AuditLog_action ON readpast.AuditLog (action, id)'),
-    index('AuditLog', 'IX_AuditLog_target', 'CREATE INDEX IX_AuditLog_target ON readpast.AuditLog (target, id)'),
-    index('AuditLog', 'IX_AuditLog_at', 'CREATE INDEX IX_AuditLog_at ON readpast.AuditLog (at)'),
-    // the queue change history so far, as audit rows (the history is read from here from now on)
+  CONSTRAINT PK_AuditLog PRIMARY KEY CLUSTERED (id)
+);`,
+    `IF NOT EXISTS (SELECT 1 FROM sys.indexes
+  WHERE object_id = OBJECT_ID(N'readpast.AuditLog') AND name = N'IX_AuditLog_action')
+CREATE INDEX IX_AuditLog_action ON readpast.AuditLog (action, id);`,
+    `IF NOT EXISTS (SELECT 1 FROM sys.indexes
+  WHERE object_id = OBJECT_ID(N'readpast.AuditLog') AND name = N'IX_AuditLog_target')
+CREATE INDEX IX_AuditLog_target ON readpast.AuditLog (target, id);`,
+    `IF NOT EXISTS (SELECT 1 FROM sys.indexes
+  WHERE object_id = OBJECT_ID(N'readpast.AuditLog') AND name = N'IX_AuditLog_at')
+CREATE INDEX IX_AuditLog_at ON readpast.AuditLog (at);`,
     `IF NOT EXISTS (SELECT 1 FROM readpast.AuditLog AS a WHERE a.action = 'queue.update')
 INSERT INTO readpast.AuditLog (at, actor, source, action, target, before_json, after_json, n)
   SELECT c.at,

@@ -1,56 +1,187 @@
-// SQL Server migration 8: per-minute history. Every writing batch adds what it did to one HistoryMinutes
-// row per (minute, queue, command) of its slot (sql/tally.ts TALLY, sql/history.ts HISTORY_TALLY);
-// housekeeping rolls finished quarter hours into HistoryRollup at four levels ((queue, command),
-// (queue, all), (all, command), (all, all), "all" being N'') and into the cumulative HistoryTotals (never
-// pruned: the Prometheus counters). Metrics gains `dead`. Times are ms since 1970 in bigint, as Metrics
-// keeps seconds. The T-SQL callers' procedures embed ENQUEUE_WRITE, which now records the history: they
-// are installed again (CREATE OR ALTER, the list of migration 6).
-import { SUM_COLS, HISTORY_COMMAND_MAX } from '../../../lib/engine/history';
-import { index, table } from '../ddl';
+// SQL Server migration 8: per-minute history. Every writing batch adds what it did to one HistoryMinutes row per
+// (minute, queue, command) of its slot (sql/tally.ts TALLY, sql/history.ts HISTORY_TALLY); housekeeping rolls
+// finished quarter hours into HistoryRollup at four levels ((queue, command), (queue, all), (all, command),
+// (all, all), "all" being N'') and into the cumulative HistoryTotals (never pruned: the Prometheus counters).
+// Metrics gains `dead`. Times are ms since 1970 in bigint, as Metrics keeps seconds.
+// Frozen: released, this text never changes (db/mssql/frozen-migrations.test.ts pins it); a fix is a new migration.
 import type { Migration } from './migration';
-import { CALLER_PROCEDURES, createProcedure } from '../sql/callers';
-import { METRICS_DEAD_COLUMN } from '../sql/history';
-import { SEED_HISTORY_STATE } from '../sql/migrations';
-
-const counters = SUM_COLS.map((c) => `  ${c} bigint NOT NULL CONSTRAINT DF_%T_${c} DEFAULT 0,`).join('\n');
-const keyCols = `  queue   nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
-  command nvarchar(${HISTORY_COMMAND_MAX}) COLLATE Latin1_General_100_BIN2 NOT NULL,`;
 
 export const migration: Migration = {
   version: 8,
   name: 'per-minute history',
   batches: [
-    table(
-      'HistoryMinutes',
-      `  t       bigint NOT NULL,
-${keyCols}
-  slot    tinyint NOT NULL,
-${counters.replaceAll('%T', 'HistoryMinutes')}
-  CONSTRAINT PK_HistoryMinutes PRIMARY KEY CLUSTERED (t, queue, command, slot)`,
-    ),
-    table(
-      'HistoryRollup',
-      `${keyCols}
+    `IF OBJECT_ID(N'readpast.HistoryMinutes', N'U') IS NULL
+CREATE TABLE readpast.HistoryMinutes (
   t       bigint NOT NULL,
-${counters.replaceAll('%T', 'HistoryRollup')}
-  CONSTRAINT PK_HistoryRollup PRIMARY KEY CLUSTERED (queue, command, t)`,
-    ),
-    index('HistoryRollup', 'IX_HistoryRollup_t', 'CREATE INDEX IX_HistoryRollup_t ON readpast.HistoryRollup (t)'),
-    table(
-      'HistoryTotals',
-      `${keyCols}
-${counters.replaceAll('%T', 'HistoryTotals')}
-  CONSTRAINT PK_HistoryTotals PRIMARY KEY CLUSTERED (queue, command)`,
-    ),
-    table(
-      'HistoryState',
-      `  id           int    NOT NULL,
+  queue   nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  command nvarchar(260) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  slot    tinyint NOT NULL,
+  enqueued bigint NOT NULL CONSTRAINT DF_HistoryMinutes_enqueued DEFAULT 0,
+  started bigint NOT NULL CONSTRAINT DF_HistoryMinutes_started DEFAULT 0,
+  succeeded bigint NOT NULL CONSTRAINT DF_HistoryMinutes_succeeded DEFAULT 0,
+  failed bigint NOT NULL CONSTRAINT DF_HistoryMinutes_failed DEFAULT 0,
+  dead bigint NOT NULL CONSTRAINT DF_HistoryMinutes_dead DEFAULT 0,
+  dur_n bigint NOT NULL CONSTRAINT DF_HistoryMinutes_dur_n DEFAULT 0,
+  dur_sum bigint NOT NULL CONSTRAINT DF_HistoryMinutes_dur_sum DEFAULT 0,
+  dur_max bigint NOT NULL CONSTRAINT DF_HistoryMinutes_dur_max DEFAULT 0,
+  lat_sum bigint NOT NULL CONSTRAINT DF_HistoryMinutes_lat_sum DEFAULT 0,
+  lat_max bigint NOT NULL CONSTRAINT DF_HistoryMinutes_lat_max DEFAULT 0,
+  d0 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d0 DEFAULT 0,
+  d1 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d1 DEFAULT 0,
+  d2 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d2 DEFAULT 0,
+  d3 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d3 DEFAULT 0,
+  d4 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d4 DEFAULT 0,
+  d5 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d5 DEFAULT 0,
+  d6 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d6 DEFAULT 0,
+  d7 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d7 DEFAULT 0,
+  d8 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d8 DEFAULT 0,
+  d9 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d9 DEFAULT 0,
+  d10 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d10 DEFAULT 0,
+  d11 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d11 DEFAULT 0,
+  d12 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d12 DEFAULT 0,
+  d13 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d13 DEFAULT 0,
+  d14 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d14 DEFAULT 0,
+  d15 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d15 DEFAULT 0,
+  d16 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d16 DEFAULT 0,
+  d17 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_d17 DEFAULT 0,
+  l0 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l0 DEFAULT 0,
+  l1 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l1 DEFAULT 0,
+  l2 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l2 DEFAULT 0,
+  l3 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l3 DEFAULT 0,
+  l4 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l4 DEFAULT 0,
+  l5 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l5 DEFAULT 0,
+  l6 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l6 DEFAULT 0,
+  l7 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l7 DEFAULT 0,
+  l8 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l8 DEFAULT 0,
+  l9 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l9 DEFAULT 0,
+  l10 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l10 DEFAULT 0,
+  l11 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l11 DEFAULT 0,
+  l12 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l12 DEFAULT 0,
+  l13 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l13 DEFAULT 0,
+  l14 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l14 DEFAULT 0,
+  l15 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l15 DEFAULT 0,
+  l16 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l16 DEFAULT 0,
+  l17 bigint NOT NULL CONSTRAINT DF_HistoryMinutes_l17 DEFAULT 0,
+  CONSTRAINT PK_HistoryMinutes PRIMARY KEY CLUSTERED (t, queue, command, slot)
+);`,
+    `IF OBJECT_ID(N'readpast.HistoryRollup', N'U') IS NULL
+CREATE TABLE readpast.HistoryRollup (
+  queue   nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  command nvarchar(260) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  t       bigint NOT NULL,
+  enqueued bigint NOT NULL CONSTRAINT DF_HistoryRollup_enqueued DEFAULT 0,
+  started bigint NOT NULL CONSTRAINT DF_HistoryRollup_started DEFAULT 0,
+  succeeded bigint NOT NULL CONSTRAINT DF_HistoryRollup_succeeded DEFAULT 0,
+  failed bigint NOT NULL CONSTRAINT DF_HistoryRollup_failed DEFAULT 0,
+  dead bigint NOT NULL CONSTRAINT DF_HistoryRollup_dead DEFAULT 0,
+  dur_n bigint NOT NULL CONSTRAINT DF_HistoryRollup_dur_n DEFAULT 0,
+  dur_sum bigint NOT NULL CONSTRAINT DF_HistoryRollup_dur_sum DEFAULT 0,
+  dur_max bigint NOT NULL CONSTRAINT DF_HistoryRollup_dur_max DEFAULT 0,
+  lat_sum bigint NOT NULL CONSTRAINT DF_HistoryRollup_lat_sum DEFAULT 0,
+  lat_max bigint NOT NULL CONSTRAINT DF_HistoryRollup_lat_max DEFAULT 0,
+  d0 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d0 DEFAULT 0,
+  d1 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d1 DEFAULT 0,
+  d2 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d2 DEFAULT 0,
+  d3 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d3 DEFAULT 0,
+  d4 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d4 DEFAULT 0,
+  d5 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d5 DEFAULT 0,
+  d6 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d6 DEFAULT 0,
+  d7 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d7 DEFAULT 0,
+  d8 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d8 DEFAULT 0,
+  d9 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d9 DEFAULT 0,
+  d10 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d10 DEFAULT 0,
+  d11 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d11 DEFAULT 0,
+  d12 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d12 DEFAULT 0,
+  d13 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d13 DEFAULT 0,
+  d14 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d14 DEFAULT 0,
+  d15 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d15 DEFAULT 0,
+  d16 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d16 DEFAULT 0,
+  d17 bigint NOT NULL CONSTRAINT DF_HistoryRollup_d17 DEFAULT 0,
+  l0 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l0 DEFAULT 0,
+  l1 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l1 DEFAULT 0,
+  l2 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l2 DEFAULT 0,
+  l3 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l3 DEFAULT 0,
+  l4 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l4 DEFAULT 0,
+  l5 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l5 DEFAULT 0,
+  l6 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l6 DEFAULT 0,
+  l7 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l7 DEFAULT 0,
+  l8 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l8 DEFAULT 0,
+  l9 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l9 DEFAULT 0,
+  l10 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l10 DEFAULT 0,
+  l11 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l11 DEFAULT 0,
+  l12 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l12 DEFAULT 0,
+  l13 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l13 DEFAULT 0,
+  l14 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l14 DEFAULT 0,
+  l15 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l15 DEFAULT 0,
+  l16 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l16 DEFAULT 0,
+  l17 bigint NOT NULL CONSTRAINT DF_HistoryRollup_l17 DEFAULT 0,
+  CONSTRAINT PK_HistoryRollup PRIMARY KEY CLUSTERED (queue, command, t)
+);`,
+    `IF NOT EXISTS (SELECT 1 FROM sys.indexes
+  WHERE object_id = OBJECT_ID(N'readpast.HistoryRollup') AND name = N'IX_HistoryRollup_t')
+CREATE INDEX IX_HistoryRollup_t ON readpast.HistoryRollup (t);`,
+    `IF OBJECT_ID(N'readpast.HistoryTotals', N'U') IS NULL
+CREATE TABLE readpast.HistoryTotals (
+  queue   nvarchar(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  command nvarchar(260) COLLATE Latin1_General_100_BIN2 NOT NULL,
+  enqueued bigint NOT NULL CONSTRAINT DF_HistoryTotals_enqueued DEFAULT 0,
+  started bigint NOT NULL CONSTRAINT DF_HistoryTotals_started DEFAULT 0,
+  succeeded bigint NOT NULL CONSTRAINT DF_HistoryTotals_succeeded DEFAULT 0,
+  failed bigint NOT NULL CONSTRAINT DF_HistoryTotals_failed DEFAULT 0,
+  dead bigint NOT NULL CONSTRAINT DF_HistoryTotals_dead DEFAULT 0,
+  dur_n bigint NOT NULL CONSTRAINT DF_HistoryTotals_dur_n DEFAULT 0,
+  dur_sum bigint NOT NULL CONSTRAINT DF_HistoryTotals_dur_sum DEFAULT 0,
+  dur_max bigint NOT NULL CONSTRAINT DF_HistoryTotals_dur_max DEFAULT 0,
+  lat_sum bigint NOT NULL CONSTRAINT DF_HistoryTotals_lat_sum DEFAULT 0,
+  lat_max bigint NOT NULL CONSTRAINT DF_HistoryTotals_lat_max DEFAULT 0,
+  d0 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d0 DEFAULT 0,
+  d1 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d1 DEFAULT 0,
+  d2 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d2 DEFAULT 0,
+  d3 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d3 DEFAULT 0,
+  d4 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d4 DEFAULT 0,
+  d5 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d5 DEFAULT 0,
+  d6 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d6 DEFAULT 0,
+  d7 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d7 DEFAULT 0,
+  d8 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d8 DEFAULT 0,
+  d9 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d9 DEFAULT 0,
+  d10 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d10 DEFAULT 0,
+  d11 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d11 DEFAULT 0,
+  d12 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d12 DEFAULT 0,
+  d13 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d13 DEFAULT 0,
+  d14 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d14 DEFAULT 0,
+  d15 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d15 DEFAULT 0,
+  d16 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d16 DEFAULT 0,
+  d17 bigint NOT NULL CONSTRAINT DF_HistoryTotals_d17 DEFAULT 0,
+  l0 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l0 DEFAULT 0,
+  l1 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l1 DEFAULT 0,
+  l2 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l2 DEFAULT 0,
+  l3 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l3 DEFAULT 0,
+  l4 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l4 DEFAULT 0,
+  l5 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l5 DEFAULT 0,
+  l6 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l6 DEFAULT 0,
+  l7 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l7 DEFAULT 0,
+  l8 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l8 DEFAULT 0,
+  l9 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l9 DEFAULT 0,
+  l10 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l10 DEFAULT 0,
+  l11 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l11 DEFAULT 0,
+  l12 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l12 DEFAULT 0,
+  l13 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l13 DEFAULT 0,
+  l14 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l14 DEFAULT 0,
+  l15 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l15 DEFAULT 0,
+  l16 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l16 DEFAULT 0,
+  l17 bigint NOT NULL CONSTRAINT DF_HistoryTotals_l17 DEFAULT 0,
+  CONSTRAINT PK_HistoryTotals PRIMARY KEY CLUSTERED (queue, command)
+);`,
+    `IF OBJECT_ID(N'readpast.HistoryState', N'U') IS NULL
+CREATE TABLE readpast.HistoryState (
+  id           int    NOT NULL,
   rolled_until bigint NOT NULL,
   CONSTRAINT PK_HistoryState PRIMARY KEY CLUSTERED (id),
-  CONSTRAINT CK_HistoryState_one CHECK (id = 1)`,
-    ),
-    SEED_HISTORY_STATE,
-    METRICS_DEAD_COLUMN,
-    ...CALLER_PROCEDURES.map(createProcedure),
+  CONSTRAINT CK_HistoryState_one CHECK (id = 1)
+);`,
+    `IF NOT EXISTS (SELECT 1 FROM readpast.HistoryState AS s WHERE s.id = 1)
+  INSERT INTO readpast.HistoryState (id, rolled_until) VALUES (1, 0);`,
+    `IF COL_LENGTH(N'readpast.Metrics', N'dead') IS NULL
+  ALTER TABLE readpast.Metrics ADD dead int NOT NULL CONSTRAINT DF_Metrics_dead DEFAULT 0;`,
   ],
 };

@@ -2,16 +2,16 @@
 // reported anything (its latest progress, the last seq given, what is kept and what was dropped);
 // AttemptLogs the kept lines, the last MAX_ATTEMPT_LINES / MAX_ATTEMPT_BYTES of the attempt
 // (lib/engine/attempt-output.ts). Both go with their task (sql/attempt-logs.ts DELETE_TASKS_OUTPUT).
-import { table } from '../ddl';
+// Frozen: released, this text never changes (db/mssql/frozen-migrations.test.ts pins it); a fix is a new migration.
 import type { Migration } from './migration';
 
 export const migration: Migration = {
   version: 9,
   name: 'attempt progress and log lines',
   batches: [
-    table(
-      'AttemptOutput',
-      `  task_id     bigint        NOT NULL,
+    `IF OBJECT_ID(N'readpast.AttemptOutput', N'U') IS NULL
+CREATE TABLE readpast.AttemptOutput (
+  task_id     bigint        NOT NULL,
   attempt     int           NOT NULL,
   last_seq    int           NOT NULL CONSTRAINT DF_AttemptOutput_last_seq DEFAULT (0),
   lines       int           NOT NULL CONSTRAINT DF_AttemptOutput_lines DEFAULT (0),
@@ -21,18 +21,18 @@ export const migration: Migration = {
   message     nvarchar(400) NULL,
   progress_at datetime2(3)  NULL,
   updated_at  datetime2(3)  NOT NULL,
-  CONSTRAINT PK_AttemptOutput PRIMARY KEY CLUSTERED (task_id, attempt)`,
-    ),
-    table(
-      'AttemptLogs',
-      `  task_id bigint         NOT NULL,
+  CONSTRAINT PK_AttemptOutput PRIMARY KEY CLUSTERED (task_id, attempt)
+);`,
+    `IF OBJECT_ID(N'readpast.AttemptLogs', N'U') IS NULL
+CREATE TABLE readpast.AttemptLogs (
+  task_id bigint         NOT NULL,
   attempt int            NOT NULL,
   seq     int            NOT NULL,
   at      datetime2(3)   NOT NULL,
   stream  varchar(5)     NOT NULL,
   line    nvarchar(4000) NOT NULL,
   bytes   int            NOT NULL,
-  CONSTRAINT PK_AttemptLogs PRIMARY KEY CLUSTERED (task_id, attempt, seq)`,
-    ),
+  CONSTRAINT PK_AttemptLogs PRIMARY KEY CLUSTERED (task_id, attempt, seq)
+);`,
   ],
 };

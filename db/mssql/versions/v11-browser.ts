@@ -4,18 +4,18 @@
 //  - IX_Tasks_pending_run: pending tasks by queue and run-at — the scheduled/retrying counts, the next
 //    run-at and the longest-due ready task of ReadModel.pendingBreakdown are range reads and seeks on it
 //    (ready is the kept pending count less those).
-import { index } from '../ddl';
+// Frozen: released, this text never changes (db/mssql/frozen-migrations.test.ts pins it); a fix is a new migration.
 import type { Migration } from './migration';
 
 export const migration: Migration = {
   version: 11,
   name: 'task browser indexes',
   batches: [
-    index('Tasks', 'IX_Tasks_open', "CREATE INDEX IX_Tasks_open ON readpast.Tasks (status, id) WHERE status IN ('pending', 'running')"),
-    index(
-      'Tasks',
-      'IX_Tasks_pending_run',
-      "CREATE INDEX IX_Tasks_pending_run ON readpast.Tasks (queue, run_after) INCLUDE (attempts, created_at) WHERE status = 'pending'",
-    ),
+    `IF NOT EXISTS (SELECT 1 FROM sys.indexes
+  WHERE object_id = OBJECT_ID(N'readpast.Tasks') AND name = N'IX_Tasks_open')
+CREATE INDEX IX_Tasks_open ON readpast.Tasks (status, id) WHERE status IN ('pending', 'running');`,
+    `IF NOT EXISTS (SELECT 1 FROM sys.indexes
+  WHERE object_id = OBJECT_ID(N'readpast.Tasks') AND name = N'IX_Tasks_pending_run')
+CREATE INDEX IX_Tasks_pending_run ON readpast.Tasks (queue, run_after) INCLUDE (attempts, created_at) WHERE status = 'pending';`,
   ],
 };

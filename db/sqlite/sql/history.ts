@@ -46,9 +46,16 @@ export const READ_SECONDS = `SELECT sec - (sec % ?) AS b, COUNT(*) AS n, SUM(enq
   SUM(succeeded) AS succeeded, SUM(failed) AS failed, SUM(dead) AS dead, SUM(latency_sum) AS lat_sum,
   MAX(latency_max) AS lat_max, MAX(depth) AS depth FROM Metrics WHERE sec >= ? AND sec < ? GROUP BY b`;
 
-/** Depth per bucket from one sample a minute (bucket_s, from_sec, to_sec). */
-export const READ_DEPTH = `SELECT sec - (sec % ?) AS b, MAX(depth) AS depth FROM Metrics
-  WHERE sec >= ? AND sec < ? AND sec % 60 = 0 AND depth IS NOT NULL GROUP BY b`;
+/**
+ * Depth per bucket: the bucket's last sample, the depth as the bucket ends (bucket_s, bucket_s, from_sec, to_sec). A
+ * sample is written only when the depth changed (db/shared/depth.ts): a bucket without one has the one before it.
+ */
+export const READ_DEPTH = `SELECT b, depth FROM (SELECT sec - (sec % ?) AS b, depth,
+    ROW_NUMBER() OVER (PARTITION BY sec - (sec % ?) ORDER BY sec DESC) AS rn
+  FROM Metrics WHERE sec >= ? AND sec < ? AND depth IS NOT NULL) WHERE rn = 1`;
+
+/** The depth in force before a range: its last sample in the lookback (from_sec, lookback_from_sec). */
+export const DEPTH_BEFORE = 'SELECT depth FROM Metrics WHERE sec < ? AND sec >= ? AND depth IS NOT NULL ORDER BY sec DESC LIMIT 1';
 
 /** Succeeded per queue and bucket (bucket_ms, from, to). */
 export const QUEUE_THROUGHPUT = `SELECT queue, t - (t % ?) AS b, SUM(succeeded) AS n FROM HistoryMinutes

@@ -27,6 +27,17 @@ export const CLOSE_ORPHAN_ATTEMPTS = `UPDATE ExecutionLog SET ended_at = ?, outc
       WHERE ended_at IS NULL AND NOT EXISTS (SELECT 1 FROM Tasks t WHERE t.id = ExecutionLog.task_id AND t.status = 'running'
         AND t.attempts = ExecutionLog.attempt)`;
 
+/**
+ * Whether the rescue has anything to do (now): a running task whose lease ended, or an attempt left open though its
+ * task moved on. Read first, outside any write transaction: an idle store takes no write lock for it.
+ */
+export const RESCUE_DUE = `SELECT 1 AS due WHERE EXISTS (SELECT 1 FROM Tasks t WHERE t.status = 'running' AND t.lease_until < ?)
+      OR EXISTS (SELECT 1 FROM ExecutionLog l WHERE l.ended_at IS NULL AND NOT EXISTS (SELECT 1 FROM Tasks t
+        WHERE t.id = l.task_id AND t.status = 'running' AND t.attempts = l.attempt))`;
+
+/** Whether a worker is silent past the bound (heartbeat older than): read before MARK_LOST_WORKERS writes. */
+export const LOST_WORKERS_DUE = "SELECT 1 AS due FROM Workers WHERE state IN ('running', 'stopping') AND heartbeat_at < ? LIMIT 1";
+
 /** (heartbeat older than) */
 export const MARK_LOST_WORKERS = "UPDATE Workers SET state = 'lost' WHERE state IN ('running', 'stopping') AND heartbeat_at < ?";
 

@@ -16,6 +16,9 @@ export const RECENT_FIRES = `SELECT token, schedule_fire_at, created_at, status 
 export const DUE_SCHEDULES = `SELECT ${SCHEDULE_COLUMNS} FROM Schedules WHERE enabled = 1 AND next_fire_at <= ?
       ORDER BY next_fire_at, name`;
 
+/** Whether any schedule is due (now): read before the write transaction that fires it. */
+export const ANY_DUE = 'SELECT 1 AS due FROM Schedules WHERE enabled = 1 AND next_fire_at <= ? LIMIT 1';
+
 /** Whether a task (token) is still unfinished (waiting, pending or running): the previous fire, for skip_if_running. */
 export const TASK_ACTIVE = "SELECT 1 AS active FROM Tasks WHERE token = ? AND status IN ('waiting', 'pending', 'running')";
 

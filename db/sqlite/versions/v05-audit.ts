@@ -1,6 +1,7 @@
 // SQLite migration 5: audit log. Every mutation from the dashboard, the API and the CLI (and the library,
 // except its enqueues) appends one row: who, from where, what, on what, before → after, how many.
 // The queue change history is read from here too (QueueChanges stays for rows written before).
+// Frozen: released, this text never changes (db/sqlite/frozen-migrations.test.ts pins it); a fix is a new migration.
 import type { SqliteMigration } from './migration';
 
 export const migration: SqliteMigration = {

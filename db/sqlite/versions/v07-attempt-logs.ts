@@ -2,6 +2,7 @@
 // anything (its latest progress, the last seq given, what is kept and what was dropped); AttemptLogs the
 // kept lines, the last MAX_ATTEMPT_LINES / MAX_ATTEMPT_BYTES of the attempt (lib/engine/attempt-output.ts).
 // Both go with their task (deleteTask, deleteFailed, prune).
+// Frozen: released, this text never changes (db/sqlite/frozen-migrations.test.ts pins it); a fix is a new migration.
 import type { SqliteMigration } from './migration';
 
 export const migration: SqliteMigration = {

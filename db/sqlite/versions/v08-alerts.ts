@@ -1,6 +1,7 @@
 // SQLite migration 8: alert rules and firings. A rule watches for dead tasks, old ready tasks, queues
 // no worker serves, missed schedule ticks or a command's failure streak; a firing records what fired,
 // with its delivery task (a task of the internal queue readpast.alerts). db/sqlite/alerts.ts
+// Frozen: released, this text never changes (db/sqlite/frozen-migrations.test.ts pins it); a fix is a new migration.
 import type { SqliteMigration } from './migration';
 
 export const migration: SqliteMigration = {

@@ -4,6 +4,7 @@
 //  - Tasks_pending_run: pending tasks by queue and run-at — the scheduled/retrying counts, the next run-at
 //    and the longest-due ready task of ReadModel.pendingBreakdown are range reads and seeks on it (ready
 //    is the kept pending count less those).
+// Frozen: released, this text never changes (db/sqlite/frozen-migrations.test.ts pins it); a fix is a new migration.
 import type { SqliteMigration } from './migration';
 
 export const migration: SqliteMigration = {

@@ -2,6 +2,7 @@
 // error (lib/engine/fingerprint.ts: error number + normalised message); the Failed & poison page groups
 // dead tasks by (fingerprint, command, queue) over the index below. Rows settled before this migration
 // (or made dead by a lease rescue) have none: reads fingerprint them on first sight (db/sqlite/failures.ts).
+// Frozen: released, this text never changes (db/sqlite/frozen-migrations.test.ts pins it); a fix is a new migration.
 import type { SqliteMigration } from './migration';
 
 export const migration: SqliteMigration = {

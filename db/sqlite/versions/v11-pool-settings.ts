@@ -1,5 +1,6 @@
 // SQLite migration 11: pool size per host and role. The size an operator set for a host's pool of one
 // role (the dashboard's in-process pool is role `web`), applied when that pool starts again.
+// Frozen: released, this text never changes (db/sqlite/frozen-migrations.test.ts pins it); a fix is a new migration.
 import type { SqliteMigration } from './migration';
 
 export const migration: SqliteMigration = {

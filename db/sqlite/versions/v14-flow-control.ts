@@ -8,6 +8,7 @@
 // The unkeyed unbatched lane (Tasks_dequeue) leaves the keyed tasks out: they are served by key lanes
 // (Tasks_key_dequeue); Tasks_key_open counts a key's running tasks with a seek. Two triggers keep a row in
 // ConcurrencyKeys for every key with a pending task, whichever statement made it pending.
+// Frozen: released, this text never changes (db/sqlite/frozen-migrations.test.ts pins it); a fix is a new migration.
 import type { SqliteMigration } from './migration';
 
 export const migration: SqliteMigration = {

@@ -8,6 +8,7 @@
 //  - 'waiting' is unfinished: the dedup key of a waiting task is held (Tasks_dedup recreated). Tasks_open keeps
 //    the pending and running tabs; the waiting tab has Tasks_waiting. Tasks_key_open stays pending/running: it
 //    counts a key's running tasks, and a keyed task gets its ConcurrencyKeys row when it becomes pending (trigger).
+// Frozen: released, this text never changes (db/sqlite/frozen-migrations.test.ts pins it); a fix is a new migration.
 import type { SqliteMigration } from './migration';
 
 export const migration: SqliteMigration = {

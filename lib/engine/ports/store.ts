@@ -1,5 +1,5 @@
 // One database, seen through its ports: the Store every dialect in db/ implements, and what it supports.
-import type { DoctorCheck, TaskKind } from '../types';
+import type { DoctorCheck, MigrateReport, TaskKind } from '../types';
 import type { WorkerPort } from './worker';
 import type { MaintenancePort } from './maintenance';
 import type { CommandPort } from './commands';
@@ -31,8 +31,11 @@ export interface Store {
   readonly reads: ReadModel;
   /** null where the database has none of SQL Server's extras */
   readonly sqlServer: SqlServerExtras | null;
-  /** Create or upgrade the schema. Idempotent; safe when several processes call it at once. */
-  migrate(): Promise<void>;
+  /**
+   * Create or upgrade the schema, then install the code objects (procedures, views, triggers) by content and
+   * retire unused ones. Idempotent; safe when several processes call it at once.
+   */
+  migrate(): Promise<MigrateReport>;
   /**
    * What will work here before the first task runs (`readpast doctor`): the server or file, the
    * schema, permissions per feature, a write or a claim rolled back. Changes nothing; never throws

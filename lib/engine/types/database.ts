@@ -47,6 +47,16 @@ export interface LiveStatus {
  * true (fine), false (missing or failing) or null (informational, or skipped because an earlier
  * check failed). A check the configuration `needed` that is not ok makes the doctor fail.
  */
+/** What `Store.migrate()` did. */
+export interface MigrateReport {
+  /** the migrations applied, in order (none: the schema was current) */
+  applied: number[];
+  /** code objects installed because they were missing or their text changed (`readpast.Claim_3f9a1c2e`, `ExecutionStatus`) */
+  installed: string[];
+  /** hot procedures dropped because no registered worker used them for the retention */
+  dropped: string[];
+}
+
 export interface DoctorCheck {
   /** stable, e.g. `server`, `permissions.dml`, `claim` */
   id: string;
