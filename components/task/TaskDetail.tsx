@@ -16,6 +16,7 @@ import { AttemptsTimeline } from './AttemptsTimeline';
 import { lastErrorContext } from './lastError';
 import { LogTail } from './LogTail';
 import { RetriedNote } from './RetriedNote';
+import { StepsTimeline } from './StepsTimeline';
 import { TaskActions } from './TaskActions';
 import { TaskLinks } from './TaskLinks';
 import { WhyPanel } from './WhyPanel';
@@ -92,6 +93,11 @@ export function TaskDetail({ token }: { token: string }) {
           <span className="flex flex-wrap items-center gap-2">
             <span className="break-all font-mono">{t.command.length > 80 ? `${t.command.slice(0, 80)}…` : t.command}</span>
             <StatusBadge status={t.status} testId="task-status" />
+            {t.suspended && (
+              <Badge tone={t.suspended === 'sleep' ? 'blue' : 'violet'} dot testId="task-suspended">
+                {t.suspended === 'sleep' ? 'sleeping' : 'waiting for event'}
+              </Badge>
+            )}
             {t.cancelRequested && running && <Badge tone="amber">cancel requested</Badge>}
           </span>
         }
@@ -126,6 +132,11 @@ export function TaskDetail({ token }: { token: string }) {
                 <span className="tabular" data-testid="task-attempts">
                   {t.attempts} / {t.maxAttempts}
                 </span>
+                {t.suspensions > 0 && (
+                  <span className="block text-xs text-slate-500" title="Attempts that ended in a sleep or a wait are not failures">
+                    {t.suspensions} suspended, not counted
+                  </span>
+                )}
               </Field>
               <Field label="Priority">
                 <span className="tabular">{t.priority}</span>
@@ -201,6 +212,8 @@ export function TaskDetail({ token }: { token: string }) {
               </div>
             )}
           </Card>
+
+          <StepsTimeline task={t} />
 
           <LogTail task={t} />
 

@@ -25,6 +25,10 @@ describe('tabs', () => {
     expect(tabOf('exploded', null)).toBeNull();
     expect(tabParams('waiting')).toEqual({ status: 'waiting', sub: '' });
     expect(TABS[1]).toBe('waiting');
+    // a durable handler's suspended tasks are kinds of waiting, as ready and the others are of pending
+    expect(tabParams('sleeping')).toEqual({ status: 'waiting', sub: 'sleeping' });
+    expect(tabOf('waiting', 'event')).toBe('event');
+    expect(tabOf(null, 'event')).toBe('event');
   });
 
   it('tells ready, scheduled and retrying apart as the store does', () => {

@@ -1,7 +1,19 @@
 // The Tasks page's tabs and filters as URL parameters (the same ones GET /api/tasks reads).
 import type { TaskCountsJson, TaskJson } from '../api';
 
-export const TABS = ['all', 'waiting', 'ready', 'scheduled', 'retrying', 'running', 'succeeded', 'dead', 'cancelled'] as const;
+export const TABS = [
+  'all',
+  'waiting',
+  'sleeping',
+  'event',
+  'ready',
+  'scheduled',
+  'retrying',
+  'running',
+  'succeeded',
+  'dead',
+  'cancelled',
+] as const;
 export type Tab = (typeof TABS)[number];
 
 /** The filter parameters besides the tab (status, sub), in the order they show. */
@@ -24,6 +36,8 @@ export type Filters = Record<FilterKey, string>;
 export const TAB_LABEL: Record<Tab, string> = {
   all: 'All',
   waiting: 'Waiting',
+  sleeping: 'Sleeping',
+  event: 'Waiting for event',
   ready: 'Ready',
   scheduled: 'Scheduled',
   retrying: 'Retrying',
@@ -35,7 +49,9 @@ export const TAB_LABEL: Record<Tab, string> = {
 
 export const TAB_HINT: Record<Tab, string> = {
   all: 'Every task in every state',
-  waiting: 'Waiting for their parents to succeed (dependsOn, flows): never claimed until then',
+  waiting: 'Waiting for their parents to succeed (dependsOn, flows), or suspended by a durable handler: never claimed until then',
+  sleeping: 'Of the waiting: suspended by a durable handler on ctx.sleep until its wake time (or an operator wakes it)',
+  event: 'Of the waiting: suspended by a durable handler on ctx.waitForEvent until a matching event or its timeout',
   ready: 'Pending and due now: waiting for a free worker',
   scheduled: 'Pending with a run-at in the future, never tried yet',
   retrying: 'Pending after a failed attempt, waiting out the backoff',
@@ -46,10 +62,12 @@ export const TAB_HINT: Record<Tab, string> = {
 };
 
 const SUBS = new Set<Tab>(['ready', 'scheduled', 'retrying']);
+/** kinds of waiting: suspended by a durable handler (status=waiting&sub=sleeping|event) */
+const WAITING_SUBS = new Set<Tab>(['sleeping', 'event']);
 
 /** The tab of `status` / `sub` URL parameters (status=pending without sub shows as all pending: null). */
 export function tabOf(status: string | null, sub: string | null): Tab | null {
-  if (sub && SUBS.has(sub as Tab)) return sub as Tab;
+  if (sub && (SUBS.has(sub as Tab) || WAITING_SUBS.has(sub as Tab))) return sub as Tab;
   if (!status) return 'all';
   if (status === 'pending') return null;
   return (TABS as readonly string[]).includes(status) ? (status as Tab) : null;
@@ -59,6 +77,7 @@ export function tabOf(status: string | null, sub: string | null): Tab | null {
 export function tabParams(tab: Tab): { status: string; sub: string } {
   if (tab === 'all') return { status: '', sub: '' };
   if (SUBS.has(tab)) return { status: 'pending', sub: tab };
+  if (WAITING_SUBS.has(tab)) return { status: 'waiting', sub: tab };
   return { status: tab, sub: '' };
 }
 

@@ -37,6 +37,11 @@ export function durableWaitTests(factory: StoreFactory) {
       expect(r.accepted).toBe(true);
       expect(await h().task(sleeper)).toMatchObject({ status: 'waiting', suspended: 'sleep', suspensions: 1 });
       expect((await store.reads.suspendedCounts()).find((c) => c.queue === 'dl')).toEqual({ queue: 'dl', sleeping: 1, waitingEvent: 0 });
+      // the Tasks page's tabs: the waiting tasks suspended on a sleep, and on an event (none)
+      const tokens = async (suspended: 'sleep' | 'event') =>
+        (await store.reads.listTasks({ status: 'waiting', suspended, queue: 'dl' })).items.map((t) => t.token);
+      expect(await tokens('sleep')).toEqual([sleeper]);
+      expect(await tokens('event')).toEqual([]);
       expect((await h().counts()).find((c) => c.queue === 'dl')).toMatchObject({ waiting: 1, pending: 1, running: 0 });
       // the one token and the key's one slot are free: the other task of the queue and key runs meanwhile
       const o = await h().claimOne(slot, { queues: ['dl'] });
