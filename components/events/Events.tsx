@@ -183,18 +183,20 @@ export function Events() {
             )}
           </>
         )}
-        <div className="flex justify-end gap-2 border-t border-slate-200 p-3">
-          {before && (
-            <Button size="sm" onClick={() => replace({ name })}>
-              Newest
-            </Button>
-          )}
-          {q.data?.nextCursor != null && (
-            <Button size="sm" onClick={() => replace({ name, before: String(q.data?.nextCursor) })} data-testid="events-older">
-              Older
-            </Button>
-          )}
-        </div>
+        {(before || q.data?.nextCursor != null) && (
+          <div className="flex justify-end gap-2 border-t border-slate-200 p-3">
+            {before && (
+              <Button size="sm" onClick={() => replace({ name })}>
+                Newest
+              </Button>
+            )}
+            {q.data?.nextCursor != null && (
+              <Button size="sm" onClick={() => replace({ name, before: String(q.data?.nextCursor) })} data-testid="events-older">
+                Older
+              </Button>
+            )}
+          </div>
+        )}
       </Card>
     </div>
   );

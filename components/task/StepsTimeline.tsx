@@ -11,15 +11,10 @@ import { Badge, type Tone } from '../ui/Badge';
 import { Card, CardHeader } from '../ui/Card';
 import { cx } from '../ui/cx';
 import { EmptyState } from '../ui/States';
+import { DOT } from './AttemptsTimeline';
 import { Elapsed, RelativeTime } from '../ui/Time';
 
 const STEP_TONE: Record<string, Tone> = { succeeded: 'green', failed: 'red', sleeping: 'blue', waiting: 'violet' };
-const DOT: Record<string, string> = {
-  green: 'bg-emerald-500 ring-emerald-100',
-  red: 'bg-rose-500 ring-rose-100',
-  blue: 'bg-sky-500 ring-sky-100',
-  violet: 'bg-violet-500 ring-violet-100',
-};
 const KIND_LABEL: Record<string, string> = { step: 'step', transaction: 'transaction', sleep: 'sleep', event: 'event' };
 
 function preview(s: StepJson): string | null {
@@ -94,7 +89,7 @@ export function StepsTimeline({ task }: { task: StatusJson }) {
                 <span
                   className={cx(
                     'absolute left-0 top-1 size-3 rounded-full ring-4',
-                    DOT[tone] ?? 'bg-slate-400 ring-slate-100',
+                    DOT[tone] ?? DOT.gray,
                     (s.status === 'sleeping' || s.status === 'waiting') && 'animate-pulse',
                   )}
                   aria-hidden

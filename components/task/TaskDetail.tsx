@@ -147,7 +147,12 @@ export function TaskDetail({ token }: { token: string }) {
                 <When iso={t.createdAt} />
               </Field>
               <Field label="Run after">
-                <When iso={t.runAfter} />
+                {/* an event wait with no timeout: run-after is the never-reached 9999-12-31 (types/durable.ts) */}
+                {t.suspended === 'event' && t.runAfter?.startsWith('9999-') ? (
+                  <span className="text-slate-600">when its event comes (no timeout)</span>
+                ) : (
+                  <When iso={t.runAfter} />
+                )}
               </Field>
               <Field label={running ? 'Running for' : 'Duration'}>
                 {t.startedAt ? (
