@@ -155,7 +155,8 @@ export function TaskDetail({ token }: { token: string }) {
                 )}
               </Field>
               <Field label={running ? 'Running for' : 'Duration'}>
-                {t.startedAt ? (
+                {/* a suspended task's last attempt ended without a finish time: nothing ticks */}
+                {t.startedAt && !t.suspended ? (
                   <Elapsed from={t.startedAt} to={running ? null : t.finishedAt} className="tabular font-mono text-sm" />
                 ) : (
                   '—'

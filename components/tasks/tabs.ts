@@ -92,8 +92,12 @@ export function countIsExact(filters: Filters): boolean {
   return FILTER_KEYS.every((k) => k === 'queue' || !filters[k]);
 }
 
-/** Which kind of pending a task is now (as the store splits them), or its status. */
-export function taskState(t: Pick<TaskJson, 'status' | 'runAfter' | 'attempts'>, now: number): string {
+/**
+ * Which kind of pending a task is now (as the store splits them), a waiting task a durable handler suspended
+ * (`sleeping`, `waiting for event`), or its status.
+ */
+export function taskState(t: Pick<TaskJson, 'status' | 'runAfter' | 'attempts'> & { suspended?: string | null }, now: number): string {
+  if (t.status === 'waiting' && t.suspended) return t.suspended === 'sleep' ? 'sleeping' : 'waiting for event';
   if (t.status !== 'pending') return t.status;
   const due = t.runAfter ? new Date(t.runAfter).getTime() : 0;
   if (due <= now) return 'ready';
