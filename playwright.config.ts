@@ -56,6 +56,13 @@ export default defineConfig({
       // the alerts spec serves its webhook on loopback: allowed on purpose (internal addresses are refused otherwise)
       READPAST_WEBHOOK_ALLOW: '127.0.0.1/32',
       NEXT_TELEMETRY_DISABLED: '1',
+      // the task page links trace ids here; the dashboard's own OpenTelemetry SDK exports to the receiver the trace
+      // spec starts on the next port (while none listens, its exports are dropped)
+      READPAST_TRACE_URL: 'https://tempo.example/trace/{traceId}',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${PORT + 1}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_SERVICE_NAME: 'readpast-e2e',
+      OTEL_BSP_SCHEDULE_DELAY: '300',
     },
   },
 });

@@ -4,7 +4,12 @@
 // dependency stays an import (installed beside the package), never bundled.
 // Test support (db/contract/, test-support/ folders) is never reached from these entries: `npm run check:layers`
 // refuses a runtime import of it (rule runtime-imports-test-support).
+import { readFileSync, writeFileSync } from 'node:fs';
 import { defineConfig } from 'tsdown';
+import { optionalsTakeUndefined } from './bin/dts-optional.mjs';
+
+/** The declarations a user's project reads: every optional property takes `undefined` (bin/dts-optional.mjs). */
+const DECLARATIONS = ['dist/index.d.ts', 'dist/cli.d.ts'];
 
 export default defineConfig({
   // import { openReadpast } from 'readpast'  ·  bin/readpast.mjs → dist/cli.js (commands load on demand)
@@ -22,4 +27,9 @@ export default defineConfig({
   publint: false,
   report: false,
   outputOptions: { chunkFileNames: 'chunks/[name].js' },
+  hooks: {
+    'build:done': () => {
+      for (const file of DECLARATIONS) writeFileSync(file, optionalsTakeUndefined(readFileSync(file, 'utf8'), file).text);
+    },
+  },
 });

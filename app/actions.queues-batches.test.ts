@@ -43,17 +43,17 @@ describe('queue actions', () => {
   });
 
   it('set, then clear, a per-key limit, a keyFrom path and a rate as typed, recorded as made by dashboard', async () => {
-    const set = await actions.setQueueFlow('act-flow', { perKeyLimit: 2, keyFrom: '$.customerId', rateLimit: '20/2s per key' });
+    const set = await actions.setQueueThrottle('act-throttle', { perKeyLimit: 2, keyFrom: '$.customerId', rateLimit: '20/2s per key' });
     expect(set).toMatchObject({
       ok: true,
-      queue: { name: 'act-flow', perKeyLimit: 2, keyFrom: '$.customerId', rateLimit: { limit: 20, periodSeconds: 2, perKey: true } },
+      queue: { name: 'act-throttle', perKeyLimit: 2, keyFrom: '$.customerId', rateLimit: { limit: 20, periodSeconds: 2, perKey: true } },
     });
-    expect(await actions.setQueueFlow('act-flow', { rateLimit: 'none', keyFrom: null })).toMatchObject({
+    expect(await actions.setQueueThrottle('act-throttle', { rateLimit: 'none', keyFrom: null })).toMatchObject({
       ok: true,
       queue: { perKeyLimit: 2, keyFrom: null, rateLimit: null, rate: null },
     });
     const { readpast } = await getEngine();
-    const changes = await readpast.queueChanges('act-flow');
+    const changes = await readpast.queueChanges('act-throttle');
     expect(changes.map((c) => [c.field, c.oldValue, c.newValue, c.changedBy])).toEqual([
       ['rateLimit', '20/2s per key', 'none', 'dashboard'],
       ['keyFrom', '$.customerId', 'none', 'dashboard'],
@@ -62,11 +62,11 @@ describe('queue actions', () => {
       ['perKeyLimit', 'none', '2', 'dashboard'],
     ]);
     // bad values: a result naming the field, nothing changed
-    expect(await actions.setQueueFlow('act-flow', { perKeyLimit: 0 })).toMatchObject({ ok: false, field: 'perKeyLimit' });
-    expect(await actions.setQueueFlow('act-flow', { keyFrom: 'customer' })).toMatchObject({ ok: false, field: 'keyFrom' });
-    expect(await actions.setQueueFlow('act-flow', { rateLimit: '5 per hour' })).toMatchObject({ ok: false, field: 'rateLimit' });
-    expect(await actions.setQueueFlow('act-flow', {})).toMatchObject({ ok: false });
-    expect(await readpast.queueChanges('act-flow')).toHaveLength(5);
+    expect(await actions.setQueueThrottle('act-throttle', { perKeyLimit: 0 })).toMatchObject({ ok: false, field: 'perKeyLimit' });
+    expect(await actions.setQueueThrottle('act-throttle', { keyFrom: 'customer' })).toMatchObject({ ok: false, field: 'keyFrom' });
+    expect(await actions.setQueueThrottle('act-throttle', { rateLimit: '5 per hour' })).toMatchObject({ ok: false, field: 'rateLimit' });
+    expect(await actions.setQueueThrottle('act-throttle', {})).toMatchObject({ ok: false });
+    expect(await readpast.queueChanges('act-throttle')).toHaveLength(5);
   });
 
   it('report bad input as a result naming the field, changing nothing', async () => {

@@ -75,7 +75,7 @@ export async function loadDemoWorkload(): Promise<ActionResult<{ count: number }
   });
 }
 
-// ---- queues: concurrency limits, pause, flow control -------------------------------------------------------
+// ---- queues: concurrency limits, pause, throttle -------------------------------------------------------
 
 /** Change a queue's concurrency limit live (null = unlimited); recorded as made by the signed-in user or `dashboard`. */
 export async function setQueueLimit(name: string, concurrencyLimit: number | null): Promise<ActionResult<{ queue: QueueJson }>> {
@@ -93,15 +93,15 @@ export async function setQueuePaused(name: string, paused: boolean): Promise<Act
   });
 }
 
-/** A change of a queue's flow control, as the Queues page sends it: the rate as typed (`60/1m`, `20/2s per key`, `none`). */
-export interface QueueFlowChange {
+/** A change of a queue's throttle, as the Queues page sends it: the rate as typed (`60/1m`, `20/2s per key`, `none`). */
+export interface QueueThrottleChange {
   perKeyLimit?: number | null;
   keyFrom?: string | null;
   rateLimit?: string | null;
 }
 
 /** Change a queue's per-key limit, keyFrom path and/or rate limit live (null clears one); recorded like a limit change. */
-export async function setQueueFlow(name: string, change: QueueFlowChange): Promise<ActionResult<{ queue: QueueJson }>> {
+export async function setQueueThrottle(name: string, change: QueueThrottleChange): Promise<ActionResult<{ queue: QueueJson }>> {
   return run(async () => {
     const { readpast, config } = await getEngine();
     const { perKeyLimit, keyFrom, rateLimit } = change ?? {};

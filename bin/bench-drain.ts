@@ -1,5 +1,5 @@
 // The benches' drain measure: a pool started on tasks already enqueued, timed until every one succeeded.
-import type { Readpast } from '../lib/api/readpast';
+import { readModelOf, type Readpast } from '../lib/api/readpast';
 
 /** Tasks per second for a pool of `pool` (no housekeeping) to run the `n` tasks of `queue`; throws on a failure. */
 export async function drainRate(rp: Readpast, queue: string, n: number, pool: number): Promise<number> {
@@ -7,7 +7,7 @@ export async function drainRate(rp: Readpast, queue: string, n: number, pool: nu
   const t0 = performance.now();
   await p.start();
   for (;;) {
-    const q = (await rp.reads.countsByQueue()).find((c) => c.queue === queue);
+    const q = (await readModelOf(rp).countsByQueue()).find((c) => c.queue === queue);
     if (q && q.succeeded >= n) break;
     if (q && q.dead + q.cancelled > 0) throw new Error(`bench: ${queue}: ${q.dead} dead, ${q.cancelled} cancelled`);
     await new Promise((r) => setTimeout(r, 5));

@@ -1,9 +1,11 @@
 // `npm run bench:peers`: readpast's embedded store side by side with plainjob (better-sqlite3, one claim and
 // one completion per job) in one process, on fresh temp files, in alternating rounds so that a busy machine
-// slows both alike. Measures drained tasks/s at pools of 4, 16 and 64, bulk enqueue/s (1,000 per call), and a
-// bare better-sqlite3 loop claiming 64 rows per transaction (the batching ceiling). Prints each figure and the
-// medians; the last line printed is one JSON object: each ratio is the median over rounds of the two figures
-// measured back to back in a round, followed by the median of every raw figure.
+// slows both alike. Measures drained tasks/s at pools of 4, 16 and 64, single enqueue/s (one task per call, each
+// awaited before the next: plainjob's `add`, readpast's `rp.enqueue` with its validation), bulk enqueue/s (1,000 per
+// call: `addMany`, `enqueueMany`), and a bare better-sqlite3 loop claiming 64 rows per transaction (the batching
+// ceiling). Both queues run on SQLite in WAL with synchronous=NORMAL (plainjob sets them itself, as the store
+// does). Prints each figure and the medians; the last line printed is one JSON object: each ratio is the median
+// over rounds of the two figures measured back to back in a round, followed by the median of every raw figure.
 // It also measures ceilings (db/sqlite/bench/ceiling.ts): the store's schema with nothing but SQL running —
 // the product's rows inserted bare (insertCeilingVsPlainjob), the store's claim and settle statements per
 // task (perTaskSqlVsBatchedRawLoop), and the least SQL that keeps the Tasks row and one ExecutionLog row per
@@ -15,10 +17,13 @@ import { join } from 'node:path';
 import { better, defineQueue, defineWorker } from 'plainjob';
 import { openReadpast } from '../lib/api/open';
 import { drainLeast, drainPerTask, insertCeiling } from '../db/sqlite/bench/ceiling';
+import { readModelOf } from '../lib/api/readpast';
 
 const N = Number(process.env.BENCH_TASKS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const BULK_CALL = 1_000;
+/** single enqueues per round (each awaited before the next) */
+const SINGLE = Number(process.env.BENCH_SINGLE ?? 5_000);
 const POOLS = [4, 16, 64] as const;
 const RAW_BATCH = 64;
 
@@ -36,6 +41,15 @@ async function plainjobBulk(n: number): Promise<number> {
   const queue = defineQueue({ connection: better(new Database(fresh('pj-bulk'))), logger: quiet });
   const t0 = performance.now();
   for (let done = 0; done < n; done += BULK_CALL) queue.addMany('noop', payloads);
+  const perSec = n / ((performance.now() - t0) / 1000);
+  queue.close();
+  return perSec;
+}
+
+async function plainjobSingle(n: number): Promise<number> {
+  const queue = defineQueue({ connection: better(new Database(fresh('pj-single'))), logger: quiet });
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await queue.add('noop', { i });
   const perSec = n / ((performance.now() - t0) / 1000);
   queue.close();
   return perSec;
@@ -80,6 +94,16 @@ async function readpastBulk(n: number): Promise<number> {
   return perSec;
 }
 
+async function readpastSingle(n: number): Promise<number> {
+  const rp = await openReadpast({ url: `sqlite:${fresh('rp-single')}` });
+  rp.registry.register('bench.noop', () => null);
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await rp.enqueue({ command: 'bench.noop', payload: { i } });
+  const perSec = n / ((performance.now() - t0) / 1000);
+  await rp.close();
+  return perSec;
+}
+
 async function readpastDrain(n: number, concurrency: number): Promise<number> {
   const rp = await openReadpast({ url: `sqlite:${fresh('rp-drain')}` });
   rp.registry.register('bench.noop', () => null);
@@ -88,7 +112,7 @@ async function readpastDrain(n: number, concurrency: number): Promise<number> {
   const t0 = performance.now();
   await pool.start();
   for (;;) {
-    const q = (await rp.reads.countsByQueue()).find((c) => c.queue === 'default');
+    const q = (await readModelOf(rp).countsByQueue()).find((c) => c.queue === 'default');
     if (q && q.succeeded >= n) break;
     await sleep(2);
   }
@@ -135,7 +159,7 @@ function batchedRawLoop(n: number, batch: number): number {
 
 // ---- rounds -----------------------------------------------------------------------------------------
 
-type Figure = 'bulk' | `pool${(typeof POOLS)[number]}`;
+type Figure = 'single' | 'bulk' | `pool${(typeof POOLS)[number]}`;
 const figures: Record<string, number[]> = {};
 const note = (key: string, v: number) => {
   (figures[key] ??= []).push(v);
@@ -159,15 +183,26 @@ async function pair(what: Figure, round: number, pj: () => Promise<number>, rp: 
 }
 
 async function main() {
-  log(`bench:peers: ${N} tasks, ${ROUNDS} rounds, pools ${POOLS.join('/')}, bulk ${BULK_CALL} per call, raw loop ${RAW_BATCH} per tx`);
+  log(
+    `bench:peers: ${N} tasks, ${ROUNDS} rounds, pools ${POOLS.join('/')}, ${SINGLE} single enqueues, bulk ${BULK_CALL} per call, ` +
+      `raw loop ${RAW_BATCH} per tx`,
+  );
   // warm-up (JIT, module loading), not counted
   await plainjobDrain(2_000, 4);
   await readpastDrain(2_000, 4);
   await plainjobBulk(2_000);
   await readpastBulk(2_000);
+  await plainjobSingle(1_000);
+  await readpastSingle(1_000);
   const began = performance.now();
   for (let round = 0; round < ROUNDS; round++) {
     log(`round ${round + 1}`);
+    await pair(
+      'single',
+      round,
+      () => plainjobSingle(SINGLE),
+      () => readpastSingle(SINGLE),
+    );
     await pair(
       'bulk',
       round,
@@ -196,6 +231,7 @@ async function main() {
     pool4Ratio: ratio('readpast.pool4', 'plainjob.pool4'),
     pool16Ratio: ratio('readpast.pool16', 'plainjob.pool16'),
     pool64Ratio: ratio('readpast.pool64', 'plainjob.pool64'),
+    singleEnqueueRatio: ratio('readpast.single', 'plainjob.single'),
     bulkEnqueueRatio: ratio('readpast.bulk', 'plainjob.bulk'),
     pool64VsBatchedRawLoop: ratio('readpast.pool64', 'raw.batched64'),
     insertCeilingVsPlainjob: ratio('ceiling.insert', 'plainjob.bulk'),

@@ -1,16 +1,20 @@
 // `npm run bench`: throughput, latency and bulk-enqueue figures of the embedded SQLite store, next to
 // this machine's ceiling (a bare better-sqlite3 claim+complete loop over a plain table, same batch
 // size, same file settings), the cost of concurrency keys (bin/bench-keys.ts) and of dependencies
-// (bin/bench-flows.ts), and what an idle pool costs each store (bin/bench-idle.ts). The last line printed is one
-// JSON object. BENCH_ONLY=keys, flows or idle runs that case alone.
+// (bin/bench-flows.ts), what an idle pool costs each store (bin/bench-idle.ts), the cost of OpenTelemetry
+// (bin/bench-tracing.ts) and where the time of an enqueue goes (bin/bench-enqueue.ts). The last line printed is one
+// JSON object. BENCH_ONLY=keys, flows, idle, tracing or enqueue runs that case alone.
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openReadpast } from '../lib/api/open';
+import { benchEnqueue } from './bench-enqueue';
 import { benchFlows } from './bench-flows';
 import { benchIdle } from './bench-idle';
 import { benchKeys } from './bench-keys';
+import { benchTracing } from './bench-tracing';
+import { readModelOf } from '../lib/api/readpast';
 
 const N = Number(process.env.BENCH_TASKS ?? 60_000);
 const BULK = Number(process.env.BENCH_BULK ?? 100_000);
@@ -83,6 +87,8 @@ async function main() {
     keys: benchKeys,
     flows: benchFlows,
     idle: benchIdle,
+    tracing: benchTracing,
+    enqueue: benchEnqueue,
   };
   const only = cases[process.env.BENCH_ONLY ?? ''] ?? null;
   if (only) {
@@ -119,7 +125,7 @@ async function main() {
   t0 = performance.now();
   await pool.start();
   for (;;) {
-    const q = (await rp.reads.countsByQueue()).find((c) => c.queue === 'default');
+    const q = (await readModelOf(rp).countsByQueue()).find((c) => c.queue === 'default');
     if (q && q.succeeded >= N) break;
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -144,12 +150,12 @@ async function main() {
     await new Promise((r) => setTimeout(r, 1));
   }
   for (;;) {
-    const q = (await lat.reads.countsByQueue()).find((c) => c.queue === 'default');
+    const q = (await readModelOf(lat).countsByQueue()).find((c) => c.queue === 'default');
     if (q && q.succeeded >= total) break;
     await new Promise((r) => setTimeout(r, 10));
   }
   await lpool.stop();
-  const points = await lat.reads.metrics(new Date(Date.now() - 3600_000));
+  const points = await readModelOf(lat).metrics(new Date(Date.now() - 3600_000));
   await lat.close();
   // exact per-task latency from the tables
   const db = new Database(join(dir, 'latency.db'), { readonly: true });
@@ -169,6 +175,8 @@ async function main() {
   const keys = await benchKeys(dir, log);
   const flows = await benchFlows(dir, log);
   const idle = await benchIdle(dir, log);
+  const tracing = await benchTracing(dir, log);
+  const enqueue = await benchEnqueue(dir, log);
 
   rmSync(dir, { recursive: true, force: true });
   const round = (x: number) => Math.round(x);
@@ -196,6 +204,10 @@ async function main() {
       createRatio: flows.createRatio,
       createTarget: flows.createTarget,
       idle,
+      untracedPerSec: tracing.untracedPerSec,
+      tracedPerSec: tracing.tracedPerSec,
+      tracingRatio: tracing.tracingRatio,
+      enqueue,
     }),
   );
 }

@@ -5,7 +5,18 @@
 //   buildDashboard. A build prints one line saying what it builds and how long that takes, then its
 //   progress in a few lines; the build's own output goes to a log file, named when it fails.
 import { spawn } from 'node:child_process';
-import { createWriteStream, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -24,12 +35,16 @@ const DASHBOARD_SOURCES = [
   'postcss.config.mjs',
   'package.json',
 ];
-const LIB_SOURCES = ['lib', 'db', 'cli', 'tsdown.config.ts', 'package.json'];
+const LIB_SOURCES = ['lib', 'db', 'cli', 'tsdown.config.ts', 'bin/dts-optional.mjs', 'package.json'];
+
+/** Folders of tests and their support, never part of a build (`npm run check:layers` refuses a runtime import of them). */
+const TEST_FOLDERS = /(^|\/)test-support$|^db\/contract$|^(cli|bin)\/test$/;
 
 /** Newest modification time of the files under `paths` (node_modules, dot-folders and tests left out). */
 export function newestSource(root, paths) {
   let newest = 0;
-  const visit = (path) => {
+  const visit = (rel) => {
+    const path = join(root, rel);
     let st;
     try {
       st = statSync(path);
@@ -37,12 +52,13 @@ export function newestSource(root, paths) {
       return;
     }
     if (st.isDirectory()) {
-      for (const name of readdirSync(path)) if (name !== 'node_modules' && !name.startsWith('.')) visit(join(path, name));
-    } else if (!/\.test\.tsx?$/.test(path)) {
+      if (TEST_FOLDERS.test(rel)) return;
+      for (const name of readdirSync(path)) if (name !== 'node_modules' && !name.startsWith('.')) visit(`${rel}/${name}`);
+    } else if (!/\.test(-d)?\.tsx?$/.test(path)) {
       newest = Math.max(newest, st.mtimeMs);
     }
   };
-  for (const p of paths) visit(join(root, p));
+  for (const p of paths) visit(p);
   return newest;
 }
 
@@ -155,6 +171,55 @@ export async function buildLib(root = ROOT) {
 }
 
 /**
+ * Runs `fn` holding a lock on the checkout (`.tmp/<name>.lock`, a folder naming its holder's pid): two runs
+ * in one checkout (two test runs, a test run and `npm run build:package`) never build into dist/ at once. A
+ * lock whose holder is gone is taken over.
+ */
+export async function withBuildLock(root, name, fn) {
+  const lock = join(root, '.tmp', `${name}.lock`);
+  mkdirSync(join(root, '.tmp'), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      break;
+    } catch (err) {
+      if (err?.code !== 'EEXIST') throw err;
+      let holder = 0;
+      try {
+        holder = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+      } catch {
+        // just made, its pid not written yet
+      }
+      if (holder && !alive(holder)) rmSync(lock, { recursive: true, force: true });
+      else await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err?.code === 'EPERM';
+  }
+}
+
+/**
+ * dist/ as its sources are now: built (tsdown) when missing or older than a source, under the build lock.
+ * Resolves true when dist/ is current.
+ */
+export function ensureLib(root = ROOT) {
+  return withBuildLock(root, 'build-lib', async () => libState(root) === 'current' || (await buildLib(root)));
+}
+
+/**
  * Turbopack requires each server-external package (better-sqlite3, mssql, pino) by a hashed alias
  * (`better-sqlite3-90e2652d1716b047`) that it links in .next/node_modules to ../../node_modules/<name>. A
  * package cannot carry those links (npm leaves symlinks out, and once installed the dependency lies beside
@@ -204,7 +269,7 @@ export function plainExternals(root = ROOT) {
 async function main() {
   const force = process.argv.includes('--force');
   const lib = force ? 'forced' : libState();
-  if (lib !== 'current' && !(await buildLib())) process.exit(1);
+  if (lib !== 'current' && !(await withBuildLock(ROOT, 'build-lib', buildLib))) process.exit(1);
   const dash = force ? 'forced' : dashboardState();
   if (dash !== 'current' && !(await buildDashboard(ROOT, dash === 'stale' ? 'sources changed since the last build' : dash)))
     process.exit(1);

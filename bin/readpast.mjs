@@ -6,6 +6,9 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+// the parent this process started under: a long-running command stops when it is gone (cli/lifetime.ts)
+globalThis[Symbol.for('readpast.parent')] = process.ppid;
+
 const sources = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
 let main;
 if (process.env.READPAST_CLI !== 'compiled' && existsSync(sources)) {

@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openReadpast } from '../lib/api/open';
-import type { Readpast } from '../lib/api/readpast';
+import { readModelOf, type Readpast } from '../lib/api/readpast';
 import type { AttemptView, TaskView } from '../lib/engine/types';
 import { allPages, waitFor, WorkerProcess } from '../cli/test/helpers';
 import {
@@ -68,13 +68,13 @@ async function stopAll(ws: WorkerProcess[]): Promise<void> {
 }
 
 const attemptsOf = (lib: Readpast, filter: { queue?: string; batchId?: number }) =>
-  allPages<AttemptView>((cursor) => lib.reads.listAttempts({ ...filter, cursor, limit: 500 }));
-const tasksOf = (lib: Readpast, queue: string) => allPages<TaskView>((cursor) => lib.reads.listTasks({ queue, cursor, limit: 500 }));
+  allPages<AttemptView>((cursor) => readModelOf(lib).listAttempts({ ...filter, cursor, limit: 500 }));
+const tasksOf = (lib: Readpast, queue: string) => allPages<TaskView>((cursor) => readModelOf(lib).listTasks({ queue, cursor, limit: 500 }));
 
 async function drained(ctx: Ctx, queue: string, workers: WorkerProcess[], what: string): Promise<void> {
   await waitFor(
     async () => {
-      const c = (await ctx.lib.reads.countsByQueue()).find((x) => x.queue === queue);
+      const c = (await readModelOf(ctx.lib).countsByQueue()).find((x) => x.queue === queue);
       return c !== undefined && c.pending === 0 && c.running === 0;
     },
     { timeoutMs: RUN_MS, intervalMs: 500, what, workers },
@@ -115,13 +115,13 @@ async function kill(ctx: Ctx): Promise<Verdict> {
   const enqueued = await ctx.lib.enqueueMany(
     Array.from({ length: 6 }, (_, i) => ({ command: 'demo.sleep', payload: { ms: 4000, i }, queue })),
   );
-  await waitFor(async () => (await ctx.lib.reads.listRunning()).filter((r) => firstIds.includes(r.workerId)).length === 4, {
+  await waitFor(async () => (await readModelOf(ctx.lib).listRunning()).filter((r) => firstIds.includes(r.workerId)).length === 4, {
     timeoutMs: 120_000,
     what: '4 tasks running on the first worker',
     workers: [first],
   });
   await first.stop('SIGKILL');
-  const killed = new Set((await ctx.lib.reads.listRunning()).filter((r) => firstIds.includes(r.workerId)).map((r) => r.token));
+  const killed = new Set((await readModelOf(ctx.lib).listRunning()).filter((r) => firstIds.includes(r.workerId)).map((r) => r.token));
   const second = start(ctx, args);
   const secondIds = await second.started(120_000);
   await drained(ctx, queue, [second], 'every task to finish after the rescue');
@@ -141,11 +141,11 @@ async function limit(ctx: Ctx): Promise<Verdict> {
   );
   const ws = [0, 1, 2].map(() => start(ctx, ['--concurrency', '8', '--queues', queue]));
   await Promise.all(ws.map((w) => w.started(120_000)));
-  const succeeded = async () => (await ctx.lib.reads.countsByQueue()).find((c) => c.queue === queue)?.succeeded ?? 0;
+  const succeeded = async () => (await readModelOf(ctx.lib).countsByQueue()).find((c) => c.queue === queue)?.succeeded ?? 0;
   await waitFor(async () => (await succeeded()) >= half, { timeoutMs: RUN_MS, what: `${half} limited tasks`, workers: ws });
   await ctx.lib.setQueue(queue, { concurrencyLimit: 5 }, 'stress:mssql');
   // when the limit was raised, by the server's clock (as ExecutionLog's times are), not this machine's
-  const raised = (await ctx.lib.reads.queueChanges(queue, 1))[0]?.at.getTime() ?? Date.now();
+  const raised = (await readModelOf(ctx.lib).queueChanges(queue, 1))[0]?.at.getTime() ?? Date.now();
   await drained(ctx, queue, ws, 'every limited task');
   await stopAll(ws);
   return limitVerdict('a limit across three processes', await attemptsOf(ctx.lib, { queue }), 3, 5, raised);
@@ -217,7 +217,7 @@ async function main(): Promise<number> {
     }
     // where the heartbeats' time went, and every lease lost while its worker lived
     const abandoned = (
-      await allPages<AttemptView>((cursor) => lib.reads.listAttempts({ outcome: 'abandoned', cursor, limit: 500 }))
+      await allPages<AttemptView>((cursor) => readModelOf(lib).listAttempts({ outcome: 'abandoned', cursor, limit: 500 }))
     ).filter((a) => a.queue.startsWith(`${RUN}-`));
     for (const line of leaseReport(
       ctx.workers.flatMap((w) => w.logs()),

@@ -44,3 +44,11 @@ export async function withContext<T>(opts: ContextOptions, fn: (ctx: CliContext)
 export function print(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : text + '\n');
 }
+
+/**
+ * The W3C trace context the environment carries (TRACEPARENT, TRACESTATE: OpenTelemetry's variables for a process
+ * started inside a trace): an enqueue from the command line continues that trace (an invalid one is ignored).
+ */
+export function envTrace(env: NodeJS.ProcessEnv = process.env): { traceparent?: string; tracestate?: string } {
+  return { ...(env.TRACEPARENT && { traceparent: env.TRACEPARENT }), ...(env.TRACESTATE && { tracestate: env.TRACESTATE }) };
+}

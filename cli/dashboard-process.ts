@@ -3,38 +3,21 @@
 // (bin/start.mjs), so both behave the same:
 // - Next.js's own start banner is left out; the dashboard prints one start-up line (lib/server/boot.ts);
 // - the first SIGINT / SIGTERM is passed on (the child stops its pool gracefully, then exits), a second kills;
-// - this process stops the dashboard when its own parent is gone (a supervisor stopped npm / npx, which
-//   do not pass the signal on), and the child, told this pid, stops when this process is gone.
+// - this process stops the dashboard when its own parent is gone (a supervisor stopped npm / npx: the shell
+//   between them and this process does not pass the signal on; cli/lifetime.ts), and the child, told this
+//   pid, stops when this process is gone.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { watchParent } from './lifetime';
 
 export { packageRoot } from '../lib/api/package-root';
-
-/** How often a process looks whether its parent is still there. */
-export const PARENT_POLL_MS = 500;
 
 /** Whether a dashboard build is there to serve. */
 export function hasDashboardBuild(root: string): boolean {
   return existsSync(join(root, '.next', 'BUILD_ID'));
-}
-
-/**
- * Calls `onGone` once when this process's parent has exited (its parent pid changes: it was reparented).
- * Returns a function that stops watching. A process started by init itself (ppid 1) has no parent to lose.
- */
-export function watchParent(onGone: () => void, pollMs = PARENT_POLL_MS): () => void {
-  const parent = process.ppid;
-  if (parent <= 1) return () => {};
-  const timer = setInterval(() => {
-    if (process.ppid === parent) return;
-    clearInterval(timer);
-    onGone();
-  }, pollMs);
-  timer.unref();
-  return () => clearInterval(timer);
 }
 
 /** Next.js's start banner (`▲ Next.js 16…`, `- Local: …`, `✓ Starting…`, `✓ Ready in …`) and its blank lines */

@@ -9,8 +9,8 @@ type TokenJson = ReturnType<typeof tokenJson>;
 
 const limitText = (limit: number | null) => (limit === null ? 'unlimited' : String(limit));
 
-/** `per key 1, key from $.customerId, rate 60/1m` — the flow control a queue has (empty: none) */
-function flowText(q: QueueJson): string {
+/** `per key 1, key from $.customerId, rate 60/1m` — the throttle a queue has (empty: none) */
+function throttleText(q: QueueJson): string {
   const parts: string[] = [];
   if (q.perKeyLimit !== null) parts.push(`per key ${q.perKeyLimit}`);
   if (q.keyFrom !== null) parts.push(`key from ${q.keyFrom}`);
@@ -18,12 +18,12 @@ function flowText(q: QueueJson): string {
   return parts.join(', ');
 }
 
-/** `queue NAME: limit 3, running 2, pending 40, granted 2` (and `, paused`; then its flow control) */
+/** `queue NAME: limit 3, running 2, pending 40, granted 2` (and `, paused`; then its throttle) */
 export function formatQueueLine(q: QueueJson): string {
-  const flow = flowText(q);
+  const throttle = throttleText(q);
   return (
     `queue ${q.name}: limit ${limitText(q.concurrencyLimit)}${q.paused ? ', paused' : ''}, running ${q.running}, ` +
-    `pending ${q.pending}, granted ${q.granted}${flow ? `, ${flow}` : ''}`
+    `pending ${q.pending}, granted ${q.granted}${throttle ? `, ${throttle}` : ''}`
   );
 }
 
@@ -71,8 +71,8 @@ export function formatQueues(queues: QueueJson[], changes: QueueChangeJson[], ma
       rows.push([q.name, limitText(q.concurrencyLimit), q.paused ? 'yes' : 'no', String(q.running), String(q.pending), String(q.granted)]);
     }
     out = table(rows);
-    const flows = queues.filter((q) => flowText(q) !== '').map((q) => [q.name, flowText(q)]);
-    if (flows.length > 0) out += `\n\nflow control:\n${table(flows)}`;
+    const throttled = queues.filter((q) => throttleText(q) !== '').map((q) => [q.name, throttleText(q)]);
+    if (throttled.length > 0) out += `\n\nthrottle:\n${table(throttled)}`;
   }
   out += '\n\n';
   if (changes.length === 0) return out + 'changes: none recorded';

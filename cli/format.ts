@@ -102,10 +102,11 @@ export function formatStatus(s: StatusJson): string {
 }
 
 export function formatStats(s: StatsJson): string {
-  // waiting (for parents) last: scripts that read the first columns keep reading them
-  const rows = [['QUEUE', 'PENDING', 'RUNNING', 'SUCCEEDED', 'DEAD', 'CANCELLED', 'WAITING']];
+  // waiting (for parents) and claimed (ahead by a pool, not started) last: scripts that read the first columns keep
+  // reading them
+  const rows = [['QUEUE', 'PENDING', 'RUNNING', 'SUCCEEDED', 'DEAD', 'CANCELLED', 'WAITING', 'CLAIMED']];
   const row = (name: string, c: StatsJson['totals']) =>
-    [name, c.pending, c.running, c.succeeded, c.dead, c.cancelled, c.waiting].map(String);
+    [name, c.pending, c.running, c.succeeded, c.dead, c.cancelled, c.waiting, c.claimed].map(String);
   for (const q of s.queues) rows.push(row(q.queue, q));
   rows.push(row('(total)', s.totals));
   let out = table(rows);

@@ -46,8 +46,8 @@ export const TASKS_HELP = `Usage: readpast tasks [--status S] [--queue Q] [--com
                      [--q TEXT] [--limit N] [--cursor ID] [--json]
 
 Tasks newest first, filtered as in the dashboard's Tasks browser:
-  --status S     waiting, pending, running, succeeded, dead or cancelled (waiting: for parents to
-                 succeed; see 'readpast help flow')
+  --status S     waiting, pending, claimed, running, succeeded, dead or cancelled (waiting: for parents
+                 to succeed, see 'readpast help flow'; claimed: claimed ahead by a pool, not started)
   --queue Q, --command C (exact), --key K (concurrency key), --batch ID, --flow ID (a flow's nodes
                  and the tasks added after them with --after)
   --q TEXT       a token, or text in the command, dedup key or last error

@@ -126,6 +126,7 @@ stops when the process that started it is gone.`,
 Runs a pool of N workers in the foreground until SIGTERM or SIGINT. The first signal stops
 claiming, lets running tasks finish within a grace period and gives back the rest; a second
 signal exits at once (the leases of unfinished tasks expire and another worker rescues them).
+It stops the same way when the process that started it is gone (npx or npm stopped alone).
 
 Options:
   --concurrency N      workers in this process (default 4)
@@ -133,7 +134,10 @@ Options:
                        whose worker dies is rescued once its lease expires
   --handlers MODULE    a module (path relative to the current directory) whose default or
                        'register' export is (registry) => void, or an object of name → handler
-  --queues a,b         only claim tasks of these queues (default: all)`,
+  --queues a,b         only claim tasks of these queues (default: all)
+
+With OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_TRACES_EXPORTER, OTEL_SERVICE_NAME) set, every attempt
+is traced and exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_PROTOCOL: http/protobuf or http/json).`,
 
   enqueue: `Usage: readpast enqueue (--handler NAME | --sql TEXT | --procedure NAME) [options]
 
@@ -160,7 +164,9 @@ Options:
                        until then the task is waiting. Not with --batch
   --on-parent-failure cancel|run|wait   when a parent goes dead or is cancelled: cancel this task
                        (default), run it anyway, or keep it waiting for an operator (retry the parent)
-  --handlers MODULE    load custom handlers first, so their names are accepted (see worker)`,
+  --handlers MODULE    load custom handlers first, so their names are accepted (see worker)
+
+TRACEPARENT (and TRACESTATE) in the environment: the W3C trace context the task continues.`,
 
   status: `Usage: readpast status TOKEN [--json]
 
@@ -168,9 +174,9 @@ Prints a task's status, times, attempts, result, last error and every attempt fr
 ExecutionLog, and for a task with dependencies its flow, parents and children with their
 states. --json prints {token, status, queue, kind, command, priority, attempts,
 maxAttempts, createdAt, startedAt, finishedAt, result, lastError, history: [{attempt,
-workerId, session, startedAt, endedAt, outcome, errorNumber, errorMessage}], flowId,
+workerId, session, startedAt, endedAt, outcome, errorNumber, errorMessage, traceId}], flowId,
 flowNode, parentCount, parentsLeft, parents: [{token, nodeId, command, status,
-onParentFailure}], children: [...], childCount, …} with ISO-8601 times to the millisecond.
+onParentFailure}], children: [...], childCount, traceId, …} with ISO-8601 times to the millisecond.
 Exit 3 when no task has that token.`,
 
   stats: `Usage: readpast stats [--json]
@@ -215,7 +221,7 @@ set      Changes a queue's limits and/or pauses it, live, for every worker on th
          Prints the queue as one line (--json: {name, concurrencyLimit, paused, pending,
          running, granted, perKeyLimit, keyFrom, rateLimit, rate, keys, …}). Each change is
          recorded with who made it: cli:$USER (or cli).
-show     One queue: its limits, flow control, the rate window now (started of limit, when the
+show     One queue: its limits, throttle, the rate window now (started of limit, when the
          next start is allowed), the top keys by running then pending (--keys N, default 10) and
          its recent changes. --json: the queue as list prints it, with keys and changes.
          Exit 3 when there is no queue NAME.
@@ -253,7 +259,8 @@ wait     Blocks until every task of stage K (and of the stages before it), or wi
          lastError, …}]}. Without --stage it ends once every task added so far is finished
          (release the batch first to wait for its completion). With --timeout-s S, when S
          seconds pass first it prints the current state (--json: {done: false, batch, tasks:
-         []}), one line on stderr, and exits 5.
+         []}), one line on stderr, and exits 5. SIGTERM / SIGINT, or the end of the process
+         that started it, stop the wait (exit 143 / 130).
 release  No more tasks will be added: the batch completes once all of its tasks are finished.
          Exit 4 when it was already released or is finished.
 cancel   Cancels the batch's pending tasks and asks its running ones to stop. Exit 4 when it is

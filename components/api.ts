@@ -1,5 +1,15 @@
 // The JSON the dashboard reads from its own API routes, and the one fetch helper that reads it.
-import type { attemptJson, DoctorJson, metricsJson, runningJson, statsJson, statusJson, taskJson, workerJson } from '@/lib/api/present';
+import type {
+  attemptJson,
+  claimedJson,
+  DoctorJson,
+  metricsJson,
+  runningJson,
+  statsJson,
+  statusJson,
+  taskJson,
+  workerJson,
+} from '@/lib/api/present';
 import type { LiveRequestState } from '@/lib/engine/types';
 
 export type StatsJson = ReturnType<typeof statsJson>;
@@ -8,6 +18,7 @@ export type TaskJson = ReturnType<typeof taskJson>;
 export type StatusJson = ReturnType<typeof statusJson>;
 export type AttemptJson = ReturnType<typeof attemptJson>;
 export type WorkerJson = ReturnType<typeof workerJson>;
+export type ClaimedJson = ReturnType<typeof claimedJson>[number];
 export type { DoctorJson };
 export type DoctorCheckJson = DoctorJson['checks'][number];
 export type MetricPointJson = ReturnType<typeof metricsJson>[number];
@@ -60,6 +71,8 @@ export interface WorkersJson {
 
 export interface RunningListJson {
   items: RunningJson[];
+  /** tasks claimed ahead by a pool and not started, by claimer (not running: a section of their own) */
+  claimed?: ClaimedJson[];
   liveStatus?: LiveStatusJson;
 }
 
@@ -83,6 +96,25 @@ export class ApiError extends Error {
   }
 }
 
+const SIGN_IN_AGAIN_KEY = 'readpast.signInAgain';
+
+/**
+ * The sign-on session has ended (the API answers 401 with `signIn`): reload the page, which sends the browser
+ * to the provider and back here (silently while the provider's own session lasts). At most once a minute,
+ * so a browser that refuses the session cookie sees the error instead of reloading forever.
+ */
+function signInAgain(): void {
+  if (typeof window === 'undefined') return;
+  try {
+    const last = Number(window.sessionStorage.getItem(SIGN_IN_AGAIN_KEY) ?? 0);
+    if (Date.now() - last < 60_000) return;
+    window.sessionStorage.setItem(SIGN_IN_AGAIN_KEY, String(Date.now()));
+  } catch {
+    return;
+  }
+  window.location.reload();
+}
+
 export async function fetchJson<T>(url: string, signal?: AbortSignal): Promise<T> {
   let res: Response;
   try {
@@ -99,7 +131,8 @@ export async function fetchJson<T>(url: string, signal?: AbortSignal): Promise<T
     body = null;
   }
   if (!res.ok) {
-    const b = body as { error?: unknown; field?: unknown } | null;
+    const b = body as { error?: unknown; field?: unknown; signIn?: unknown } | null;
+    if (res.status === 401 && typeof b?.signIn === 'string') signInAgain();
     const message = typeof b?.error === 'string' ? b.error : `${res.status} ${res.statusText || 'error'}`;
     throw new ApiError(message, res.status, typeof b?.field === 'string' ? b.field : undefined);
   }

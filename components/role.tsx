@@ -11,6 +11,8 @@ export type Role = 'operator' | 'viewer';
 interface Me {
   role: Role;
   user: string;
+  /** signed in with the provider: a sign-out control is shown */
+  signOut?: boolean;
 }
 
 const RoleContext = createContext<Me>({ role: 'operator', user: 'loopback' });

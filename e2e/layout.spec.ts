@@ -1,7 +1,9 @@
 // The console at a 1280×900 laptop and a 390×844 phone: every table fits its card or scrolls inside it with
-// its first column pinned (opaque, in both themes), or on a phone turns into cards that fit; the Tasks tabs
-// wrap instead of being cut, the empty states draw the navigation's SVG icons (no emoji), and a retried task
-// that fails again says so.
+// its first column pinned (opaque, in both themes), or on a phone turns into cards that fit; at 1280 px a table
+// fits, or keeps both its name and its actions pinned in view; text cut with an ellipsis can be read whole (a
+// tooltip holds it), on every page at both widths; a flow's graph first shows every box on a phone; the Tasks
+// tabs wrap instead of being cut, the empty states draw the navigation's SVG icons (no emoji), and a retried
+// task that fails again says so.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
@@ -16,6 +18,10 @@ interface TableReport {
   lastInside: boolean;
   /** the first header and body cells are sticky with an opaque background */
   firstPinned: boolean;
+  /** the last header and body cells are pinned at the end (DataTable's `pin: 'end'`), sticky and opaque */
+  lastPinned: boolean;
+  /** at the table's start, the last header cell is in view (inside the card and the window) */
+  lastInViewAtStart: boolean;
   /** scrolled to the end: the first column is still at the card's left edge, on top, and the last header is in view */
   pinnedAfterScroll: boolean;
   lastReachable: boolean;
@@ -50,11 +56,14 @@ function measureTables(page: Page): Promise<{ docOverflow: boolean; tables: Tabl
       const firstTh = ths[0] ?? null;
       const firstTd = t.querySelector(':scope > tbody > tr > td');
       const lastTh = ths[ths.length - 1]!;
+      const lastTd = t.querySelector(':scope > tbody > tr > td:last-child');
+      const atEnd = (el: Element | null) => !el || el.classList.contains('dt-pin-end');
       const boxRect = box.getBoundingClientRect();
       const overflow = box.scrollWidth > box.clientWidth + 1;
       const lastInside = lastTh.getBoundingClientRect().right <= Math.min(boxRect.right, innerWidth) + 1;
       let pinnedAfterScroll = true;
       let lastReachable = true;
+      const lastInViewAtStart = lastTh.getBoundingClientRect().right <= Math.min(boxRect.right, innerWidth) + 1;
       if (overflow) {
         const first = (firstTd ?? firstTh)!;
         first.scrollIntoView({ block: 'center', inline: 'nearest' });
@@ -73,6 +82,8 @@ function measureTables(page: Page): Promise<{ docOverflow: boolean; tables: Tabl
         overflow,
         lastInside,
         firstPinned: pinned(firstTh) && pinned(firstTd),
+        lastPinned: pinned(lastTh) && pinned(lastTd) && atEnd(lastTh) && atEnd(lastTd),
+        lastInViewAtStart,
         pinnedAfterScroll,
         lastReachable,
         rows: t.querySelectorAll(':scope > tbody > tr').length,
@@ -116,10 +127,61 @@ function expectFitsOrPinned(where: string, r: TableReport) {
   expect(r.lastReachable, `${where} ${r.id}: scrolled to the end, the last column is in view`).toBe(true);
 }
 
-/** Something in every table: a paused queue with waiting work (its "why" note), failures, running tasks. */
+/**
+ * At 1280 px a table fits its card; or, scrolling, keeps its name (first column) and its actions (last column)
+ * pinned and in view: nothing a row is named by or acted on is ever off-screen.
+ */
+function expectFitsOrBothPinned(where: string, r: TableReport) {
+  expectFitsOrPinned(where, r);
+  if (!r.overflow) return;
+  expect(r.lastPinned, `${where} ${r.id}: scrolls at 1280 px, so its last (actions) column is pinned at the end`).toBe(true);
+  expect(r.lastInViewAtStart, `${where} ${r.id}: its pinned last column is in view before any scroll`).toBe(true);
+}
+
+/**
+ * Text cut short on the page — an ellipsis (text-overflow) or clamped lines — whose whole cannot be read: no
+ * tooltip (`title`, on it or around it) holds it. Each as `tag "text"`.
+ */
+function unreadable(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    // compared without white space: a tooltip's spacing may differ from the text's, its characters may not
+    const norm = (s: string) => s.replace(/\s+/g, '');
+    const out: string[] = [];
+    for (const el of document.querySelectorAll('main *')) {
+      const s = getComputedStyle(el);
+      const cut = s.textOverflow === 'ellipsis' && el.scrollWidth > el.clientWidth + 1;
+      const clamp = (s as CSSStyleDeclaration & { webkitLineClamp?: string }).webkitLineClamp;
+      const clamped = clamp !== undefined && clamp !== 'none' && clamp !== '' && el.scrollHeight > el.clientHeight + 1;
+      if (!cut && !clamped) continue;
+      // (a text the page shortened itself ends in "…": the tooltip holds the whole it stands for)
+      const text = norm(el.textContent ?? '').replace(/…$/, '');
+      if (!text) continue;
+      let held = false;
+      for (let a: Element | null = el; a && !held; a = a.parentElement) held = norm(a.getAttribute('title') ?? '').includes(text);
+      if (!held) out.push(`${el.tagName.toLowerCase()} "${text.slice(0, 60)}"`);
+    }
+    return out;
+  });
+}
+
+/** A flow of 20 nodes in five layers (1, 4, 8, 6, 1): wider than a phone at any readable zoom. */
+async function seedFlow(request: APIRequestContext, queue: string): Promise<number> {
+  const echo = { command: 'demo.echo', queue };
+  const nodes: { id: string; command: string; queue: string; dependsOn?: string[] }[] = [{ id: 'extract-orders', ...echo }];
+  for (let i = 0; i < 4; i++) nodes.push({ id: `load-region-${i}`, ...echo, dependsOn: ['extract-orders'] });
+  for (let i = 0; i < 8; i++) nodes.push({ id: `transform-${i}`, ...echo, dependsOn: [`load-region-${i % 4}`] });
+  for (let i = 0; i < 6; i++) nodes.push({ id: `check-${i}`, ...echo, dependsOn: [`transform-${i}`, `transform-${i + 2}`] });
+  nodes.push({ id: 'report', ...echo, dependsOn: Array.from({ length: 6 }, (_, i) => `check-${i}`) });
+  const res = await request.post('/api/flows', { data: { name: 'e2e layout: nightly orders reconciliation', nodes } });
+  expect(res.status(), await res.text()).toBe(201);
+  return ((await res.json()) as { flowId: number }).flowId;
+}
+
+/** Something in every table: a paused queue with waiting work (its "why" note), failures, running tasks, a flow. */
 async function seed(request: APIRequestContext) {
-  // the queue exists once a task names it; paused before its ready task comes, which then waits
-  const paused = unique('e2e-layout-paused');
+  // the queue exists once a task names it; paused before its ready task comes, which then waits. A long name:
+  // the Queues and Overview tables must fit 1280 px with it
+  const paused = unique('e2e-layout-paused-billing-exports-reconciliation');
   const later = new Date(Date.now() + 3_600_000).toISOString();
   const waiting = [await enqueue(request, { command: 'demo.echo', queue: paused, payload: { n: 0 }, runAt: later })];
   expect((await request.patch(`/api/queues/${paused}`, { data: { paused: true } })).status()).toBe(200);
@@ -138,7 +200,8 @@ async function seed(request: APIRequestContext) {
     ...waiting,
   ];
   await waitForStatus(request, dead, 'dead');
-  return { paused, busy, dead, running };
+  const flow = await seedFlow(request, unique('e2e-layout-flow'));
+  return { paused, busy, dead, running, flow };
 }
 
 async function cancel(request: APIRequestContext, tokens: string[]) {
@@ -166,24 +229,67 @@ const PAGES = [
   '/flows',
   '/audit',
   '/alerts',
+  '/schedules',
+  '/enqueue',
 ];
 
-test('at 1280×900 every table fits or scrolls with its first column pinned, in both themes', async ({ page, request }) => {
-  test.setTimeout(300_000);
+/** Every page: the list above and the pages of one seeded task, flow and queue. */
+const everyPage = (seeded: { dead: string; flow: number; paused: string }) => [
+  ...PAGES,
+  `/tasks/${seeded.dead}`,
+  `/flows/${seeded.flow}`,
+  `/history/queues/${encodeURIComponent(seeded.paused)}`,
+  '/history/commands/demo.fail',
+];
+
+const shotName = (path: string) => (path === '/' ? 'overview' : path.slice(1).replace(/[/?=%]/g, '-'));
+
+/** Each page at 1280×900 in one theme: no sideways page, tables that fit or pin name and actions, cut text readable. */
+async function check1280(page: Page, scheme: 'light' | 'dark', paths: string[]) {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.emulateMedia({ colorScheme: scheme });
+  for (const path of paths) {
+    await settle(page, path);
+    const m = await measureTables(page);
+    expect(m.docOverflow, `${path}: the page itself does not scroll sideways`).toBe(false);
+    for (const t of m.tables) expectFitsOrBothPinned(`${scheme} ${path}`, t);
+    expect(await unreadable(page), `${scheme} ${path}: text cut with nothing to read it whole`).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, `1280-${scheme}-${shotName(path)}.png`) });
+  }
+}
+
+test('at 1280×900 in the dark theme the pages with the widest tables fit or pin their name and actions', async ({ page, request }) => {
+  test.setTimeout(240_000);
   mkdirSync(SHOTS, { recursive: true });
   const seeded = await seed(request);
-  await page.setViewportSize({ width: 1280, height: 900 });
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    // every page in the light theme; the pages with the widest tables again in the dark one
-    for (const path of scheme === 'light' ? [...PAGES, `/tasks/${seeded.dead}`] : DARK_PAGES) {
-      await settle(page, path);
-      const m = await measureTables(page);
-      expect(m.docOverflow, `${path}: the page itself does not scroll sideways`).toBe(false);
-      for (const t of m.tables) expectFitsOrPinned(`${scheme} ${path}`, t);
-      const name = path === '/' ? 'overview' : path.slice(1).replace(/[/?=]/g, '-');
-      await page.screenshot({ path: join(SHOTS, `1280-${scheme}-${name}.png`) });
-    }
+  await check1280(page, 'dark', DARK_PAGES);
+  await cancel(request, seeded.running);
+});
+
+test('at 1280×900 every table fits or pins its name and actions, and cut text can be read, on every page', async ({ page, request }) => {
+  test.setTimeout(420_000);
+  mkdirSync(SHOTS, { recursive: true });
+  const seeded = await seed(request);
+  await check1280(page, 'light', everyPage(seeded));
+  // Queues fits 1280 px with a long queue name: every row's limit and pause switch in view, no scroll
+  await page.emulateMedia({ colorScheme: 'light' });
+  await settle(page, '/queues');
+  const box = page.getByTestId('queue-list').locator('xpath=..');
+  expect(await box.evaluate((el) => el.scrollWidth - el.clientWidth), 'Queues: the table is not wider than its card').toBeLessThanOrEqual(
+    1,
+  );
+  for (const r of await page.getByTestId('queue-row').all()) {
+    await r.scrollIntoViewIfNeeded();
+    await expect(r.getByTestId('queue-select')).toBeInViewport({ ratio: 1 });
+    await expect(r.getByTestId('limit-unlimited')).toBeInViewport({ ratio: 1 });
+    await expect(r.getByTestId('pause-switch')).toBeInViewport({ ratio: 1 });
+  }
+  // Overview's stat cards and queue reasons wrap: nothing of them is cut
+  await settle(page, '/');
+  for (const id of ['stat-waiting-sub', 'stat-running-sub']) {
+    const sub = page.getByTestId(id);
+    await expect(sub).toBeVisible();
+    expect(await sub.evaluate((el) => el.scrollWidth <= el.clientWidth + 1 && getComputedStyle(el).textOverflow !== 'ellipsis')).toBe(true);
   }
   // the paused queue's why note does not push its name out of view
   await page.emulateMedia({ colorScheme: 'light' });
@@ -231,6 +337,14 @@ test('a narrower window: wide tables scroll inside their card with the first col
   await expect(page.getByTestId('cancel-running').first()).toBeInViewport();
   await expect(page.getByTestId('running-token').first()).toBeInViewport();
   await page.screenshot({ path: join(SHOTS, '900-light-running.png') });
+  // Queues scrolls at 900 px: each row's name and its limit and pause controls (pinned at the end) are in view
+  await settle(page, '/queues');
+  const queue = page.locator(`[data-testid="queue-row"][data-queue="${seeded.paused}"]`);
+  await queue.scrollIntoViewIfNeeded();
+  await expect(queue.getByTestId('queue-select')).toBeInViewport({ ratio: 1 });
+  await expect(queue.getByTestId('pause-switch')).toBeInViewport({ ratio: 1 });
+  await expect(queue.getByTestId('limit-unlimited')).toBeInViewport({ ratio: 1 });
+  await page.screenshot({ path: join(SHOTS, '900-light-queues.png') });
   await cancel(request, seeded.running);
 });
 
@@ -280,6 +394,46 @@ test('at 390×844 the Tasks tabs are all reachable and the queue name stays visi
       await page.screenshot({ path: join(SHOTS, `390-${scheme}-${path.slice(1)}.png`) });
     }
   }
+  await cancel(request, seeded.running);
+});
+
+test('at 390×844 every page fits the phone, its cut text can be read, and a flow graph opens with every box in view', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(420_000);
+  mkdirSync(SHOTS, { recursive: true });
+  const seeded = await seed(request);
+  await page.setViewportSize({ width: 390, height: 844 });
+  // nothing wider than the phone, tables and cards that fit, cut text readable
+  for (const path of everyPage(seeded)) {
+    await settle(page, path);
+    const tables = await measureTables(page);
+    expect(tables.docOverflow, `${path}: no sideways scroll on a phone`).toBe(false);
+    for (const t of tables.tables) expectFitsOrPinned(`${path} at 390 px`, t);
+    for (const c of await measureCards(page)) expect(c.outside, `${path} at 390 px, ${c.id}: every card fits`).toEqual([]);
+    expect(await unreadable(page), `${path} at 390 px: text cut with nothing to read it whole`).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, `390-light-${shotName(path)}.png`) });
+  }
+  // a flow's graph first shows every box: fitted inside the graph's frame and the phone's width
+  await page.goto(`/flows/${seeded.flow}`);
+  const boxes = page.getByTestId('flow-node');
+  await expect(boxes).toHaveCount(20, { timeout: 30_000 });
+  const outside = () =>
+    page.evaluate(() => {
+      const frame = document.querySelector('[data-testid="flow-graph"]')!.getBoundingClientRect();
+      const left = Math.max(0, frame.left);
+      const right = Math.min(innerWidth, frame.right);
+      return [...document.querySelectorAll<HTMLElement>('[data-testid="flow-node"]')]
+        .map((n) => ({ id: n.dataset.node, r: n.getBoundingClientRect() }))
+        .filter(
+          ({ r }) => r.width === 0 || r.left < left - 1 || r.right > right + 1 || r.top < frame.top - 1 || r.bottom > frame.bottom + 1,
+        )
+        .map(({ id, r }) => `${id}: ${Math.round(r.left)}…${Math.round(r.right)} × ${Math.round(r.top)}…${Math.round(r.bottom)}`);
+    });
+  // (the fit runs once the boxes are measured: waited for, never provoked)
+  await expect.poll(outside, { timeout: 15_000, message: 'every node box inside the fitted view' }).toEqual([]);
+  await page.screenshot({ path: join(SHOTS, '390-light-flow-graph.png') });
   await cancel(request, seeded.running);
 });
 

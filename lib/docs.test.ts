@@ -2,11 +2,14 @@
 // backticked repository path in ARCHITECTURE.md and db/contract/README.md exists: a path with a folder
 // exactly as written (`db/<dialect>/x.ts` when x.ts is in at least one dialect folder), a bare file name
 // somewhere among the tracked files. Built output (dist/, .next/) and globs are not files of the tree.
+// ARCHITECTURE.md's table of the ports lists each port's methods as lib/engine/ports/ declares them.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { readmeCode, type CodeBlock } from '../bin/test/readme';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DOCS = ['ARCHITECTURE.md', 'db/contract/README.md'];
@@ -61,5 +64,61 @@ describe('the architecture pages name files that exist', () => {
       'lib/engine/no-such-file.ts',
       'gone.ts',
     ]);
+  });
+});
+
+/** The methods each port interface of lib/engine/ports/ declares, by interface name. */
+function portMethods(): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const dir = join(ROOT, 'lib/engine/ports');
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+    const source = ts.createSourceFile(file, readFileSync(join(dir, file), 'utf8'), ts.ScriptTarget.Latest, true);
+    source.forEachChild((node) => {
+      if (!ts.isInterfaceDeclaration(node)) return;
+      const methods = node.members.filter(ts.isMethodSignature).map((m) => m.name.getText(source));
+      out.set(node.name.text, methods);
+    });
+  }
+  return out;
+}
+
+describe("ARCHITECTURE.md's table of the ports", () => {
+  it('gives each port its count of methods and names them all, as declared', () => {
+    const declared = portMethods();
+    const rows = [...readFileSync(join(ROOT, 'ARCHITECTURE.md'), 'utf8').matchAll(/^\| `(\w+)` \| (\d+): (.*?) \| .* \|$/gm)];
+    expect(rows.map((r) => r[1])).toEqual(['WorkerPort', 'MaintenancePort', 'CommandPort', 'ReadModel', 'SqlServerExtras']);
+    for (const [, port, count, list] of rows) {
+      // the names, without the words in parentheses after some of them and the remark after a semicolon
+      const names = list!
+        .replace(/\([^)]*\)/g, '')
+        .split(';')[0]!
+        .split(',')
+        .map((n) => n.trim().split(/\s/)[0]);
+      const methods = declared.get(port!) ?? [];
+      expect({ port, count: Number(count), names: [...names].sort() }).toEqual({ port, count: methods.length, names: [...methods].sort() });
+    }
+  });
+});
+
+/** The imports of `blocks` that a package user could not write: anything but 'readpast', Node's, and their own driver. */
+function foreignImports(blocks: CodeBlock[]): string[] {
+  const imports = blocks.flatMap(({ line, code }) =>
+    [...code.matchAll(/\bfrom\s+'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g)].map((m) => `${line}: ${m[1] ?? m[2]}`),
+  );
+  // readpast itself, Node's modules, and the user's own driver or credentials in the SQL Server examples
+  return imports.filter((i) => !/: (readpast|node:\w+|mssql|@azure\/identity|@opentelemetry\/[\w-]+)$/.test(i));
+}
+
+describe("README's code is a package user's", () => {
+  it("imports readpast as 'readpast', never a path into this repository", () => {
+    const blocks = readmeCode();
+    expect(blocks.length).toBeGreaterThan(5);
+    expect(blocks.some((b) => b.code.includes("from 'readpast'"))).toBe(true);
+    expect(foreignImports(blocks)).toEqual([]);
+  });
+
+  it('the check can fail: an import of the sources is found', () => {
+    const readme = "text\n```ts\nimport type { HandlerRegistry } from './lib/engine/handlers';\n```\n";
+    expect(foreignImports(readmeCode(readme))).toEqual(['3: ./lib/engine/handlers']);
   });
 });

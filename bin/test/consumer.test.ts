@@ -5,10 +5,13 @@
 //   the tarball holds only what runs, and `npm publish --dry-run` is clean;
 //   (a) an .mjs script registers its own handler, enqueues 100 tasks, runs a pool, sees them succeed —
 //       on this Node (20) and on Node 22;
-//   (b) a .ts file using the typed API passes `tsc --noEmit`, one with a wrong payload fails it;
+//   (b) a .ts file using the typed API passes `tsc --noEmit`, one with a wrong payload fails it, at the field;
+//       the same and every TypeScript example of the README under `tsc --init`'s strict defaults, and every
+//       optional option given as undefined (the declarations say `?: T | undefined`);
 //   (c) `npx readpast dashboard` answers / and /api/stats, lists the project's handler and runs it, and a
 //       SIGTERM to npx alone stops it all; rp.serveDashboard() serves it from a script, stopped by rp.close();
-//   (d) `npx readpast migrate` and `doctor` work; one-shot commands' wall times.
+//   (d) `npx readpast migrate` and `doctor` work; one-shot commands' wall times;
+//   (e) `npx readpast worker` stops gracefully when only npx is sent SIGTERM (the worker runs below a shell).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +19,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cacheDir, NODE22, node22, sqliteBuildFor22 } from './node22';
+import { openReadpast } from '../../lib/api/open';
+import { optionalsTakeUndefined } from '../dts-optional.mjs';
+import { readmeCode } from './readme';
 import { freePort, get, groupProcesses, killGroup, listening, until } from './processes';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -44,6 +50,60 @@ function sh(cmd: string, args: string[], opts: { cwd?: string; input?: string } 
   const r = spawnSync(cmd, args, { cwd: opts.cwd ?? app, env: env(), encoding: 'utf8', input: opts.input, timeout: 600_000 });
   return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
+
+/**
+ * tsc's report of bad.ts (a wrong payload on line 3, an unknown command on line 4): each error at the field
+ * that is wrong — the payload's `id`, the `command` with the declared commands — never about a sql task.
+ */
+function expectBadReported(stdout: string, file: string, dir = app) {
+  // every error is bad.ts's (each starts a line: `file(line,col): error TS…`)
+  const errors = stdout.split(/\n(?=\S+\(\d+,\d+\): error)/).filter((e) => e.trim() !== '');
+  expect(
+    errors.filter((e) => !e.startsWith(`${file}(`)),
+    stdout,
+  ).toEqual([]);
+  expect(errors, stdout).toHaveLength(2);
+  const lines = readFileSync(join(dir, file), 'utf8').split('\n');
+  const col = (line: number, word: string) => lines[line - 1]!.indexOf(word) + 1;
+  expect(errors[0]).toMatch(
+    new RegExp(`^bad\\.ts\\(3,${col(3, 'id:')}\\): error TS2322: Type 'string' is not assignable to type 'number'`),
+  );
+  expect(errors[1]).toMatch(
+    new RegExp(
+      `^bad\\.ts\\(4,${col(4, 'command:')}\\): error TS2322: Type '"billing\\.refund"' is not assignable to type '[^']*"billing\\.invoice"`,
+    ),
+  );
+  expect(stdout).not.toMatch(/SqlTask|No overload matches/);
+}
+
+/** Every optional option given as undefined, as `process.env.X` is when X is unset: compiles with exactOptionalPropertyTypes. */
+const UNDEFINED_OPTIONS = `import { openReadpast } from 'readpast';
+const env = (name: string): string | undefined => process.env[name];
+const rp = await openReadpast({
+  url: env('READPAST_DATABASE_URL'),
+  handlers: { 'shop.double': async (p: { n: number }) => ({ doubled: p.n * 2 }) },
+  handlersModule: env('HANDLERS'),
+  migrate: undefined,
+  logger: undefined,
+});
+const { token } = await rp.enqueue(
+  { command: 'shop.double', payload: { n: 1 }, queue: env('QUEUE'), dedupKey: env('KEY'), concurrencyKey: undefined, runAt: undefined },
+  { caller: undefined },
+);
+await rp.flow({
+  name: env('FLOW'),
+  nodes: [{ id: 'a', command: 'shop.double', payload: { n: 2 }, queue: undefined, dependsOn: undefined }],
+});
+const pool = rp.createPool({ concurrency: undefined, queues: undefined, leaseMs: undefined });
+await rp.withTransaction(async (tx) => tx.enqueue({ command: 'shop.double', payload: { n: 3 }, priority: undefined }), {
+  timeoutMs: undefined,
+});
+await rp.waitBatch(1, { stage: undefined, timeoutMs: undefined });
+await rp.setQueue('default', { concurrencyLimit: 2, paused: undefined }, 'ops');
+const dashboard = await rp.serveDashboard({ port: undefined, host: env('HOST'), handlers: undefined });
+const result: number | undefined = (await rp.status(token)).result?.doubled;
+void [pool, dashboard, result];
+`;
 
 const HANDLERS = `// the project's own handlers, for readpast dashboard --handlers
 export default {
@@ -211,8 +271,8 @@ console.log(JSON.stringify({ succeeded: stats.totals.succeeded, dead: stats.tota
     }
   }, 1_500_000);
 
-  test('(b) the typed API: a correct .ts file passes tsc --noEmit, a wrong payload or command fails it', () => {
-    const tsconfig = (file: string) =>
+  test('(b) the typed API: a correct .ts file compiles, a wrong payload or command does not, each reported at its field', () => {
+    const tsconfig = (files: string[]) =>
       JSON.stringify({
         compilerOptions: {
           target: 'ES2022',
@@ -222,7 +282,7 @@ console.log(JSON.stringify({ succeeded: stats.totals.succeeded, dead: stats.tota
           noEmit: true,
           types: ['node'],
         },
-        files: [file],
+        files,
       });
     writeFileSync(
       join(app, 'good.ts'),
@@ -246,19 +306,65 @@ await rp.enqueue({ command: 'billing.invoice', payload: { id: '42' } });
 await rp.enqueue({ command: 'billing.refund', payload: { id: 42 } });
 `,
     );
-    writeFileSync(join(app, 'tsconfig.good.json'), tsconfig('good.ts'));
-    writeFileSync(join(app, 'tsconfig.bad.json'), tsconfig('bad.ts'));
+    // one compilation of both (tsc is the slow part on a busy machine): the errors are bad.ts's, none good.ts's
+    writeFileSync(join(app, 'tsconfig.typed.json'), tsconfig(['good.ts', 'bad.ts']));
     const tsc = join(app, 'node_modules', 'typescript', 'bin', 'tsc');
-    const good = sh(process.execPath, [tsc, '-p', 'tsconfig.good.json']);
-    expect(good.code, good.stdout).toBe(0);
-    const bad = sh(process.execPath, [tsc, '-p', 'tsconfig.bad.json']);
-    expect(bad.code).not.toBe(0);
-    const errors = bad.stdout.split(/\n(?=bad\.ts)/);
-    expect(errors).toHaveLength(2);
-    expect(errors[0]).toMatch(/^bad\.ts\(3,\d+\): error TS\d+: [\s\S]*Type 'string' is not assignable to type 'number'/);
-    expect(errors[1]).toMatch(
-      /^bad\.ts\(4,\d+\): error TS\d+: [\s\S]*Type '"billing\.refund"' is not assignable to type '"billing\.invoice" \|/,
-    );
+    const r = sh(process.execPath, [tsc, '-p', 'tsconfig.typed.json']);
+    expect(r.code).not.toBe(0);
+    expectBadReported(r.stdout, 'bad.ts');
+  });
+
+  test("(b) under tsc --init's strict defaults: the README's TypeScript, undefined for every optional option, the same errors", () => {
+    // a project as `tsc --init` makes it (TypeScript 5.9: module nodenext, exactOptionalPropertyTypes,
+    // noUncheckedIndexedAccess, verbatimModuleSyntax, …), with "types": ["node"] as its own comment says
+    const dir = join(app, 'strict');
+    mkdirSync(dir);
+    const tsc = join(app, 'node_modules', 'typescript', 'bin', 'tsc');
+    const init = sh(process.execPath, [tsc, '--init'], { cwd: dir });
+    expect(init.code, init.stdout).toBe(0);
+    const config = readFileSync(join(dir, 'tsconfig.json'), 'utf8');
+    for (const flag of ['"exactOptionalPropertyTypes": true', '"noUncheckedIndexedAccess": true', '"verbatimModuleSyntax": true']) {
+      expect(config).toContain(flag);
+    }
+    expect(config).toContain('"types": [],');
+    writeFileSync(join(dir, 'tsconfig.json'), config.replace('"types": [],', '"types": ["node"],'));
+
+    // every TypeScript block of the README, as written; one that uses `rp` (or another name an earlier block
+    // defined) without defining it gets that definition first
+    const context: [RegExp, RegExp, string][] = [
+      [/\brp\b/, /\bconst rp\b/, 'const rp = await readpast.openReadpast();'],
+      [/\bregistry\.register\b/, /\bregistry: HandlerRegistry\b/, 'declare const registry: readpast.HandlerRegistry;'],
+      [/\bload\(/, /\bfunction load\b/, 'declare function load(file: string, signal: AbortSignal): Promise<void>;'],
+    ];
+    const compiled: string[] = [];
+    for (const { line, lang, code } of readmeCode()) {
+      if (lang !== 'ts') continue;
+      // (the SQL Server examples use the project's own driver or credentials, the OpenTelemetry one its own SDK: not
+      // installed here)
+      if (/from '(mssql|@azure\/identity|@opentelemetry\/[\w-]+)'/.test(code)) continue;
+      const needs = context.filter(([uses, defines]) => uses.test(code) && !defines.test(code)).map(([, , def]) => def);
+      const preamble = needs.length ? [`import * as readpast from 'readpast';`, ...needs, ''].join('\n') : '';
+      writeFileSync(join(dir, `readme-${line}.ts`), preamble + code);
+      compiled.push(`readme-${line}.ts`);
+    }
+    expect(compiled.length).toBeGreaterThanOrEqual(7);
+    cpSync(join(app, 'good.ts'), join(dir, 'good.ts'));
+    writeFileSync(join(dir, 'undefined-options.ts'), UNDEFINED_OPTIONS);
+    cpSync(join(app, 'bad.ts'), join(dir, 'bad.ts'));
+    // one compilation: the only errors are bad.ts's two, each at its field
+    const r = sh(process.execPath, [tsc, '-p', '.', '--noEmit'], { cwd: dir });
+    expect(r.code).not.toBe(0);
+    expectBadReported(r.stdout, 'bad.ts', dir);
+    console.log(`tsc --init's defaults: ${compiled.length} README examples, good.ts and undefined-options.ts compile`);
+  });
+
+  test('the packaged declarations: every optional property takes undefined (exactOptionalPropertyTypes)', () => {
+    for (const file of ['index.d.ts', 'cli.d.ts']) {
+      const text = readFileSync(join(app, 'node_modules', 'readpast', 'dist', file), 'utf8');
+      expect(optionalsTakeUndefined(text, file).changed, file).toBe(0);
+    }
+    const index = readFileSync(join(app, 'node_modules', 'readpast', 'dist', 'index.d.ts'), 'utf8');
+    expect(index).toMatch(/url\?: string \| undefined;/);
   });
 
   test('(d) npx readpast migrate and doctor work in the project; one-shot commands are fast', () => {
@@ -343,6 +449,46 @@ await rp.enqueue({ command: 'billing.refund', payload: { id: 42 } });
       console.log(`npx readpast dashboard stopped by SIGTERM to npx only in ${Date.now() - signalled} ms`);
     } finally {
       killGroup(pgid);
+    }
+  });
+
+  test('(e) npx readpast worker: SIGTERM to npx alone stops it gracefully: task finished, workers deregistered', async () => {
+    const url = `sqlite:${join(app, 'worker.db')}`;
+    const child = spawn('npx', ['readpast', 'worker', '--handlers', './handlers.mjs', '--concurrency', '2'], {
+      cwd: app,
+      env: { ...env(), READPAST_DATABASE_URL: url },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const closed = Promise.all([child.stdout, child.stderr].map((s) => new Promise((r) => s.on('close', r))));
+    const pgid = child.pid!;
+    const rp = await openReadpast({ url });
+    try {
+      const live = await until(`two workers registered\n${output}`, 60_000, async () => {
+        const ws = (await rp.stats()).workers.filter((w) => w.state !== 'stopped');
+        return ws.length === 2 ? ws : undefined;
+      });
+      // the worker runs below npx and a shell: only npx is signalled, as a supervisor of its main pid does
+      expect(groupProcesses(pgid).length).toBeGreaterThanOrEqual(2);
+      const { token } = await rp.enqueue({ command: 'demo.sleep', payload: { ms: 3000 } });
+      await until('the task running', 30_000, async () => ((await rp.status(token)).status === 'running' ? true : undefined));
+      const signalled = Date.now();
+      process.kill(pgid, 'SIGTERM');
+      await until(`no process left: ${groupProcesses(pgid).join('; ')}\n${output}`, 40_000, () =>
+        groupProcesses(pgid).length === 0 ? true : undefined,
+      );
+      await closed;
+      console.log(`npx readpast worker stopped by SIGTERM to npx only in ${Date.now() - signalled} ms`);
+      expect(output).toContain('worker stopped');
+      expect((await rp.status(token)).status).toBe('succeeded');
+      const after = (await rp.stats()).workers.filter((w) => live.some((l) => l.workerId === w.workerId));
+      expect(after.map((w) => w.state)).toEqual(['stopped', 'stopped']);
+    } finally {
+      killGroup(pgid);
+      await rp.close();
     }
   });
 

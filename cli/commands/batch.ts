@@ -1,6 +1,7 @@
 // readpast batch create [--max-parallel N] [--on-failure continue|abort]   prints the id alone
 // readpast batch status ID [--json] | release ID | cancel ID
-// readpast batch wait ID [--stage K] [--timeout-s S] [--json]   exit 5 when the timeout passes first
+// readpast batch wait ID [--stage K] [--timeout-s S] [--json]   exit 5 when the timeout passes first; a signal
+//   or the parent's exit (cli/lifetime.ts) ends the wait: exit 130 / 143
 import { ValidationError } from '../../lib/engine/errors';
 import { MAX_BATCH_PARALLEL, MAX_STAGE, MIN_BATCH_PARALLEL, MIN_STAGE } from '../../lib/engine/limits';
 import { batchIdArg, intFlag, parseFlags, positionals, subcommand } from '../args';
@@ -8,6 +9,7 @@ import { print, withContext } from '../context';
 import { EXIT, UsageError } from '../errors';
 import { SUBCOMMANDS } from '../help';
 import { formatBatch, formatWaited } from '../format-batches';
+import { stopExitCode, stopRequests } from '../lifetime';
 
 export const MAX_WAIT_S = 7 * 24 * 3600;
 const ON_FAILURE = ['continue', 'abort'] as const;
@@ -99,10 +101,22 @@ async function wait(argv: string[]): Promise<number> {
   const stage = intFlag('--stage', values.stage, MIN_STAGE, MAX_STAGE);
   const timeoutS = intFlag('--timeout-s', values['timeout-s'], 0, MAX_WAIT_S);
   return withContext({}, async ({ readpast }) => {
-    const r = await readpast.waitBatch(id, {
-      ...(stage === undefined ? {} : { stage }),
-      ...(timeoutS === undefined ? {} : { timeoutMs: timeoutS * 1000 }),
-    });
+    const stop = stopRequests();
+    let r: Awaited<ReturnType<typeof readpast.waitBatch>>;
+    try {
+      r = await readpast.waitBatch(id, {
+        ...(stage === undefined ? {} : { stage }),
+        ...(timeoutS === undefined ? {} : { timeoutMs: timeoutS * 1000 }),
+        signal: stop.signal,
+      });
+    } finally {
+      stop.dispose();
+    }
+    if (!r.done && stop.signal.aborted) {
+      const reason = await stop.requested;
+      process.stderr.write(`readpast batch wait: stopped (${'signal' in reason ? reason.signal : 'its parent process exited'})\n`);
+      return stopExitCode(reason);
+    }
     if (values.json) print(JSON.stringify(r, null, 2));
     else print(r.done ? formatWaited(r.batch, r.tasks, stage) : formatBatch(r.batch));
     if (r.done) return EXIT.ok;

@@ -1,5 +1,6 @@
 // readpast enqueue (--handler NAME | --sql TEXT | --procedure NAME) [options] [--batch ID [--stage K]]
-//   [--after TOKEN]… [--on-parent-failure cancel|run|wait] — prints the token alone.
+//   [--after TOKEN]… [--on-parent-failure cancel|run|wait] — prints the token alone. TRACEPARENT (and TRACESTATE)
+//   in the environment: the trace the task continues.
 import { NotFoundError, ValidationError } from '../../lib/engine/errors';
 import {
   MAX_ATTEMPTS,
@@ -13,7 +14,7 @@ import {
 } from '../../lib/engine/limits';
 import { PARENT_FAILURE_POLICIES } from '../../lib/engine/types';
 import { batchIdArg, intFlag, jsonFlag, parseFlags, positionals, tokenArg } from '../args';
-import { print, withContext } from '../context';
+import { envTrace, print, withContext } from '../context';
 import { EXIT, UsageError } from '../errors';
 
 const KIND_FLAGS = { handler: '--handler', sql: '--sql', procedure: '--procedure' } as const;
@@ -103,7 +104,7 @@ export async function run(argv: string[]): Promise<number> {
   return withContext({ handlers: values.handlers }, async ({ readpast }) => {
     let result;
     try {
-      result = await readpast.enqueue(request, { caller: 'cli' });
+      result = await readpast.enqueue(request, { caller: 'cli', ...envTrace() });
     } catch (err) {
       if (err instanceof ValidationError) {
         if (err.field === 'batchId' && /no batch/.test(err.message)) throw new NotFoundError(`--batch: no batch ${request.batchId}`);

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { FLOW_PAGE_MAX } from '../../lib/api/flows';
 import { flowIdArg, intFlag, parseFlags, positionals, subcommand } from '../args';
-import { print, withContext } from '../context';
+import { envTrace, print, withContext } from '../context';
 import { EXIT, UsageError } from '../errors';
 import { formatCreated, formatFlow, formatFlowList } from '../format-flows';
 import { SUBCOMMANDS } from '../help';
@@ -33,7 +33,7 @@ async function create(argv: string[]): Promise<number> {
   const { values, positionals: rest } = parseFlags({ args: argv, options: jsonOnly, strict: true, allowPositionals: true });
   const request = readRequest(positionals(rest, ['FILE'])[0]!);
   return withContext({}, async ({ readpast }) => {
-    const r = await readpast.flow(request, { caller: 'cli' });
+    const r = await readpast.flow(request, { caller: 'cli', ...envTrace() });
     print(values.json ? JSON.stringify(r, null, 2) : formatCreated(r));
     return EXIT.ok;
   });

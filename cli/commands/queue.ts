@@ -10,14 +10,14 @@ import { print, withContext } from '../context';
 import { MAX_KEYS_LISTED } from '../../lib/api/queues';
 import { EXIT, UsageError } from '../errors';
 import { SUBCOMMANDS } from '../help';
-import { flowFlagOf, flowPatch, FLOW_OPTIONS, type FlowPatch } from '../flow-flags';
+import { throttleFlagOf, throttlePatch, THROTTLE_OPTIONS, type ThrottlePatch } from '../throttle-flags';
 import { formatQueueLine, formatQueues, formatQueueShow, formatTokens } from '../format-queues';
 
 /** `queue show`: the top keys (default) and the recent changes it prints. */
 const SHOW_KEYS = 10;
 const SHOW_CHANGES = 10;
 
-const FLOW_FLAGS = '--per-key-limit, --key-from, --rate';
+const THROTTLE_FLAGS = '--per-key-limit, --key-from, --rate';
 
 async function set(argv: string[]): Promise<number> {
   const { values, positionals: rest } = parseFlags({
@@ -27,7 +27,7 @@ async function set(argv: string[]): Promise<number> {
       unlimited: { type: 'boolean' },
       pause: { type: 'boolean' },
       resume: { type: 'boolean' },
-      ...FLOW_OPTIONS,
+      ...THROTTLE_OPTIONS,
       json: { type: 'boolean' },
     },
     strict: true,
@@ -36,14 +36,14 @@ async function set(argv: string[]): Promise<number> {
   const name = queueArg(positionals(rest, ['NAME'])[0]!);
   if (values.limit !== undefined && values.unlimited) throw new UsageError('--limit', 'cannot be combined with --unlimited');
   if (values.pause && values.resume) throw new UsageError('--pause', 'cannot be combined with --resume');
-  const patch: FlowPatch & { concurrencyLimit?: number | null; paused?: boolean } = flowPatch(values);
+  const patch: ThrottlePatch & { concurrencyLimit?: number | null; paused?: boolean } = throttlePatch(values);
   const limit = intFlag('--limit', values.limit, MIN_CONCURRENCY_LIMIT, MAX_CONCURRENCY_LIMIT);
   if (limit !== undefined) patch.concurrencyLimit = limit;
   if (values.unlimited) patch.concurrencyLimit = null;
   if (values.pause) patch.paused = true;
   if (values.resume) patch.paused = false;
   if (Object.keys(patch).length === 0)
-    throw new UsageError('--limit', `give --limit N, --unlimited, --pause or --resume (or ${FLOW_FLAGS})`);
+    throw new UsageError('--limit', `give --limit N, --unlimited, --pause or --resume (or ${THROTTLE_FLAGS})`);
 
   return withContext({}, async ({ readpast }) => {
     let view;
@@ -51,7 +51,7 @@ async function set(argv: string[]): Promise<number> {
       view = await readpast.setQueue(name, patch, cliActor());
     } catch (err) {
       if (err instanceof ValidationError) {
-        const flag = err.field === 'name' ? 'NAME' : err.field === 'paused' ? '--pause' : (flowFlagOf(err.field) ?? '--limit');
+        const flag = err.field === 'name' ? 'NAME' : err.field === 'paused' ? '--pause' : (throttleFlagOf(err.field) ?? '--limit');
         throw new UsageError(flag, err.message.slice(err.field.length + 2) || err.message);
       }
       throw err;

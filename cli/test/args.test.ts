@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defaultRegistry } from '../../lib/engine/handlers';
 import { intFlag, jsonFlag, queuesFlag, toUsageError } from '../args';
 import { UsageError } from '../errors';
-import { flowFlagOf, flowPatch } from '../flow-flags';
+import { throttleFlagOf, throttlePatch } from '../throttle-flags';
 import { loadHandlersModule } from '../handlers-module';
 import { main } from '../main';
 import { tempDb, type TempDb } from './helpers';
@@ -251,23 +251,23 @@ describe('flag value helpers', () => {
     expect(() => queuesFlag('--queues', '')).toThrow(/--queues/);
   });
 
-  it('read the flow-control flags of queue set, none clearing each', () => {
-    expect(flowPatch({})).toEqual({});
-    expect(flowPatch({ 'per-key-limit': '1', 'key-from': '$.customerId', rate: '60/1m' })).toEqual({
+  it('read the throttle flags of queue set, none clearing each', () => {
+    expect(throttlePatch({})).toEqual({});
+    expect(throttlePatch({ 'per-key-limit': '1', 'key-from': '$.customerId', rate: '60/1m' })).toEqual({
       perKeyLimit: 1,
       keyFrom: '$.customerId',
       rateLimit: { limit: 60, periodSeconds: 60, perKey: false },
     });
-    expect(flowPatch({ 'per-key-limit': 'none', 'key-from': 'NONE', rate: 'none' })).toEqual({
+    expect(throttlePatch({ 'per-key-limit': 'none', 'key-from': 'NONE', rate: 'none' })).toEqual({
       perKeyLimit: null,
       keyFrom: null,
       rateLimit: null,
     });
     const perKey = { limit: 20, periodSeconds: 2, perKey: true };
-    expect(flowPatch({ rate: '20/2s', 'rate-per-key': true })).toEqual({ rateLimit: perKey });
-    expect(flowPatch({ rate: '20/2s per key' })).toEqual({ rateLimit: perKey });
-    expect(flowPatch({ rate: '1000/1h' }).rateLimit).toEqual({ limit: 1000, periodSeconds: 3600, perKey: false });
-    expect(flowPatch({ 'key-from': ' $.items[0].id ' }).keyFrom).toBe('$.items[0].id');
+    expect(throttlePatch({ rate: '20/2s', 'rate-per-key': true })).toEqual({ rateLimit: perKey });
+    expect(throttlePatch({ rate: '20/2s per key' })).toEqual({ rateLimit: perKey });
+    expect(throttlePatch({ rate: '1000/1h' }).rateLimit).toEqual({ limit: 1000, periodSeconds: 3600, perKey: false });
+    expect(throttlePatch({ 'key-from': ' $.items[0].id ' }).keyFrom).toBe('$.items[0].id');
     for (const [flags, message] of [
       [{ 'per-key-limit': '10001' }, /^--per-key-limit: must be an integer from 1 to 10000, or none \(got "10001"\)$/],
       [{ 'per-key-limit': '1.5' }, /^--per-key-limit:/],
@@ -275,12 +275,12 @@ describe('flag value helpers', () => {
       [{ rate: 'fast' }, /^--rate: must be LIMIT\/PERIOD.* \(got "fast"\)$/],
       [{ 'rate-per-key': true }, /^--rate-per-key:/],
     ] as const) {
-      expect(() => flowPatch(flags), JSON.stringify(flags)).toThrow(message);
+      expect(() => throttlePatch(flags), JSON.stringify(flags)).toThrow(message);
     }
-    expect(flowFlagOf('rateLimit.periodSeconds')).toBe('--rate');
-    expect(flowFlagOf('perKeyLimit')).toBe('--per-key-limit');
-    expect(flowFlagOf('keyFrom')).toBe('--key-from');
-    expect(flowFlagOf('paused')).toBeNull();
+    expect(throttleFlagOf('rateLimit.periodSeconds')).toBe('--rate');
+    expect(throttleFlagOf('perKeyLimit')).toBe('--per-key-limit');
+    expect(throttleFlagOf('keyFrom')).toBe('--key-from');
+    expect(throttleFlagOf('paused')).toBeNull();
   });
 
   it('leave errors other than parseArgs ones alone', () => {

@@ -358,7 +358,7 @@ describe('readpast with a worker', () => {
     };
     expect(stats.queues.find((x) => x.queue === 'counted')).toMatchObject({ pending: 0, running: 0, succeeded: 1, dead: 0 });
     expect(stats.totals.succeeded).toBeGreaterThanOrEqual(1);
-    expect(Object.keys(stats.totals).sort()).toEqual(['cancelled', 'dead', 'pending', 'running', 'succeeded', 'waiting']);
+    expect(Object.keys(stats.totals).sort()).toEqual(['cancelled', 'claimed', 'dead', 'pending', 'running', 'succeeded', 'waiting']);
     const mine = stats.workers.filter((w) => workerIds.includes(w.workerId));
     expect(mine).toHaveLength(3);
     for (const w of mine) {

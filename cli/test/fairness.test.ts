@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { testBed } from './bed';
 import { waitFor, WorkerProcess } from './helpers';
-import { keyedAttempts, startMs, type KeyedAttempt } from './flow';
+import { keyedAttempts, startMs, type KeyedAttempt } from './throttle';
+import { readModelOf } from '../../lib/api/readpast';
 
 const QUEUE = 'fair';
 const BIG = 10_000;
@@ -27,7 +28,7 @@ describe('fair turns across keys', () => {
     workers.push(new WorkerProcess(['--concurrency', '4', '--queues', QUEUE], db));
     await workers[0]!.started();
     const succeeded = async (k: string) =>
-      (await lib.reads.listTasks({ queue: QUEUE, concurrencyKey: k, status: 'succeeded', limit: 100 })).items.length;
+      (await readModelOf(lib).listTasks({ queue: QUEUE, concurrencyKey: k, status: 'succeeded', limit: 100 })).items.length;
     // until every small key is done and A has run past the bound
     await waitFor(
       async () => {

@@ -1,5 +1,6 @@
 // Process-level test helpers: a temporary SQLite database, `node bin/readpast.mjs …` as a child
-// process, long-running workers, and polling with deadlines.
+// process, long-running workers, and polling with deadlines. The CLI they run is the compiled one unless
+// READPAST_CLI=sources (cli-mode.ts); another tree's bin (a previous release) is given `sourcesEnv`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,6 +44,15 @@ export interface RunOptions {
   timeoutMs?: number;
   /** another readpast's bin/readpast.mjs (a previous release checked out apart); default this one's */
   bin?: string;
+}
+
+/**
+ * `env` for a `readpast` that must run its TypeScript sources: another tree's bin (a previous release checked
+ * out apart, which has no dist/), whatever this run's READPAST_CLI says.
+ */
+export function sourcesEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { READPAST_CLI: _, ...rest } = env;
+  return rest;
 }
 
 /** Runs `readpast ARGS` to completion. */

@@ -6,8 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { testBed } from './bed';
 import { waitFor, WorkerProcess } from './helpers';
-import { byKey, keyedAttempts, queueTasks, startMs, type KeyedAttempt } from './flow';
+import { byKey, keyedAttempts, queueTasks, startMs, type KeyedAttempt } from './throttle';
 import { maxOverlap, type Interval } from './overlap';
+import { readModelOf } from '../../lib/api/readpast';
 
 const QUEUE = 'keys';
 const KEYS = 20;
@@ -44,12 +45,12 @@ describe('concurrency keys across three worker processes', () => {
     ).map((r) => r.token);
     // in the middle of the drain, a long task of k00 goes first within its key (priority): the kill below lands
     // in the middle of it, with more tasks of k00 waiting
-    const succeeded = async () => (await lib.reads.countsByQueue()).find((x) => x.queue === QUEUE)?.succeeded ?? 0;
+    const succeeded = async () => (await readModelOf(lib).countsByQueue()).find((x) => x.queue === QUEUE)?.succeeded ?? 0;
     await waitFor(async () => (await succeeded()) >= tokens.length / 3, { timeoutMs: 30_000, what: 'a third of the tasks', workers });
     const long = await lib.enqueue({ command: 'demo.sleep', payload: { ms: LONG_MS }, queue: QUEUE, concurrencyKey: key(0), priority: 10 });
     tokens.push(long.token);
 
-    const running = await waitFor(async () => (await lib.reads.listRunning()).find((r) => r.token === long.token), {
+    const running = await waitFor(async () => (await readModelOf(lib).listRunning()).find((r) => r.token === long.token), {
       timeoutMs: 30_000,
       intervalMs: 20,
       what: 'the long k00 task to start',
@@ -60,18 +61,18 @@ describe('concurrency keys across three worker processes', () => {
     expect((await victim.stop('SIGKILL')).signal).toBe('SIGKILL');
     const deadAt = Date.now();
     // what the dead process held, frozen: nothing renews these leases any more, the rescue waits for them to lapse
-    const held = (await lib.reads.listRunning()).filter((r) => killedIds.has(r.workerId));
+    const held = (await readModelOf(lib).listRunning()).filter((r) => killedIds.has(r.workerId));
     expect(held.map((r) => r.token)).toContain(long.token);
     // mid-drain, with other tasks of k00 waiting for its slot
     expect(await succeeded()).toBeLessThan(tokens.length - 50);
-    const k00 = await lib.reads.listTasks({ queue: QUEUE, concurrencyKey: key(0), status: 'pending', limit: 5 });
+    const k00 = await readModelOf(lib).listTasks({ queue: QUEUE, concurrencyKey: key(0), status: 'pending', limit: 5 });
     expect(k00.items.filter((t) => t.token !== long.token).length).toBeGreaterThan(0);
     const leaseEnd = new Map(held.map((r) => [r.attemptId, r.leaseUntil!.getTime()]));
     for (const [, until] of leaseEnd) expect(until).toBeLessThanOrEqual(deadAt + LEASE_S * 1000);
 
     await waitFor(
       async () => {
-        const c = (await lib.reads.countsByQueue()).find((x) => x.queue === QUEUE);
+        const c = (await readModelOf(lib).countsByQueue()).find((x) => x.queue === QUEUE);
         return c !== undefined && c.pending === 0 && c.running === 0;
       },
       { timeoutMs: 50_000, intervalMs: 250, what: `${tokens.length} tasks to drain`, workers },

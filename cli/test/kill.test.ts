@@ -2,7 +2,7 @@
 // the tasks once their leases expire. Every task ends succeeded, the ExecutionLog keeps the
 // abandoned attempts, nothing is lost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Readpast } from '../../lib/api/readpast';
+import { readModelOf, type Readpast } from '../../lib/api/readpast';
 import { attemptProblems, limited, openLibrary, statusOf, tempDb, waitFor, WorkerProcess, type TempDb } from './helpers';
 
 const TASKS = 6;
@@ -40,7 +40,7 @@ describe('a worker killed with SIGKILL', () => {
     // the first worker fills all its slots
     await waitFor(
       async () => {
-        const running = (await lib.reads.listRunning()).filter((r) => firstIds.includes(r.workerId));
+        const running = (await readModelOf(lib).listRunning()).filter((r) => firstIds.includes(r.workerId));
         return running.length === CONCURRENCY;
       },
       { timeoutMs: 30_000, what: `${CONCURRENCY} tasks running on the first worker`, workers: [first] },
@@ -50,11 +50,11 @@ describe('a worker killed with SIGKILL', () => {
     expect(exit.signal).toBe('SIGKILL');
 
     // frozen at the moment of the kill: what the dead worker was running stays visible as running
-    const inFlight = await lib.reads.listRunning();
+    const inFlight = await readModelOf(lib).listRunning();
     const killedTokens = new Set(inFlight.map((r) => r.token));
     expect(inFlight.every((r) => firstIds.includes(r.workerId))).toBe(true);
     expect(killedTokens.size).toBe(CONCURRENCY);
-    const mid = await lib.reads.countsByQueue();
+    const mid = await readModelOf(lib).countsByQueue();
     const q = mid.find((c) => c.queue === 'kill');
     expect(q && q.pending + q.running + q.succeeded).toBe(TASKS);
 
@@ -64,7 +64,7 @@ describe('a worker killed with SIGKILL', () => {
 
     await waitFor(
       async () => {
-        const c = (await lib.reads.countsByQueue()).find((x) => x.queue === 'kill');
+        const c = (await readModelOf(lib).countsByQueue()).find((x) => x.queue === 'kill');
         return c !== undefined && c.pending === 0 && c.running === 0;
       },
       { timeoutMs: 50_000, intervalMs: 250, what: 'every task to finish after the rescue', workers: [second] },
@@ -96,9 +96,9 @@ describe('a worker killed with SIGKILL', () => {
     }
     expect(problems).toEqual([]);
 
-    const counts = (await lib.reads.countsByQueue()).find((x) => x.queue === 'kill');
+    const counts = (await readModelOf(lib).countsByQueue()).find((x) => x.queue === 'kill');
     expect(counts).toMatchObject({ pending: 0, running: 0, succeeded: TASKS, dead: 0, cancelled: 0 });
-    expect(await lib.reads.listRunning()).toEqual([]);
+    expect(await readModelOf(lib).listRunning()).toEqual([]);
 
     expect(await second.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   });

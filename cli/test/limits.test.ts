@@ -3,7 +3,7 @@
 // than 3 attempts overlapped; after lowering the limit to 1, overlap falls to 1 once the running ones
 // finish; after raising it to 5, 5 run at once. An unlimited queue keeps flowing the whole time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Readpast } from '../../lib/api/readpast';
+import { readModelOf, type Readpast } from '../../lib/api/readpast';
 import type { AttemptView } from '../../lib/engine/types';
 import { allPages, openLibrary, tempDb, waitFor, WorkerProcess, type TempDb } from './helpers';
 import { intervalOf, maxOverlap } from './overlap';
@@ -28,9 +28,9 @@ describe('a concurrency limit across three worker processes', () => {
     db?.cleanup();
   });
 
-  const succeeded = async (queue: string) => (await lib.reads.countsByQueue()).find((c) => c.queue === queue)?.succeeded ?? 0;
+  const succeeded = async (queue: string) => (await readModelOf(lib).countsByQueue()).find((c) => c.queue === queue)?.succeeded ?? 0;
   const attempts = async (queue: string): Promise<AttemptView[]> =>
-    allPages((cursor) => lib.reads.listAttempts({ queue, cursor, limit: 500 }));
+    allPages((cursor) => readModelOf(lib).listAttempts({ queue, cursor, limit: 500 }));
 
   it('never exceeds the limit; lowering and raising it take effect live', async () => {
     await lib.setQueue(LIMITED, { concurrencyLimit: 3 }, 'test');
@@ -71,7 +71,7 @@ describe('a concurrency limit across three worker processes', () => {
     const freeStarts = free.map((i) => i.start);
     expect(freeStarts.some((t) => t < lowered)).toBe(true);
     expect(freeStarts.some((t) => t >= lowered && t < raised)).toBe(true);
-    const changes = await lib.reads.queueChanges(LIMITED, 10);
+    const changes = await readModelOf(lib).queueChanges(LIMITED, 10);
     expect(changes.map((c) => `${c.oldValue}->${c.newValue}`)).toEqual(['1->5', '3->1', 'unlimited->3']);
   }, 240_000);
 });

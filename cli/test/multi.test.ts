@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Readpast } from '../../lib/api/readpast';
+import { readModelOf, type Readpast } from '../../lib/api/readpast';
 import type { AttemptView, TaskView } from '../../lib/engine/types';
 import { allPages, attemptProblems, openLibrary, tempDb, waitFor, WorkerProcess, type TempDb } from './helpers';
 
@@ -65,7 +65,7 @@ describe('three worker processes on one SQLite file', () => {
 
     await waitFor(
       async () => {
-        const c = (await lib.reads.countsByQueue()).find((x) => x.queue === QUEUE);
+        const c = (await readModelOf(lib).countsByQueue()).find((x) => x.queue === QUEUE);
         return c !== undefined && c.pending === 0 && c.running === 0;
       },
       { timeoutMs: 55_000, intervalMs: 250, what: `${TASKS} tasks to drain`, workers },
@@ -75,12 +75,12 @@ describe('three worker processes on one SQLite file', () => {
     expect(exits).toEqual(Array.from({ length: PROCESSES }, () => ({ code: 0, signal: null })));
 
     // ---- tasks: all succeeded, none lost, none extra
-    const tasks = await allPages<TaskView>((cursor) => lib.reads.listTasks({ queue: QUEUE, cursor, limit: 500 }));
+    const tasks = await allPages<TaskView>((cursor) => readModelOf(lib).listTasks({ queue: QUEUE, cursor, limit: 500 }));
     expect(tasks).toHaveLength(TASKS);
     expect(new Set(tasks.map((t) => t.token))).toEqual(new Set(tokens));
     const notSucceeded = tasks.filter((t) => t.status !== 'succeeded');
     expect(notSucceeded.map((t) => `${t.token} ${t.status}`)).toEqual([]);
-    expect((await lib.reads.countsByQueue()).find((x) => x.queue === QUEUE)).toMatchObject({
+    expect((await readModelOf(lib).countsByQueue()).find((x) => x.queue === QUEUE)).toMatchObject({
       pending: 0,
       running: 0,
       succeeded: TASKS,
@@ -89,7 +89,7 @@ describe('three worker processes on one SQLite file', () => {
     });
 
     // ---- ExecutionLog: exactly one succeeded attempt per task, others only abandoned, never overlapping
-    const attempts = await allPages<AttemptView>((cursor) => lib.reads.listAttempts({ queue: QUEUE, cursor, limit: 500 }));
+    const attempts = await allPages<AttemptView>((cursor) => readModelOf(lib).listAttempts({ queue: QUEUE, cursor, limit: 500 }));
     const byToken = new Map<string, AttemptView[]>();
     for (const a of attempts) byToken.set(a.token, [...(byToken.get(a.token) ?? []), a]);
     expect(byToken.size).toBe(TASKS);

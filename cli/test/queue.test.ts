@@ -121,7 +121,7 @@ describe('readpast queue without a worker', () => {
   });
 });
 
-describe('readpast queue flow control', () => {
+describe('readpast queue throttle', () => {
   let db: TempDb;
   beforeAll(() => {
     db = tempDb();
@@ -172,7 +172,7 @@ describe('readpast queue flow control', () => {
     expect(human).toMatch(/^window\s+0 of 60 started in the last 60 s; a start is allowed now$/m);
     expect(human).toMatch(/^KEY\s+RUNNING\s+PENDING\n^acme\s+0\s+2\n^beta\s+0\s+1$/m);
     expect(human).not.toMatch(/^zeta/m);
-    // queue list shows the flow control under the table, which keeps its columns
+    // queue list shows the throttle under the table, which keeps its columns
     const list = await cliOk(['queue', 'list'], db);
     expect(list).toMatch(/^QUEUE\s+LIMIT\s+PAUSED\s+RUNNING\s+PENDING\s+GRANTED$/m);
     expect(list).toMatch(/^exports\s+per key 1, key from \$\.customerId, rate 60\/1m$/m);
@@ -196,7 +196,7 @@ describe('readpast queue flow control', () => {
     ]);
   }, 120_000);
 
-  it('refuses bad flow-control values with exit 2 naming the flag, changing nothing', async () => {
+  it('refuses bad throttle values with exit 2 naming the flag, changing nothing', async () => {
     const before = await show('exports');
     const cases: [string[], RegExp][] = [
       [['queue', 'set', 'exports', '--per-key-limit', '0'], /^readpast queue set: --per-key-limit: must be an integer from 1 to 10000/],

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { testBed } from './bed';
 import { waitFor, WorkerProcess } from './helpers';
-import { maxStartsInWindow, queueAttempts, startMs } from './flow';
+import { maxStartsInWindow, queueAttempts, startMs } from './throttle';
+import { readModelOf } from '../../lib/api/readpast';
 
 const QUEUE = 'rated';
 const LIMIT = 20;
@@ -38,7 +39,7 @@ describe('a rate limit across three worker processes', () => {
     });
     await waitFor(
       async () => {
-        const c = (await lib.reads.countsByQueue()).find((x) => x.queue === QUEUE);
+        const c = (await readModelOf(lib).countsByQueue()).find((x) => x.queue === QUEUE);
         return c !== undefined && c.succeeded === TASKS;
       },
       { timeoutMs: 40_000, intervalMs: 250, what: `${TASKS} tasks to drain`, workers },

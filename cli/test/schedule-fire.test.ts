@@ -3,7 +3,7 @@
 // about 10 s while all three are up; then every tick from its first to its last must have exactly one
 // task — none fired twice, none skipped — and each task ran once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Readpast } from '../../lib/api/readpast';
+import { readModelOf, type Readpast } from '../../lib/api/readpast';
 import type { ScheduleDetailJson } from '../../lib/api/present';
 import type { TaskView } from '../../lib/engine/types';
 import { allPages, cliOk, openLibrary, tempDb, waitFor, WorkerProcess, type TempDb } from './helpers';
@@ -42,7 +42,7 @@ describe('a schedule across three worker processes', () => {
     for (const w of workers) expect(w.running, `worker ${w.pid} still running`).toBe(true);
 
     const fired = async () =>
-      (await allPages((cursor) => lib.reads.listTasks({ queue: QUEUE, cursor, limit: 500 }))).filter(
+      (await allPages((cursor) => readModelOf(lib).listTasks({ queue: QUEUE, cursor, limit: 500 }))).filter(
         (t): t is TaskView & { schedule: { name: string; fireAt: Date } } => t.schedule?.name === NAME && t.schedule.fireAt !== null,
       );
     await waitFor(async () => (await fired()).every((t) => t.status === 'succeeded'), { timeoutMs: 20_000, what: 'fired tasks', workers });

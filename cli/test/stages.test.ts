@@ -3,7 +3,7 @@
 // stage-(k−1) attempt ended, and the batch's cap held. Then fairness: a batch of 2,000 and one of 20
 // enqueued after it, on a pool of 4: all of the small batch starts before the large one's 200th start.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Readpast } from '../../lib/api/readpast';
+import { readModelOf, type Readpast } from '../../lib/api/readpast';
 import type { AttemptView } from '../../lib/engine/types';
 import { allPages, openLibrary, tempDb, waitFor, WorkerProcess, type TempDb } from './helpers';
 import { intervalOf, maxOverlap } from './overlap';
@@ -26,7 +26,7 @@ describe('batches with ordered stages across processes', () => {
   });
 
   const attemptsOf = (batchId: number): Promise<AttemptView[]> =>
-    allPages((cursor) => lib.reads.listAttempts({ batchId, cursor, limit: 500 }));
+    allPages((cursor) => readModelOf(lib).listAttempts({ batchId, cursor, limit: 500 }));
 
   it('runs stages 4, 2, 1, 2, 1 in order under a cap of 3', async () => {
     const batch = await lib.createBatch({ maxParallel: 3 }, 'test');

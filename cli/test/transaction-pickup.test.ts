@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Readpast } from '../../lib/api/readpast';
+import { readModelOf, type Readpast } from '../../lib/api/readpast';
 import { openLibrary, ROOT, tempDb, waitFor, withDeadline, WorkerProcess, type TempDb } from './helpers';
 
 const TASKS = 50;
@@ -74,7 +74,7 @@ describe('enqueue in a transaction from another process', () => {
       async () => {
         const out: number[] = [];
         for (const p of produced) {
-          const t = await lib.reads.getTask(p.token);
+          const t = await readModelOf(lib).getTask(p.token);
           if (!t || t.status !== 'succeeded' || !t.startedAt) return null;
           out.push(t.startedAt.getTime() - p.committedAt);
         }
@@ -91,7 +91,7 @@ describe('enqueue in a transaction from another process', () => {
     );
     // within one poll interval (plus a claim's round trip and scheduling slack on a loaded machine)
     expect(p99).toBeLessThanOrEqual(POLL_MS + 150);
-    const rows = await lib.reads.countsByQueue();
+    const rows = await readModelOf(lib).countsByQueue();
     expect(rows.find((r) => r.queue === 'orders')).toMatchObject({ pending: 0, running: 0, succeeded: TASKS, dead: 0 });
   }, 120_000);
 });

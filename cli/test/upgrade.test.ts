@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, cliOk, openLibrary, ROOT, tempDb, waitFor, WorkerProcess, type TempDb } from './helpers';
+import { cli, cliOk, openLibrary, ROOT, sourcesEnv, tempDb, waitFor, WorkerProcess, type TempDb } from './helpers';
 
 /** The previous release (main when this upgrade path was written): its schema is SQLite 15. */
 const PREVIOUS = '486a42a';
@@ -52,7 +52,8 @@ describe.skipIf(!available)(`a worker of the previous release (${PREVIOUS}) and 
   });
 
   it('both keep working during the upgrade; a later start of the previous release refuses naming the versions', async () => {
-    const old = { env: db.env, bin: oldBin, cwd: tree, timeoutMs: 60_000 };
+    // the previous release's sources (its tree has no dist/)
+    const old = { env: sourcesEnv(db.env), bin: oldBin, cwd: tree, timeoutMs: 60_000 };
     expect(await cliOk(['migrate'], old)).toMatch(/^migrated /);
 
     const previous = new WorkerProcess(['--queues', 'old', '--concurrency', '2'], old);

@@ -11,8 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { POOL_DEFAULTS } from '../../lib/engine/pool-options';
 import { edgeCount, nodeId, randomDag } from '../../bin/dag';
 import { testBed } from './bed';
-import { queueAttempts, queueTasks, startMs } from './flow';
+import { queueAttempts, queueTasks, startMs } from './throttle';
 import { waitFor, WorkerProcess } from './helpers';
+import { readModelOf } from '../../lib/api/readpast';
 
 const QUEUE = 'wf';
 const NODES = 1000;
@@ -75,14 +76,14 @@ describe('a flow of 1,000 nodes across three worker processes, one killed', () =
     expect(Object.keys(tokens)).toHaveLength(NODES);
 
     // mid-run, the process running the most nodes is killed; what it held stays running until its leases lapse
-    const counts = async () => (await lib.reads.countsByQueue()).find((c) => c.queue === QUEUE);
+    const counts = async () => (await readModelOf(lib).countsByQueue()).find((c) => c.queue === QUEUE);
     await waitFor(async () => ((await counts())?.succeeded ?? 0) >= NODES / 3, {
       timeoutMs: 30_000,
       intervalMs: 20,
       what: 'a third of the nodes',
       workers,
     });
-    const runningBy = (await lib.reads.listRunning()).reduce(
+    const runningBy = (await readModelOf(lib).listRunning()).reduce(
       (m, r) => m.set(processOf.get(r.workerId)!, (m.get(processOf.get(r.workerId)!) ?? 0) + 1),
       new Map<number, number>(),
     );
@@ -90,7 +91,7 @@ describe('a flow of 1,000 nodes across three worker processes, one killed', () =
     const victim = workers[victimAt]!;
     const killedIds = new Set(idsByProcess[victimAt]);
     expect((await victim.stop('SIGKILL')).signal).toBe('SIGKILL');
-    const held = (await lib.reads.listRunning()).filter((r) => killedIds.has(r.workerId));
+    const held = (await readModelOf(lib).listRunning()).filter((r) => killedIds.has(r.workerId));
     expect(held.length, 'the killed process was running nodes').toBeGreaterThan(0);
     const atKill = (await counts())!;
     expect(atKill.succeeded, 'killed mid-run').toBeLessThan(NODES - 100);
@@ -157,7 +158,7 @@ describe('a flow of 1,000 nodes across three worker processes, one killed', () =
     expect(resultProblems).toEqual([]);
 
     // ---- the flow as the read model tells it: every node succeeded, the edges as given, finished
-    const flow = (await lib.reads.getFlow(flowId))!;
+    const flow = (await readModelOf(lib).getFlow(flowId))!;
     expect(flow.counts.succeeded).toBe(NODES);
     expect(flow.finishedAt).not.toBeNull();
     const edges = new Set(parents.flatMap((ps, i) => ps.map((p) => `${tokenOf(p)}>${tokenOf(i)}`)));

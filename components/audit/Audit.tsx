@@ -33,24 +33,30 @@ function Target({ a }: { a: AuditJson }) {
     );
   }
   return (
-    <span className="block max-w-72 truncate font-mono text-xs text-slate-700" title={a.target}>
+    <span className="block max-w-56 truncate font-mono text-xs text-slate-700" title={a.target}>
       {a.target}
     </span>
   );
 }
 
-function short(v: unknown): string {
+function text(v: unknown): string {
   if (v === null || v === undefined) return '';
-  const s = typeof v === 'string' ? v : JSON.stringify(v);
-  return s.length > 120 ? s.slice(0, 119) + '…' : s;
+  return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
+const short = (s: string) => (s.length > 120 ? s.slice(0, 119) + '…' : s);
+
+/** before → after, each cut at 120 characters (the whole in the tooltip), wrapping anywhere: JSON has few spaces */
 function Change({ a }: { a: AuditJson }) {
-  const before = short(a.before);
-  const after = short(a.after);
+  const whole = [text(a.before), text(a.after)];
+  const [before, after] = whole.map(short);
   if (!before && !after) return <span className="text-xs text-slate-400">—</span>;
   return (
-    <span className="font-mono text-xs" data-testid="audit-change">
+    <span
+      className="block max-w-md font-mono text-xs [overflow-wrap:anywhere] sm:min-w-48"
+      data-testid="audit-change"
+      title={whole.filter(Boolean).join(' → ')}
+    >
       {before && <span className="text-slate-500">{before}</span>}
       {before && after && <span className="text-slate-400"> → </span>}
       {after && <span className="text-slate-900">{after}</span>}
@@ -62,7 +68,7 @@ const columns: Column<AuditJson>[] = [
   {
     key: 'at',
     header: 'When',
-    cell: (a) => <WhenCell iso={a.at} />,
+    cell: (a) => <WhenCell iso={a.at} wrapNarrow />,
   },
   {
     key: 'who',

@@ -88,7 +88,11 @@ function PhoneRow({ t }: { t: TaskJson }) {
         </span>
         <Duration t={t} />
       </div>
-      {t.lastError && <p className="truncate text-xs text-rose-700">{t.lastError.message}</p>}
+      {t.lastError && (
+        <p className="truncate text-xs text-rose-700" title={t.lastError.message}>
+          {t.lastError.message}
+        </p>
+      )}
     </div>
   );
 }

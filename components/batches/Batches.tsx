@@ -118,7 +118,9 @@ function PhoneRow({ b }: { b: BatchJson }) {
       <div className="flex items-center gap-2">
         <BatchId b={b} />
         <BatchStatusBadge status={b.status} testId="batch-status" />
-        <span className="min-w-0 flex-1 truncate text-xs text-slate-500">{b.caller}</span>
+        <span className="min-w-0 flex-1 truncate text-xs text-slate-500" title={b.caller ?? undefined}>
+          {b.caller}
+        </span>
         <Elapsed
           from={b.createdAt}
           to={isActive(b) ? null : (b.completedAt ?? b.createdAt)}

@@ -55,7 +55,7 @@ function Tip({ active, payload, model }: TooltipContentProps<number, string> & {
         {a && !a.endedAt ? 'now' : formatLocal(new Date(model.t0 + end).toISOString()).slice(11)}
       </div>
       {a && (
-        <div className="mt-0.5 max-w-64 truncate font-mono text-slate-400">
+        <div className="mt-0.5 max-w-64 truncate font-mono text-slate-400" title={`${a.workerId ?? '—'} · spid ${a.session ?? '—'}`}>
           {a.workerId ?? '—'} · spid {a.session ?? '—'}
         </div>
       )}

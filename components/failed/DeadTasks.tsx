@@ -124,7 +124,9 @@ export function DeadTasks({
           />
           <div className="min-w-0 flex-1 space-y-1">
             <div className="flex items-center gap-2">
-              <span className="min-w-0 flex-1 truncate font-mono text-sm text-slate-900">{t.command}</span>
+              <span className="min-w-0 flex-1 truncate font-mono text-sm text-slate-900" title={t.command}>
+                {t.command}
+              </span>
               <Button size="sm" disabled={busy} onClick={() => onRetry(t.token)} data-testid="dead-retry" hidden={!operator}>
                 Retry
               </Button>

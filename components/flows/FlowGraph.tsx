@@ -53,7 +53,7 @@ const TaskNodeView = memo(function TaskNodeView({ data }: NodeProps<TaskNode>) {
       data-token={data.token}
       data-node={data.label}
       data-status={data.status}
-      title={`${data.label} · ${data.command} · ${data.status}${data.error ? ` — ${data.error}` : ''}`}
+      title={`${data.label} · ${data.command} · ${data.status} · ${data.token}${data.error ? ` — ${data.error}` : ''}`}
     >
       <Handle type="target" position={Position.Left} className={HANDLE} isConnectable={false} />
       <div className="truncate text-xs font-semibold">{data.label}</div>
@@ -78,9 +78,9 @@ const GroupNodeView = memo(function GroupNodeView({ data }: NodeProps<GroupNode>
       data-testid="flow-group"
       data-command={data.command}
       data-status={data.status}
-      title={`${data.command}: ${FLOW_STATES.filter((s) => data.counts[s] > 0)
-        .map((s) => `${data.counts[s]} ${s}`)
-        .join(', ')}`}
+      title={`${data.command} ×${formatNumber(data.total)}: ${FLOW_STATES.filter((s) => data.counts[s] > 0)
+        .map((s) => `${formatNumber(data.counts[s])} ${s}`)
+        .join(' · ')}`}
     >
       <Handle type="target" position={Position.Left} className={HANDLE} isConnectable={false} />
       <div className="flex items-baseline justify-between gap-2">
@@ -144,7 +144,7 @@ function usePlaced(graph: Graph, key: string): Placed | null {
 export function FlowGraph({ flow, collapse }: { flow: FlowJson; collapse: boolean }) {
   const router = useRouter();
   const theme = useTheme();
-  // on a phone the whole graph would be too small to read: start at a readable zoom, pan from there
+  // a phone's graph is drawn anew (fitted to its box) when the window crosses the desktop width
   const desktop = useIsDesktop();
   const graph = useMemo(() => buildGraph(flow, collapse), [flow, collapse]);
   const key = layoutKey(graph);
@@ -220,7 +220,8 @@ export function FlowGraph({ flow, collapse }: { flow: FlowJson; collapse: boolea
         nodeTypes={nodeTypes}
         colorMode={theme}
         fitView
-        fitViewOptions={{ padding: 0.1, maxZoom: 1.2, minZoom: desktop ? 0.02 : 0.45 }}
+        // the first view shows every box, on a phone too (zoom in from there)
+        fitViewOptions={{ padding: 0.1, maxZoom: 1.2, minZoom: 0.02 }}
         minZoom={0.02}
         maxZoom={2}
         nodesDraggable={false}

@@ -71,8 +71,14 @@ function PhoneRow({ n }: { n: FlowNodeJson }) {
     <div className="flex items-start gap-2">
       <div className="min-w-0 flex-1">
         <NodeName n={n} />
-        <span className="block truncate font-mono text-[11px] text-slate-500">{n.command}</span>
-        {n.error && <p className="mt-0.5 line-clamp-2 break-words text-xs text-rose-800">{n.error}</p>}
+        <span className="block truncate font-mono text-[11px] text-slate-500" title={n.command}>
+          {n.command}
+        </span>
+        {n.error && (
+          <p className="mt-0.5 line-clamp-2 break-words text-xs text-rose-800" title={n.error}>
+            {n.error}
+          </p>
+        )}
       </div>
       <div className="flex shrink-0 flex-col items-end gap-1">
         <StatusBadge status={n.status} testId="flow-list-state" />

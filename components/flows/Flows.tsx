@@ -96,7 +96,9 @@ function PhoneRow({ f }: { f: FlowSummaryJson }) {
       <div className="flex items-center gap-2">
         <FlowId f={f} />
         <State f={f} />
-        <span className="min-w-0 flex-1 truncate text-xs text-slate-500">{f.name ?? counted(f.nodes, 'node')}</span>
+        <span className="min-w-0 flex-1 truncate text-xs text-slate-500" title={f.name ?? undefined}>
+          {f.name ?? counted(f.nodes, 'node')}
+        </span>
         <Time f={f} />
       </div>
       <Counts f={f} />

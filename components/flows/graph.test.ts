@@ -62,7 +62,7 @@ describe('flow graph', () => {
   });
 
   it('colours a group by its most pressing state', () => {
-    const c = { waiting: 3, pending: 1, running: 0, succeeded: 5, dead: 1, cancelled: 0 };
+    const c = { waiting: 3, pending: 1, claimed: 0, running: 0, succeeded: 5, dead: 1, cancelled: 0 };
     expect(dominant(c)).toBe('dead');
     expect(dominant({ ...c, dead: 0 })).toBe('pending');
     expect(dominant({ ...c, dead: 0, pending: 0, waiting: 0 })).toBe('succeeded');

@@ -3,10 +3,11 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useEffect, useState, type ReactNode } from 'react';
-import type { StatsJson } from '../api';
+import type { RunningListJson, StatsJson } from '../api';
 import { useLive } from '../live';
 import { cx } from '../ui/cx';
 import { Icon, type IconName } from '../ui/Icon';
+import { Account, Initial } from './Account';
 import { Shortcuts } from './Shortcuts';
 import { ThemeToggle } from './ThemeToggle';
 
@@ -28,6 +29,7 @@ const ITEMS: Item[] = [
     href: '/running',
     label: 'Running',
     icon: 'running',
+    // ExecutionStatus: what runs now (never what a pool claimed ahead); on the Running page, its own list's answer
     badge: (s) => (s.totals.running ? { n: s.totals.running, tone: 'amber' } : null),
   },
   { href: '/tasks', label: 'Tasks', icon: 'tasks' },
@@ -85,11 +87,15 @@ function LiveDot({ ok, loading }: { ok: boolean; loading: boolean }) {
 }
 
 function NavLinks({ pathname, stats, onNavigate }: { pathname: string; stats: StatsJson | undefined; onNavigate?: () => void }) {
+  // on the Running page the badge counts the rows it lists: the same answer (one poll serves both)
+  const onRunning = isActive(pathname, '/running');
+  const list = useLive<RunningListJson>(['running'], '/api/running', { enabled: onRunning });
+  const running = onRunning && list.data ? list.data.items.length : null;
   return (
     <ul className="space-y-0.5">
       {ITEMS.map((it) => {
         const active = isActive(pathname, it.href);
-        const b = stats && it.badge?.(stats);
+        const b = stats && it.badge?.(running === null ? stats : { ...stats, totals: { ...stats.totals, running } });
         return (
           <li key={it.href}>
             <Link
@@ -105,7 +111,10 @@ function NavLinks({ pathname, stats, onNavigate }: { pathname: string; stats: St
               <Icon name={it.icon} />
               <span className="flex-1">{it.label}</span>
               {b && (
-                <span className={cx('tabular min-w-6 rounded-full px-1.5 py-0.5 text-center text-[11px] font-semibold', BADGE[b.tone])}>
+                <span
+                  data-testid={`nav-badge-${it.href === '/' ? 'overview' : it.href.slice(1)}`}
+                  className={cx('tabular min-w-6 rounded-full px-1.5 py-0.5 text-center text-[11px] font-semibold', BADGE[b.tone])}
+                >
                   {b.n > 999 ? '999+' : b.n}
                 </span>
               )}
@@ -134,6 +143,7 @@ export function Shell({ children }: { children: ReactNode }) {
         <nav aria-label="Main" className="flex-1 overflow-y-auto px-3 py-2">
           <NavLinks pathname={pathname} stats={stats.data} />
         </nav>
+        <Account className="border-t border-white/10 px-5 py-3" />
         <div className="border-t border-white/10 px-5 py-3">
           <LiveDot ok={ok} loading={stats.isPending} />
           <p className="mt-1 text-[11px] text-slate-500">refreshes every second while visible</p>
@@ -146,6 +156,7 @@ export function Shell({ children }: { children: ReactNode }) {
         <div className="flex h-12 items-center justify-between px-4">
           <Brand />
           <div className="flex items-center gap-3">
+            <Initial />
             <ThemeToggle compact />
             <LiveDot ok={ok} loading={stats.isPending} />
             <button
@@ -173,6 +184,7 @@ export function Shell({ children }: { children: ReactNode }) {
         </div>
         {menuOpen && (
           <nav id="mobile-nav" aria-label="Main" className="border-t border-white/10 px-3 py-2">
+            <Account layout="row" className="mb-2 border-b border-white/10 px-3 pt-1 pb-3" />
             <NavLinks pathname={pathname} stats={stats.data} onNavigate={() => setMenuOpen(false)} />
           </nav>
         )}

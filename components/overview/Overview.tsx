@@ -26,8 +26,9 @@ function Stat({ label, value, tone, sub, testId }: { label: string; value: numbe
       <div className="tabular mt-1 text-2xl font-semibold text-slate-900" data-testid={`${testId}-value`}>
         {typeof value === 'number' ? formatNumber(value) : value}
       </div>
+      {/* wraps rather than cut: a card is narrow beside six others */}
       {sub && (
-        <div className="mt-0.5 truncate text-xs text-slate-500" title={sub}>
+        <div className="mt-0.5 text-xs text-slate-500" data-testid={`${testId}-sub`}>
           {sub}
         </div>
       )}
@@ -113,7 +114,9 @@ export function Overview() {
           label="Running"
           value={s ? s.totals.running : '–'}
           tone="bg-amber-400"
-          sub={s ? `${busyWorkers} of ${liveWorkers} workers busy` : undefined}
+          sub={
+            s ? `${busyWorkers} of ${liveWorkers} workers busy${s.totals.claimed ? ` · ${s.totals.claimed} claimed ahead` : ''}` : undefined
+          }
         />
         <Stat
           testId="stat-succeeded"

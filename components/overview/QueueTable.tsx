@@ -7,10 +7,11 @@ import { Badge } from '../ui/Badge';
 import { DataTable, type Column } from '../ui/DataTable';
 import { WhyLine, type QueueHealthJson } from '../why/WhyReason';
 
-const STATUSES = ['waiting', 'pending', 'running', 'succeeded', 'dead', 'cancelled'] as const;
+const STATUSES = ['waiting', 'pending', 'claimed', 'running', 'succeeded', 'dead', 'cancelled'] as const;
 const SHORT: Record<(typeof STATUSES)[number], string> = {
   waiting: 'wait',
   pending: 'pend',
+  claimed: 'clm',
   running: 'run',
   succeeded: 'ok',
   dead: 'dead',
@@ -20,6 +21,7 @@ const SHORT: Record<(typeof STATUSES)[number], string> = {
 const COLORS: Record<(typeof STATUSES)[number], string> = {
   waiting: 'text-violet-700',
   pending: 'text-sky-700',
+  claimed: 'text-violet-700',
   running: 'text-amber-700',
   succeeded: 'text-emerald-700',
   dead: 'text-rose-700',
@@ -87,8 +89,9 @@ export function QueueTable({ stats, health }: { stats: StatsJson; health?: Queue
             All<span className="hidden sm:inline"> queues</span>
           </span>
         ) : (
-          <div className="min-w-0">
-            <span className="inline-flex items-center gap-1.5 whitespace-nowrap">
+          <div className="min-w-0 sm:max-w-[16rem]">
+            {/* the badges wrap under a long name: the table fits 1280 px */}
+            <span className="flex flex-wrap items-center gap-x-1.5 gap-y-0.5">
               <Link
                 href={`/log?queue=${encodeURIComponent(r.queue)}`}
                 title={r.queue}
@@ -118,7 +121,7 @@ export function QueueTable({ stats, health }: { stats: StatsJson; health?: Queue
             {/* why its work waits (the same reason as GET /api/queues/{name}/why); narrow on a phone, where this
                 column stays pinned while the counts scroll under it */}
             {r.health?.why && (
-              <div className="mt-0.5 max-w-[10rem] sm:max-w-[18rem]">
+              <div className="mt-0.5 max-w-[10rem] sm:max-w-[16rem]">
                 <WhyLine why={r.health.why} testId="queue-why" />
               </div>
             )}

@@ -1,5 +1,5 @@
 'use client';
-// Recorded limit, pause and flow-control changes: when, by whom or from where, old → new.
+// Recorded limit, pause and throttle changes: when, by whom or from where, old → new.
 import { useState } from 'react';
 import { formatLocal } from '../format';
 import { useLive } from '../live';
@@ -60,7 +60,9 @@ const columns: Column<QueueChangeJson>[] = [
 function PhoneRow({ c }: { c: QueueChangeJson }) {
   return (
     <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
-      <span className="min-w-0 truncate font-mono text-xs text-slate-700">{c.queue}</span>
+      <span className="min-w-0 truncate font-mono text-xs text-slate-700" title={c.queue}>
+        {c.queue}
+      </span>
       <Badge tone={c.field === 'paused' ? 'amber' : 'blue'}>{FIELD[c.field] ?? c.field}</Badge>
       <Change c={c} />
       <span className="ml-auto whitespace-nowrap text-xs text-slate-500">
@@ -86,7 +88,7 @@ export function ChangeHistory({ queue, all }: { queue: string; all: QueueChangeJ
       <CardHeader
         title={<>Change history{queue && <span className="font-mono text-slate-500"> · {queue}</span>}</>}
         subtitle={
-          'Every limit, pause and flow-control change, newest first (the name is the signed-in user, or where the change ' +
+          'Every limit, pause and throttle change, newest first (the name is the signed-in user, or where the change ' +
           'came from: dashboard, api, cli).'
         }
       />

@@ -1,5 +1,5 @@
 'use client';
-// Every queue: its running/limit gauge, pending depth, granted tokens, the limit editor, its flow control (rate
+// Every queue: its running/limit gauge, pending depth, granted tokens, the limit editor, its throttle (rate
 // window, busiest keys; edited below the list) and the pause switch.
 import Link from 'next/link';
 import { rateText } from '@/lib/engine/keys';
@@ -7,7 +7,7 @@ import { formatNumber } from '../format';
 import { Badge } from '../ui/Badge';
 import { DataTable, type Column } from '../ui/DataTable';
 import { cx } from '../ui/cx';
-import { FlowSummary } from './FlowSummary';
+import { ThrottleSummary } from './ThrottleSummary';
 import { RateGauge } from './RateGauge';
 import { Gauge } from './Gauge';
 import { LimitEditor } from './LimitEditor';
@@ -29,20 +29,20 @@ function QueueName({
   q,
   selected,
   onSelect,
-  onEditFlow,
+  onEditThrottle,
 }: {
   q: QueueJson;
   selected: boolean;
   onSelect: (name: string) => void;
-  onEditFlow: (name: string) => void;
+  onEditThrottle: (name: string) => void;
 }) {
   return (
-    <div className="flex min-w-0 items-center gap-2">
+    <div className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-0.5">
       <button
         type="button"
         onClick={() => onSelect(selected ? '' : q.name)}
         aria-pressed={selected}
-        title={selected ? 'Show every queue in the grants and history below' : 'Show only this queue in the grants and history below'}
+        title={`${q.name}: show ${selected ? 'every queue' : 'only this queue'} in the grants and history below`}
         data-testid="queue-select"
         className={cx(
           'max-w-56 truncate text-left font-mono text-sm font-medium hover:underline',
@@ -70,12 +70,12 @@ function QueueName({
       </Link>
       <button
         type="button"
-        onClick={() => onEditFlow(q.name)}
+        onClick={() => onEditThrottle(q.name)}
         className="shrink-0 text-xs text-slate-400 hover:text-brand-600 hover:underline"
-        title={`Flow control of ${q.name}: per-key limit, keyFrom, rate limit and top keys`}
-        data-testid="flow-edit"
+        title={`Throttle of ${q.name}: per-key limit, keyFrom, rate limit and top keys`}
+        data-testid="throttle-edit"
       >
-        flow
+        throttle
       </button>
     </div>
   );
@@ -85,14 +85,14 @@ export function QueueList({
   queues,
   selected,
   onSelect,
-  onEditFlow,
+  onEditThrottle,
   health,
 }: {
   queues: QueueJson[];
   selected: string;
   onSelect: (name: string) => void;
-  /** open the flow-control editor of a queue */
-  onEditFlow: (name: string) => void;
+  /** open the throttle editor of a queue */
+  onEditThrottle: (name: string) => void;
   /** per queue: pending split, oldest ready age, why its work waits (GET /api/why) */
   health?: QueueHealthJson[];
 }) {
@@ -102,12 +102,14 @@ export function QueueList({
       key: 'queue',
       header: 'Queue',
       cell: (q) => (
-        <>
-          <QueueName q={q} selected={q.name === selected} onSelect={onSelect} onEditFlow={onEditFlow} />
+        // as wide as its why note at most: the links wrap under a long name, the note under itself (the table
+        // fits 1280 px)
+        <div className="max-w-[19rem]">
+          <QueueName q={q} selected={q.name === selected} onSelect={onSelect} onEditThrottle={onEditThrottle} />
           {/* why its ready work waits, the pending split and the oldest ready age (GET /api/why) */}
           <QueueWhy health={healthOf.get(q.name)} />
-          <FlowSummary q={q} />
-        </>
+          <ThrottleSummary q={q} />
+        </div>
       ),
     },
     {
@@ -137,8 +139,18 @@ export function QueueList({
           <Count n={q.granted} tone="text-amber-700" testId="queue-granted" />
         ),
     },
-    { key: 'limit', header: 'Limit', cell: (q) => <LimitEditor queue={q.name} limit={q.concurrencyLimit} /> },
-    { key: 'paused', header: 'Pause', cell: (q) => <PauseSwitch queue={q.name} paused={q.paused} /> },
+    {
+      // the row's controls, one column pinned at the end: in view beside the name however narrow the window
+      key: 'controls',
+      header: 'Limit · pause',
+      pin: 'end',
+      cell: (q) => (
+        <div className="flex flex-col items-start gap-1.5">
+          <LimitEditor queue={q.name} limit={q.concurrencyLimit} />
+          <PauseSwitch queue={q.name} paused={q.paused} />
+        </div>
+      ),
+    },
   ];
 
   return (
@@ -160,7 +172,7 @@ export function QueueList({
         <div className="space-y-2">
           <div className="flex items-center justify-between gap-2">
             <div className="min-w-0 flex-1">
-              <QueueName q={q} selected={q.name === selected} onSelect={onSelect} onEditFlow={onEditFlow} />
+              <QueueName q={q} selected={q.name === selected} onSelect={onSelect} onEditThrottle={onEditThrottle} />
             </div>
             <PauseSwitch queue={q.name} paused={q.paused} />
           </div>
@@ -182,7 +194,7 @@ export function QueueList({
             <span className="text-xs text-slate-500">Limit</span>
             <LimitEditor queue={q.name} limit={q.concurrencyLimit} />
           </div>
-          <FlowSummary q={q} />
+          <ThrottleSummary q={q} />
           <QueueWhy health={healthOf.get(q.name)} />
         </div>
       )}

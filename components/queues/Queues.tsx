@@ -1,5 +1,5 @@
 'use client';
-// Queues: live concurrency limits, pause and flow control per queue (the selected queue's flow-control editor),
+// Queues: live concurrency limits, pause and throttle per queue (the selected queue's throttle editor),
 // the token grants, and the change history.
 import { useSearchParams } from 'next/navigation';
 import { useCallback, useMemo, useState } from 'react';
@@ -9,7 +9,7 @@ import { inputCls } from '../log/LogFilters';
 import { Card, CardHeader, PageHeader } from '../ui/Card';
 import { EmptyState, ErrorState, LoadingState, StaleBanner } from '../ui/States';
 import { ChangeHistory } from './ChangeHistory';
-import { FlowPanel } from './FlowPanel';
+import { ThrottlePanel } from './ThrottlePanel';
 import { QueueList } from './QueueList';
 import { TokenGrants, type TokenMode } from './TokenGrants';
 import type { QueuesJson } from './types';
@@ -39,10 +39,13 @@ export function Queues() {
   const limited = queues.filter((x) => x.concurrencyLimit !== null).length;
   const rated = queues.filter((x) => x.rateLimit !== null).length;
   const current = queues.find((x) => x.name === selected);
-  const editFlow = (name: string) => {
+  const editThrottle = (name: string) => {
     setParams({ queue: name });
     // the editor opens below the list: bring it into view once it is drawn
-    setTimeout(() => document.querySelector('[data-testid="flow-card"]')?.scrollIntoView({ behavior: 'smooth', block: 'nearest' }), 100);
+    setTimeout(
+      () => document.querySelector('[data-testid="throttle-card"]')?.scrollIntoView({ behavior: 'smooth', block: 'nearest' }),
+      100,
+    );
   };
   const paused = queues.filter((x) => x.paused).length;
 
@@ -96,7 +99,7 @@ export function Queues() {
             queues={shown}
             selected={selected}
             onSelect={(name) => setParams({ queue: name })}
-            onEditFlow={editFlow}
+            onEditThrottle={editThrottle}
             health={health.data?.queues}
           />
         )}
@@ -110,7 +113,7 @@ export function Queues() {
           </button>
         </div>
       )}
-      {current && <FlowPanel q={current} />}
+      {current && <ThrottlePanel q={current} />}
       <div className="space-y-5">
         <TokenGrants queue={selected} mode={mode} onMode={(m) => setParams({ tokens: m === 'all' ? 'all' : '' })} />
         <ChangeHistory queue={selected} all={q.data?.changes} />

@@ -107,7 +107,9 @@ function PhoneRow({ t }: { t: TokenJson }) {
         <span className="tabular font-mono text-sm font-semibold text-slate-900" data-testid="token-no">
           #{t.tokenNo}
         </span>
-        <span className="min-w-0 flex-1 truncate font-mono text-xs text-slate-600">{t.queue}</span>
+        <span className="min-w-0 flex-1 truncate font-mono text-xs text-slate-600" title={t.queue}>
+          {t.queue}
+        </span>
         <StatusCell t={t} />
       </div>
       {t.token && (

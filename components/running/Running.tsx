@@ -24,6 +24,7 @@ import { useIsMssql } from '../enqueue/storeInfo';
 import { blockingChains } from './chains';
 import { KillButton, killable } from './KillButton';
 import { ChainMarks, chainTitle, LiveState } from './LiveState';
+import { ClaimedAhead } from './ClaimedAhead';
 import { ProgressCell } from './ProgressCell';
 import { RunningToolbar, SelectionBar, applyView, isStale, type RunningViewState } from './RunningToolbar';
 
@@ -301,7 +302,13 @@ export function Running() {
 
   return (
     <>
-      <PageHeader title="Running" description="ExecutionStatus: every attempt running right now, on which worker and database session." />
+      <PageHeader
+        title="Running"
+        description={
+          'ExecutionStatus: every attempt running right now, on which worker and database session ' +
+          '(tasks a pool claimed ahead are listed apart below: they have not started).'
+        }
+      />
       {q.data && !stale && <StaleBanner error={q.error} updatedAt={q.dataUpdatedAt} />}
       {stale && (
         <div className="mb-4" data-testid="running-stale">
@@ -434,6 +441,7 @@ export function Running() {
           </>
         )}
       </Card>
+      <ClaimedAhead claimed={q.data?.claimed} />
     </>
   );
 }

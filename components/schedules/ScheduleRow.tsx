@@ -80,7 +80,7 @@ export function ScheduleRow({
           <ScheduleSwitch name={s.name} enabled={s.enabled} />
           <div className="min-w-0">
             <div className="flex flex-wrap items-center gap-2">
-              <span className="truncate font-mono text-sm font-semibold text-slate-900" data-testid="schedule-name-cell">
+              <span className="truncate font-mono text-sm font-semibold text-slate-900" data-testid="schedule-name-cell" title={s.name}>
                 {s.name}
               </span>
               {s.source === 'code' &&

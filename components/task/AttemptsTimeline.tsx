@@ -5,6 +5,7 @@ import { ABANDON_TEXT } from './abandon';
 import { OUTCOME_TONE, OutcomeBadge } from '../ui/Badge';
 import { cx } from '../ui/cx';
 import { Elapsed, RelativeTime } from '../ui/Time';
+import { TraceLink } from './TraceLink';
 
 /** a timeline's dot by tone (attempts here, a durable task's steps in StepsTimeline) */
 export const DOT: Record<string, string> = {
@@ -16,7 +17,19 @@ export const DOT: Record<string, string> = {
   gray: 'bg-slate-400 ring-slate-100',
 };
 
-export function AttemptsTimeline({ history }: { history: AttemptJson[] }) {
+/**
+ * Each attempt, with its trace when it was traced: the first attempt's is the task's (the enqueue's trace); a retry's
+ * is a trace of its own, linked to the enqueue and to the attempt before it (README "OpenTelemetry").
+ */
+export function AttemptsTimeline({
+  history,
+  traceUrl = null,
+  taskTraceId = null,
+}: {
+  history: AttemptJson[];
+  traceUrl?: string | null;
+  taskTraceId?: string | null;
+}) {
   const sorted = [...history].sort((a, b) => a.attempt - b.attempt || a.id - b.id);
   return (
     <ol className="relative space-y-5 px-4 py-4" data-testid="attempts">
@@ -53,6 +66,13 @@ export function AttemptsTimeline({ history }: { history: AttemptJson[] }) {
               <>
                 {' '}
                 · token <span className="text-slate-700">{a.tokenNo}</span>
+              </>
+            )}
+            {a.traceId && (
+              <>
+                {' '}
+                · trace{a.traceId === taskTraceId ? '' : ' (its own)'}{' '}
+                <TraceLink traceId={a.traceId} url={traceUrl} testId="attempt-trace" inline />
               </>
             )}
           </div>

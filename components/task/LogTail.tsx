@@ -159,7 +159,10 @@ export function LogTail({ task }: { task: { token: string; kind: string; status:
       {meta?.progress && (
         <div className="border-b border-slate-100 px-4 py-3" data-testid="output-progress">
           <div className="mb-1 flex items-baseline justify-between gap-3 text-xs">
-            <span className="min-w-0 truncate text-slate-700">
+            <span
+              className="min-w-0 truncate text-slate-700"
+              title={`${Math.round(meta.progress.percent * 10) / 10}% ${meta.progress.message ?? ''}`}
+            >
               <span className="tabular mr-2 font-semibold text-slate-900">{Math.round(meta.progress.percent * 10) / 10}%</span>
               {meta.progress.message}
             </span>

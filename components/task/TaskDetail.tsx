@@ -19,6 +19,7 @@ import { RetriedNote } from './RetriedNote';
 import { StepsTimeline } from './StepsTimeline';
 import { TaskActions } from './TaskActions';
 import { TaskLinks } from './TaskLinks';
+import { TraceLink } from './TraceLink';
 import { WhyPanel } from './WhyPanel';
 
 function When({ iso }: { iso: string | null }) {
@@ -48,7 +49,8 @@ function CopyToken({ token }: { token: string }) {
   );
 }
 
-export function TaskDetail({ token }: { token: string }) {
+/** `traceUrl`: READPAST_TRACE_URL, the tracing backend's page of a trace (`{traceId}` in it), or null */
+export function TaskDetail({ token, traceUrl = null }: { token: string; traceUrl?: string | null }) {
   const q = useLive<StatusJson>(['task', token], `/api/tasks/${encodeURIComponent(token)}`);
   const t = q.data;
 
@@ -210,6 +212,11 @@ export function TaskDetail({ token }: { token: string }) {
                   <span className="font-mono text-xs">{t.dedupKey}</span>
                 </Field>
               )}
+              {t.traceId && (
+                <Field label="Trace" wide>
+                  <TraceLink traceId={t.traceId} url={traceUrl} testId="task-trace" />
+                </Field>
+              )}
             </dl>
             {t.kind !== 'handler' && (
               <div className="border-t border-slate-100 p-4">
@@ -238,7 +245,7 @@ export function TaskDetail({ token }: { token: string }) {
                 )}
               </EmptyState>
             ) : (
-              <AttemptsTimeline history={t.history} />
+              <AttemptsTimeline history={t.history} traceUrl={traceUrl} taskTraceId={t.traceId} />
             )}
           </Card>
         </div>

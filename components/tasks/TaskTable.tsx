@@ -38,9 +38,10 @@ function When({ t }: { t: TaskJson }) {
           : t.finishedAt
             ? ['finished', t.finishedAt]
             : ['created', t.createdAt];
+  // two lines, as the task beside it: the table fits 1280 px
   return (
-    <span className="whitespace-nowrap text-xs text-slate-500">
-      {label} <RelativeTime iso={iso} className="text-slate-700" />
+    <span className="text-xs text-slate-500">
+      <span className="block">{label}</span> <RelativeTime iso={iso} className="whitespace-nowrap text-slate-700" />
     </span>
   );
 }
@@ -101,7 +102,7 @@ export function TaskTable({
               {t.command}
             </Link>
           </div>
-          <div className="mt-0.5 flex gap-2 text-xs">
+          <div className="mt-0.5 flex flex-wrap gap-x-2 text-xs">
             <TokenLink token={t.token} testId="task-token" />
             {t.batchId !== null && (
               <Link href={`/batches/${t.batchId}`} className="text-violet-700 hover:underline">
@@ -113,7 +114,11 @@ export function TaskTable({
               <Link
                 href={`/flows/${t.flowId}`}
                 className="max-w-40 truncate text-brand-700 hover:underline"
-                title={t.flowNode ? `node ${t.flowNode} of flow ${t.flowId}` : `after a task of flow ${t.flowId}`}
+                title={
+                  t.flowNode !== null
+                    ? `flow ${t.flowId} · ${t.flowNode}: node ${t.flowNode} of flow ${t.flowId}`
+                    : `flow ${t.flowId}: after a task of flow ${t.flowId}`
+                }
                 data-testid="task-flow"
               >
                 flow {t.flowId}
@@ -139,13 +144,13 @@ export function TaskTable({
       header: 'Queue',
       cell: (t) => (
         <>
-          <span className="block max-w-32 truncate whitespace-nowrap font-mono text-xs" title={t.queue}>
+          <span className="block max-w-28 truncate whitespace-nowrap font-mono text-xs" title={t.queue}>
             {t.queue}
           </span>
           {t.concurrencyKey !== null && (
             <Link
               href={`/tasks?queue=${encodeURIComponent(t.queue)}&key=${encodeURIComponent(t.concurrencyKey)}`}
-              className="block max-w-32 truncate whitespace-nowrap text-[11px] text-slate-500 hover:text-brand-600 hover:underline"
+              className="block max-w-28 truncate whitespace-nowrap text-[11px] text-slate-500 hover:text-brand-600 hover:underline"
               title={`Concurrency key ${t.concurrencyKey}: show the tasks of this key`}
               data-testid="task-key"
             >
@@ -178,7 +183,7 @@ export function TaskTable({
         const p = payloadPreview(t.payload, 60);
         return p ? (
           <code
-            className="block max-w-36 truncate text-[11px] text-slate-600"
+            className="block max-w-28 truncate text-[11px] text-slate-600"
             title={payloadPreview(t.payload, 2000)}
             data-testid="task-payload"
           >
@@ -196,7 +201,10 @@ export function TaskTable({
       cell: (t) =>
         t.lastError ? (
           // two lines at most, and narrower when the table needs the room (a truncated line would not give way)
-          <p className="line-clamp-2 min-w-36 max-w-56 break-words text-xs text-rose-800" title={t.lastError.message}>
+          <p
+            className="line-clamp-2 min-w-36 max-w-56 break-words text-xs text-rose-800"
+            title={`${t.lastError.number !== null ? `#${t.lastError.number} ` : ''}${t.lastError.message}`}
+          >
             {t.lastError.number !== null && <span className="mr-1 font-mono text-rose-500">#{t.lastError.number}</span>}
             {t.lastError.message}
           </p>

@@ -61,6 +61,7 @@ export function Badge({
 export const STATUS_TONE: Record<string, Tone> = {
   waiting: 'violet',
   pending: 'blue',
+  claimed: 'violet',
   running: 'amber',
   succeeded: 'green',
   dead: 'red',

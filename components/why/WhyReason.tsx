@@ -48,12 +48,14 @@ export function WhyBadge({ why, testId }: { why: WhyJson; testId?: string }) {
   );
 }
 
-/** badge and sentence on one line, the sentence cut with an ellipsis (whole in the tooltip) */
+/** badge and sentence side by side, the sentence wrapping under itself (never cut: it is the answer) */
 export function WhyLine({ why, testId }: { why: WhyJson; testId?: string }) {
   return (
-    <span className="flex min-w-0 items-center gap-1.5" data-testid={testId} data-reason={why.reason} title={why.text}>
-      <WhyBadge why={why} />
-      <span className="truncate text-xs text-slate-600">{why.text}</span>
+    <span className="flex min-w-0 items-start gap-1.5" data-testid={testId} data-reason={why.reason}>
+      <span className="shrink-0">
+        <WhyBadge why={why} />
+      </span>
+      <span className="min-w-0 break-words text-xs text-slate-600">{why.text}</span>
     </span>
   );
 }

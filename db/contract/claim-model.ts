@@ -17,7 +17,7 @@
 // time stops its store first (every later call through the walk's store is refused) and fails saying at
 // which step, so nothing keeps claiming in the background into the next seed.
 //
-// Flow control is in the walk too, drawn apart from its other moves (flowRng): tasks with concurrency keys (given,
+// Throttle is in the walk too, drawn apart from its other moves (throttleRng): tasks with concurrency keys (given,
 // or in the payload of a queue with keyFrom), queues with per-key limits and rate limits (queue-wide or per key),
 // changed now and then; the snapshot carries each task's key, each queue's per-key and rate limits, and every
 // attempt start (listAttempts), which the model's rate windows count.
@@ -99,7 +99,7 @@ const QUEUES = ['qa', 'qb', 'qc', 'qd'];
 const KEYS = ['k', 'K', 'acme', 'beta'];
 /**
  * Rate periods: long enough that no start leaves a window during a walk, so the snapshot and the claim a few
- * milliseconds later agree on every window (windows that roll are the contract tests' part, flow-control.ts).
+ * milliseconds later agree on every window (windows that roll are the contract tests' part, throttle.ts).
  */
 const RATE_PERIODS = [3600, 86_400];
 const HOUR = 3_600_000;
@@ -127,14 +127,21 @@ class Walk {
 
   /** draws the tasks whose "why" is checked: apart from `rng`, so the walk's own moves stay as they were */
   readonly whyRng: Rng;
-  /** draws keys and flow control (per-key limits, keyFrom, rate limits): apart from `rng`, for the same reason */
-  readonly flowRng: Rng;
+  /** draws keys and throttle (per-key limits, keyFrom, rate limits): apart from `rng`, for the same reason */
+  readonly throttleRng: Rng;
   /** draws dependencies (claim-model-deps.ts): apart from `rng`, for the same reason */
   readonly depRng: Rng;
   /** draws durable handlers' suspensions, wake-ups and events: apart from `rng`, for the same reason */
   readonly durRng: Rng;
   /** settlements that suspended their task */
   suspended = 0;
+  /**
+   * draws claims ahead (a store that claims ahead: the task is `claimed`, holding what a running one holds) and
+   * how a claimed task ends (started and settled, or given back): apart from `rng`, for the same reason
+   */
+  readonly aheadRng: Rng;
+  /** claims made ahead */
+  ahead = 0;
   /** waiting or pending tasks with parents whose edges were checked, and claims of a task with parents */
   edgesChecked = 0;
   claimedAfterParents = 0;
@@ -147,9 +154,10 @@ class Walk {
     readonly durable = true,
   ) {
     this.whyRng = prng(seed ^ 0x5eed);
-    this.flowRng = prng(seed ^ 0xf10c);
+    this.throttleRng = prng(seed ^ 0xf10c);
     this.depRng = prng(seed ^ 0xda9);
     this.durRng = prng(seed ^ 0xd0d0);
+    this.aheadRng = prng(seed ^ 0xa4ead);
   }
 
   get store() {
@@ -182,23 +190,23 @@ class Walk {
 
   /** a task's key: given, or in its payload for a queue's keyFrom (`$.k`), or none */
   keyed(): { payload: unknown; concurrencyKey?: string } {
-    const f = this.flowRng;
+    const f = this.throttleRng;
     const x = f.next();
     if (x < 0.3) return { payload: null, concurrencyKey: f.pick(KEYS) };
     if (x < 0.6) return { payload: { k: f.pick(KEYS) } };
     return { payload: null };
   }
 
-  /** Flow control of a queue, at random: a per-key limit, keyFrom, a rate limit (long periods: see RATE_PERIODS). */
-  async flow(q: string) {
-    const f = this.flowRng;
+  /** Throttle of a queue, at random: a per-key limit, keyFrom, a rate limit (long periods: see RATE_PERIODS). */
+  async throttle(q: string) {
+    const f = this.throttleRng;
     const rateLimit = f.chance(0.35) ? { limit: 1 + f.int(4), periodSeconds: f.pick(RATE_PERIODS), perKey: f.chance(0.4) } : null;
     const patch = { perKeyLimit: f.pick([null, null, 1, 2]), keyFrom: f.pick([null, '$.k']), rateLimit };
     await this.store.commands.setQueue(q, patch, 'contract');
   }
 
   async setUp() {
-    for (const q of QUEUES) await this.flow(q);
+    for (const q of QUEUES) await this.throttle(q);
     const r = this.rng;
     for (let i = 0; i < 4; i++) this.slots.push(await this.h.worker());
     // the walk's tasks run handler demo.echo: known, so that "why" does not stop at the handler
@@ -231,7 +239,17 @@ class Walk {
       { kind: 'dead', outcome: 'failed', error: err('boom') },
       { kind: 'cancelled', error: null },
     ]);
-    await this.h.settle(c, this.suspension() ?? settlement);
+    if (c.ahead && this.aheadRng.chance(0.3)) {
+      // never started: given back, nothing counted
+      await this.store.worker.finish([
+        { taskId: c.id, workerId: c.workerId, attempt: c.attempt, settlement: { kind: 'given_back', reason: 'walk' } },
+      ]);
+    } else if (c.ahead) {
+      // a slot of its claimer's pool starts it: its start recorded with its end (a suspension too)
+      const start = { at: new Date(), claimer: c.workerId, session: c.session, due: c.runAfter };
+      const ended = this.suspension() ?? settlement;
+      await this.store.worker.finish([{ taskId: c.id, workerId: c.workerId, attempt: c.attempt, settlement: ended, start }]);
+    } else await this.h.settle(c, this.suspension() ?? settlement);
     this.running.delete(c.id);
   }
 
@@ -264,7 +282,7 @@ class Walk {
 
   /** One random move that changes what is claimable. */
   async move() {
-    if (this.flowRng.chance(0.06)) return this.flow(this.flowRng.pick(QUEUES));
+    if (this.throttleRng.chance(0.06)) return this.throttle(this.throttleRng.pick(QUEUES));
     if (this.durable && this.durRng.chance(0.1)) {
       if (this.durRng.chance(0.5)) await this.store.maintenance.wakeDue();
       else await this.store.commands.sendEvent({ name: 'walk.event', payload: { n: this.durRng.int(2) }, caller: 'contract' });
@@ -288,9 +306,9 @@ class Walk {
       }
     } else if (x < 0.67) {
       const res = await this.store.maintenance.rescueExpired();
-      if (res.retried + res.dead > 0) {
+      if (res.retried + res.dead + (res.released ?? 0) > 0) {
         await sleep(MARGIN);
-        for (const c of running) if ((await this.h.status(c.token)) !== 'running') this.running.delete(c.id);
+        for (const c of running) if (!['running', 'claimed'].includes(await this.h.status(c.token))) this.running.delete(c.id);
       }
     } else if (x < 0.69) {
       if (this.batches.length) await this.store.commands.cancelBatch(r.pick(this.batches));
@@ -322,11 +340,19 @@ class Walk {
     const views = new Map<number, TaskView>();
     const s = await snapshot(this.store, only, new Date(Date.now() + this.skew), tokens, views);
     this.edgesChecked += await checkEdges(this.store, [...views.values()], `seed ${seed}, step ${step}`);
-    const allowed = allowedClaims(s);
-    const whys = await this.whyBefore(s, allowed, tokens, `seed ${seed}, step ${step}`);
+    const whys = await this.whyBefore(s, allowedClaims(s), tokens, `seed ${seed}, step ${step}`);
     const opts = { leaseMs: short ? SHORT_LEASE : LONG_LEASE, queues: only ?? undefined };
     const before = Date.now();
-    const got = await this.store.worker.claim([r.pick(this.slots)], opts);
+    const slot = r.pick(this.slots);
+    const ahead = this.store.capabilities.prefetch > 0 && this.aheadRng.chance(0.3);
+    // a task of a rate-limited queue is never claimed ahead (its rate slot would be dated before its start): for a
+    // claim ahead those queues are as if outside the claimer's filter
+    const unrated = s.queues.filter((q) => !q.rateLimit && (!s.only?.length || s.only.includes(q.name))).map((q) => q.name);
+    const allowed = !ahead ? allowedClaims(s) : unrated.length ? allowedClaims({ ...s, only: unrated }) : new Set<number>();
+    const got = ahead
+      ? await this.store.worker.claim([], { ...opts, ahead: { count: 1, claimer: slot } })
+      : await this.store.worker.claim([slot], opts);
+    if (ahead) this.ahead++;
     const after = Date.now();
     const at = got[0]?.startedAt.getTime();
     if (at !== undefined && (at < before || at > after)) this.skew = at - (before + after) / 2;

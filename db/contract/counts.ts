@@ -37,8 +37,8 @@ export function countsTests(factory: StoreFactory) {
       expect((await store.commands.enqueue({ kind: 'handler', command: 'demo.echo', queue: 'a', dedupKey: 'once' })).created).toBe(false);
       await check('after enqueue');
       expect(await h().counts()).toEqual([
-        { queue: 'a', waiting: 0, pending: 3, running: 0, succeeded: 0, dead: 0, cancelled: 0 },
-        { queue: 'b', waiting: 0, pending: 3, running: 0, succeeded: 0, dead: 0, cancelled: 0 },
+        { queue: 'a', waiting: 0, pending: 3, claimed: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 },
+        { queue: 'b', waiting: 0, pending: 3, claimed: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 },
       ]);
 
       // claim, succeed, retry

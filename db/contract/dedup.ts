@@ -14,7 +14,9 @@ export function dedupTests(factory: StoreFactory) {
       expect(again).toEqual({ token: first.token, created: false });
       // the duplicate changed nothing
       expect((await h().task(first.token)).payload).toBe(1);
-      expect(await h().counts()).toEqual([{ queue: 'default', waiting: 0, pending: 1, running: 0, succeeded: 0, dead: 0, cancelled: 0 }]);
+      expect(await h().counts()).toEqual([
+        { queue: 'default', waiting: 0, pending: 1, claimed: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 },
+      ]);
 
       const slot = await h().worker();
       await h().claimOne(slot);

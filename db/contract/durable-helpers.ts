@@ -27,7 +27,7 @@ export async function runClaimed(
   task: ClaimedTask,
   opts: { leaseMs?: number; settle?: boolean } = {},
 ): Promise<Ran> {
-  const settlement = await runTask(h.store.worker, reg, task, new AbortController(), { leaseMs: opts.leaseMs ?? LONG_LEASE });
+  const { settlement } = await runTask(h.store.worker, reg, task, new AbortController(), { leaseMs: opts.leaseMs ?? LONG_LEASE });
   const accepted = opts.settle === false ? false : await h.settle(task, settlement);
   return { task, settlement, accepted };
 }

@@ -1,10 +1,14 @@
 // Durable handlers' sleeps and events against every store (rules: lib/engine/types/durable.ts): a suspended task
 // holds no token or key slot and is never claimed before its time or its event; an event resumes every matching
 // waiter with its payload, a timeout with null; cancel and wake; pruning keeps what an unfinished task needs.
+// A task claimed ahead (db/contract/claimed.ts) runs before its start is recorded: a step's write has it recorded
+// first, and its suspension, its start going with it, frees what its claim held.
 import { describe, expect, it } from 'vitest';
 import type { Handler } from '../../lib/engine/handlers';
+import { PendingStart, stillRunning } from '../../lib/engine/pool-starts';
+import { runTask } from '../../lib/engine/run';
 import { registry, runOne, until, wakeUntilPending } from './durable-helpers';
-import { type StoreFactory, useStore } from './harness';
+import { LONG_LEASE, type StoreFactory, useStore } from './harness';
 
 const waiter =
   (match: Record<string, unknown>, timeoutMs?: number): Handler =>
@@ -192,6 +196,49 @@ export function durableWaitTests(factory: StoreFactory) {
         await store.maintenance.prune(new Date(Date.now() + 60_000));
         return (await store.reads.getEvent(kept.id)) === null;
       });
+    });
+
+    it('a task claimed ahead: its step has its start recorded first; suspended, it holds nothing, not claimed nor running', async () => {
+      const { store } = h();
+      if (store.capabilities.prefetch === 0) return;
+      await store.commands.setQueue('da', { concurrencyLimit: 1 }, 'contract');
+      const reg = registry({
+        'd.nap': async (_p, ctx) => {
+          await ctx.step('before', () => 'b');
+          await ctx.sleep('nap', 3_600_000);
+          return 'never';
+        },
+      });
+      const token = await h().add({ command: 'd.nap', queue: 'da' });
+      const claimer = await h().worker('claimer');
+      const runner = await h().worker('runner');
+      const [t] = await store.worker.claim([], { leaseMs: LONG_LEASE, queues: ['da'], ahead: { count: 1, claimer } });
+      expect(await h().status(token)).toBe('claimed');
+      // as a pool's slot starts it (pool.ts): the runner's copy, its start sent when its first write needs it
+      const task = { ...t!, workerId: runner.workerId, session: runner.session, startedAt: new Date(), ahead: false };
+      let sent = 0;
+      const pending: PendingStart = new PendingStart(
+        { at: task.startedAt, claimer: claimer.workerId, session: runner.session, due: t!.runAfter },
+        0,
+        () => {
+          sent++;
+          void store.worker.finish([stillRunning(task, pending)]).then(() => pending.settle());
+        },
+      );
+      const { settlement } = await runTask(store.worker, reg, task, new AbortController(), { leaseMs: LONG_LEASE }, pending);
+      expect(sent).toBe(1);
+      expect(settlement).toMatchObject({ kind: 'suspended', step: { name: 'nap', kind: 'sleep' } });
+      expect(await store.worker.finish([{ taskId: t!.id, workerId: runner.workerId, attempt: t!.attempt, settlement }])).toEqual([true]);
+      expect(await h().task(token)).toMatchObject({ status: 'waiting', suspended: 'sleep', attempts: 1, workerId: runner.workerId });
+      expect((await store.reads.listSteps(token))!.map((s) => [s.name, s.status])).toEqual([
+        ['before', 'succeeded'],
+        ['nap', 'sleeping'],
+      ]);
+      expect((await h().counts()).find((c) => c.queue === 'da')).toMatchObject({ waiting: 1, claimed: 0, running: 0 });
+      expect((await store.reads.listTokens('da')).every((k) => k.status === 'free')).toBe(true);
+      // the queue's one token is free: another task of it is claimed at once
+      const other = await h().add({ queue: 'da' });
+      expect((await h().claimOne(runner, { queues: ['da'] })).token).toBe(other);
     });
   });
 }

@@ -405,7 +405,9 @@ export function fencingTests(factory: StoreFactory) {
       expect(await store.worker.claim(slots, { leaseMs: SHORT_LEASE })).toHaveLength(3);
       await sleep(PAST_LEASE);
       expect(await store.maintenance.rescueExpired()).toEqual({ retried: 2, dead: 1 });
-      expect(await h().counts()).toEqual([{ queue: 'default', waiting: 0, pending: 2, running: 0, succeeded: 0, dead: 1, cancelled: 0 }]);
+      expect(await h().counts()).toEqual([
+        { queue: 'default', waiting: 0, pending: 2, claimed: 0, running: 0, succeeded: 0, dead: 1, cancelled: 0 },
+      ]);
     });
   });
 }

@@ -133,11 +133,12 @@ export class Harness {
   async counts(): Promise<QueueCounts[]> {
     const rows = await this.store.reads.countsByQueue();
     return rows
-      .filter((r) => r.waiting + r.pending + r.running + r.succeeded + r.dead + r.cancelled > 0)
+      .filter((r) => r.waiting + r.pending + r.claimed + r.running + r.succeeded + r.dead + r.cancelled > 0)
       .map((r) => ({
         queue: r.queue,
         waiting: r.waiting,
         pending: r.pending,
+        claimed: r.claimed,
         running: r.running,
         succeeded: r.succeeded,
         dead: r.dead,
@@ -152,7 +153,16 @@ export class Harness {
     for (const token of tokens) {
       const t = await this.store.reads.getTask(token);
       if (!t) continue;
-      const row = by.get(t.queue) ?? { queue: t.queue, waiting: 0, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 };
+      const row = by.get(t.queue) ?? {
+        queue: t.queue,
+        waiting: 0,
+        pending: 0,
+        claimed: 0,
+        running: 0,
+        succeeded: 0,
+        dead: 0,
+        cancelled: 0,
+      };
       row[t.status] += 1;
       by.set(t.queue, row);
     }

@@ -102,51 +102,6 @@ export function lifecycleTests(factory: StoreFactory) {
       await h().claimNone(slot);
     });
 
-    it('a settlement says when the attempt really began (claimed ahead, started later), kept between its claim and now', async () => {
-      const { store } = h();
-      const slot = await h().worker('worker-late');
-      const [a, b, c] = [await h().add(), await h().add(), await h().add()];
-      const claimed = await store.worker.claim([slot, slot, slot], { leaseMs: LONG_LEASE });
-      expect(claimed.map((t) => t.token).sort()).toEqual([a, b, c].sort());
-      await sleep(120);
-      const [late, early, future] = claimed as [ClaimedTask, ClaimedTask, ClaimedTask];
-      const began = new Date(late.startedAt.getTime() + 60);
-      const ok = await store.worker.finish([
-        {
-          taskId: late.id,
-          workerId: late.workerId,
-          attempt: late.attempt,
-          settlement: { kind: 'succeeded', result: null },
-          startedAt: began,
-        },
-        // a clock that disagrees: before the claim, or after the settlement — the claim's time is kept
-        {
-          taskId: early.id,
-          workerId: early.workerId,
-          attempt: early.attempt,
-          settlement: { kind: 'succeeded', result: null },
-          startedAt: new Date(early.startedAt.getTime() - 60_000),
-        },
-        {
-          taskId: future.id,
-          workerId: future.workerId,
-          attempt: future.attempt,
-          settlement: { kind: 'succeeded', result: null },
-          startedAt: new Date(Date.now() + 3_600_000),
-        },
-      ]);
-      expect(ok).toEqual([true, true, true]);
-      const byToken = async (t: ClaimedTask) => (await store.reads.getTask(t.token))!;
-      const l = await byToken(late);
-      expect(l.startedAt!.getTime()).toBe(began.getTime());
-      expect(l.history[0]!.startedAt.getTime()).toBe(began.getTime());
-      for (const t of [early, future]) {
-        const d = await byToken(t);
-        expect(d.startedAt!.getTime()).toBe(t.startedAt.getTime());
-        expect(d.history[0]!.startedAt.getTime()).toBe(t.startedAt.getTime());
-      }
-    });
-
     it('getTask of an unknown token is null', async () => {
       expect(await h().store.reads.getTask('00000000-0000-4000-8000-000000000000')).toBeNull();
     });

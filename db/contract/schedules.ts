@@ -138,7 +138,9 @@ export function scheduleTests(factory: StoreFactory) {
         [r!.fired[0]!.token, T, 'pending'],
       ]);
       expect((await store.reads.listTasks({ queue: 'sched' })).items[0]!.schedule).toEqual({ name: 'every-second', fireAt: at(1000) });
-      expect(await h().counts()).toEqual([{ queue: 'sched', waiting: 0, pending: 2, running: 0, succeeded: 0, dead: 0, cancelled: 0 }]);
+      expect(await h().counts()).toEqual([
+        { queue: 'sched', waiting: 0, pending: 2, claimed: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 },
+      ]);
     });
 
     it('callers checking at once create exactly one task per tick', async () => {

@@ -10,6 +10,7 @@ import { bulkTests } from './bulk';
 import { historyTests } from './history';
 import { whyTests } from './why';
 import { claimTests } from './claim';
+import { claimedTests } from './claimed';
 import { claimModelTests, type ClaimModelOptions } from './claim-model';
 import { countsTests } from './counts';
 import { dedupTests } from './dedup';
@@ -17,7 +18,7 @@ import { doctorTests } from './doctor';
 import { durableStepTests } from './durable-steps';
 import { durableWaitTests } from './durable-waits';
 import { fencingTests } from './fencing';
-import { flowControlTests } from './flow-control';
+import { throttleTests } from './throttle';
 import type { StoreFactory } from './harness';
 import { lifecycleTests } from './lifecycle';
 import { limitTests } from './limits';
@@ -34,6 +35,7 @@ import { workflowOperationTests } from './workflow-operations';
 import { workflowReadTests } from './workflow-reads';
 import { workflowRearmTests } from './workflow-rearm';
 import { poolSettingsTests } from './pool-settings';
+import { tracingTests } from './tracing';
 
 export type { StoreFactory, StoreUnderTest } from './harness';
 
@@ -51,6 +53,7 @@ export function storeContract(name: string, factory: StoreFactory, opts: Contrac
   describe(`Store contract: ${name}`, () => {
     lifecycleTests(factory);
     claimTests(factory);
+    claimedTests(factory);
     fencingTests(factory);
     retryTests(factory);
     operatorTests(factory);
@@ -61,7 +64,7 @@ export function storeContract(name: string, factory: StoreFactory, opts: Contrac
     aggregateTests(factory);
     workerTests(factory);
     limitTests(factory);
-    flowControlTests(factory);
+    throttleTests(factory);
     stageTests(factory);
     scheduleTests(factory);
     transactionTests(factory);
@@ -79,6 +82,7 @@ export function storeContract(name: string, factory: StoreFactory, opts: Contrac
     workflowOperationTests(factory);
     workflowReadTests(factory);
     workflowRearmTests(factory);
+    tracingTests(factory);
     if (opts.durable === false) {
       describe.skip('durable handlers: NOT RUN, this store refuses them (they need SQLite for now)', () => {
         durableStepTests(factory);

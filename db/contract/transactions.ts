@@ -54,7 +54,9 @@ export function transactionTests(factory: StoreFactory) {
         expect(wakes).toBeGreaterThanOrEqual(1);
         expect(await rows(store, name)).toEqual([{ id: 1, note: 'order 1' }]);
         expect(await h().status(token)).toBe('pending');
-        expect(await h().counts()).toEqual([{ queue: 'txq', waiting: 0, pending: 3, running: 0, succeeded: 0, dead: 0, cancelled: 0 }]);
+        expect(await h().counts()).toEqual([
+          { queue: 'txq', waiting: 0, pending: 3, claimed: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 },
+        ]);
         const slot = await h().worker();
         const c = await h().claimOne(slot, { queues: ['txq'] });
         expect(await h().succeed(c)).toBe(true);

@@ -60,7 +60,7 @@ export function workflowReadTests(factory: StoreFactory): void {
       const f = (await store.reads.getFlow(flowId))!;
       expect(f).toMatchObject({ id: flowId, name: 'nightly', caller: 'contract', nodes: 4, finishedAt: null });
       expect(f.createdAt.getTime()).toBeGreaterThanOrEqual(before - 5_000);
-      expect(f.counts).toEqual({ waiting: 2, pending: 2, running: 0, succeeded: 0, dead: 0, cancelled: 0 });
+      expect(f.counts).toEqual({ waiting: 2, pending: 2, claimed: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 });
       expect(f.nodeList.map((n) => [n.nodeId, n.token, n.status])).toEqual([
         ['a', tokens.a, 'pending'],
         ['b', tokens.b, 'pending'],
@@ -142,7 +142,7 @@ export function workflowReadTests(factory: StoreFactory): void {
       expect(all.nextCursor).toBeNull();
       const [s3, s2, s1] = all.items;
       expect(s3).toMatchObject({ name: 'third', caller: 'contract', nodes: 1, finishedAt: null });
-      expect(s2!.counts).toEqual({ waiting: 1, pending: 1, running: 0, succeeded: 0, dead: 0, cancelled: 0 });
+      expect(s2!.counts).toEqual({ waiting: 1, pending: 1, claimed: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 });
       expect(s1).toMatchObject({ name: 'first', nodes: 1 });
       expect(s1!.counts).toMatchObject({ succeeded: 1, pending: 0 });
       expect(s1!.finishedAt).toBeInstanceOf(Date);

@@ -207,6 +207,7 @@ const RELEASED: Record<string, readonly string[]> = {
     '@ConcurrencyKey nvarchar(4000) = NULL',
     '@DependsOn nvarchar(max) = NULL',
     '@OnParentFailure nvarchar(10) = NULL',
+    '@TraceParent varchar(100) = NULL',
   ],
   GetScheduler: ['@MaxParallel int = NULL', "@OnFailure varchar(16) = 'continue'", '@BatchId bigint = NULL OUTPUT'],
   ReleaseScheduler: ['@BatchId bigint'],

@@ -113,7 +113,13 @@ export class Claims {
     if (withParents.length > 0) {
       const p = await claimer.query<ParentRow>(CLAIM_PARENTS, [['ids', sql.NVarChar(sql.MAX), JSON.stringify(withParents)]]);
       const byTask = new Map(tasks.map((t) => [t.id, t]));
-      for (const row of p.recordset) byTask.get(id(row.child_id))?.parents.push(parentResult(row));
+      for (const row of p.recordset) {
+        const task = byTask.get(id(row.child_id));
+        if (!task) continue;
+        task.parents.push(parentResult(row));
+        // the spans of its parents' last attempts: the child's links (lib/engine/tracing-attempt.ts)
+        if (row.attempt_trace) (task.parentTraces ??= []).push(row.attempt_trace);
+      }
     }
     return tasks;
   }

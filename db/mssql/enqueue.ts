@@ -44,6 +44,8 @@ export function enqueueRow(input: EnqueueInput, ord: number, prefix = '', flowNo
     stage: batchId === null ? null : (input.stage ?? 0),
     flowNode,
     dependsOn: deps ?? input.dependsOn?.map((d, n) => ({ n, token: d.token, ord: null, onParentFailure: d.onParentFailure })) ?? null,
+    // absent unless it has one: no bytes on the wire for an enqueue that is not traced
+    ...(input.trace && { traceParent: input.trace.traceparent, traceState: input.trace.tracestate }),
   };
 }
 

@@ -98,8 +98,8 @@ interface FlowRow {
 }
 type CountRow = FlowRow & Record<TaskStatus, number> & { finished_at: Date | null };
 
-const emptyCounts = (): FlowCounts => ({ waiting: 0, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 });
-const open = (c: FlowCounts) => c.waiting + c.pending + c.running;
+const emptyCounts = (): FlowCounts => ({ waiting: 0, pending: 0, claimed: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 });
+const open = (c: FlowCounts) => c.waiting + c.pending + c.claimed + c.running;
 
 function summary(r: FlowRow, counts: FlowCounts, finishedAt: Date | null): FlowSummary {
   return {

@@ -10,7 +10,7 @@ import {
   MIN_RATE_LIMIT,
   MIN_RATE_PERIOD_SECONDS,
 } from '../../lib/engine/limits';
-import { rateUsage, type RateRow } from './flow';
+import { rateUsage, type RateRow } from './throttle';
 import type { QueueChange, QueuePatch, QueueSettings, QueueView, TokenView } from '../../lib/engine/types';
 import { query, sql, type Runner, type Shared } from './connection';
 import { retrying } from './errors';
@@ -28,7 +28,7 @@ export const MAX_CONCURRENCY_LIMIT = 10_000;
 
 const intIn = (v: number, min: number, max: number) => Number.isInteger(v) && v >= min && v <= max;
 
-/** The flow-control fields of a patch, checked as the API checks them (a store may be called directly). */
+/** The throttle fields of a patch, checked as the API checks them (a store may be called directly). */
 function checkFlow(patch: QueuePatch): void {
   const k = patch.perKeyLimit;
   if (k !== undefined && k !== null && !intIn(k, MIN_PER_KEY_LIMIT, MAX_PER_KEY_LIMIT))

@@ -89,7 +89,8 @@ export async function countsByQueue(shared: Shared): Promise<QueueCounts[]> {
   const byQueue = new Map<string, QueueCounts>();
   for (const r of rows) {
     let q = byQueue.get(r.queue);
-    if (!q) byQueue.set(r.queue, (q = { queue: r.queue, waiting: 0, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 }));
+    if (!q)
+      byQueue.set(r.queue, (q = { queue: r.queue, waiting: 0, pending: 0, claimed: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 }));
     if (
       r.status === 'waiting' ||
       r.status === 'pending' ||

@@ -81,6 +81,10 @@ export interface ClaimRow {
   served_stamp: Id;
   /** how many parents it has (0: no parents to read) */
   parent_count?: number;
+  /** the trace context stored at enqueue, and its last attempt's span (migration 22) */
+  trace_parent?: string | null;
+  trace_state?: string | null;
+  attempt_trace?: string | null;
 }
 
 /** A parent of a claimed task (sql/flows.ts CLAIM_PARENTS). */
@@ -91,6 +95,8 @@ export interface ParentRow {
   command: string;
   status: TaskStatus;
   result: string | null;
+  /** the span of its last attempt (migration 22) */
+  attempt_trace?: string | null;
 }
 
 export function parentResult(r: ParentRow): ParentResult {
@@ -123,6 +129,9 @@ export function claimedTask(r: ClaimRow, workerId: string): ClaimedTask {
     createdAt: r.created_at,
     runAfter: r.run_after,
     startedAt: r.started_at,
+    traceParent: r.trace_parent ?? null,
+    traceState: r.trace_state ?? null,
+    previousTrace: r.attempt_trace ?? null,
   };
 }
 

@@ -8,7 +8,7 @@ import { sql, type Param, type Shared } from './connection';
 import { serverMessage } from './errors';
 import { type FireRow, isoUtc, scheduleFire, type ScheduleRow, scheduleView, toJson, token } from './rows';
 import * as S from './sql/schedules';
-import type { CommandPort, MaintenancePort, ReadModel } from '../../lib/engine/ports';
+import type { CommandPort, FireTrace, MaintenancePort, ReadModel } from '../../lib/engine/ports';
 import type { Slice } from '../shared/bind';
 import { auditedCommand } from './audit';
 import { newToken } from './tokens';
@@ -128,7 +128,7 @@ export async function runSchedule(shared: Shared, name: string, by: string): Pro
 type DueRow = ScheduleRow & { now: Date; previous_active: number };
 
 /** One check of every due schedule (MaintenancePort.fireDue); `at` replaces the server's clock (tests). */
-export async function fireDue(shared: Shared, at?: Date): Promise<FireReport[]> {
+export async function fireDue(shared: Shared, at?: Date, traceFire?: FireTrace): Promise<FireReport[]> {
   const due = await shared.query<DueRow>(S.DUE_SCHEDULES, [['at', sql.DateTime2(3), at ?? null]]);
   const out: FireReport[] = [];
   for (const r of due.recordset) {
@@ -145,6 +145,7 @@ export async function fireDue(shared: Shared, at?: Date): Promise<FireReport[]> 
     );
     let fires = plan.fires.map((fireAt, ord) => ({ ord, token: newToken(), fireAt }));
     let applied = false;
+    const trace = fires.length && traceFire ? traceFire({ schedule: r.name, queue: r.queue, count: fires.length }) : null;
     try {
       const w = await shared.write<{ applied: number }>(S.FIRE, [
         ['name', NAME, r.name],
@@ -153,6 +154,8 @@ export async function fireDue(shared: Shared, at?: Date): Promise<FireReport[]> 
         ['next', sql.DateTime2(3), plan.next],
         ['fires', sql.NVarChar(sql.MAX), JSON.stringify(fires.map((f) => ({ ...f, fireAt: isoUtc(f.fireAt) })))],
         ['caller', sql.NVarChar(200), 'schedule'],
+        ['trace_parent', sql.VarChar(55), trace?.traceparent ?? null],
+        ['trace_state', sql.VarChar(512), trace?.tracestate ?? null],
       ]);
       const sets = w.recordsets as unknown as [{ applied: number }[], { token: string }[]];
       applied = sets[0]?.[0]?.applied === 1;

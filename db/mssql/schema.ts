@@ -31,6 +31,7 @@ import { migration as v18 } from './versions/v18-time-ordered-tokens';
 import { migration as v19 } from './versions/v19-flow-control';
 import { migration as v20 } from './versions/v20-workflows';
 import { migration as v21 } from './versions/v21-code-catalog';
+import { migration as v22 } from './versions/v22-trace-context';
 
 import type { Migration } from './versions/migration';
 
@@ -64,6 +65,7 @@ export const MIGRATIONS: readonly Migration[] = [
   v19,
   v20,
   v21,
+  v22,
 ];
 
 /** The newest migration this code has (the schema version it is written against). */

@@ -202,5 +202,14 @@ describe('the JSON writing batches read', () => {
       kind: 'cancelled',
       errorMessage: null,
     });
+    // an attempt given back (its claim returned too late): FINISH undoes it
+    expect(finishRow({ ...base, settlement: { kind: 'given_back', reason: 'late' } }, 3)).toMatchObject({
+      ord: 3,
+      kind: 'given_back',
+      errorMessage: null,
+    });
+    // a store that never claims ahead has no claimed task to start
+    const start = { at: new Date(), claimer: 'w', session: 51, due: new Date() };
+    expect(() => finishRow({ ...base, settlement: { kind: 'started' }, start }, 4)).toThrow(/never claims ahead/);
   });
 });

@@ -17,7 +17,9 @@ const cap = (s: string | null | undefined, n: number) => (s === null || s === un
 /** One element of FINISH's @results. */
 export function finishRow(r: AttemptResult, ord: number) {
   const s = r.settlement;
-  const base = { ord, taskId: r.taskId, workerId: r.workerId, attempt: r.attempt, startedAt: r.startedAt ? isoUtc(r.startedAt) : null };
+  // a task is never claimed ahead here (capabilities.prefetch is 0): every attempt's start was recorded by its claim
+  if (r.start || s.kind === 'started') throw new Error('the SQL Server store never claims ahead: no claimed task to start');
+  const base = { ord, taskId: r.taskId, workerId: r.workerId, attempt: r.attempt, startedAt: null, ...(r.trace && { trace: r.trace }) };
   switch (s.kind) {
     case 'succeeded':
       return {
@@ -43,6 +45,17 @@ export function finishRow(r: AttemptResult, ord: number) {
         errorDetail: cap(s.error.detail, 64_000),
         fingerprint: fingerprint(s.error.number, s.error.message),
       };
+    case 'given_back':
+      return {
+        ...base,
+        kind: 'given_back',
+        outcome: 'given_back',
+        result: null,
+        runAfter: null,
+        errorNumber: null,
+        errorMessage: null,
+        errorDetail: null,
+      };
     case 'cancelled':
       return {
         ...base,
@@ -59,10 +72,10 @@ export function finishRow(r: AttemptResult, ord: number) {
   }
 }
 
-/** Settle attempts; false where the attempt no longer owns its task or its lease expired. */
 /** Results per call of the finish procedure: its statements over them stay far below lock escalation (sql/chunks.ts). */
 export const FINISH_BATCH = 500;
 
+/** Settle attempts; false where the attempt no longer owns its task or its lease expired. */
 export async function finish(shared: Shared, results: AttemptResult[]): Promise<boolean[]> {
   const accepted = new Array<boolean>(results.length).fill(false);
   let wake = false;
@@ -80,8 +93,9 @@ export async function finish(shared: Shared, results: AttemptResult[]): Promise<
       // children of these tasks became pending (sql/edges.ts)
       if ((row.released ?? 0) > 0) wake = true;
       const res = part[row.ord]!;
-      if (row.ok === 1 && (row.frees === 1 || (res.settlement.kind === 'retry' && res.settlement.runAfter.getTime() <= Date.now())))
-        wake = true;
+      const s = res.settlement;
+      const due = s.kind === 'given_back' || (s.kind === 'retry' && s.runAfter.getTime() <= Date.now());
+      if (row.ok === 1 && (row.frees === 1 || due)) wake = true;
     }
     await settleTouched(shared, r.recordsets);
   }

@@ -26,7 +26,7 @@ import { Shared, type AccessTokenProvider, type DriverCounts, type Logger, type 
 import { diagnoseMssql } from './doctor';
 import * as enqueue from './enqueue';
 import * as failures from './failures';
-import * as flow from './flow';
+import * as throttle from './throttle';
 import * as flows from './flows';
 import * as durable from './durable';
 import * as history from './history';
@@ -38,6 +38,7 @@ import { ProcedureCatalog } from './procs';
 import * as queues from './queues';
 import * as reads from './reads';
 import * as run from './run';
+import { withWaitSampling } from './trace-waits';
 import * as schedules from './schedules';
 import { finish } from './settle';
 import { withPayloadPreview } from './running-preview';
@@ -63,7 +64,7 @@ const concerns = [
   reads,
   history,
   failures,
-  flow,
+  throttle,
   flows,
   durable,
 ];
@@ -142,9 +143,11 @@ export class MssqlStore implements Store {
       claim: (slots, opts) => claims.claim(slots, opts),
       finish: settle,
       appendAttemptOutput: (batch) => attemptLogs.appendAttemptOutput(shared, batch),
-      nextRateOpening: (queues) => flow.nextRateOpening(shared, queues),
-      runSql: (attempt, text, signal) => run.runSql(workers, attempt, text, signal),
-      runProcedure: (attempt, name, params, signal) => run.runProcedure(workers, procs, attempt, name, params, signal),
+      nextRateOpening: (queues) => throttle.nextRateOpening(shared, queues),
+      // a traced attempt's database span learns its session and what it waited for (trace-waits.ts)
+      runSql: (attempt, text, signal) => withWaitSampling(shared, attempt, () => run.runSql(workers, attempt, text, signal)),
+      runProcedure: (attempt, name, params, signal) =>
+        withWaitSampling(shared, attempt, () => run.runProcedure(workers, procs, attempt, name, params, signal)),
       loadSteps: () => durable.notYet(),
       recordStep: () => durable.notYet(),
       transactionStep: () => durable.notYet(),

@@ -73,6 +73,7 @@ const FRAGMENTS = new Set([
   'chunks.DECLARE_CHUNKS',
   'chunks.IN_CHUNK',
   'operators.RETRY_CANDIDATES',
+  'caller-checks.TRACE_PARENT_CHECK',
 ]);
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -372,7 +373,7 @@ const PARAMETERS = new Set([
   'limit',
   'set_paused',
   'paused',
-  // queues.ts (flow control), flow.ts, reads.ts
+  // queues.ts (throttle), throttle.ts, reads.ts
   'set_key_limit',
   'key_limit',
   'set_key_from',
@@ -526,8 +527,8 @@ describe('T-SQL parse check', () => {
     ]) {
       expect(names).toContain(must);
     }
-    // per status (none and the six): none, 14 flags alone, payload eq / contains, all; pending: 3 sub-states alone and with all
-    expect(names.filter((n) => n.startsWith('reads.listTasksSql')).length).toBe(7 * 18 + 6);
+    // per status (none and the seven): none, 14 flags alone, payload eq / contains, all; pending: 3 sub-states alone and with all
+    expect(names.filter((n) => n.startsWith('reads.listTasksSql')).length).toBe(8 * 18 + 6);
     expect(names.filter((n) => n.startsWith('reads.listAttemptsSql')).length).toBe(7 * 64);
     // every module of sql/ sends something (tally.ts, claim-steps.ts, edges.ts and enqueue-deps.ts only lend their
     // pieces to others; hot.ts's

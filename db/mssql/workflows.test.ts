@@ -77,9 +77,10 @@ describe('lock order: parents before their children, Tasks before TaskEdges', ()
 });
 
 describe('dependencies at enqueue', () => {
-  it('ExecAsync takes @DependsOn and @OnParentFailure last, so positional calls of before still bind', () => {
+  it('ExecAsync takes @DependsOn and @OnParentFailure after the others, so positional calls of before still bind', () => {
     const exec = CALLER_PROCEDURES.find((p) => p.name === 'ExecAsync')!;
-    expect(exec.params.slice(-2)).toEqual(['@DependsOn nvarchar(max) = NULL', '@OnParentFailure nvarchar(10) = NULL']);
+    // then only migration 22's @TraceParent
+    expect(exec.params.slice(-3, -1)).toEqual(['@DependsOn nvarchar(max) = NULL', '@OnParentFailure nvarchar(10) = NULL']);
     expect(exec.body).toContain('THROW 50019, @err, 1;');
     expect(exec.body).toContain("N'@DependsOn: no task with token '");
     expect(exec.body).toContain('JSON_QUERY(@depends) AS dependsOn');

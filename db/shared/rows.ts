@@ -16,6 +16,7 @@ import type {
   WorkerView,
 } from '../../lib/engine/types';
 import { workerQueuesOf } from '../../lib/engine/types';
+import { traceIdOf } from '../../lib/engine/tracing';
 
 /** How one dialect's driver returns a time, a flag and a bigint column. */
 export interface Cols {
@@ -76,6 +77,8 @@ export interface TaskRow<C extends Cols> {
   flow_node?: string | null;
   parent_count?: number | null;
   parents_left?: number | null;
+  /** the W3C trace context stored at enqueue (SQLite migration 18, SQL Server 22) */
+  trace_parent?: string | null;
 }
 
 export interface LogRow<C extends Cols> {
@@ -99,6 +102,8 @@ export interface LogRow<C extends Cols> {
   error_detail: string | null;
   /** migration 15 (SQL Server) / 13 (SQLite) */
   abandon_reason?: string | null;
+  /** the attempt's span (SQLite migration 18, SQL Server 22) */
+  trace_parent?: string | null;
   /** the task's max attempts, status and attempts made (the attempt list joins them) */
   task_max_attempts?: number | null;
   task_status?: string | null;
@@ -112,7 +117,7 @@ export interface QueueRow<C extends Cols> {
   max_attempts: number;
   timeout_ms: number | null;
   backoff_ms: number;
-  /** flow control (migration 14 on SQLite) */
+  /** throttle (migration 14 on SQLite) */
   per_key_limit: number | null;
   key_from: string | null;
   rate_limit: number | null;
@@ -210,6 +215,7 @@ export function rowMappers<C extends Cols>(c: Converters<C>) {
       parentsLeft: r.parents_left ?? 0,
       suspended: r.status === 'waiting' && (r.suspended === 'sleep' || r.suspended === 'event') ? r.suspended : null,
       suspensions: r.suspensions ?? 0,
+      traceId: traceIdOf(r.trace_parent),
     };
   }
 
@@ -233,6 +239,7 @@ export function rowMappers<C extends Cols>(c: Converters<C>) {
       errorMessage: r.error_message,
       errorDetail: r.error_detail,
       abandonReason: (r.abandon_reason ?? null) as AbandonReason | null,
+      traceId: traceIdOf(r.trace_parent),
       ...finalOf(r),
     };
   }

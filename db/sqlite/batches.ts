@@ -7,6 +7,8 @@ import { ConflictError, ValidationError } from '../../lib/engine/errors';
 import type { BatchInput, BatchStatus, BatchView, Page } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
 import { parentsFailed } from './edges';
+import { releaseToken } from './queues';
+import type { TaskKey } from './tally';
 import * as S from './sql/batches';
 import { stmt } from './stmt';
 import type { Slice } from '../shared/bind';
@@ -66,7 +68,7 @@ export function releaseBatch(shared: Shared, id: number, audit?: AuditWrite<Rele
   }, audit);
 }
 
-/** Cancel a batch: its pending tasks are cancelled, running ones asked to stop; no new tasks. */
+/** Cancel a batch: its pending and claimed tasks are cancelled, running ones asked to stop; no new tasks. */
 export function cancelBatch(shared: Shared, id: number, audit?: AuditWrite<CancelBatchResult>): Promise<CancelBatchResult> {
   return shared.tx((tally, now): CancelBatchResult => {
     const db = shared.db;
@@ -75,6 +77,16 @@ export function cancelBatch(shared: Shared, id: number, audit?: AuditWrite<Cance
     if (b.status === 'completed' || b.status === 'cancelled') return { result: 'conflict', cancelled: 0 };
     const rows = stmt(db, S.CANCEL_BATCH_PENDING).all(now, id) as { id: number; queue: string; batch_id: number; stage: number }[];
     for (const t of rows) tally.task(t, 'pending', 'cancelled');
+    const claimed = stmt(db, S.CANCEL_BATCH_CLAIMED).all(now, id) as (TaskKey & {
+      id: number;
+      token_no: number | null;
+      attempts: number;
+    })[];
+    for (const t of claimed) {
+      if (t.token_no !== null) releaseToken(db, t.queue, t.token_no, t.id, t.attempts + 1);
+      tally.task(t, 'claimed', 'cancelled');
+      rows.push({ id: t.id, queue: t.queue, batch_id: t.batch_id!, stage: t.stage! });
+    }
     parentsFailed(
       db,
       rows.map((t) => t.id),

@@ -5,7 +5,7 @@ import type { AuditWrite, CommandPort } from '../../lib/engine/ports';
 import type { BulkAction, BulkOutcome, EditTaskResult, TaskPatch } from '../../lib/engine/types';
 import type { Db, Shared } from './connection';
 import { parentsLeftNow, rearm, retryTask } from './edges';
-import { cancelOne, dedupHolder, mayDelete, remove } from './operators';
+import { cancelOne, dedupHolder, mayDelete, notStarted, remove } from './operators';
 import { ensureQueue } from './queues';
 import { taskView, toJson, type TaskRow } from './rows';
 import { BATCH_STATUS } from './sql/batches';
@@ -43,7 +43,7 @@ function apply(db: Db, action: BulkAction, t: Row, priority: number, tally: Tall
       return true;
     }
     case 'cancel':
-      if (t.status === 'pending' || t.status === 'waiting') {
+      if (notStarted(t.status)) {
         cancelOne(db, t, tally, now);
         return true;
       }
@@ -61,7 +61,7 @@ function apply(db: Db, action: BulkAction, t: Row, priority: number, tally: Tall
       stmt(db, B.RUN_NOW).run(now, t.id);
       return true;
     case 'priority':
-      if (t.status === 'running' || t.status === 'succeeded') return false;
+      if (t.status === 'running' || t.status === 'claimed' || t.status === 'succeeded') return false;
       stmt(db, B.SET_PRIORITY).run(priority, t.id);
       return true;
   }
@@ -109,7 +109,7 @@ export async function editTask(
     const db = shared.db;
     const row = stmt(db, GET_TASK).get(token) as TaskRow | undefined;
     if (!row) return { result: 'not_found' };
-    if (row.status === 'running') return { result: 'running' };
+    if (row.status === 'running' || row.status === 'claimed') return { result: 'running' };
     if (row.status === 'succeeded') return { result: 'conflict' };
     const from = row.status;
     const back = retry && (from === 'dead' || from === 'cancelled');

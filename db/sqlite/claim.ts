@@ -9,12 +9,15 @@
 //    maxParallel, never past a failed stage of a batch that aborts); only batches with a due task the
 //    claim may take become lanes; lanes are merged by priority, ties going to the least recently served
 //    lane, so one large batch or key cannot starve another (keys take turns: ConcurrencyKeys.served_at);
-//  - flow control, for every task started (a keyed task of a batch too): its key's running tasks with a live
+//  - throttle, for every task started (a keyed task of a batch too): its key's running tasks with a live
 //    lease stay under the queue's per-key limit, and a rate-limited queue's start takes a rate slot
-//    (flow.ts) — a task that cannot start is skipped, no attempt spent; a queue whose window is full is
+//    (throttle.ts) — a task that cannot start is skipped, no attempt spent; a queue whose window is full is
 //    excluded like a full one;
 //  - a task of a limited queue starts only with a token granted in this transaction (Taskling's way:
 //    the queue row is written first, its lock column serialising grants for the queue).
+//  - claiming ahead (opts.ahead): past the slots, up to `ahead.count` more tasks are `claimed` by the claimer for
+//    its pool's local queue — the same rules, token and key room, a lease, but no attempt and no ExecutionLog row:
+//    the attempt starts when a slot starts it (settle.ts records the start), or the task is given back.
 // Tokens are released by the attempt's end (queues.ts releaseToken).
 // The claim rules are listed once, by name, in lib/engine/claim-rules.ts; their SQLite fragments are in
 // sql/claim.ts (CLAIM_RULE_SQL), whose statements are composed of them.
@@ -22,7 +25,7 @@ import type { ClaimedTask, ClaimOptions, RateLimit, TaskKind, WorkerSlot } from 
 import { stageTimes } from './batches';
 import { readParents } from './edges';
 import type { Db, Shared } from './connection';
-import { freeSlot, rateKeyOf, rateOf, type RateRow, takeSlot } from './flow';
+import { freeSlot, rateKeyOf, rateOf, type RateRow, takeSlot } from './throttle';
 import * as S from './sql/claim';
 import { stmt } from './stmt';
 import type { Tally } from './tally';
@@ -45,6 +48,10 @@ interface Candidate {
   concurrency_key: string | null;
   /** its edges: its parents are read for its context only when it has some */
   parent_count: number;
+  /** the trace context stored at enqueue, and its last attempt's span (migration 18) */
+  trace_parent: string | null;
+  trace_state: string | null;
+  attempt_trace: string | null;
 }
 
 interface LaneState {
@@ -70,9 +77,12 @@ let unbatchedServedAt = 0;
  */
 export const KEY_LANES = 64;
 
-/** claim at most one due task per slot; each claim starts an attempt logged in ExecutionLog */
+/**
+ * claim at most one due task per slot, each starting an attempt logged in ExecutionLog, then up to
+ * `opts.ahead.count` more claimed ahead (not started)
+ */
 export async function claim(shared: Shared, slots: WorkerSlot[], opts: ClaimOptions): Promise<ClaimedTask[]> {
-  if (slots.length === 0) return [];
+  if (slots.length + (opts.ahead?.count ?? 0) === 0) return [];
   return shared.tx((tally, now) => claimIn(shared.db, slots, opts, tally, now));
 }
 
@@ -91,19 +101,23 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
   /** claimed tasks with parents, whose results their attempts see */
   const children: ClaimedTask[] = [];
   const backoff = new Map<string, number>();
-  const flow = new Flow(db, now);
+  const throttle = new Throttle(db, now);
   /**
-   * slots past each worker's first are claimed ahead (lib/engine/pool-prefetch.ts): such a task starts when its
-   * worker's current one ends, so a rate-limited queue never gives one (its rate slot would be dated before the start)
+   * past the slots, tasks are claimed ahead (lib/engine/pool-queue.ts): such a task starts when a slot frees, so a
+   * rate-limited queue never gives one (its rate slot would be dated before the start)
    */
-  const firstRound = new Set(slots.map((s) => s.workerId)).size;
+  const total = slots.length + Math.max(0, opts.ahead?.count ?? 0);
   const queuesJson = opts.queues?.length ? JSON.stringify(opts.queues) : null;
   /** tasks started per batch in this transaction: the kept stage counts (BatchStages) see them only at commit */
   const startedIn = new Map<number, number>();
-  // two rounds at most: a queue can run out of tokens part-way through the first
-  for (let round = 0; round < 2 && out.length < slots.length; round++) {
-    const want = slots.length - out.length;
+  /** rate-limited queues met while claiming ahead: left out of the next round once only tasks ahead are left */
+  const noAhead = new Set<string>();
+  // two rounds at most: a queue can run out of tokens part-way through the first; and one more for each
+  // rate-limited queue a claim ahead met (its lanes are read again without it)
+  for (let round = 0; round < 2 + noAhead.size && out.length < total; round++) {
+    const want = total - out.length;
     const cap = capacity(db, now);
+    if (out.length >= slots.length) cap.excluded.push(...noAhead);
     const excluded = JSON.stringify(cap.excluded);
     const noKey = JSON.stringify(cap.noKey);
     const lanes: LaneState[] = [];
@@ -133,7 +147,7 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
     }
     if (lanes.length === 0) break;
     let starved = false;
-    while (out.length < slots.length) {
+    while (out.length < total) {
       // the highest-priority head; among equals the least recently served lane
       let best: LaneState | null = null;
       let top = 0;
@@ -147,11 +161,18 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
       }
       if (!best) break;
       const c = best.items.shift()!;
-      const slot = slots[out.length]!;
+      const ahead = out.length >= slots.length;
+      const slot = ahead ? opts.ahead!.claimer : slots[out.length]!;
       const attempt = c.attempts + 1;
       // the key's per-key limit and the queue's rate window, for every task (keyed tasks of a batch too)
-      if (!flow.mayStart(c, best.key !== null, out.length >= firstRound)) {
+      if (!throttle.mayStart(c, best.key !== null, ahead)) {
         if (best.key) best.room = 0;
+        if (ahead && throttle.rateLimited(c.queue) && !noAhead.has(c.queue)) {
+          noAhead.add(c.queue);
+          starved = true;
+          // a lane is read only as deep as its room: the task behind this one (another queue's) was not read
+          break;
+        }
         continue;
       }
       let tokenNo: number | null = null;
@@ -165,10 +186,12 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
         }
         cap.free.set(c.queue, free - 1);
       }
-      flow.started(c);
+      throttle.started(c);
       let b = backoff.get(c.queue);
       if (b === undefined) backoff.set(c.queue, (b = backoffOf(db, c.queue)));
-      const task = start(db, c, slot, attempt, tokenNo, b, opts.leaseMs, tally, now);
+      const task = ahead
+        ? claimAhead(db, c, slot, attempt, tokenNo, b, opts.leaseMs, tally, now)
+        : start(db, c, slot, attempt, tokenNo, b, opts.leaseMs, tally, now);
       out.push(task);
       if (c.parent_count > 0) children.push(task);
       best.room--;
@@ -251,10 +274,10 @@ function keyLanes(db: Db, filter: { excluded: string; queues: string | null; now
 }
 
 /**
- * A claim's flow control: whether a task may start under its key's per-key limit and its queue's rate window,
+ * A claim's throttle: whether a task may start under its key's per-key limit and its queue's rate window,
  * and the rate slot its start takes. Counted in the transaction, so tasks this claim started count too.
  */
-class Flow {
+class Throttle {
   private readonly queues = new Map<string, { perKeyLimit: number | null; rate: RateLimit | null }>();
 
   constructor(
@@ -265,7 +288,7 @@ class Flow {
   private of(queue: string) {
     let q = this.queues.get(queue);
     if (!q) {
-      const r = stmt(this.db, S.QUEUE_FLOW).get(queue) as (RateRow & { per_key_limit: number | null }) | undefined;
+      const r = stmt(this.db, S.QUEUE_THROTTLE).get(queue) as (RateRow & { per_key_limit: number | null }) | undefined;
       q = { perKeyLimit: r?.per_key_limit ?? null, rate: rateOf(r) };
       this.queues.set(queue, q);
     }
@@ -288,6 +311,11 @@ class Flow {
       if (running >= q.perKeyLimit) return false;
     }
     return q.rate === null || freeSlot(this.db, c.queue, rateKeyOf(q.rate, c.concurrency_key), q.rate, this.now) !== null;
+  }
+
+  /** whether the queue has a rate limit (its tasks are never claimed ahead) */
+  rateLimited(queue: string): boolean {
+    return this.of(queue).rate !== null;
   }
 
   /** the start takes its rate slot (mayStart said there is one) */
@@ -385,6 +413,29 @@ function start(
   tally.started(now, now - c.run_after);
   tally.historyStarted(now, c.queue, c.command, now - c.run_after);
   if (c.batch_id !== null && c.stage !== null) stageTimes(db, c.batch_id, c.stage, now, null);
+  return claimedTask(c, slot, attempt, backoffMs, now);
+}
+
+/** A task claimed ahead by `claimer`: `claimed`, its lease and token, nothing logged, no attempt counted. */
+function claimAhead(
+  db: Db,
+  c: Candidate,
+  claimer: WorkerSlot,
+  attempt: number,
+  tokenNo: number | null,
+  backoffMs: number,
+  leaseMs: number,
+  tally: Tally,
+  now: number,
+): ClaimedTask {
+  stmt(db, S.CLAIM_AHEAD).run(claimer.workerId, tokenNo, now + leaseMs, c.id);
+  tally.task(c, 'pending', 'claimed');
+  const task = claimedTask(c, claimer, attempt, backoffMs, now);
+  task.ahead = true;
+  return task;
+}
+
+function claimedTask(c: Candidate, slot: WorkerSlot, attempt: number, backoffMs: number, now: number): ClaimedTask {
   return {
     id: c.id,
     token: c.token,
@@ -405,6 +456,9 @@ function start(
     startedAt: new Date(now),
     // read for the whole claim at once (readParents), only when a claimed task has some
     parents: [],
+    traceParent: c.trace_parent,
+    traceState: c.trace_state,
+    previousTrace: c.attempt_trace,
   };
 }
 

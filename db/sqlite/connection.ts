@@ -21,6 +21,12 @@ export interface Shared {
    * With `audit`, the audit row built from `fn`'s outcome is written in the same transaction (audit.ts).
    */
   tx<T>(fn: (tally: Tally, now: number) => T, audit?: AuditWrite<T>): Promise<T>;
+  /**
+   * A write of `rows` rows (tasks) whose work is steps (big-write.ts), on the connection it is given: from
+   * BIG_WRITE_ROWS rows one transaction written in slices on the store's second connection, the event loop
+   * free between them; below that, as `tx`.
+   */
+  write<T>(rows: number, fn: (db: Db, tally: Tally, now: number) => Generator<void, T, void>, audit?: AuditWrite<T>): Promise<T>;
   /** Something this store committed may have become claimable. */
   wake(): void;
 }
@@ -52,74 +58,69 @@ export function isBusy(err: unknown): boolean {
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * This process's caller transactions (transaction.ts): one at a time holds the gate, for as long as its
- * transaction holds the file's write lock on its own connection across awaits. The store's writers wait
- * here while it is held (and never spin on SQLITE_BUSY against it, each try blocking the event loop for
- * the busy timeout); code running inside the holder's callback is recognised (AsyncLocalStorage), as a
- * write there on the store's connection would wait for its own transaction.
+ * The write lock of this process's long transactions: a caller's transaction (transaction.ts) and a big write
+ * written in slices (big-write.ts) each hold it, one at a time and in the order they asked, for as long as it
+ * holds the file's write lock on the store's second connection across awaits. The store's short writers wait
+ * here while it is held (and never spin on SQLITE_BUSY against it, each try blocking the event loop for the
+ * busy timeout) — and go first when it is released: the next holder takes it a turn of the event loop later,
+ * so a claim or a heartbeat waits for one long transaction at most, never for a queue of them. Code running
+ * inside the holder's callback is recognised (AsyncLocalStorage), as a write there on the store's connection
+ * would wait for its own transaction.
  */
 export class WriteGate {
-  private held: Promise<void> | null = null;
-  /** the holder's mark, which its callback's async context carries */
-  private current: object | null = null;
+  /** the holder's mark while the gate is held (which its callback's async context carries) */
+  private holder: object | null = null;
+  /** those waiting to hold it, first come first served */
+  private readonly takers: (() => void)[] = [];
+  /** those waiting for it to be free (short writers) */
+  private waiters: (() => void)[] = [];
+  /** released, the next taker not in yet (the short writers' turn) */
+  private handing = false;
   private readonly inside = new AsyncLocalStorage<object>();
 
   get busy(): boolean {
-    return this.held !== null;
+    return this.holder !== null;
   }
 
-  /** Resolves once no transaction holds the gate; how long that took (ms). */
+  /** Resolves once the gate is not held; how long that took (ms). */
   async free(): Promise<number> {
     const t0 = Date.now();
-    while (this.held) await this.held;
+    while (this.holder) await new Promise<void>((r) => this.waiters.push(r));
     return Date.now() - t0;
   }
 
-  /** this process's writers (writeTx) waiting for the gate now: they go before the next transaction */
-  private writers = 0;
-
-  /**
-   * A writer of this process: `write` (synchronous) runs as soon as no transaction holds the gate, and until it
-   * has run the writer is counted as waiting (a transaction about to take the gate lets it go first).
-   */
-  async whenFree<T>(write: () => T): Promise<T> {
-    this.writers++;
-    try {
-      await this.free();
-      return write();
-    } finally {
-      this.writers--;
-    }
-  }
-
-  /**
-   * Wait for the gate and take it; the returned release may be called more than once. The check and the taking
-   * are one synchronous step (two waiters woken by one release never both take it), and a transaction lets this
-   * process's waiting writers — heartbeats, claims, settlements, step records — write first, so a stream of
-   * transactions (transactional steps) never starves the leases' renewal.
-   */
-  async take(): Promise<() => void> {
-    for (;;) {
-      if (this.held) await this.held;
-      else if (this.writers > 0) await new Promise((r) => setImmediate(r));
-      else break;
-    }
-    let open!: () => void;
-    const held = (this.held = new Promise<void>((r) => (open = r)));
-    return () => {
-      if (this.held === held) {
-        this.held = null;
-        this.current = null;
+  /** Wait for the gate and take it; the returned release may be called more than once. */
+  take(): Promise<() => void> {
+    const mark = {};
+    const release = () => {
+      if (this.holder !== mark) return;
+      this.holder = null;
+      const waiters = this.waiters;
+      this.waiters = [];
+      for (const w of waiters) w();
+      if (this.takers.length && !this.handing) {
+        this.handing = true;
+        setImmediate(() => {
+          this.handing = false;
+          this.takers.shift()?.();
+        });
       }
-      open();
     };
+    if (!this.holder && !this.handing && this.takers.length === 0) {
+      this.holder = mark;
+      return Promise.resolve(release);
+    }
+    return new Promise((resolve) =>
+      this.takers.push(() => {
+        this.holder = mark;
+        resolve(release);
+      }),
+    );
   }
 
   /** Run the holder's callback, marked as inside this gate's transaction. */
   runInside<T>(fn: () => Promise<T>): Promise<T> {
-    const mark = {};
-    this.current = mark;
-    return this.inside.run(mark, fn);
+    return this.inside.run(this.holder ?? {}, fn);
   }
 
   /**
@@ -128,7 +129,16 @@ export class WriteGate {
    */
   get insideOwn(): boolean {
     const mark = this.inside.getStore();
-    return mark !== undefined && mark === this.current;
+    return mark !== undefined && mark === this.holder;
+  }
+}
+
+/** A write on the store's connection from inside withTransaction's callback would wait for the transaction it runs in. */
+export function refuseInsideOwn(gate: WriteGate): void {
+  if (gate.insideOwn) {
+    throw new Error(
+      'inside withTransaction, write through its tx (tx.enqueue, tx.execute): this call would wait for the transaction it runs in',
+    );
   }
 }
 
@@ -139,21 +149,14 @@ export class WriteGate {
  * bounded by the transaction's own timeout, TransactionOptions).
  */
 export async function writeTx<T>(db: Db, fn: () => T, gate?: WriteGate): Promise<T> {
-  if (gate?.insideOwn) {
-    throw new Error(
-      'inside withTransaction, write through its tx (tx.enqueue, tx.execute): this call would wait for the transaction it runs in',
-    );
-  }
+  if (gate) refuseInsideOwn(gate);
   const tx = db.transaction(fn);
   let deadline = Date.now() + BUSY_RETRY_FOR_MS;
   for (let i = 0; ; i++) {
-    const t0 = Date.now();
-    const behind = gate?.busy === true;
+    if (gate?.busy) deadline += await gate.free();
     try {
-      return behind ? await gate!.whenFree(() => tx.immediate()) : tx.immediate();
+      return tx.immediate();
     } catch (err) {
-      // the wait for this process's transaction is bounded by its own timeout, not counted here
-      if (behind) deadline += Date.now() - t0;
       if (!isBusy(err) || Date.now() > deadline) throw err;
       await pause(Math.min(100, 2 + i * 3) * (0.5 + Math.random()));
     }

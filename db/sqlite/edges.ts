@@ -135,9 +135,13 @@ export function readParents(db: Db, tasks: ClaimedTask[]): void {
     command: string;
     status: TaskStatus;
     result: string | null;
+    attempt_trace: string | null;
   }[];
   for (const r of rows) {
-    byId.get(r.child_id)!.parents.push({
+    const child = byId.get(r.child_id)!;
+    // the span of the parent's last attempt: the child's links to it (lib/engine/tracing-attempt.ts)
+    if (r.attempt_trace !== null) (child.parentTraces ??= []).push(r.attempt_trace);
+    child.parents.push({
       token: r.token,
       nodeId: r.flow_node,
       command: r.command,

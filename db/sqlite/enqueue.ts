@@ -8,6 +8,7 @@ import { ValidationError } from '../../lib/engine/errors';
 import { taskKey } from '../../lib/engine/keys';
 import type { EnqueueInput, EnqueueResult, TaskStatus } from '../../lib/engine/types';
 import { checkOpen } from './batches';
+import { runSteps, type Steps } from './big-write';
 import type { Db, Shared } from './connection';
 import { linkParents, resolveParents } from './dependencies';
 import { ensureQueue } from './queues';
@@ -26,24 +27,31 @@ export async function enqueue(shared: Shared, input: EnqueueInput, audit?: Audit
   return r;
 }
 
-/** all in one transaction; results in input order */
+/** all in one transaction, written in slices when there are many (big-write.ts); results in input order */
 export async function enqueueMany(shared: Shared, inputs: EnqueueInput[], audit?: AuditWrite<EnqueueResult[]>): Promise<EnqueueResult[]> {
   if (inputs.length === 0) return [];
-  const r = await shared.tx((tally, now) => enqueueIn(shared.db, inputs, tally, now), audit);
+  const r = await shared.write(inputs.length, (db, tally, now) => enqueueSteps(db, inputs, tally, now), audit);
   shared.wake();
   return r;
 }
 
 /**
- * The tasks written on `db`, inside a write transaction of the caller's (the store's own, or withTransaction's).
- * `single`: one task enqueued alone (a refused field is named `dependsOn.0`, not `tasks.0.dependsOn.0`).
+ * The tasks written on `db` at once, inside a write transaction of the caller's (the store's own, or
+ * withTransaction's). `single`: one task enqueued alone (a refused field is named `dependsOn.0`, not `tasks.0.dependsOn.0`).
  */
 export function enqueueIn(db: Db, inputs: EnqueueInput[], tally: Tally, now: number, single = false): EnqueueResult[] {
+  return runSteps(enqueueSteps(db, inputs, tally, now, single));
+}
+
+/** The tasks written on `db`, inside a write transaction; it may pause after each multi-row INSERT. */
+function* enqueueSteps(db: Db, inputs: EnqueueInput[], tally: Tally, now: number, single = false): Steps<EnqueueResult[]> {
   const cache = new Map<string, QueueRow>();
   const counts = new Enqueued();
   /** INSERT parameters of rows not written yet, one row after the other */
   let pending: unknown[] = [];
-  const results = inputs.map((input, i): EnqueueResult => {
+  const results: EnqueueResult[] = [];
+  for (let i = 0; i < inputs.length; i++) {
+    const input = inputs[i]!;
     // a dedup key must see every task before it, and a parent must exist: rows still buffered are written first
     if ((input.dedupKey || input.dependsOn?.length) && pending.length) {
       insertRows(db, pending);
@@ -52,21 +60,31 @@ export function enqueueIn(db: Db, inputs: EnqueueInput[], tally: Tally, now: num
     if (input.dependsOn?.length) {
       const parents = resolveParents(db, input.dependsOn, single ? '' : `tasks.${i}.`);
       const row = taskRow(db, input, tally, now, cache, counts, parents.status);
-      if (!('params' in row)) return row;
+      if (!('params' in row)) {
+        results.push(row);
+        continue;
+      }
       const ids = insertRows(db, [...row.params, ...parents.columns], insertLinkedTasks, LINKED_TASK_COLUMNS);
       linkParents(db, ids[0]!, parents, now);
-      return { token: row.token, created: true };
+      results.push({ token: row.token, created: true });
+      yield;
+      continue;
     }
     const row = taskRow(db, input, tally, now, cache, counts);
-    if (!('params' in row)) return row;
+    if (!('params' in row)) {
+      results.push(row);
+      continue;
+    }
     if (input.dedupKey) insertRows(db, row.params);
     else for (const v of row.params) pending.push(v);
+    results.push({ token: row.token, created: true });
     if (pending.length >= INSERT_CHUNKS[0]! * TASK_COLUMNS * 10) {
       insertRows(db, pending);
       pending = [];
     }
-    return { token: row.token, created: true };
-  });
+    // a place to pause every 64 tasks (a task alone is too little work to ask the clock after)
+    if ((i & 63) === 63) yield;
+  }
   insertRows(db, pending);
   counts.apply(tally, now);
   return results;
@@ -151,6 +169,8 @@ export function taskRow(
       batchId,
       stage,
       now,
+      input.trace?.traceparent ?? null,
+      input.trace?.tracestate ?? null,
     ],
   };
 }

@@ -3,6 +3,7 @@
 // failed ones. The graph steps they share with single tasks are in edges.ts.
 import type { AuditWrite, CommandPort } from '../../lib/engine/ports';
 import type { CancelFlowResult, FlowInput, FlowResult, RetryFlowResult } from '../../lib/engine/types';
+import { runSteps, type Steps } from './big-write';
 import type { Db, Shared } from './connection';
 import { parentsFailed, retryTask } from './edges';
 import { Enqueued, taskRow } from './enqueue';
@@ -11,7 +12,8 @@ import type { QueueRow } from './rows';
 import { EDGE_COLUMNS, insertEdges } from './sql/edges';
 import { INSERT_CHUNKS, insertLinkedTasks, LINKED_TASK_COLUMNS } from './sql/enqueue';
 import * as S from './sql/flow-commands';
-import { CANCEL_PENDING, RETRY_ONE_CANDIDATE } from './sql/operators';
+import { cancelNow } from './operators';
+import { RETRY_ONE_CANDIDATE } from './sql/operators';
 import { stmt } from './stmt';
 import type { Slice } from '../shared/bind';
 import type { Tally, TaskKey } from './tally';
@@ -25,14 +27,20 @@ type Row = TaskKey & { id: number; status: string };
  */
 const FLUSH_ROWS = INSERT_CHUNKS[0];
 
+/** One transaction, written in slices when the flow is big (big-write.ts). */
 export async function createFlow(shared: Shared, input: FlowInput, audit?: AuditWrite<FlowResult>): Promise<FlowResult> {
-  const r = await shared.tx((tally, now) => createFlowIn(shared.db, input, tally, now), audit);
+  const r = await shared.write(input.nodes.length, (db, tally, now) => createFlowSteps(db, input, tally, now), audit);
   shared.wake();
   return r;
 }
 
-/** A flow written on `db`, inside a write transaction of the caller's (the store's own, or withTransaction's). */
+/** A flow written on `db` at once, inside a write transaction of the caller's (withTransaction's). */
 export function createFlowIn(db: Db, input: FlowInput, tally: Tally, now: number): FlowResult {
+  return runSteps(createFlowSteps(db, input, tally, now));
+}
+
+/** A flow written on `db`, inside a write transaction; it may pause after each multi-row INSERT. */
+function* createFlowSteps(db: Db, input: FlowInput, tally: Tally, now: number): Steps<FlowResult> {
   const flowId = Number(stmt(db, S.INSERT_FLOW).run(input.name, input.caller, now, input.nodes.length).lastInsertRowid);
   const cache = new Map<string, QueueRow>();
   const counts = new Enqueued();
@@ -53,36 +61,38 @@ export function createFlowIn(db: Db, input: FlowInput, tally: Tally, now: number
     tokens[n.id] = row.token;
     for (const v of row.params) params.push(v);
     params.push(status, flowId, n.id, parents, parents);
-    if (params.length >= FLUSH_ROWS * LINKED_TASK_COLUMNS) flushTasks();
+    if (params.length >= FLUSH_ROWS * LINKED_TASK_COLUMNS) {
+      flushTasks();
+      yield;
+    }
   }
   flushTasks();
   const idOf = new Map<string, number>();
   let edges: unknown[] = [];
-  input.nodes.forEach((n, i) => {
+  for (let i = 0; i < input.nodes.length; i++) {
+    const n = input.nodes[i]!;
     const id = ids[i]!;
     idOf.set(n.id, id);
     for (const d of n.dependsOn) edges.push(idOf.get(d.id)!, id, d.onParentFailure, 0);
     if (edges.length >= FLUSH_ROWS * EDGE_COLUMNS) {
       insertRows(db, edges, insertEdges, EDGE_COLUMNS);
       edges = [];
+      yield;
     }
-  });
+  }
   insertRows(db, edges, insertEdges, EDGE_COLUMNS);
   counts.apply(tally, now);
   return { flowId, tokens };
 }
 
-/** Waiting and pending nodes → cancelled (their children's policies applied), running ones asked to stop. */
+/** Waiting, pending and claimed nodes → cancelled (their children's policies applied), running ones asked to stop. */
 export async function cancelFlow(shared: Shared, flowId: number, audit?: AuditWrite<CancelFlowResult>): Promise<CancelFlowResult> {
   let ready = false;
   const r = await shared.tx((tally, now): CancelFlowResult => {
     const db = shared.db;
     if (!stmt(db, S.FLOW_EXISTS).get(flowId)) return { result: 'not_found', cancelled: 0, cancelRequested: 0 };
     const rows = stmt(db, S.FLOW_CANCELLABLE).all(flowId) as Row[];
-    for (const t of rows) {
-      stmt(db, CANCEL_PENDING).run(now, t.id);
-      tally.task(t, t.status, 'cancelled');
-    }
+    for (const t of rows) cancelNow(db, t, tally, now);
     // all cancelled first, so that none counts as cancelled by a parent (blocked_by stays NULL: retryFlow retries
     // them); then the policies of children outside the flow
     ready = parentsFailed(

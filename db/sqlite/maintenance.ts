@@ -1,15 +1,18 @@
 // Housekeeping, safe to run from every process at once: lease rescue, lost workers, the depth sample,
-// and pruning (in chunks, each a short transaction of its own).
+// and pruning (in chunks, each a short transaction of its own; whole flows as a big write, big-write.ts).
 import { AUDIT_KEEP_MS } from '../../lib/engine/limits';
+import { Slices } from '../../lib/engine/slices';
+import type { Steps } from './big-write';
 import type { AbandonedCount, AbandonReason, PruneResult, RescueResult } from '../../lib/engine/types';
 import { read, type Db, type Shared } from './connection';
 import { parentsFailed } from './edges';
 import { endAttempt, type Ended } from './settle';
 import { pruneEvents } from './events';
-import { pruneFlow } from './flow';
+import { pruneThrottle } from './throttle';
 import { pruneHistory, rollDue, rollHistory } from './history';
 import { depthSample, lastDepth } from '../shared/depth';
 import { remove } from './operators';
+import { releaseToken } from './queues';
 import { PRUNE_AUDIT } from './sql/audit';
 import * as S from './sql/maintenance';
 import { stmt } from './stmt';
@@ -51,7 +54,7 @@ export async function rescueExpired(shared: Shared): Promise<RescueResult> {
   // nothing expired, no attempt left open (an idle or healthy store, every second): a read, no write lock
   if (!(await read(() => stmt(shared.db, S.RESCUE_DUE).get(Date.now())))) return { retried: 0, dead: 0 };
   const r = await shared.tx((tally, now) => rescue(shared.db, tally, now));
-  if (r.retried || r.dead) shared.wake();
+  if (r.retried || r.dead || r.released) shared.wake();
   return r;
 }
 
@@ -65,7 +68,7 @@ function rescue(db: Db, tally: Tally, now: number): RescueResult {
     lease_until: number;
     heartbeat_at: number | null;
   })[];
-  const res = { retried: 0, dead: 0 };
+  const res: RescueResult = { retried: 0, dead: 0 };
   const died: number[] = [];
   for (const t of expired) {
     const { reason, message, detail } = abandoned(t.worker_id, t.lease_until, t.heartbeat_at);
@@ -81,6 +84,14 @@ function rescue(db: Db, tally: Tally, now: number): RescueResult {
   }
   parentsFailed(db, died, tally, now);
   stmt(db, S.CLOSE_ORPHAN_ATTEMPTS).run(now);
+  // a lapsed claim ahead: back to pending with nothing counted (no attempt began)
+  const claims = stmt(db, S.EXPIRED_CLAIMS).all(now) as (Ended & { id: number; attempts: number })[];
+  for (const t of claims) {
+    stmt(db, S.RELEASE_CLAIM).run(t.id);
+    if (t.token_no !== null) releaseToken(db, t.queue, t.token_no, t.id, t.attempts + 1);
+    tally.task(t, 'claimed', 'pending');
+  }
+  if (claims.length) res.released = claims.length;
   return res;
 }
 
@@ -103,14 +114,19 @@ export async function markLostWorkers(shared: Shared, staleMs: number): Promise<
 export async function prune(shared: Shared, olderThan: Date): Promise<PruneResult> {
   const cutoff = olderThan.getTime();
   const total = { tasks: 0, attempts: 0 };
+  // a chunk is a short transaction; between them the event loop runs (the process answers while a backlog goes)
+  const slices = new Slices();
   for (;;) {
     const r = await shared.tx((tally) => pruneChunk(shared.db, cutoff, PRUNE_CHUNK, tally));
     total.tasks += r.tasks;
     total.attempts += r.attempts;
     if (r.tasks < PRUNE_CHUNK) break;
+    if (slices.due) await slices.pause();
   }
   for (;;) {
-    const r = await shared.tx((tally) => pruneFlows(shared.db, cutoff, PRUNE_FLOWS, tally));
+    // whole flows (up to 10,000 tasks each): a big write, in slices (big-write.ts), when there is one to prune
+    if ((await read(() => stmt(shared.db, S.PRUNABLE_FLOWS).all(cutoff, cutoff, 1))).length === 0) break;
+    const r = await shared.write(Infinity, (db, tally) => pruneFlows(db, cutoff, PRUNE_FLOWS, tally));
     total.tasks += r.tasks;
     total.attempts += r.attempts;
     if (r.flows < PRUNE_FLOWS) break;
@@ -128,12 +144,15 @@ function pruneChunk(db: Db, cutoff: number, chunk: number, tally: Tally): PruneR
 }
 
 /** Delete up to `chunk` whole flows, finished before the cutoff, with their tasks, log rows and edges. */
-function pruneFlows(db: Db, cutoff: number, chunk: number, tally: Tally): PruneResult & { flows: number } {
+function* pruneFlows(db: Db, cutoff: number, chunk: number, tally: Tally): Steps<PruneResult & { flows: number }> {
   const flows = stmt(db, S.PRUNABLE_FLOWS).all(cutoff, cutoff, chunk) as { id: number }[];
   const out = { flows: flows.length, tasks: 0, attempts: 0 };
   for (const f of flows) {
     const rows = stmt(db, S.FLOW_TASKS).all(f.id) as (TaskKey & { id: number; status: string })[];
-    for (const t of rows) out.attempts += remove(db, t, tally);
+    for (const t of rows) {
+      out.attempts += remove(db, t, tally);
+      yield;
+    }
     out.tasks += rows.length;
     stmt(db, S.DELETE_FLOW).run(f.id);
   }
@@ -150,7 +169,7 @@ function pruneRest(db: Db, cutoff: number, now: number): void {
   stmt(db, S.PRUNE_QUEUE_CHANGES).run(cutoff);
   stmt(db, PRUNE_AUDIT).run(now - AUDIT_KEEP_MS);
   pruneHistory(db, now);
-  pruneFlow(db, now);
+  pruneThrottle(db, now);
 }
 
 /**

@@ -4,8 +4,10 @@
 import type { AuditWrite, CancelResult, CommandPort, DedupKeyHeld, DeleteResult, RetryResult } from '../../lib/engine/ports';
 import type { FailureFilter, RetryFailedResult, TaskStatus } from '../../lib/engine/types';
 import { deleteTaskOutput } from './attempt-logs';
+import type { Steps } from './big-write';
 import type { Db, Shared } from './connection';
 import { dropEdges, hasOpenChild, parentsFailed, retryTask } from './edges';
+import { releaseToken } from './queues';
 import { failureWhere } from './reads';
 import { BATCH_STATUS } from './sql/batches';
 import * as S from './sql/operators';
@@ -19,13 +21,16 @@ type Candidate = TaskKey & { id: number; prior: string; dedup_key: string | null
 
 const byToken = (db: Db, token: string) => stmt(db, S.TASK_BY_TOKEN).get(token) as Row | undefined;
 
-/** waiting or pending → cancelled (its children's policies applied); running → cancel requested (cooperative) */
+/**
+ * waiting, pending or claimed (not started: its pool drops it) → cancelled (its children's policies applied);
+ * running → cancel requested (cooperative)
+ */
 export async function cancel(shared: Shared, token: string, audit?: AuditWrite<CancelResult>): Promise<CancelResult> {
   let ready = false;
   const r = await shared.tx((tally, now): CancelResult => {
     const t = byToken(shared.db, token);
     if (!t) return 'not_found';
-    if (t.status === 'pending' || t.status === 'waiting') {
+    if (notStarted(t.status)) {
       ready = cancelOne(shared.db, t, tally, now);
       return 'cancelled';
     }
@@ -39,10 +44,19 @@ export async function cancel(shared: Shared, token: string, audit?: AuditWrite<C
   return r;
 }
 
-/** A waiting or pending task is cancelled; its children's policies apply. True when a child became pending (`run`). */
-export function cancelOne(db: Db, t: Row, tally: Tally, now: number): boolean {
-  stmt(db, S.CANCEL_PENDING).run(now, t.id);
+/** Not started (cancelled at once): waiting, pending, or claimed ahead by a pool. */
+export const notStarted = (status: string) => status === 'pending' || status === 'waiting' || status === 'claimed';
+
+/** A task not started is cancelled — a claimed one's token released —, its children's policies not applied yet. */
+export function cancelNow(db: Db, t: Row, tally: Tally, now: number): void {
+  const held = stmt(db, S.CANCEL_PENDING).get(now, t.id) as { token_no: number | null; attempts: number };
+  if (t.status === 'claimed' && held.token_no !== null) releaseToken(db, t.queue, held.token_no, t.id, held.attempts + 1);
   tally.task(t, t.status, 'cancelled');
+}
+
+/** A task not started is cancelled; its children's policies apply. True when a child became pending (`run`). */
+export function cancelOne(db: Db, t: Row, tally: Tally, now: number): boolean {
+  cancelNow(db, t, tally, now);
   return parentsFailed(db, [t.id], tally, now);
 }
 
@@ -80,26 +94,32 @@ export async function retryFailed(
   filter: FailureFilter,
   audit?: AuditWrite<RetryFailedResult>,
 ): Promise<RetryFailedResult> {
-  const out = await shared.tx((tally, now): RetryFailedResult => {
-    const { filters, params } = failureWhere(filter);
-    const rows = stmt(shared.db, S.retryCandidatesSql(filters)).all(...params) as Candidate[];
-    const taken = new Set<string>();
-    let retried = 0;
-    let held = 0;
-    // newest first: the first of a key comes back, the rest would hold it twice
-    for (const r of rows) {
-      if (r.dedup_key !== null) {
-        if (r.held || taken.has(r.dedup_key)) {
-          held++;
-          continue;
+  // how many is known only inside: written as a big write (in slices), whatever the count
+  const out = await shared.write(
+    Infinity,
+    function* (db, tally, now): Steps<RetryFailedResult> {
+      const { filters, params } = failureWhere(filter);
+      const rows = stmt(db, S.retryCandidatesSql(filters)).all(...params) as Candidate[];
+      const taken = new Set<string>();
+      let retried = 0;
+      let held = 0;
+      // newest first: the first of a key comes back, the rest would hold it twice
+      for (const r of rows) {
+        if (r.dedup_key !== null) {
+          if (r.held || taken.has(r.dedup_key)) {
+            held++;
+            continue;
+          }
+          taken.add(r.dedup_key);
         }
-        taken.add(r.dedup_key);
+        retryTask(db, r, r.prior, tally, now);
+        retried++;
+        yield;
       }
-      retryTask(shared.db, r, r.prior, tally, now);
-      retried++;
-    }
-    return { retried, skipped: { dedupKeyHeld: held } };
-  }, audit);
+      return { retried, skipped: { dedupKeyHeld: held } };
+    },
+    audit,
+  );
   if (out.retried) shared.wake();
   return out;
 }
@@ -133,12 +153,22 @@ export function deleteTask(shared: Shared, token: string, audit?: AuditWrite<Del
 
 /** delete every dead task matching the filter (not those an unfinished task depends on); returns how many */
 export function deleteFailed(shared: Shared, filter: FailureFilter, audit?: AuditWrite<number>): Promise<number> {
-  return shared.tx((tally) => {
-    const { filters, params } = failureWhere(filter);
-    const rows = (stmt(shared.db, S.matchingTasksSql(filters)).all(...params) as Row[]).filter((r) => !hasOpenChild(shared.db, r.id));
-    for (const r of rows) remove(shared.db, r, tally);
-    return rows.length;
-  }, audit);
+  // how many is known only inside: written as a big write (in slices), whatever the count
+  return shared.write(
+    Infinity,
+    function* (db, tally): Steps<number> {
+      const { filters, params } = failureWhere(filter);
+      let deleted = 0;
+      for (const r of stmt(db, S.matchingTasksSql(filters)).all(...params) as Row[]) {
+        if (hasOpenChild(db, r.id)) continue;
+        remove(db, r, tally);
+        deleted++;
+        yield;
+      }
+      return deleted;
+    },
+    audit,
+  );
 }
 
 /** this module's part of the CommandPort (store.ts binds it to the store's Shared) */

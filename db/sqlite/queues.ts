@@ -6,7 +6,7 @@ import type { AuditWrite, CommandPort, ReadModel } from '../../lib/engine/ports'
 import type { QueueChange, QueuePatch, QueueSettings, QueueView, TokenView } from '../../lib/engine/types';
 import { rateText } from '../../lib/engine/keys';
 import { read, type Db, type Shared } from './connection';
-import { rateUsage, seedSlots } from './flow';
+import { rateUsage, seedSlots } from './throttle';
 import { type ChangeRow, queueChange, type QueueRow, queueSettings } from './rows';
 import * as S from './sql/queues';
 import { stmt } from './stmt';

@@ -65,7 +65,8 @@ export function countsByQueue(shared: Shared): Promise<QueueCounts[]> {
     const byQueue = new Map<string, QueueCounts>();
     for (const r of rows) {
       let q = byQueue.get(r.queue);
-      if (!q) byQueue.set(r.queue, (q = { queue: r.queue, waiting: 0, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 }));
+      if (!q)
+        byQueue.set(r.queue, (q = { queue: r.queue, waiting: 0, pending: 0, claimed: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 }));
       if (r.status in q && r.status !== 'queue') (q as unknown as Record<string, number>)[r.status] = r.n;
     }
     return [...byQueue.values()];
@@ -88,7 +89,14 @@ export function taskWhere(f: TaskFilter, now: number) {
   if (f.status === 'succeeded') add('rest', S.TASK_FILTER.status, f.status);
   else if (f.status) {
     add('drive', S.TASK_FILTER.status, f.status);
-    const partial = f.status === 'waiting' ? 'waiting' : f.status === 'pending' || f.status === 'running' ? 'open' : 'ended';
+    const partial =
+      f.status === 'waiting'
+        ? 'waiting'
+        : f.status === 'claimed'
+          ? 'held'
+          : f.status === 'pending' || f.status === 'running'
+            ? 'open'
+            : 'ended';
     add('drive', S.TASK_FILTER[partial]);
   }
   if (f.flowId !== undefined) add('drive', S.TASK_FILTER.flow, f.flowId);

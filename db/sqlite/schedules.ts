@@ -3,12 +3,13 @@
 // inserts the fires and advances the schedules, all in one BEGIN IMMEDIATE transaction: processes
 // checking at once take turns, and each sees what the one before it fired. The unique index on
 // (schedule_name, schedule_fire_at) makes a second task for a tick impossible whatever happens.
-import type { AuditWrite, CommandPort, MaintenancePort, ReadModel } from '../../lib/engine/ports';
+import type { AuditWrite, CommandPort, FireTrace, MaintenancePort, ReadModel } from '../../lib/engine/ports';
 import { auditVia } from '../../lib/engine/audit';
 import { ValidationError } from '../../lib/engine/errors';
 import { taskKey } from '../../lib/engine/keys';
 import { planFires } from '../../lib/engine/schedules';
 import type {
+  TraceContext,
   EnqueueResult,
   FireReport,
   MisfirePolicy,
@@ -134,7 +135,15 @@ function fireKey(payload: string | null, keyFrom: string | null): string | null 
 }
 
 /** Insert the task of one fire; null when this tick was fired already. */
-function insertFire(db: Db, r: ScheduleRow, fireAt: number | null, caller: string, tally: Tally, now: number): string | null {
+function insertFire(
+  db: Db,
+  r: ScheduleRow,
+  fireAt: number | null,
+  caller: string,
+  tally: Tally,
+  now: number,
+  trace: TraceContext | null = null,
+): string | null {
   const q = ensureQueue(db, r.queue, now);
   const token = newToken(now);
   const done = stmt(db, S.INSERT_FIRE).run(
@@ -152,6 +161,8 @@ function insertFire(db: Db, r: ScheduleRow, fireAt: number | null, caller: strin
     r.name,
     fireAt,
     now,
+    trace?.traceparent ?? null,
+    trace?.tracestate ?? null,
   );
   if (done.changes !== 1) return null;
   tally.task({ queue: r.queue, batch_id: null, stage: null }, null, 'pending');
@@ -182,7 +193,7 @@ export async function runSchedule(
 }
 
 /** One check of every due schedule (MaintenancePort.fireDue); `at` replaces the clock for the plans (tests). */
-export async function fireDue(shared: Shared, at?: Date): Promise<FireReport[]> {
+export async function fireDue(shared: Shared, at?: Date, traceFire?: FireTrace): Promise<FireReport[]> {
   const db = shared.db;
   // nothing due (the usual case, checked every second): no write transaction, no write lock
   if (!(await read(() => stmt(db, S.ANY_DUE).get((at ?? new Date()).getTime())))) return [];
@@ -203,8 +214,9 @@ export async function fireDue(shared: Shared, at?: Date): Promise<FireReport[]> 
         previousActive,
       );
       const fired: FireReport['fired'] = [];
+      const trace = plan.fires.length && traceFire ? traceFire({ schedule: r.name, queue: r.queue, count: plan.fires.length }) : null;
       for (const tick of plan.fires) {
-        const token = insertFire(db, r, tick.getTime(), 'schedule', tally, now);
+        const token = insertFire(db, r, tick.getTime(), 'schedule', tally, now, trace);
         if (token) fired.push({ token, fireAt: tick });
       }
       const last = fired[fired.length - 1];

@@ -2,8 +2,10 @@
 // attempt's concurrency token; then, before the transaction commits, the batches whose tasks moved are
 // settled — aborted on a failure where their policy says so, completed once all their tasks are terminal.
 // A settled task moves its children (edges.ts): a success readies them, dead or cancelled applies their policies.
+// A task claimed ahead (claim.ts) starts here: its start is recorded with its end (one log row written whole), or
+// alone while it still runs (`started`); one never started is given back (`given_back`), with nothing counted.
 import { fingerprint } from '../../lib/engine/fingerprint';
-import type { AttemptResult, ErrorInfo } from '../../lib/engine/types';
+import type { AttemptResult, AttemptStart, ErrorInfo } from '../../lib/engine/types';
 import { stageTimes } from './batches';
 import type { Db, Shared } from './connection';
 import { parentsFailed, parentsSucceeded } from './edges';
@@ -12,12 +14,15 @@ import { suspendedUntil } from './steps';
 import { releaseToken } from './queues';
 import { toJson } from './rows';
 import { BATCH_STATUS } from './sql/batches';
+import { LOG_ATTEMPT } from './sql/claim';
 import * as S from './sql/settle';
 import { stmt } from './stmt';
 import type { Tally, TaskKey } from './tally';
 
 /** What an ended attempt held. */
 export type Ended = TaskKey & { token_no: number | null };
+/** What a settled attempt held, and what its log row needs. */
+type Settled = Ended & { kind: string; command: string };
 
 /** Settle attempts; false where the attempt no longer owns its task or its lease expired. */
 export async function finish(shared: Shared, results: AttemptResult[]): Promise<boolean[]> {
@@ -25,6 +30,11 @@ export async function finish(shared: Shared, results: AttemptResult[]): Promise<
   const r = await shared.tx((tally, now) => settleAttempts(shared.db, results, tally, now));
   if (r.wake) shared.wake();
   return r.accepted;
+}
+
+/** How an attempt's end counts in the history. */
+function historyOutcome(outcome: string, to: string) {
+  return outcome === 'succeeded' || outcome === 'cancelled' ? outcome : to === 'dead' ? 'dead' : 'failed';
 }
 
 /** Log an attempt's end, release its token, and move its task's counts. */
@@ -38,9 +48,8 @@ export function endAttempt(
   to: string,
   tally: Tally,
   now: number,
-  startedAt: number | null = null,
 ): void {
-  const end = [now, outcome, err?.number ?? null, err?.message ?? null, err?.detail ?? null, startedAt, now, taskId, attempt];
+  const end = [now, outcome, err?.number ?? null, err?.message ?? null, err?.detail ?? null, taskId, attempt];
   const logged = stmt(db, S.END_ATTEMPT).get(...end) as { command: string; started_at: number } | undefined;
   if (t.token_no !== null) releaseToken(db, t.queue, t.token_no, taskId, attempt);
   if (t.batch_id !== null && t.stage !== null) stageTimes(db, t.batch_id, t.stage, null, now);
@@ -48,8 +57,83 @@ export function endAttempt(
   // a suspended attempt (a durable handler's sleep or wait) neither succeeded nor failed
   if (outcome === 'suspended') return;
   tally.metric(now, outcome === 'succeeded' ? 'succeeded' : 'failed');
-  const ended = outcome === 'succeeded' || outcome === 'cancelled' ? outcome : to === 'dead' ? 'dead' : 'failed';
-  tally.historyEnded(now, t.queue, logged?.command ?? '?', ended, logged ? now - logged.started_at : null);
+  tally.historyEnded(now, t.queue, logged?.command ?? '?', historyOutcome(outcome, to), logged ? now - logged.started_at : null);
+}
+
+/** The log row of a claimed task's attempt up to its start (task_id … started_at, as LOG_ATTEMPT binds them). */
+function logRow(r: AttemptResult, t: Settled, start: AttemptStart, at: number) {
+  return [r.taskId, r.attempt, t.queue, t.kind, t.command, r.workerId, start.session, t.token_no, t.batch_id, t.stage, at] as const;
+}
+
+/** A claimed task's attempt starts at `at` (its task row already written): counted from its real start. */
+function started(db: Db, t: Settled, start: AttemptStart, at: number, tally: Tally): void {
+  const latency = at - start.due.getTime();
+  tally.started(at, latency);
+  tally.historyStarted(at, t.queue, t.command, latency);
+  if (t.batch_id !== null && t.stage !== null) stageTimes(db, t.batch_id, t.stage, at, null);
+}
+
+/** The whole attempt of a claimed task that ended before its start was recorded: one log row, its token released. */
+function endClaimedAttempt(
+  db: Db,
+  t: Settled,
+  r: AttemptResult,
+  start: AttemptStart,
+  outcome: string,
+  err: ErrorInfo | null,
+  to: string,
+  tally: Tally,
+  now: number,
+): void {
+  const at = Math.min(start.at.getTime(), now);
+  stmt(db, S.LOG_ENDED_ATTEMPT).run(
+    ...logRow(r, t, start, at),
+    now,
+    outcome,
+    err?.number ?? null,
+    err?.message ?? null,
+    err?.detail ?? null,
+  );
+  if (t.token_no !== null) releaseToken(db, t.queue, t.token_no, r.taskId, r.attempt);
+  started(db, t, start, at, tally);
+  if (t.batch_id !== null && t.stage !== null) stageTimes(db, t.batch_id, t.stage, null, now);
+  tally.task(t, 'claimed', to);
+  // a suspended attempt (a durable handler's sleep or wait) neither succeeded nor failed
+  if (outcome === 'suspended') return;
+  tally.metric(now, outcome === 'succeeded' ? 'succeeded' : 'failed');
+  tally.historyEnded(now, t.queue, t.command, historyOutcome(outcome, to), now - at);
+}
+
+/** A claimed task's attempt that still runs: claimed → running, its log row opened at its real start. */
+function startClaimed(db: Db, r: AttemptResult, start: AttemptStart, tally: Tally, now: number): boolean {
+  const at = Math.min(start.at.getTime(), now);
+  const t = stmt(db, S.START_CLAIMED).get(r.workerId, r.attempt, at, now, r.taskId, start.claimer, 'claimed', r.attempt - 1, now) as
+    | Settled
+    | undefined;
+  if (!t) return false;
+  stmt(db, LOG_ATTEMPT).run(...logRow(r, t, start, at));
+  if (t.token_no !== null) stmt(db, S.TOKEN_RUNNER).run(r.workerId, t.queue, t.token_no, r.taskId);
+  started(db, t, start, at, tally);
+  tally.task(t, 'claimed', 'running');
+  return true;
+}
+
+/**
+ * Give a task back to pending, due as it was, nothing counted: one claimed ahead and never started, or an attempt
+ * its claim started that never ran (undone: its attempt count back, its log row removed). Its token is released.
+ */
+function giveBack(db: Db, r: AttemptResult, tally: Tally, now: number): boolean {
+  let from = 'claimed';
+  let t = stmt(db, S.GIVE_BACK_CLAIMED).get(r.taskId, r.workerId, r.attempt, now) as Ended | undefined;
+  if (!t) {
+    from = 'running';
+    t = stmt(db, S.GIVE_BACK_STARTED).get(r.taskId, r.workerId, r.attempt, now) as Ended | undefined;
+    if (!t) return false;
+    stmt(db, S.LOG_UNDO).run(r.taskId, r.attempt);
+  }
+  if (t.token_no !== null) releaseToken(db, t.queue, t.token_no, r.taskId, r.attempt);
+  tally.task(t, from, 'pending');
+  return true;
 }
 
 /** Apply settlements; false where the attempt no longer owns its task or its lease expired (nothing is written for it). */
@@ -60,17 +144,24 @@ function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: num
   const failed: number[] = [];
   const accepted = results.map((r) => {
     const s = r.settlement;
-    // when it really began (a prefetched task, after its claim), then the fence: this attempt still owns its
-    // task, and its lease has not expired
-    const startedAt = r.startedAt ? r.startedAt.getTime() : null;
-    const fence = [startedAt, now, r.taskId, r.workerId, r.attempt, now];
-    let row: Ended | undefined;
+    if (s.kind === 'given_back') {
+      const ok = giveBack(db, r, tally, now);
+      if (ok) wake = true;
+      return ok;
+    }
+    const start = r.start;
+    if (s.kind === 'started') return start !== undefined && startClaimed(db, r, start, tally, now);
+    // the attempt (its worker and number; a claimed task's start), then the fence: a running attempt still owns its
+    // task — or, its start going with its end, the task is still claimed by its claimer —, its lease not expired
+    const attempt = [r.workerId, r.attempt, start ? start.at.getTime() : null, now];
+    const fence = start ? [r.taskId, start.claimer, 'claimed', r.attempt - 1, now] : [r.taskId, r.workerId, 'running', r.attempt, now];
+    let row: Settled | undefined;
     let to: string;
     let outcome: string;
     let err: ErrorInfo | null = null;
     switch (s.kind) {
       case 'succeeded':
-        row = stmt(db, S.FINISH_SUCCEEDED).get(now, toJson(s.result), ...fence) as Ended | undefined;
+        row = stmt(db, S.FINISH_SUCCEEDED).get(now, toJson(s.result), ...attempt, ...fence) as Settled | undefined;
         to = outcome = 'succeeded';
         break;
       case 'retry':
@@ -81,36 +172,51 @@ function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: num
           err.message,
           err.detail,
           fingerprint(err.number, err.message),
+          ...attempt,
           ...fence,
-        ) as Ended | undefined;
+        ) as Settled | undefined;
         to = 'pending';
         outcome = s.outcome;
         if (s.runAfter.getTime() <= now) wake = true;
         break;
       case 'dead':
         err = s.error;
-        row = stmt(db, S.FINISH_DEAD).get(now, err.number, err.message, err.detail, fingerprint(err.number, err.message), ...fence) as
-          | Ended
-          | undefined;
+        row = stmt(db, S.FINISH_DEAD).get(
+          now,
+          err.number,
+          err.message,
+          err.detail,
+          fingerprint(err.number, err.message),
+          ...attempt,
+          ...fence,
+        ) as Settled | undefined;
         to = 'dead';
         outcome = s.outcome;
         break;
       case 'suspended':
-        row = stmt(db, S.FINISH_SUSPENDED).get(suspendedUntil(s.until), s.step.kind === 'sleep' ? 'sleep' : 'event', ...fence) as
-          | Ended
-          | undefined;
+        row = stmt(db, S.FINISH_SUSPENDED).get(
+          suspendedUntil(s.until),
+          s.step.kind === 'sleep' ? 'sleep' : 'event',
+          ...attempt,
+          ...fence,
+        ) as Settled | undefined;
         to = 'waiting';
         outcome = 'suspended';
         break;
       default:
         err = s.error;
-        row = stmt(db, S.FINISH_CANCELLED).get(now, ...fence) as Ended | undefined;
+        row = stmt(db, S.FINISH_CANCELLED).get(now, ...attempt, ...fence) as Settled | undefined;
         to = outcome = 'cancelled';
     }
     if (!row) return false;
-    endAttempt(db, row, r.taskId, r.attempt, outcome, err, to, tally, now, startedAt);
+    if (start) endClaimedAttempt(db, row, r, start, outcome, err, to, tally, now);
+    else endAttempt(db, row, r.taskId, r.attempt, outcome, err, to, tally, now);
     // its step recorded; an event sent since the attempt began resumes it at once
     if (s.kind === 'suspended' && suspendAttempt(db, r.taskId, r.attempt, s.step, tally, now)) wake = true;
+    if (r.trace) {
+      stmt(db, S.LOG_ATTEMPT_TRACE).run(r.trace, r.taskId, r.attempt);
+      stmt(db, S.TASK_ATTEMPT_TRACE).run(r.trace, r.taskId);
+    }
     // a freed token or a finished stage may let another task start, and so may a child made ready
     if (row.token_no !== null || row.batch_id !== null) wake = true;
     if (to === 'succeeded') succeeded.push(r.taskId);

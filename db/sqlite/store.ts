@@ -1,6 +1,7 @@
 // The embedded SQLite Store, composed from one module per concern. One connection per process
 // (better-sqlite3 is synchronous, so every transaction is short and serial); BEGIN IMMEDIATE makes each
 // write transaction the single writer across processes sharing the file. All SQL is in sql/.
+import { basename } from 'node:path';
 import type { CommandPort, MaintenancePort, ReadModel, Store, StoreCapabilities, WorkerPort } from '../../lib/engine/ports';
 import type { DoctorCheck, MigrateReport, TaskKind } from '../../lib/engine/types';
 import * as attemptLogs from './attempt-logs';
@@ -16,7 +17,7 @@ import { diagnoseSqlite } from './doctor';
 import * as enqueue from './enqueue';
 import * as events from './events';
 import * as failures from './failures';
-import * as flow from './flow';
+import * as throttle from './throttle';
 import * as flowCommands from './flow-commands';
 import * as history from './history';
 import * as maintenance from './maintenance';
@@ -31,7 +32,9 @@ import * as steps from './steps';
 import { transactionStep } from './step-transaction';
 import { finish } from './settle';
 import { withPayloadPreview } from './running-preview';
-import { refuseExternal, tallied, Transactions } from './transaction';
+import { closeTally, refuseExternal, tallied, Transactions } from './transaction';
+import { BIG_WRITE_ROWS, runSteps, slicedTx } from './big-write';
+import { Tally } from './tally';
 import * as workers from './workers';
 import { bindPort, slicesOf } from '../shared/bind';
 
@@ -52,7 +55,7 @@ const concerns = [
   flowReads,
   history,
   failures,
-  flow,
+  throttle,
   flowCommands,
   steps,
   events,
@@ -77,7 +80,8 @@ export class SqliteStore implements Store {
   readonly sqlServer = null;
   private readonly db: Db;
   private readonly listeners = new Set<() => void>();
-  private readonly transactions: Transactions;
+  /** the second connection: withTransaction's, and big writes' (opened on first use) */
+  private side: Db | null = null;
   private closed = false;
 
   constructor(readonly path: string) {
@@ -86,6 +90,8 @@ export class SqliteStore implements Store {
     const listeners = this.listeners;
     // a caller's transaction (withTransaction) holds the write lock on its own connection: writers wait for it
     const gate = new WriteGate();
+    // the second connection: withTransaction's and big writes' (big-write.ts), opened on first use
+    const side = () => (this.side ??= openDatabase(path));
     const shared: Shared = {
       db,
       /** a write transaction; kept aggregates are flushed and batches settled before it commits */
@@ -105,6 +111,20 @@ export class SqliteStore implements Store {
         if (audited && id !== undefined) audited.id = id;
         return out;
       },
+      write: async (rows, fn, audited) => {
+        if (rows < BIG_WRITE_ROWS || path === ':memory:') return shared.tx((tally, now) => runSteps(fn(db, tally, now)), audited);
+        let id: number | undefined;
+        const out = await slicedTx(side, gate, function* (conn) {
+          const tally = new Tally();
+          const now = Date.now();
+          const r = yield* fn(conn, tally, now);
+          closeTally(conn, tally, now);
+          if (audited) id = audit.writeAudit(conn, now, audited, r);
+          return r;
+        });
+        if (audited && id !== undefined) audited.id = id;
+        return out;
+      },
       wake: () => {
         for (const l of listeners) {
           try {
@@ -116,7 +136,7 @@ export class SqliteStore implements Store {
       },
     };
 
-    const transactions = (this.transactions = new Transactions(path, gate, shared.wake));
+    const transactions = new Transactions(path, side, gate, shared.wake);
     // each port: its concern modules' slices bound to `shared` (db/shared/bind.ts), and what is the store's own
     this.worker = bindPort<WorkerPort, Shared>(shared, {
       ...slicesOf('workerSlice', concerns),
@@ -124,6 +144,8 @@ export class SqliteStore implements Store {
       finish,
       // one connection: every attempt runs on this process's session (after a caller's transaction ends)
       runSql: async (_, attempt, text, signal) => {
+        // a traced attempt's database span: the file and the session it ran on
+        attempt.db?.report({ system: 'sqlite', namespace: basename(path), session: attempt.session });
         await gate.free();
         return run.runSql(db, text, signal, attempt.parents);
       },
@@ -186,7 +208,8 @@ export class SqliteStore implements Store {
     if (this.closed) return;
     this.closed = true;
     this.listeners.clear();
-    this.transactions.close();
+    this.side?.close();
+    this.side = null;
     this.db.close();
   }
 }

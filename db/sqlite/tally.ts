@@ -18,6 +18,11 @@ export interface TaskKey {
 }
 
 const STAGE_STATUSES = new Set(['pending', 'running', 'succeeded', 'dead', 'cancelled']);
+/**
+ * A batch stage's kept counts have no column of their own for a task claimed ahead: it holds a place of the batch's
+ * maxParallel and keeps its stage active like a running one, so it is counted as running there.
+ */
+const stageStatus = (s: string) => (s === 'claimed' ? 'running' : s);
 interface MetricDelta {
   enqueued: number;
   started: number;
@@ -45,6 +50,9 @@ export class Tally {
     if (from) this.count(t.queue, from, -1);
     if (to) this.count(t.queue, to, 1);
     if (t.batch_id === null || t.stage === null) return;
+    if (from) from = stageStatus(from);
+    if (to) to = stageStatus(to);
+    if (from === to) return;
     const key = t.batch_id + ':' + t.stage;
     let d = this.stages.get(key);
     if (!d) this.stages.set(key, (d = {}));

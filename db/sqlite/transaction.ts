@@ -15,10 +15,11 @@
 // - the transaction is rolled back once open `timeoutMs` (default 10 s, at most 20 s — below those 30 s,
 //   and below the worker lease of 30 s that a waiting heartbeat must renew), its later calls then fail.
 //   That is the bound: a writer waits at most as long as the longest transaction it queues behind.
-// This process's caller transactions take the gate one at a time (FIFO-ish), so they never fight over
-// the write lock either. The enqueue is the store's own (enqueue.ts) on the second connection, its kept
-// aggregates (tally.ts) flushed inside the caller's transaction, so they commit or vanish with the tasks;
-// each call is a savepoint of its own. A write on the store's connection from inside the callback (e.g.
+// This process's caller transactions take the gate one at a time, in order (and with the big writes written
+// in slices on the same second connection, big-write.ts), so they never fight over the write lock either.
+// The enqueue is the store's own (enqueue.ts) on the second connection, its kept aggregates (tally.ts)
+// flushed inside the caller's transaction, so they commit or vanish with the tasks; each call is a savepoint
+// of its own. A write on the store's connection from inside the callback (e.g.
 // rp.enqueue instead of tx.enqueue) would wait for the transaction it runs in: it is refused at once
 // (the gate recognises the callback's async context), as is a nested withTransaction.
 import { ValidationError } from '../../lib/engine/errors';
@@ -33,7 +34,7 @@ import type {
   FlowResult,
   TransactionOptions,
 } from '../../lib/engine/types';
-import { openDatabase, read, sqliteErrorNumber, type Db, type WriteGate } from './connection';
+import { read, sqliteErrorNumber, type Db, type WriteGate } from './connection';
 import { enqueueIn } from './enqueue';
 import { createFlowIn } from './flow-commands';
 import { settleBatches } from './settle';
@@ -49,12 +50,17 @@ export function tallied<T>(db: Db, fn: (tally: Tally, now: number) => T): T {
   const tally = new Tally();
   const now = Date.now();
   const out = fn(tally, now);
+  closeTally(db, tally, now);
+  return out;
+}
+
+/** The kept aggregates a write collected flushed, and the batches whose tasks moved settled (before it commits). */
+export function closeTally(db: Db, tally: Tally, now: number): void {
   tally.flush(db);
   if (tally.batches.size) {
     settleBatches(db, tally.batches, tally, now);
     tally.flush(db);
   }
-  return out;
 }
 
 /** `enqueue(input, { transaction })`: a transaction opened elsewhere is SQL Server's; here, withTransaction. */
@@ -152,10 +158,10 @@ export class SqliteTransaction implements StoreTransaction {
 
 /** withTransaction on one SQLite store (see the header). */
 export class Transactions {
-  private conn: Db | null = null;
-
   constructor(
     private readonly path: string,
+    /** the store's second connection (opened on first use, kept for the next one) */
+    private readonly connection: () => Db,
     private readonly gate: WriteGate,
     private readonly wake: () => void,
   ) {}
@@ -172,7 +178,7 @@ export class Transactions {
     const release = await this.gate.take();
     let tx: SqliteTransaction;
     try {
-      const db = (this.conn ??= openDatabase(this.path));
+      const db = this.connection();
       // another process may hold the write lock for a moment: retried without blocking, as writeTx does
       await read(() => db.exec(BEGIN_IMMEDIATE));
       tx = new SqliteTransaction(db, timeoutMs);
@@ -198,10 +204,5 @@ export class Transactions {
       clearTimeout(timer);
       release();
     }
-  }
-
-  close(): void {
-    this.conn?.close();
-    this.conn = null;
   }
 }

@@ -49,7 +49,14 @@ export async function heartbeat(shared: Shared, input: HeartbeatInput): Promise<
     const owned: number[] = [];
     const cancelRequested: number[] = [];
     for (const r of input.running) {
-      const row = renew.get(now + input.leaseMs, r.taskId, r.workerId, r.attempt, now) as { cancel_requested: number } | undefined;
+      const row = renew.get({
+        lease: now + input.leaseMs,
+        id: r.taskId,
+        worker: r.workerId,
+        attempt: r.attempt,
+        claimer: r.claimer ?? null,
+        now,
+      }) as { cancel_requested: number } | undefined;
       if (!row) continue;
       owned.push(r.taskId);
       if (row.cancel_requested === 1) cancelRequested.push(r.taskId);

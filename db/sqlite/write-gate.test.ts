@@ -35,7 +35,7 @@ describe('WriteGate', () => {
       order.push('transaction');
       release();
     });
-    const write = gate.whenFree(() => order.push('writer'));
+    const write = gate.free().then(() => order.push('writer'));
     first();
     await Promise.all([tx, write]);
     expect(order).toEqual(['writer', 'transaction']);

@@ -14,7 +14,7 @@ import { sleep } from '../engine/handlers';
 import type { Pool } from '../engine/pool';
 import type { Store } from '../engine/ports';
 import { openStore } from './open';
-import { Readpast } from './readpast';
+import { Readpast, readModelOf } from './readpast';
 
 interface Received {
   body: string;
@@ -88,7 +88,7 @@ describe('alert delivery', () => {
     await pool.start();
     const sent = await rp.alerts.test(rule.id);
     const task = await until(
-      () => rp.reads.getTask(sent.token),
+      () => readModelOf(rp).getTask(sent.token),
       (t) => t?.status === 'succeeded' || t?.status === 'dead',
     );
     expect(task).toMatchObject({ status: 'succeeded', attempts: 2, queue: ALERT_QUEUE });
@@ -114,7 +114,7 @@ describe('alert delivery', () => {
     await pool.start();
     const r = await rp.enqueue({ command: 'demo.fail', queue: 'orders', maxAttempts: 1, payload: { message: 'card declined' } });
     await until(
-      () => rp.reads.getTask(r.token),
+      () => readModelOf(rp).getTask(r.token),
       (t) => t?.status === 'dead',
     );
     // the evaluation any pool runs every few seconds (maintenance.ts), called here until the dead task is read
@@ -142,7 +142,7 @@ describe('alert delivery', () => {
     expect(rule.url).toBe(`http://${host}/…1234`);
     expect(JSON.stringify(await rp.alerts.list())).not.toContain('xoxb-secret-part');
     const sent = await rp.alerts.test(rule.id);
-    const queued = await rp.reads.getTask(sent.token);
+    const queued = await readModelOf(rp).getTask(sent.token);
     expect(JSON.stringify(queued)).not.toContain('xoxb-secret-part');
     expect(queued!.payload).toMatchObject({ rule: 'slack', ruleId: rule.id });
     // an edit that leaves the URL out keeps it; the audit trail has it masked too
@@ -151,7 +151,7 @@ describe('alert delivery', () => {
     pool = rp.createPool({ concurrency: 1, pollMs: 20, heartbeatMs: 50, maintenance: false });
     await pool.start();
     await until(
-      () => rp.reads.getTask(sent.token),
+      () => readModelOf(rp).getTask(sent.token),
       (t) => t?.status === 'succeeded',
     );
     expect(received).toHaveLength(1);
@@ -165,7 +165,7 @@ describe('alert delivery', () => {
     pool = rp.createPool({ concurrency: 1, pollMs: 20, heartbeatMs: 50, maintenance: false });
     await pool.start();
     const dead = await until(
-      () => rp.reads.getTask(orphan.token),
+      () => readModelOf(rp).getTask(orphan.token),
       (t) => t?.status === 'dead' || t?.status === 'succeeded',
     );
     expect(dead).toMatchObject({ status: 'dead', attempts: 1 });
@@ -182,6 +182,6 @@ describe('alert delivery', () => {
       (p) => p.items.some((a) => a.outcome === 'failed'),
     );
     expect(attempts.items[0]!.errorMessage).toContain('127.0.0.1:9');
-    expect((await rp.reads.getTask(sent.token))?.maxAttempts).toBe(5);
+    expect((await readModelOf(rp).getTask(sent.token))?.maxAttempts).toBe(5);
   });
 });

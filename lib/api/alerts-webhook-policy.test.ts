@@ -18,7 +18,7 @@ import type { Pool } from '../engine/pool';
 import type { Store } from '../engine/ports';
 import type { WebhookPolicyOptions, WebhookResolver } from '../engine/webhook-guard';
 import { openStore } from './open';
-import { Readpast } from './readpast';
+import { Readpast, readModelOf } from './readpast';
 
 interface Received {
   host: string | undefined;
@@ -194,7 +194,7 @@ describe('at save', () => {
     await expect(r.alerts.update(ok.id, { url: 'http://[::ffff:10.0.0.5]/' })).rejects.toThrow(
       `url: ::ffff:a00:5 is a private address (10.0.0.5 in IPv6 form); ${HINT}`,
     );
-    expect((await r.reads.getAlertRule(ok.id))?.url).toBe('https://hooks.example/a');
+    expect((await readModelOf(r).getAlertRule(ok.id))?.url).toBe('https://hooks.example/a');
     // stored as an older version did, bypassing the front door
     const old = await store.commands.createAlertRule(
       { name: 'old', kind: 'no_worker', params: {}, url: 'http://10.0.0.5/hook', secret: null, format: 'json', dedupMs: 0, enabled: true },
@@ -205,7 +205,7 @@ describe('at save', () => {
     await startPool(r);
     const sent = await r.alerts.test(old.id);
     const dead = await until(
-      () => r.reads.getTask(sent.token),
+      () => readModelOf(r).getTask(sent.token),
       (t) => t?.status === 'dead' || t?.status === 'succeeded',
     );
     expect(dead).toMatchObject({ status: 'dead', attempts: 1 });
@@ -240,7 +240,7 @@ describe('at delivery', () => {
     await startPool(r);
     const sent = await r.alerts.test(rule.id);
     const dead = await until(
-      () => r.reads.getTask(sent.token),
+      () => readModelOf(r).getTask(sent.token),
       (t) => t?.status === 'dead' || t?.status === 'succeeded',
     );
     expect(dead).toMatchObject({ status: 'dead', attempts: 1, queue: ALERT_QUEUE });
@@ -258,7 +258,7 @@ describe('at delivery', () => {
     await startPool(r);
     const sent = await r.alerts.test(rule.id);
     await until(
-      () => r.reads.getTask(sent.token),
+      () => readModelOf(r).getTask(sent.token),
       (t) => t?.status === 'succeeded',
     );
     expect(received).toEqual([{ host: `hooks.internal.test:${port}`, path: '/hook?k=1' }]);
@@ -308,7 +308,7 @@ describe('at delivery', () => {
     await startPool(r);
     const sent = await r.alerts.test(rule.id);
     await until(
-      () => r.reads.getTask(sent.token),
+      () => readModelOf(r).getTask(sent.token),
       (t) => t?.status === 'succeeded',
     );
     expect(received.map((x) => x.host)).toEqual([`hooks.corp.example:${port}`]);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asActor, currentActor } from './audit';
 import { openReadpast } from './open';
-import type { Readpast } from './readpast';
+import { readModelOf, type Readpast } from './readpast';
 
 let dir: string;
 let rp: Readpast;
@@ -92,7 +92,7 @@ describe('audit of the front door', () => {
       await expect(rp.cancel(first.token)).rejects.toThrow(/already finished/);
       await expect(rp.cancel('00000000-0000-4000-8000-00000000abcd')).rejects.toThrow(/no task/);
       expect((await trail()).length).toBe(before);
-      expect((await rp.reads.getTask(first.token))!.status).toBe('cancelled');
+      expect((await readModelOf(rp).getTask(first.token))!.status).toBe('cancelled');
     });
   });
 });

@@ -180,7 +180,7 @@ function showValue(field: QueueChangeField, v: unknown): string {
   return String(v);
 }
 
-/** The fields of a `queue.update` row, newest first as the store records them (the limit before the pause, then flow control). */
+/** The fields of a `queue.update` row, newest first as the store records them (the limit before the pause, then throttle). */
 const CHANGE_FIELDS: readonly QueueChangeField[] = ['rateLimit', 'keyFrom', 'perKeyLimit', 'paused', 'concurrencyLimit'];
 
 /**

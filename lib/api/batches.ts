@@ -6,6 +6,7 @@ import { taskJson } from './present';
 import type { AttemptView, TaskView } from '../engine/types';
 import { parseWith } from '../engine/validation';
 import { batchIdSegment, batchTasksBody } from './requests';
+import { readModelOf } from './readpast';
 
 /** tasks listed with a batch */
 export const BATCH_TASKS_LISTED = 500;
@@ -29,7 +30,7 @@ export async function firstTasks(readpast: Readpast, id: number, stages: number[
     const ofStage: TaskView[] = [];
     let cursor: number | undefined;
     do {
-      const page = await readpast.reads.listTasks({ batchId: id, stage, cursor, limit: PAGE });
+      const page = await readModelOf(readpast).listTasks({ batchId: id, stage, cursor, limit: PAGE });
       ofStage.push(...page.items);
       cursor = page.nextCursor ?? undefined;
     } while (cursor !== undefined);
@@ -75,7 +76,7 @@ export async function batchTimeline(readpast: Readpast, id: number) {
   let truncated = false;
   for (;;) {
     const room = TIMELINE_MAX_ATTEMPTS - attempts.length;
-    const page = await readpast.reads.listAttempts({ batchId: id, cursor, limit: Math.min(PAGE, room) });
+    const page = await readModelOf(readpast).listAttempts({ batchId: id, cursor, limit: Math.min(PAGE, room) });
     attempts.push(...page.items);
     cursor = page.nextCursor ?? undefined;
     if (cursor === undefined) break;

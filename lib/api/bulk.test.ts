@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, ValidationError } from '../engine/errors';
 import { openStore } from './open';
-import { Readpast } from './readpast';
+import { Readpast, readModelOf } from './readpast';
 
 let dir: string;
 let rp: Readpast;
@@ -48,7 +48,7 @@ describe('bulk actions through lib/api', () => {
     const r = await rp.bulk({ action: 'retry', filter: 'queue=bq', expected: 3 });
     expect(r).toMatchObject({ action: 'retry', done: 3, skipped: 0, missing: 0, expected: 3, count: 3 });
     for (const t of tokens) expect((await rp.status(t)).status).toBe('pending');
-    const audit = await rp.reads.listAudit({ action: 'tasks.bulk_retry', limit: 10 });
+    const audit = await readModelOf(rp).listAudit({ action: 'tasks.bulk_retry', limit: 10 });
     expect(audit.items).toHaveLength(1);
     expect(audit.items[0]).toMatchObject({ target: 'filter:queue=bq', count: 3, before: { filter: 'queue=bq', expected: 3 } });
 
@@ -57,7 +57,7 @@ describe('bulk actions through lib/api', () => {
     const now = await rp.bulk({ action: 'run_now', tokens: [later, ...tokens] });
     expect(now).toMatchObject({ done: 1, count: 1 });
     expect(Date.parse((await rp.status(later)).runAfter!)).toBeLessThanOrEqual(Date.now());
-    expect((await rp.reads.listAudit({ action: 'tasks.bulk_run_now', limit: 10 })).items[0]).toMatchObject({
+    expect((await readModelOf(rp).listAudit({ action: 'tasks.bulk_run_now', limit: 10 })).items[0]).toMatchObject({
       target: 'tokens:4',
       count: 1,
     });
@@ -98,7 +98,7 @@ describe('the one bulk command on a failure selection', () => {
     expect(r).toEqual({ action: 'retry', done: 1, skipped: 1, missing: 0, dedupKeyHeld: 1, expected: null, count: 2 });
     expect((await rp.status(newer!)).status).toBe('pending');
     expect((await rp.status(older!)).status).toBe('dead');
-    const retried = (await rp.reads.listAudit({ action: 'failures.retry', limit: 10 })).items;
+    const retried = (await readModelOf(rp).listAudit({ action: 'failures.retry', limit: 10 })).items;
     expect(retried).toHaveLength(1);
     expect(retried[0]).toMatchObject({
       target: 'filter:{"queue":"fq","message":"boom"}',
@@ -108,7 +108,7 @@ describe('the one bulk command on a failure selection', () => {
 
     expect(await rp.bulk({ action: 'delete', failures: { queue: 'fq', message: 'other' } })).toMatchObject({ done: 1, count: 1 });
     await expect(rp.status(other!)).rejects.toThrow(/no task/);
-    expect((await rp.reads.listAudit({ action: 'failures.delete', limit: 10 })).items[0]).toMatchObject({ count: 1 });
+    expect((await readModelOf(rp).listAudit({ action: 'failures.delete', limit: 10 })).items[0]).toMatchObject({ count: 1 });
   });
 
   it('refuses what a failure selection cannot do, naming the field; retryFailed names the filter fields', async () => {
@@ -142,7 +142,7 @@ describe('edit before retry through lib/api', () => {
     const r = await rp.editTask(token!, { payload: { fixed: 1 }, queue: 'eq2', priority: 4, retry: true });
     expect(r.result).toBe('retried');
     expect(r.task).toMatchObject({ status: 'pending', queue: 'eq2', priority: 4, payload: { fixed: 1 } });
-    const audit = (await rp.reads.listAudit({ action: 'task.edit', limit: 10 })).items[0];
+    const audit = (await readModelOf(rp).listAudit({ action: 'task.edit', limit: 10 })).items[0];
     expect(audit).toMatchObject({
       target: token,
       before: { queue: 'eq', priority: 0, status: 'cancelled', payload: null },

@@ -84,6 +84,12 @@ interface Selection {
 
 type Request = z.output<typeof bulkRequest>;
 
+/**
+ * A turn of the event loop between the pages of a walk and the chunks of an action: a store that answers at
+ * once (SQLite is synchronous) would otherwise hold the process — every other request — for the whole of it.
+ */
+const turn = () => new Promise<void>((r) => setImmediate(r));
+
 async function select(store: Store, r: Request): Promise<Selection> {
   if (r.tokens) {
     const tokens = [...new Set(r.tokens.map((t) => t.toLowerCase()))];
@@ -110,6 +116,7 @@ async function select(store: Store, r: Request): Promise<Selection> {
     for (const t of page.items) if (eligible(r.action, t, now)) out.push(t.token);
     if (page.nextCursor === null) break;
     cursor = page.nextCursor;
+    await turn();
   }
   return { tokens: out, matched, target: `filter:${query}`, describe: { filter: query } };
 }
@@ -158,6 +165,7 @@ async function inChunks(store: Store, audit: Audit, r: Request): Promise<BulkRes
     return { action: `tasks.bulk_${r.action}`, target: s.target, before, after: sum, count: sum.done };
   });
   for (let i = 0; i < s.tokens.length; i += BULK_CHUNK) {
+    if (i > 0) await turn();
     Object.assign(
       total,
       add(total, await store.commands.bulk(r.action, s.tokens.slice(i, i + BULK_CHUNK), { priority: r.priority }, written)),

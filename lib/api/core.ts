@@ -26,6 +26,12 @@ export interface EnqueueOptions {
   allowSql?: boolean;
   /** SQL Server: an mssql `Transaction` the caller opened (begun); the task commits with it. Refused on SQLite. */
   transaction?: unknown;
+  /**
+   * A W3C trace context to continue (an HTTP request's `traceparent` / `tracestate` header): the parent of the
+   * enqueue's `send` span, else the active span is (README "OpenTelemetry"). Invalid: ignored.
+   */
+  traceparent?: string | null;
+  tracestate?: string | null;
 }
 
 export class Core {

@@ -14,7 +14,7 @@ import { packageRoot } from './package-root';
 export interface DashboardOptions {
   /** port (default PORT, else 3000); 0 is not allowed: the URL must be known */
   port?: number;
-  /** address to bind (default READPAST_HOST, else 127.0.0.1); anything but loopback needs READPAST_AUTH */
+  /** address to bind (default READPAST_HOST, else 127.0.0.1); anything but loopback needs READPAST_AUTH or sign-on (READPAST_OIDC_*) */
   host?: string;
   /**
    * Workers in the dashboard's own process (default 0: this process runs its pool with its own handler
@@ -23,7 +23,7 @@ export interface DashboardOptions {
   workers?: number;
   /** a handlers module (path) the dashboard's workers load, as `readpast dashboard --handlers` */
   handlers?: string;
-  /** more environment for the dashboard (READPAST_AUTH, READPAST_VIEWERS, READPAST_ALLOW_SQL …) */
+  /** more environment for the dashboard (READPAST_AUTH, READPAST_VIEWERS, READPAST_OIDC_*, READPAST_ALLOW_SQL …) */
   env?: Record<string, string>;
   /** how long to wait for it to answer (default 30 s) */
   startTimeoutMs?: number;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_BATCH, DEMO_LIMIT, createDemoBatch, demoBatchTasks, demoWorkload, loadDemoWorkload } from './demo';
-import type { Readpast } from './readpast';
+import { readModelOf, type Readpast } from './readpast';
 import { openReadpast } from './open';
 
 let dir: string;
@@ -46,7 +46,7 @@ describe('loadDemoWorkload', () => {
     const count = await loadDemoWorkload(rp, { caller: 'dashboard' });
     expect(count).toBe(demoWorkload().length + 10);
 
-    const { items } = await rp.reads.listBatches({});
+    const { items } = await readModelOf(rp).listBatches({});
     expect(items).toHaveLength(1);
     expect(items[0]!.stages.map((s) => s.total)).toEqual([4, 2, 1, 2, 1]);
 
@@ -65,6 +65,6 @@ describe('loadDemoWorkload', () => {
     // loading it again adds work but records no change that did not happen
     await loadDemoWorkload(rp);
     expect((await rp.queues()).changes).toHaveLength(1);
-    expect((await rp.reads.listBatches({})).items).toHaveLength(2);
+    expect((await readModelOf(rp).listBatches({})).items).toHaveLength(2);
   });
 });

@@ -2,7 +2,7 @@
 // queues, failures with SQL Server-like numbers and messages, flaky tasks that recover, delayed and
 // prioritised tasks, a staged batch and a queue under a concurrency limit — enough for a newcomer to
 // see every page of the dashboard come alive in seconds.
-import type { Readpast } from './readpast';
+import { readModelOf, type Readpast } from './readpast';
 import type { EnqueueRequest } from '../engine/validation';
 
 export interface DemoOptions {
@@ -118,7 +118,7 @@ export async function createDemoBatch(readpast: Readpast, opts: DemoOptions = {}
  * who changed it since — raised, lowered or removed): a limit the user chose is never reset.
  */
 export async function limitDemoQueue(readpast: Readpast): Promise<boolean> {
-  const queue = (await readpast.reads.listQueues()).find((q) => q.name === DEMO_LIMIT.queue);
+  const queue = (await readModelOf(readpast).listQueues()).find((q) => q.name === DEMO_LIMIT.queue);
   if (queue && queue.concurrencyLimit !== null) return false;
   // a queue that does not exist yet has no changes (asking for one answers NotFound)
   const changes = queue ? await readpast.queueChanges(DEMO_LIMIT.queue, 50) : [];

@@ -80,7 +80,7 @@ describe('rp.flow', () => {
 
     const f = await rp.getFlow(r.flowId);
     expect(f).toMatchObject({ id: r.flowId, name: 'nightly', nodes: 4, finishedAt: null });
-    expect(f.counts).toMatchObject({ waiting: 2, pending: 2, running: 0, succeeded: 0 });
+    expect(f.counts).toMatchObject({ waiting: 2, pending: 2, claimed: 0, running: 0, succeeded: 0 });
     // nodes by task id: parents were inserted before their children
     expect(f.nodeList.map((n) => n.nodeId)).toEqual(['load-a', 'load-b', 'merge', 'notify']);
     expect(f.nodeList.map((n) => n.token)).toEqual(['load-a', 'load-b', 'merge', 'notify'].map((id) => r.tokens[id]));

@@ -7,6 +7,7 @@ import { parseWith } from '../engine/validation';
 import type { FlowDetail, FlowFilter, FlowResult, FlowSummary, Page } from '../engine/types';
 import { currentActor } from './audit';
 import type { Core, EnqueueOptions } from './core';
+import { sendFlow } from './trace-enqueue';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -66,7 +67,7 @@ export class Flows {
             after: { name: input.name, nodes: input.nodes.length },
             count: input.nodes.length,
           }));
-    return this.core.store.commands.createFlow(input, { transaction: opts.transaction }, written);
+    return sendFlow(input, opts, (traced) => this.core.store.commands.createFlow(traced, { transaction: opts.transaction }, written));
   }
 
   async get(id: unknown): Promise<FlowJson> {

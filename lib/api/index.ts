@@ -28,6 +28,7 @@ export { loadDeclaredSchedules } from './schedules';
 export { ConflictError, NonRetryableError, NotFoundError, TaskError, ValidationError } from '../engine/errors';
 export { HandlerRegistry, defaultRegistry, type Handler, type HandlerContext } from '../engine/handlers';
 export type { Pool, PoolOptions } from '../engine/pool';
+export type { PoolConfig } from './runtime';
 export type { DashboardHandle, DashboardOptions } from './dashboard';
 export {
   defineHandlers,
@@ -35,10 +36,19 @@ export {
   type CommandOf,
   type EnqueueArg,
   type EnqueueResultOf,
+  type EnqueueReturn,
+  type FlowArg,
+  type FlowNode,
+  type FlowNodeFields,
+  type FlowNodeShape,
   type HandlerMap,
+  type HandlerNode,
   type HandlerTask,
+  type NodeTaskOptions,
   type PayloadOf,
   type ResultOf,
+  type SqlKind,
+  type SqlNode,
   type SqlTask,
   type StatusOf,
   type TaskOptions,

@@ -8,7 +8,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sleep } from '../engine/handlers';
 import { openReadpast, openStore } from './open';
-import { Readpast } from './readpast';
+import { Readpast, readModelOf } from './readpast';
 
 interface Family {
   name: string;
@@ -109,7 +109,7 @@ describe('GET /metrics', () => {
     await pool.start();
     try {
       await until(async () => {
-        const c = (await rp.reads.countsByQueue()).find((q) => q.queue === 'mq');
+        const c = (await readModelOf(rp).countsByQueue()).find((q) => q.queue === 'mq');
         return c !== undefined && c.succeeded === 4 && c.dead === 1;
       });
       const first = await scrape();
@@ -149,7 +149,7 @@ describe('GET /metrics', () => {
 
       // counters only grow, also across the roll of the minutes into the totals
       await rp.enqueue({ command: 'demo.echo', queue: 'mq' });
-      await until(async () => (await rp.reads.countsByQueue()).find((q) => q.queue === 'mq')?.succeeded === 5);
+      await until(async () => (await readModelOf(rp).countsByQueue()).find((q) => q.queue === 'mq')?.succeeded === 5);
       const second = await scrape();
       expect(value(second, 'readpast_succeeded_total', { queue: 'mq', command: 'demo.echo' })).toBe(5);
     } finally {

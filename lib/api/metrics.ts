@@ -3,12 +3,12 @@
 // from the cumulative history totals (HistoryTotals plus the minutes not rolled yet: counts per queue and
 // command, histograms per queue), which only grow —
 // so they are monotonic across scrapes, processes and restarts, as Prometheus counters must be. Label
-// sets are bounded: queue, command, state, le; never a task, never a concurrency key (metrics-flow.ts).
+// sets are bounded: queue, command, state, le; never a task, never a concurrency key (metrics-throttle.ts).
 import { Counter, Gauge, Registry } from 'prom-client';
 import { HIST_BOUNDS_MS, type CommandTotals, type HistoryTotals, type QueueHistogramTotals } from '../engine/history';
 import type { ReadModel } from '../engine/ports';
 import { TASK_STATUSES } from '../engine/types';
-import { flowMetrics } from './metrics-flow';
+import { throttleMetrics } from './metrics-throttle';
 
 /** The text's content type (Prometheus 0.0.4). */
 export const PROMETHEUS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
@@ -130,7 +130,7 @@ export async function prometheusText(reads: ReadModel, now = Date.now()): Promis
     registers,
   });
   for (const a of abandonedCounts) abandoned.set({ queue: a.queue, reason: a.reason }, a.n);
-  await flowMetrics(registry, reads, queues, breakdown);
+  await throttleMetrics(registry, reads, queues, breakdown);
 
   const counter = (name: string, help: string, pick: (t: CommandTotals) => number) => {
     const c = new Counter({ name, help, labelNames: ['queue', 'command'], registers });

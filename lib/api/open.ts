@@ -90,7 +90,10 @@ export async function loadHandlers(registry: HandlerRegistry, modulePath: string
   const url = pathToFileURL(resolve(modulePath)).href;
   if (/\.[cm]?tsx?$/.test(modulePath)) await registerTsx();
   const mod = (await import(/* webpackIgnore: true */ /* turbopackIgnore: true */ url)) as Record<string, unknown>;
-  const entry = (mod.register ?? mod.default ?? mod) as unknown;
+  // a module loaded as CommonJS (TypeScript outside an ESM package, through tsx) may come as its exports object
+  // under `default`, its named exports not seen by Node: look for them there too
+  const cjs = mod.default && typeof mod.default === 'object' ? (mod.default as Record<string, unknown>) : null;
+  const entry = (mod.register ?? cjs?.register ?? cjs?.default ?? mod.default ?? mod) as unknown;
   if (typeof entry === 'function') {
     await (entry as (r: HandlerRegistry) => unknown)(registry);
     return;

@@ -8,7 +8,7 @@ import { sleep } from '../engine/handlers';
 import type { Pool } from '../engine/pool';
 import type { Store } from '../engine/ports';
 import { openStore } from './open';
-import { Readpast } from './readpast';
+import { Readpast, readModelOf } from './readpast';
 
 let dir: string;
 let store: Store;
@@ -112,7 +112,7 @@ describe('pool', () => {
     const s = await statusOf(token);
     expect(s.status).toBe('pending');
     expect(s.history[0]!.outcome).toBe('abandoned');
-    expect((await rp.reads.listWorkers()).every((w) => w.state === 'stopped')).toBe(true);
+    expect((await readModelOf(rp).listWorkers()).every((w) => w.state === 'stopped')).toBe(true);
   });
 
   it('lets a task that finishes within the grace period succeed', async () => {
@@ -135,10 +135,10 @@ describe('pool', () => {
     await p.start();
     await p.resize(5);
     expect(p.size).toBe(5);
-    const running = (await rp.reads.listWorkers()).filter((w) => w.state === 'running');
+    const running = (await readModelOf(rp).listWorkers()).filter((w) => w.state === 'running');
     expect(running).toHaveLength(5);
     await until(
-      () => rp.reads.listRunning(),
+      () => readModelOf(rp).listRunning(),
       (r) => r.length >= 4,
     );
     await p.resize(1);
@@ -151,7 +151,7 @@ describe('pool', () => {
     // every task ran exactly once: shrinking never abandoned an attempt
     for (const t of tokens) expect((await statusOf(t)).history.map((h) => h.outcome)).toEqual(['succeeded']);
     await until(
-      () => rp.reads.listWorkers(),
+      () => readModelOf(rp).listWorkers(),
       (ws) => ws.filter((w) => w.state === 'running').length === 1,
     );
   });
@@ -191,7 +191,7 @@ describe('pool', () => {
     const p = pool({ concurrency: 4 });
     const r = await p.runUntilIdle(10_000);
     expect(r.processed).toBe(20);
-    const q = (await rp.reads.countsByQueue()).find((c) => c.queue === 'default')!;
+    const q = (await readModelOf(rp).countsByQueue()).find((c) => c.queue === 'default')!;
     expect(q.succeeded).toBe(20);
   });
 

@@ -50,6 +50,8 @@ export function attemptJson(a: AttemptView) {
     errorDetail: a.errorDetail,
     /** abandoned by the rescue: lease_lost (its worker was alive) or worker_lost (crashed, killed, cut off) */
     abandonReason: a.abandonReason,
+    /** the trace id of the attempt's span (OpenTelemetry), when it was traced */
+    traceId: a.traceId ?? null,
     /** the task's max attempts (null where the read did not join it) */
     maxAttempts: a.maxAttempts ?? null,
     /** this attempt made its task dead */
@@ -91,6 +93,8 @@ export function taskJson(t: TaskView) {
     suspended: t.suspended,
     /** attempts that ended suspended (not failures) */
     suspensions: t.suspensions,
+    /** the trace id it was enqueued in (OpenTelemetry): its first attempt's span is in that trace */
+    traceId: t.traceId ?? null,
   };
 }
 
@@ -160,10 +164,29 @@ export function workerJson(w: WorkerView, now = Date.now()) {
   };
 }
 
+/**
+ * The counts every page shows. `totals.running` is what ExecutionStatus says runs now — the workers' current
+ * attempts, read with the workers themselves, so running ≤ the workers that exist and the Overview's "N running ·
+ * M of K workers busy" and the nav badge are one number; `totals.claimed` the tasks pools claimed ahead (not started).
+ */
 export function statsJson(queues: QueueCounts[], workers: WorkerView[], now = Date.now()) {
-  const totals = { waiting: 0, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 };
+  const totals = { waiting: 0, pending: 0, claimed: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 };
   for (const q of queues) for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += q[k];
+  totals.running = workers.filter((w) => w.currentTask !== null).length;
   return { queues, totals, workers: workers.map((w) => workerJson(w, now)) };
+}
+
+/** Tasks claimed ahead (not started), by the worker that claimed them: the Running page's own small section. */
+export function claimedJson(tasks: TaskView[]) {
+  const by = new Map<string, { workerId: string; tasks: number; queues: string[] }>();
+  for (const t of tasks) {
+    const id = t.workerId ?? '?';
+    let c = by.get(id);
+    if (!c) by.set(id, (c = { workerId: id, tasks: 0, queues: [] }));
+    c.tasks++;
+    if (!c.queues.includes(t.queue)) c.queues.push(t.queue);
+  }
+  return [...by.values()].sort((a, b) => b.tasks - a.tasks || a.workerId.localeCompare(b.workerId));
 }
 
 export function runningJson(r: RunningView) {
@@ -198,7 +221,7 @@ export function metricsJson(points: MetricPoint[], since: Date, until: Date) {
   return out;
 }
 
-/** A queue with its flow control: the rate window now (`nextAt` ISO) and its top concurrency keys (when read). */
+/** A queue with its throttle: the rate window now (`nextAt` ISO) and its top concurrency keys (when read). */
 export function queueJson(q: QueueView, keys: KeyUsage[] = []) {
   return { ...q, rate: q.rate && { ...q.rate, nextAt: iso(q.rate.nextAt) }, keys: keys.map((k) => ({ ...k })) };
 }

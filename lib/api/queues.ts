@@ -1,4 +1,4 @@
-// Queues: their limits, pause and flow control (per-key limit, keyFrom, rate limit) — a command, audited as
+// Queues: their limits, pause and throttle (per-key limit, keyFrom, rate limit) — a command, audited as
 // `queue.update` with only the fields that changed —, the recorded changes, the concurrency tokens, the top
 // concurrency keys, the rate window, and why their work waits (lib/api/why.ts).
 import { NotFoundError } from '../engine/errors';

@@ -5,9 +5,18 @@
 import { defaultRegistry, type HandlerRegistry } from '../engine/handlers';
 import { MAX_BULK } from '../engine/limits';
 import { silentLogger, type Logger } from '../engine/logger';
-import type { Pool, PoolOptions } from '../engine/pool';
+import type { Pool } from '../engine/pool';
 import type { Dialect, ReadModel, Store } from '../engine/ports';
-import type { AttemptFilter, BatchStatus, EnqueueResult, FailureGroupQuery, FlowFilter, TaskFilter, TaskKind } from '../engine/types';
+import type {
+  AttemptFilter,
+  BatchStatus,
+  EnqueueResult,
+  FailureGroupQuery,
+  FlowFilter,
+  FlowResult,
+  TaskFilter,
+  TaskKind,
+} from '../engine/types';
 import type { EnqueueRequest } from '../engine/validation';
 import { webhookPolicy, type WebhookPolicy } from '../engine/webhook-guard';
 import { Alerts } from './alerts';
@@ -20,16 +29,40 @@ import type { DashboardHandle, DashboardOptions } from './dashboard';
 import type { HistoryRequest } from './history';
 import type { StatusJson } from './present';
 import { DEFAULT_CHANGES_LISTED, Queues } from './queues';
-import { Runtime } from './runtime';
+import { Runtime, type PoolConfig } from './runtime';
 import { Schedules } from './schedules';
 import { TaskCommands } from './task-commands';
+import { taskCounts } from './task-counts';
 import { TaskReads } from './task-reads';
 import type { ReadpastTransaction, TransactionOptions } from './transaction';
-import type { CommandOf, EnqueueArg, EnqueueResultOf, HandlerMap, SqlTask, StatusOf, TaskToken, UntypedHandlers } from './typed';
+import type {
+  CommandOf,
+  EnqueueArg,
+  EnqueueReturn,
+  FlowArg,
+  FlowNodeShape,
+  HandlerMap,
+  StatusOf,
+  TaskToken,
+  UntypedHandlers,
+} from './typed';
 import type { WaitOptions } from './wait';
 
 export type { EnqueueOptions, ReadpastOptions };
 export { MAX_BULK };
+
+/** Each front door's typed read model, kept off its public members (readModelOf). */
+const readModels = new WeakMap<object, ReadModel>();
+
+/**
+ * The typed read model (Dates, not JSON) behind a front door, for the library's own modules, its tests and benches.
+ * Internal: the package does not export it (index.ts); library users read through the front door's methods.
+ */
+export function readModelOf<H extends HandlerMap>(rp: Readpast<H>): ReadModel {
+  const reads = readModels.get(rp);
+  if (!reads) throw new Error('not a Readpast');
+  return reads;
+}
 
 /**
  * The front door. `H` is the handlers declared at openReadpast({ handlers }) (lib/api/typed.ts): with
@@ -38,8 +71,6 @@ export { MAX_BULK };
 export class Readpast<H extends HandlerMap = UntypedHandlers> {
   readonly registry: HandlerRegistry;
   readonly logger: Logger;
-  /** the typed read model (Dates, not JSON) for library users and tests; the JSON views below are built from it */
-  readonly reads: ReadModel;
   /** records every mutation of the front door in the AuditLog (who and from where: audit.ts asActor) */
   readonly audit: Audit;
   /** alert rules and fired alerts (lib/api/alerts.ts) */
@@ -59,7 +90,7 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
   constructor(store: Store, opts: ReadpastOptions = {}) {
     this.registry = opts.registry ?? defaultRegistry();
     this.logger = opts.logger ?? silentLogger;
-    this.reads = store.reads;
+    readModels.set(this, store.reads);
     this.audit = new Audit(store, this.logger);
     this.webhooks = webhookPolicy(opts.webhooks);
     this.alerts = new Alerts(store, this.audit, this.webhooks);
@@ -100,8 +131,15 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
   }
 
   // ---- commands on tasks (task-commands.ts) ----------------------------------------------------------
-  enqueue<C extends CommandOf<H>>(raw: EnqueueArg<H, C>, opts?: EnqueueOptions): Promise<EnqueueResultOf<H, C>>;
-  enqueue(raw: SqlTask, opts?: EnqueueOptions): Promise<EnqueueResult>;
+  /**
+   * One task: `{ command, payload?, queue?, priority?, runAt?, … }`, or `{ kind: 'sql' | 'procedure', command, … }`.
+   * With declared handlers the command and its payload are checked (lib/api/typed.ts), and the token carries
+   * the command for `status`.
+   */
+  enqueue<C extends CommandOf<H>, K extends TaskKind = 'handler'>(
+    raw: EnqueueArg<H, C, K>,
+    opts?: EnqueueOptions,
+  ): Promise<EnqueueReturn<H, C, K>>;
   enqueue(raw: EnqueueRequest | unknown, opts: EnqueueOptions = {}): Promise<EnqueueResult> {
     return this.taskCommands.enqueue(raw, opts);
   }
@@ -113,7 +151,8 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
    * dependsOn?: [id | { id, onParentFailure }], … }] }` (≤ 10,000 nodes); returns `{ flowId, tokens }` (by node id).
    * Cycles, unknown ids and self-edges are refused naming them. lib/api/flows.ts
    */
-  flow(raw: unknown, opts: EnqueueOptions = {}) {
+  flow<N extends readonly FlowNodeShape<H>[] | []>(raw: FlowArg<H, N>, opts?: EnqueueOptions): Promise<FlowResult>;
+  flow(raw: unknown, opts: EnqueueOptions = {}): Promise<FlowResult> {
     return this.flowDesk.create(raw, opts);
   }
   /** a flow with its nodes and edges */
@@ -130,8 +169,9 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
     return this.flowDesk.retryFailed(id);
   }
   /** The callback's statements and tasks commit together, or roll back when it throws (rethrown). lib/api/transaction.ts */
-  withTransaction<T>(fn: (tx: ReadpastTransaction<EnqueueOptions>) => Promise<T>, opts?: TransactionOptions): Promise<T> {
-    return this.taskCommands.withTransaction(fn, opts);
+  withTransaction<T>(fn: (tx: ReadpastTransaction<EnqueueOptions, H>) => Promise<T>, opts?: TransactionOptions): Promise<T> {
+    // (the transaction's calls are typed by H, as rp's are; they validate at run time all the same)
+    return this.taskCommands.withTransaction(fn as unknown as (tx: ReadpastTransaction<EnqueueOptions>) => Promise<T>, opts);
   }
   cancel(token: string) {
     return this.taskCommands.cancel(token);
@@ -207,6 +247,10 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
   }
   running() {
     return this.taskReads.running();
+  }
+  /** the Tasks page's tab counts: per state, pending split into ready / scheduled / retrying; overall or of one queue */
+  taskCounts(queue?: string) {
+    return taskCounts(this.core.store.reads, queue);
   }
   attemptOutput(token: string, query: { attempt?: unknown; after?: unknown } = {}) {
     return this.taskReads.attemptOutput(token, query);
@@ -348,7 +392,7 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
     return this.runtime.savePoolSize(s);
   }
   /** a worker pool over this store's worker (and maintenance) ports */
-  createPool(opts: Partial<PoolOptions> = {}): Pool {
+  createPool(opts: PoolConfig = {}): Pool {
     return this.runtime.createPool(opts);
   }
   /** Serve the dashboard on this database as a child process (lib/api/dashboard.ts); stopped by close() or its stop() */

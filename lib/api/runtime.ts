@@ -9,6 +9,9 @@ import { startDashboard, type DashboardHandle, type DashboardOptions } from './d
 import { getPoolSetting, savePoolSize } from './pool-settings';
 import { doctorJson, type DoctorJson } from './present';
 
+/** A pool's options as `createPool` takes them: each may be left out, or given as undefined, for its default. */
+export type PoolConfig = { [K in keyof PoolOptions]?: PoolOptions[K] | undefined };
+
 export class Runtime {
   private readonly dashboards = new Set<DashboardHandle>();
 
@@ -47,11 +50,13 @@ export class Runtime {
     return savePoolSize(this.core.store, this.core.audit, s);
   }
 
-  createPool(opts: Partial<PoolOptions>): Pool {
+  createPool(opts: PoolConfig): Pool {
     const { store, registry, webhooks, logger } = this.core;
     // alert deliveries (queue readpast.alerts) run in every pool, whatever registry it was given
     const alertRule = (id: number) => store.reads.getAlertRule(id);
-    return new Pool(store, registerBuiltinHandlers(registry, alertRule, webhooks), { logger, ...opts });
+    // an option given as undefined is one not given: its default
+    const given = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) as Partial<PoolOptions>;
+    return new Pool(store, registerBuiltinHandlers(registry, alertRule, webhooks), { logger, ...given });
   }
 
   async serveDashboard(opts: DashboardOptions): Promise<DashboardHandle> {

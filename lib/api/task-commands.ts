@@ -14,6 +14,7 @@ import type { Core, EnqueueOptions } from './core';
 import { editTask } from './edit-task';
 import { killTaskSession } from './procedures';
 import { withTransaction, type ReadpastTransaction, type TransactionOptions } from './transaction';
+import { sendTasks } from './trace-enqueue';
 
 export class TaskCommands {
   constructor(private readonly core: Core) {}
@@ -35,7 +36,7 @@ export class TaskCommands {
                 }
               : null,
           );
-    return store.commands.enqueue(input, { transaction: opts.transaction }, written);
+    return sendTasks([input], opts, ([traced]) => store.commands.enqueue(traced!, { transaction: opts.transaction }, written));
   }
 
   /** at most MAX_BULK, in one transaction; results in input order */
@@ -52,7 +53,7 @@ export class TaskCommands {
             const after = { tokens: created.slice(0, 20).map((r) => r.token) };
             return { action: 'tasks.enqueue', target: `tokens:${created.length}`, after, count: created.length };
           });
-    return this.core.store.commands.enqueueMany(inputs, { transaction: opts.transaction }, written);
+    return sendTasks(inputs, opts, (traced) => this.core.store.commands.enqueueMany(traced, { transaction: opts.transaction }, written));
   }
 
   withTransaction<T>(fn: (tx: ReadpastTransaction<EnqueueOptions>) => Promise<T>, opts?: TransactionOptions): Promise<T> {

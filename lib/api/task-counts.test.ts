@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { taskCounts } from './task-counts';
 
-const zero = { waiting: 0, pending: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 };
+const zero = { waiting: 0, pending: 0, claimed: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 };
 const reads = {
   countsByQueue: async () => [
     { queue: 'etl', ...zero, waiting: 3, pending: 1, succeeded: 2 },

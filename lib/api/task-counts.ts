@@ -15,6 +15,8 @@ export interface TaskCountsJson {
   ready: number;
   scheduled: number;
   retrying: number;
+  /** claimed ahead by a pool, not started yet */
+  claimed: number;
   running: number;
   succeeded: number;
   dead: number;
@@ -41,6 +43,7 @@ export async function taskCounts(
     ready: 0,
     scheduled: 0,
     retrying: 0,
+    claimed: 0,
     running: 0,
     succeeded: 0,
     dead: 0,
@@ -48,10 +51,11 @@ export async function taskCounts(
     queues: [],
   };
   for (const c of counts) {
-    if (c.waiting + c.pending + c.running + c.succeeded + c.dead + c.cancelled > 0) out.queues.push(c.queue);
+    if (c.waiting + c.pending + c.claimed + c.running + c.succeeded + c.dead + c.cancelled > 0) out.queues.push(c.queue);
     if (queue !== undefined && c.queue !== queue) continue;
     out.waiting += c.waiting;
     out.pending += c.pending;
+    out.claimed += c.claimed;
     out.running += c.running;
     out.succeeded += c.succeeded;
     out.dead += c.dead;
@@ -68,7 +72,7 @@ export async function taskCounts(
     out.sleeping += s.sleeping;
     out.event += s.waitingEvent;
   }
-  out.all = out.waiting + out.pending + out.running + out.succeeded + out.dead + out.cancelled;
+  out.all = out.waiting + out.pending + out.claimed + out.running + out.succeeded + out.dead + out.cancelled;
   out.queues.sort();
   return out;
 }

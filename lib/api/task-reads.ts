@@ -8,6 +8,7 @@ import { failureGroupPage, taskFingerprint } from './failure-groups';
 import { historyJson, sparklinesJson, type HistoryRequest } from './history';
 import {
   attemptJson,
+  claimedJson,
   metricsJson,
   runningJson,
   statsJson,
@@ -19,6 +20,9 @@ import {
 } from './present';
 import { procedureParameters } from './procedures';
 import { whyTask } from './why';
+
+/** tasks claimed ahead read for the Running page's section (each pool holds at most its prefetch) */
+const MAX_CLAIMED_READ = 5_000;
 
 /** dead tasks listed beside the failure groups */
 export const MAX_DEAD_LISTED = 200;
@@ -56,11 +60,27 @@ export class TaskReads {
     return { items: page.items.map(attemptJson), nextCursor: page.nextCursor };
   }
 
-  /** ExecutionStatus: the attempts running now, with the server's request state where it can be read (`liveStatus`) */
+  /**
+   * ExecutionStatus: the attempts running now, with the server's request state where it can be read (`liveStatus`);
+   * and apart, the tasks pools claimed ahead and have not started, by the worker that claimed them (`claimed`)
+   */
   async running() {
     // the list first: a live read that fails inside it is what the status then reports
     const items = (await this.reads.listRunning()).map(runningJson);
-    return { items, liveStatus: await this.liveStatus() };
+    const claimed = await this.claimedAhead();
+    return { items, claimed, liveStatus: await this.liveStatus() };
+  }
+
+  /** Tasks claimed ahead now (a pool holds at most its prefetch), by claimer; at most MAX_CLAIMED_READ read. */
+  private async claimedAhead() {
+    const tasks = [];
+    for (let cursor: number | undefined; tasks.length < MAX_CLAIMED_READ; ) {
+      const page = await this.reads.listTasks({ status: 'claimed', cursor, limit: 500 });
+      tasks.push(...page.items);
+      if (page.nextCursor === null) break;
+      cursor = page.nextCursor;
+    }
+    return claimedJson(tasks);
   }
 
   /** `GET /api/tasks/{token}/logs`: an attempt's log lines after `after` and its progress (attempt-output.ts) */

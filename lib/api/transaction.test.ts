@@ -9,7 +9,7 @@ import { ValidationError } from '../engine/errors';
 import { sleep } from '../engine/handlers';
 import type { Pool } from '../engine/pool';
 import { openReadpast } from './open';
-import type { Readpast } from './readpast';
+import { readModelOf, type Readpast } from './readpast';
 
 let dir: string;
 let url: string;
@@ -35,7 +35,7 @@ afterEach(async () => {
 const orders = async () =>
   (await rp.withTransaction((tx) => tx.execute<{ id: number; item: string }>('SELECT id, item FROM orders ORDER BY id'))).rows;
 const counts = async () =>
-  (await rp.reads.countsByQueue()).filter((c) => c.waiting + c.pending + c.running + c.succeeded + c.dead + c.cancelled > 0);
+  (await readModelOf(rp).countsByQueue()).filter((c) => c.waiting + c.pending + c.running + c.succeeded + c.dead + c.cancelled > 0);
 
 async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -67,7 +67,9 @@ describe('rp.withTransaction (SQLite)', () => {
     );
     expect(new Date(s.startedAt!).getTime() - committed).toBeLessThan(1000);
     expect(await orders()).toEqual([{ id: 1, item: 'book' }]);
-    expect(await counts()).toEqual([{ queue: 'default', waiting: 0, pending: 0, running: 0, succeeded: 1, dead: 0, cancelled: 0 }]);
+    expect(await counts()).toEqual([
+      { queue: 'default', waiting: 0, pending: 0, claimed: 0, running: 0, succeeded: 1, dead: 0, cancelled: 0 },
+    ]);
   });
 
   it('rolls back the row and the task when the callback throws, and rethrows', async () => {
@@ -81,7 +83,7 @@ describe('rp.withTransaction (SQLite)', () => {
       }),
     ).rejects.toBe(boom);
     expect(await orders()).toEqual([]);
-    expect(await rp.reads.getTask(token)).toBeNull();
+    expect(await readModelOf(rp).getTask(token)).toBeNull();
     expect(await counts()).toEqual([]);
   });
 
@@ -123,7 +125,7 @@ describe('rp.withTransaction (SQLite)', () => {
     others.push(other);
     await pool.start();
     await until(
-      () => rp.reads.countsByQueue(),
+      () => readModelOf(rp).countsByQueue(),
       (c) => c.some((q) => q.running > 0),
     );
     let fromOther: Promise<{ token: string }> | null = null;
@@ -134,12 +136,12 @@ describe('rp.withTransaction (SQLite)', () => {
         await tx.enqueue({ command: 'demo.echo', payload: 'rolled back' });
         // another connection (as another process would) writes meanwhile: it waits for the lock
         fromOther = other.enqueue({ command: 'demo.echo', payload: 'other' });
-        const t0 = (await rp.reads.countsByQueue()).reduce((a, c) => a + c.running + c.succeeded, 0);
+        const t0 = (await readModelOf(rp).countsByQueue()).reduce((a, c) => a + c.running + c.succeeded, 0);
         // the pool is mid-way: tasks are running and pending while the transaction holds the lock
         expect(t0).toBeGreaterThan(0);
         expect(t0).toBeLessThan(N);
         await sleep(700);
-        startedDuring = (await rp.reads.countsByQueue()).reduce((a, c) => a + c.running + c.succeeded, 0) - t0;
+        startedDuring = (await readModelOf(rp).countsByQueue()).reduce((a, c) => a + c.running + c.succeeded, 0) - t0;
         throw new Error('abandon');
       }),
     ).rejects.toThrow('abandon');
@@ -155,7 +157,9 @@ describe('rp.withTransaction (SQLite)', () => {
     // every task ran once: no claim or settlement of the pool was lost with the rollback
     for (const t of tokens) expect((await rp.status(t)).attempts).toBe(1);
     expect(await orders()).toEqual([]);
-    expect(await counts()).toEqual([{ queue: 'default', waiting: 0, pending: 0, running: 0, succeeded: N + 1, dead: 0, cancelled: 0 }]);
+    expect(await counts()).toEqual([
+      { queue: 'default', waiting: 0, pending: 0, claimed: 0, running: 0, succeeded: N + 1, dead: 0, cancelled: 0 },
+    ]);
   });
 
   it('refuses a write on the store connection from inside the callback, a nested transaction, and statements that end it', async () => {
@@ -163,7 +167,7 @@ describe('rp.withTransaction (SQLite)', () => {
     await expect(rp.withTransaction(() => rp.withTransaction(async () => 1))).rejects.toThrow(/do not nest/);
     await expect(rp.withTransaction((tx) => tx.execute('COMMIT'))).rejects.toThrow(ValidationError);
     // reads are fine inside
-    expect(await rp.withTransaction(async () => (await rp.reads.countsByQueue()).length)).toBe(0);
+    expect(await rp.withTransaction(async () => (await readModelOf(rp).countsByQueue()).length)).toBe(0);
     expect(await counts()).toEqual([]);
     // work the callback leaves behind runs normally once the transaction has ended
     let later: Promise<unknown> | null = null;
@@ -171,7 +175,9 @@ describe('rp.withTransaction (SQLite)', () => {
       later = sleep(50).then(() => rp.enqueue({ command: 'demo.echo' }));
     });
     await expect(later).resolves.toMatchObject({ created: true });
-    expect(await counts()).toEqual([{ queue: 'default', waiting: 0, pending: 1, running: 0, succeeded: 0, dead: 0, cancelled: 0 }]);
+    expect(await counts()).toEqual([
+      { queue: 'default', waiting: 0, pending: 1, claimed: 0, running: 0, succeeded: 0, dead: 0, cancelled: 0 },
+    ]);
   });
 
   it('refuses an external transaction on SQLite, and a timeout out of range', async () => {

@@ -6,7 +6,18 @@
 import { ValidationError } from '../engine/errors';
 import { MAX_BULK, MAX_TRANSACTION_TIMEOUT_MS } from '../engine/limits';
 import type { Store, StoreTransaction } from '../engine/ports';
-import type { EnqueueInput, EnqueueResult, ExecuteParams, ExecuteResult, FlowInput, FlowResult, TransactionOptions } from '../engine/types';
+import { sendFlow, sendTasks, type TraceOptions } from './trace-enqueue';
+import type {
+  EnqueueInput,
+  EnqueueResult,
+  ExecuteParams,
+  ExecuteResult,
+  FlowInput,
+  FlowResult,
+  TaskKind,
+  TransactionOptions,
+} from '../engine/types';
+import type { CommandOf, EnqueueArg, EnqueueReturn, FlowArg, FlowNodeShape, HandlerMap, UntypedHandlers } from './typed';
 
 export type { TransactionOptions };
 
@@ -16,8 +27,11 @@ export type EnqueueValidator<O> = (raw: unknown, opts: O, path?: string) => Prom
 /** How Readpast validates a flow (lib/engine/flows.ts). */
 export type FlowValidator<O> = (raw: unknown, opts: O) => Promise<FlowInput>;
 
-/** What the callback of `rp.withTransaction` gets. Await each call before the next (they run in turn anyway). */
-export interface ReadpastTransaction<O> {
+/**
+ * What the callback of `rp.withTransaction` gets. Await each call before the next (they run in turn anyway).
+ * `H`: the Readpast's handlers, which type `enqueue` and `flow` as on the Readpast itself (lib/api/typed.ts).
+ */
+export interface ReadpastTransaction<O, H extends HandlerMap = UntypedHandlers> {
   /**
    * Run one statement of the caller's in the transaction. Parameters: SQLite positional (`?`, an array)
    * or named (`@name`, an object); SQL Server named only (`@name`, an object). A named object with
@@ -25,11 +39,11 @@ export interface ReadpastTransaction<O> {
    */
   execute<Row = Record<string, unknown>>(sql: string, params?: ExecuteParams): Promise<ExecuteResult<Row>>;
   /** enqueue one task in the transaction (validated as `rp.enqueue`); it exists only if the transaction commits */
-  enqueue(raw: unknown, opts?: O): Promise<EnqueueResult>;
+  enqueue<C extends CommandOf<H>, K extends TaskKind = 'handler'>(raw: EnqueueArg<H, C, K>, opts?: O): Promise<EnqueueReturn<H, C, K>>;
   /** enqueue many in the transaction (validated as `rp.enqueueMany`), results in input order */
   enqueueMany(raws: unknown[], opts?: O): Promise<EnqueueResult[]>;
   /** create a whole flow in the transaction (validated as `rp.flow`): `{ flowId, tokens }` */
-  flow(raw: unknown, opts?: O): Promise<FlowResult>;
+  flow<N extends readonly FlowNodeShape<H>[] | []>(raw: FlowArg<H, N>, opts?: O): Promise<FlowResult>;
 }
 
 export async function withTransaction<T, O>(
@@ -56,19 +70,20 @@ export async function withTransaction<T, O>(
     };
     const tx: ReadpastTransaction<O> = {
       execute: (sql, params) => guard(() => stx.execute(sql, params)),
-      enqueue: (raw, o = {} as O) => guard(async () => stx.enqueue(await validate(raw, o))),
+      enqueue: (raw, o = {} as O) =>
+        guard(async () => sendTasks([await validate(raw, o)], o as TraceOptions, ([input]) => stx.enqueue(input!))),
       enqueueMany: (raws, o = {} as O) =>
         guard(async () => {
           if (!Array.isArray(raws)) throw new ValidationError('tasks', 'must be an array');
           if (raws.length > MAX_BULK) throw new ValidationError('tasks', `at most ${MAX_BULK} per call`);
           const inputs: EnqueueInput[] = [];
           for (let i = 0; i < raws.length; i++) inputs.push(await validate(raws[i], o, `tasks.${i}`));
-          return stx.enqueueMany(inputs);
+          return sendTasks(inputs, o as TraceOptions, (traced) => stx.enqueueMany(traced));
         }),
       flow: (raw, o = {} as O) =>
         guard(async () => {
           if (!validateFlow) throw new Error('withTransaction: flows are not available here');
-          return stx.createFlow(await validateFlow(raw, o));
+          return sendFlow(await validateFlow(raw, o), o as TraceOptions, (input) => stx.createFlow(input));
         }),
     };
     const out = await fn(tx);

@@ -1,7 +1,7 @@
 // Type test of the typed commands (lib/api/typed.ts), checked by `tsc --noEmit` in `npm test`: every
 // `@ts-expect-error` line must fail to compile (tsc reports an unused one), every other line must compile.
 // It is never run; the consumer test (bin/test/consumer.test.ts) checks the same against the packaged .d.ts.
-import { defineHandlers, openReadpast, type HandlerContext, type TaskToken } from './index';
+import { defineHandlers, openReadpast, type FlowNode, type HandlerContext, type TaskToken } from './index';
 
 export async function typedCommands(): Promise<void> {
   const rp = await openReadpast({
@@ -59,12 +59,62 @@ export async function typedCommands(): Promise<void> {
   // @ts-expect-error wrong payload
   await rp2.enqueue({ command: 'report.build', payload: { month: 1 } });
 
+  // a sql or procedure task by its kind; its token is a plain one
+  const sql = await rp.enqueue({ kind: 'sql', command: 'SELECT 1', queue: 'reports' });
+  const sqlToken: string = sql.token;
+  await rp.enqueue({ kind: 'handler', command: 'billing.invoice', payload: { id: 1 } });
+  void sqlToken;
+
+  // flows: each node typed by its command, as enqueue; sql nodes as they are
+  const flow = await rp.flow({
+    name: 'month-end',
+    nodes: [
+      { id: 'invoice', command: 'billing.invoice', payload: { id: 7 } },
+      { id: 'mail', command: 'mail.send', payload: { to: 'a@example.com' }, dependsOn: ['invoice'] },
+      { id: 'report', kind: 'sql', command: 'SELECT 1', dependsOn: [{ id: 'mail', onParentFailure: 'run' }] },
+    ],
+  });
+  const flowId: number = flow.flowId;
+  void flowId;
+  // @ts-expect-error a node's payload of the wrong type
+  await rp.flow({ nodes: [{ id: 'a', command: 'billing.invoice', payload: { id: '7' } }] });
+  // @ts-expect-error a node of an unknown command
+  await rp.flow({ nodes: [{ id: 'a', command: 'billing.refund' }] });
+  // @ts-expect-error a node takes no dedup key
+  await rp.flow({ nodes: [{ id: 'a', command: 'cache.flush', dedupKey: 'k' }] });
+  // nodes built in code: typed by the handlers (FlowNode), or their commands kept literal
+  const built: FlowNode<typeof handlers>[] = [1, 2].map((n) => ({
+    id: `r${n}`,
+    command: 'report.build',
+    payload: { month: `2026-0${n}` },
+  }));
+  await rp2.flow({ nodes: built });
+  await rp.flow({ nodes: [1, 2].map((id) => ({ id: `i${id}`, command: 'billing.invoice' as const, payload: { id } })) });
+
+  // in a transaction, as on rp
+  await rp.withTransaction(async (tx) => {
+    const { token: t } = await tx.enqueue({ command: 'billing.invoice', payload: { id: 1 } });
+    const typed: TaskToken<'billing.invoice'> = t;
+    // @ts-expect-error an unknown command
+    await tx.enqueue({ command: 'billing.refund' });
+    // @ts-expect-error a node's payload of the wrong type
+    await tx.flow({ nodes: [{ id: 'a', command: 'billing.invoice', payload: { id: '7' } }] });
+    void typed;
+  });
+
   // without handlers: anything goes at compile time (validated at run time), as for HTTP bodies
   const untyped = await openReadpast();
   const body: unknown = JSON.parse('{}');
   await untyped.enqueue(body);
   await untyped.enqueue({ command: 'anything', payload: 1 });
+  await untyped.flow(body);
+  await untyped.withTransaction((tx) => tx.enqueue(body));
   const s = await untyped.status('00000000-0000-4000-8000-000000000000');
   const u: unknown = s.result;
   void u;
+
+  // the store's read port is not the front door's: library users read through its methods
+  // @ts-expect-error Readpast has no reads member
+  void untyped.reads;
+  await untyped.taskCounts('default');
 }

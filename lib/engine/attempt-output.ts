@@ -60,6 +60,12 @@ export class AttemptOutputBuffer {
   /** the store refused a write: the attempt no longer owns its task, nothing more is kept */
   refused = false;
   closed = false;
+  /** not written until this is done: the attempt's start is recorded (a task claimed ahead; the write is fenced on it running) */
+  holdUntil: { readonly done: boolean } | null = null;
+
+  get held(): boolean {
+    return this.holdUntil !== null && !this.holdUntil.done;
+  }
 
   constructor(
     readonly taskId: number,
@@ -166,7 +172,7 @@ export class OutputFlusher {
   async close(b: AttemptOutputBuffer): Promise<void> {
     b.closed = true;
     try {
-      if (b.dirty && !b.refused) await this.flush();
+      if (b.dirty && !b.refused && !b.held) await this.flush();
     } finally {
       this.open.delete(b);
       if (this.open.size === 0 && this.timer) {
@@ -196,7 +202,7 @@ export class OutputFlusher {
   }
 
   private async writeOnce(): Promise<void> {
-    const buffers = [...this.open].filter((b) => b.dirty && !b.refused);
+    const buffers = [...this.open].filter((b) => b.dirty && !b.refused && !b.held);
     if (buffers.length === 0) return;
     const batches = buffers.map((b) => b.take());
     this.writes++;

@@ -60,15 +60,18 @@ export interface ClaimSnapshot {
   starts?: readonly { queue: string; key: string | null; at: Date }[];
 }
 
+/** Started or claimed ahead: what holds a place under a limit (a claimed task holds what a running one holds). */
+const holds = (status: string) => status === 'running' || status === 'claimed';
+
 /** the map key of a (queue, concurrency key) pair */
 const keyId = (queue: string, key: string | null) => `${queue}\u0000${key ?? ''}`;
 
-/** Running tasks with a live lease per (queue, concurrency key): what a perKeyLimit counts. */
+/** Running (and claimed) tasks with a live lease per (queue, concurrency key): what a perKeyLimit counts. */
 function heldKeys(s: ClaimSnapshot): Map<string, number> {
   const held = new Map<string, number>();
   const now = s.now.getTime();
   for (const t of s.tasks) {
-    if (t.concurrencyKey == null || t.status !== 'running' || t.leaseUntil === null || t.leaseUntil.getTime() < now) continue;
+    if (t.concurrencyKey == null || !holds(t.status) || t.leaseUntil === null || t.leaseUntil.getTime() < now) continue;
     const id = keyId(t.queue, t.concurrencyKey);
     held.set(id, (held.get(id) ?? 0) + 1);
   }
@@ -121,9 +124,9 @@ function batchStates(s: ClaimSnapshot): Map<number, BatchState> {
     if (!st) out.set(t.batchId, (st = { batch: byId.get(t.batchId), activeStage: null, failedStage: null, running: 0 }));
     const stage = t.stage ?? 0;
     // a batch's task is waiting only while its durable handler is suspended: unfinished, its stage still active
-    if (t.status === 'pending' || t.status === 'running' || t.status === 'waiting') st.activeStage = min(st.activeStage, stage);
+    if (t.status === 'pending' || holds(t.status) || t.status === 'waiting') st.activeStage = min(st.activeStage, stage);
     if (t.status === 'dead') st.failedStage = min(st.failedStage, stage);
-    if (t.status === 'running') st.running++;
+    if (holds(t.status)) st.running++;
   }
   return out;
 }
@@ -137,7 +140,7 @@ function heldTokens(s: ClaimSnapshot): Map<string, number> {
   const held = new Map<string, number>();
   const now = s.now.getTime();
   for (const t of s.tasks) {
-    if (t.status === 'running' && t.leaseUntil !== null && t.leaseUntil.getTime() >= now) held.set(t.queue, (held.get(t.queue) ?? 0) + 1);
+    if (holds(t.status) && t.leaseUntil !== null && t.leaseUntil.getTime() >= now) held.set(t.queue, (held.get(t.queue) ?? 0) + 1);
   }
   return held;
 }

@@ -151,6 +151,16 @@ export const CLAIM_RULES = [
     why: (c, f) => {
       const t = f.task!;
       if (t.status === 'waiting') return f.suspension ? suspendedWhy(c, f.suspension) : waitingWhy(f);
+      if (t.status === 'claimed') {
+        const by = t.workerId ?? 'a worker';
+        return {
+          reason: 'not_pending',
+          detail: { status: t.status, at: null, workerId: t.workerId ?? null },
+          text:
+            `Claimed by ${by}, starting: claimed ahead by its pool, it starts when one of that pool's slots frees ` +
+            '(or goes back to pending)',
+        };
+      }
       const at = t.status === 'running' ? t.startedAt : t.finishedAt;
       const text =
         t.status === 'running'

@@ -69,7 +69,7 @@ describe('the durable context', () => {
       return 'went on';
     });
     const task = { id: 1, token: 't', kind: 'handler', command: 'swallow', attempt: 1, maxAttempts: 3, workerId: 'w', session: 1 };
-    const s = await runTask(port, reg, task as unknown as ClaimedTask, new AbortController());
+    const { settlement: s } = await runTask(port, reg, task as unknown as ClaimedTask, new AbortController());
     expect(s).toMatchObject({ kind: 'suspended', step: { seq: 2, kind: 'event', event: 'x.y', match: { a: 1 } } });
     expect(steps.get(1)).toMatchObject({ kind: 'sleep', status: 'succeeded' });
   });

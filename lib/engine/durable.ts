@@ -3,6 +3,9 @@
 // call (a handler that calls none costs nothing), replays what succeeded, runs and records the rest (each write
 // fenced on the attempt), and turns a sleep or a wait into the attempt's suspension, which run.ts settles.
 //
+// A task claimed ahead may run before its start is recorded (pool-starts.ts): a step's write, fenced on a running
+// task, first has the start recorded (`started`).
+//
 // A step runs through `StepHook` (RunOptions.stepHook) when one is given: tracing wraps each step there, replays
 // included (`replayed`), without knowing how steps are recorded.
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -11,7 +14,7 @@ import { MAX_STEPS_PER_TASK, MAX_TRANSACTION_TIMEOUT_MS, TRANSACTION_TIMEOUT_MS 
 import { errorInfo } from './retry';
 import type { RunningAttempt, StepSql, WorkerPort } from './ports';
 import { checkEventName, checkMatch, checkStepName, planStep, stepResult, wakeTime } from './steps';
-import type { EventMatch, Settlement, StepKind, StepRecord, StepsLoaded, StepWrite } from './types';
+import type { EventMatch, Settlement, StepKind, StepRecord, StepsLoaded, StepWrite, UnrecordedStart } from './types';
 
 /** The statements of a transactional step (`ctx.transaction`): named parameters, `@name` ↔ `{ name: value }`. */
 export interface StepTransaction {
@@ -105,7 +108,17 @@ export class DurableRun implements DurableContext {
     private readonly signal: AbortSignal,
     private readonly leaseMs: number,
     private readonly hook: StepHook | null = null,
+    /** the attempt's start, not recorded yet (a task claimed ahead) */
+    private readonly unrecorded: UnrecordedStart | null = null,
   ) {}
+
+  /** A step's write is fenced on the attempt running: its start recorded first (or refused: the write then fails). */
+  private async started(): Promise<void> {
+    const u = this.unrecorded;
+    if (!u || u.done) return;
+    u.hurry();
+    await u.wait(this.leaseMs);
+  }
 
   /** Attempts of the task that ended suspended (read once; also by run.ts when the attempt fails). */
   async suspensions(): Promise<number> {
@@ -146,6 +159,7 @@ export class DurableRun implements DurableContext {
   }
 
   private async record(step: StepWrite): Promise<void> {
+    await this.started();
     if (!(await this.worker.recordStep(this.attempt, step))) throw this.lost(step.name);
   }
 
@@ -158,6 +172,7 @@ export class DurableRun implements DurableContext {
   /** A step's error is recorded (best effort: the attempt fails with it anyway) and thrown on. */
   private async failed(seq: number, name: string, kind: StepKind, startedAt: Date, err: unknown): Promise<never> {
     const step: StepWrite = { ...plainStep(seq, name, kind, startedAt), status: 'failed', error: errorInfo(err), endedAt: new Date() };
+    await this.started();
     await this.worker.recordStep(this.attempt, step).catch(() => false);
     throw err;
   }
@@ -197,6 +212,7 @@ export class DurableRun implements DurableContext {
       let result: unknown;
       let ok: boolean;
       try {
+        await this.started();
         ok = await this.worker.transactionStep(
           this.attempt,
           step,

@@ -4,6 +4,7 @@
 // The rules the stores apply to waiting tasks and edges are in types/flows.ts.
 import { z } from 'zod';
 import { ValidationError } from './errors';
+import { Slices } from './slices';
 import { FLOW_NODE_ID, MAX_FLOW_NAME_LENGTH, MAX_FLOW_NODES, MAX_PARENTS } from './limits';
 import type { FlowInput, FlowNodeInput, ParentFailurePolicy, ParentResult } from './types';
 import { parentFailurePolicy, parseWith, type EnqueueContext } from './validation';
@@ -67,7 +68,10 @@ export async function validateFlow(raw: unknown, ctx: EnqueueContext): Promise<F
   const shapes: { id: string; deps: { id: string; onParentFailure: ParentFailurePolicy }[] }[] = [];
   const tasks: unknown[] = [];
   const flowPolicy: ParentFailurePolicy = r.onParentFailure ?? 'cancel';
+  // thousands of nodes: the event loop runs between slices of them
+  const slices = new Slices();
   for (let i = 0; i < r.nodes.length; i++) {
+    if ((i & 63) === 63 && slices.due) await slices.pause();
     // (the field names of refusals are built only when refusing: this loop runs 10,000 times for a large flow)
     const n = (plainNode(r.nodes[i]) ?? parseWith(flowNode, r.nodes[i], `nodes.${i}`)) as NodeShape;
     const id = n.id;

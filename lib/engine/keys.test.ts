@@ -61,7 +61,7 @@ describe('rates', () => {
 });
 
 describe('queue patch', () => {
-  it('takes the flow-control fields and names a bad one', () => {
+  it('takes the throttle fields and names a bad one', () => {
     expect(queuePatch.parse({ perKeyLimit: 1, keyFrom: '$.customerId', rateLimit: { limit: 60, periodSeconds: 60 } })).toEqual({
       perKeyLimit: 1,
       keyFrom: '$.customerId',

@@ -4,6 +4,7 @@
 // second, fire the due schedules (exactly once per tick however many processes check: MaintenancePort.fireDue).
 import type { Logger } from './logger';
 import { errorInfo } from './retry';
+import { type Send, startSend } from './tracing';
 import type { MaintenancePort } from './ports';
 
 export interface MaintenanceOptions {
@@ -64,8 +65,20 @@ export class Maintenance {
   async fire(): Promise<void> {
     if (this.firing) return;
     this.firing = true;
+    // each schedule that fires: a `send <queue>` span, whose context its tasks store (no SDK: nothing)
+    const sends: Send[] = [];
+    const ended = new Map<string, Send>();
     try {
-      for (const r of await this.port.fireDue()) {
+      const reports = await this.port.fireDue(undefined, (f) => {
+        const send = startSend(f.queue, f.count, null, { 'readpast.schedule': f.schedule });
+        sends.push(send);
+        ended.set(f.schedule, send);
+        return send.trace;
+      });
+      const fired = new Map(reports.map((r) => [r.schedule, r.fired.map((f) => f.token)]));
+      for (const [schedule, send] of ended) send.end({ tokens: fired.get(schedule) ?? [] });
+      sends.length = 0;
+      for (const r of reports) {
         if (r.fired.length) {
           this.opts.logger.info(
             { schedule: r.schedule, fired: r.fired.map((f) => ({ token: f.token, fireAt: f.fireAt.toISOString() })) },
@@ -77,6 +90,7 @@ export class Maintenance {
         }
       }
     } catch (err) {
+      for (const send of sends) send.end({ error: err });
       this.opts.logger.warn({ err: errorInfo(err) }, 'schedule check failed');
     } finally {
       this.firing = false;
@@ -105,6 +119,7 @@ export class Maintenance {
     try {
       const rescued = await this.port.rescueExpired();
       if (rescued.retried || rescued.dead) this.opts.logger.warn(rescued, 'rescued attempts whose lease expired');
+      else if (rescued.released) this.opts.logger.info(rescued, 'released tasks whose claim lapsed before they started');
       // durable handlers' sleeps that ended and event waits that timed out: their tasks pending again
       await this.port.wakeDue();
       const lost = await this.port.markLostWorkers(this.opts.staleWorkerMs);

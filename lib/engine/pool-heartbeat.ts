@@ -2,8 +2,9 @@
 // it renews, and what the store's answer means for the pool's tasks (cancelled, lease lost).
 import type { Logger } from './logger';
 import type { PoolOptions } from './pool-options';
+import type { LocalQueue } from './pool-prefetch';
 import type { PoolWorker } from './pool-workers';
-import type { AttemptResult, HeartbeatInput, HeartbeatResult } from './types';
+import type { AttemptResult, ClaimedTask, HeartbeatInput, HeartbeatResult } from './types';
 import { StopReason } from './run';
 
 /** One lease the pool holds: renewed by each heartbeat. */
@@ -61,51 +62,57 @@ export class Heartbeats {
   }
 }
 
+/** A settled attempt not yet recorded, and the worker that claimed it ahead (null: its own claim). */
+export interface Unrecorded {
+  result: AttemptResult;
+  claimer: string | null;
+}
+
 /**
- * The leases a heartbeat renews: every task the workers run or claimed ahead, and every attempt settled but
- * not yet recorded (`unrecorded`) — the store refuses a finish whose lease lapsed (and never renews one that
- * did), so a result reached in time must not expire while it waits.
+ * The leases a heartbeat renews: every task the workers run, every task claimed ahead in the local queue (`ahead`:
+ * renewed on its claimer while `claimed`), and every attempt settled but not yet recorded (`unrecorded`) — the
+ * store refuses a finish whose lease lapsed (and never renews one that did), so a result reached in time must not
+ * expire while it waits. A task claimed ahead whose start is not recorded yet carries its claimer, so its lease is
+ * renewed whichever of `claimed` or `running` it is in the store when the beat arrives.
  */
-export function leasesHeld(workers: PoolWorker[], unrecorded: AttemptResult[]): HeldLease[] {
-  const running = workers
-    .flatMap((w) => (w.task ? [w.task, ...w.queue] : w.queue))
-    .map((t) => ({ taskId: t.id, workerId: t.workerId, attempt: t.attempt }));
-  for (const r of unrecorded) running.push({ taskId: r.taskId, workerId: r.workerId, attempt: r.attempt });
-  return running;
+export function leasesHeld(workers: PoolWorker[], ahead: ClaimedTask[], unrecorded: Unrecorded[]): HeldLease[] {
+  const held: HeldLease[] = [];
+  for (const w of workers) {
+    if (!w.task) continue;
+    const lease: HeldLease = { taskId: w.task.id, workerId: w.task.workerId, attempt: w.task.attempt };
+    if (w.claimer !== null) lease.claimer = w.claimer;
+    held.push(lease);
+  }
+  for (const t of ahead) held.push({ taskId: t.id, workerId: t.workerId, attempt: t.attempt, claimer: t.workerId });
+  for (const { result: r, claimer } of unrecorded) {
+    const lease: HeldLease = { taskId: r.taskId, workerId: r.workerId, attempt: r.attempt };
+    if (claimer !== null) lease.claimer = claimer;
+    held.push(lease);
+  }
+  return held;
 }
 
 /**
  * Act on the store's answer to a heartbeat that asked for `running`: a running task an operator cancelled, or
- * whose lease was lost, is aborted; a prefetched one not started is settled as cancelled (`settle`) or dropped.
+ * whose lease was lost, is aborted; a task claimed ahead the store no longer gives this pool (cancelled at once by
+ * an operator, or its claim lapsed) leaves the local queue (`ahead`).
  */
 export function applyHeartbeat(
   workers: PoolWorker[],
+  ahead: LocalQueue,
   running: HeldLease[],
   r: Pick<HeartbeatResult, 'owned' | 'cancelRequested'>,
-  settle: (result: AttemptResult) => void,
 ): void {
   const owned = new Set(r.owned);
   const cancel = new Set(r.cancelRequested);
   const asked = new Set(running.map((x) => x.taskId));
+  // a task claimed after this heartbeat was sent is not in `running`: kept
+  ahead.retain((t) => owned.has(t.id) || !asked.has(t.id));
   for (const w of workers) {
-    // prefetched tasks not started: a cancelled one is settled as cancelled, one whose lease was lost is dropped
-    w.queue = w.queue.filter((t) => {
-      if (cancel.has(t.id)) {
-        settle({
-          taskId: t.id,
-          workerId: t.workerId,
-          attempt: t.attempt,
-          settlement: { kind: 'cancelled', error: { number: null, message: 'cancelled by an operator', detail: null } },
-        });
-        return false;
-      }
-      // a task claimed after this heartbeat was sent is not in `running`: kept
-      return owned.has(t.id) || !asked.has(t.id);
-    });
     if (!w.task || !w.controller) continue;
     const id = w.task.id;
     if (cancel.has(id)) w.controller.abort(new StopReason('cancelled', 'cancelled by an operator'));
-    else if (!owned.has(id) && running.some((x) => x.taskId === id)) {
+    else if (!owned.has(id) && asked.has(id)) {
       w.controller.abort(
         new StopReason('lease_lost', 'the lease was lost (it expired before a heartbeat renewed it; the task is retried)'),
       );

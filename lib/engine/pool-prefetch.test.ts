@@ -1,15 +1,16 @@
-// Claiming ahead: while attempts are short a pool claims more tasks than it has idle workers, each for the
-// worker that will run it; every task runs once, by that worker; a stopping pool runs what it claimed ahead
-// within its grace and gives back (pending, run at once) what has not started by then; one cancelled
-// meanwhile is settled as cancelled, never run.
-// Against a fake worker port.
+// Claiming ahead: while attempts are short a pool claims, besides its idle slots, a bounded lookahead into one local
+// queue; whichever slot frees first takes the oldest (none waits behind a long task), its attempt starting then —
+// its start sent with its end, or alone once it has run START_WRITE_MS. What no slot starts soon is given back with
+// nothing counted, and all of it first when the pool stops. A task the store no longer gives the pool (cancelled)
+// leaves the queue unrun. Against a fake worker port that keeps claimed-ahead tasks as the stores do.
 import { describe, expect, it } from 'vitest';
 import { HandlerRegistry } from './handlers';
 import { Pool } from './pool';
+import { AHEAD_MAX_MS } from './pool-prefetch';
 import type { MaintenancePort, WorkerPort } from './ports';
-import type { AttemptResult, ClaimedTask, HeartbeatResult, WorkerSlot } from './types';
+import type { AttemptResult, ClaimedTask, ClaimOptions, HeartbeatResult, WorkerSlot } from './types';
 
-const task = (id: number, slot: WorkerSlot): ClaimedTask => ({
+const task = (id: number, slot: WorkerSlot, ahead: boolean): ClaimedTask => ({
   id,
   token: `00000000-0000-4000-8000-${String(id).padStart(12, '0')}`,
   queue: 'default',
@@ -28,12 +29,18 @@ const task = (id: number, slot: WorkerSlot): ClaimedTask => ({
   createdAt: new Date(),
   runAfter: new Date(),
   startedAt: new Date(),
+  ...(ahead && { ahead: true }),
 });
 
-/** A store of `n` due tasks: claims fill slots in order, finishes are recorded. */
-function fakeStore(n: number, beat?: (running: number[]) => HeartbeatResult) {
+interface Claim {
+  slots: WorkerSlot[];
+  ahead: number;
+}
+
+/** A store of `n` due tasks: claims fill the slots, then claim ahead; what the pool records is kept. */
+function fakeStore(n: number, beat?: (running: number[]) => HeartbeatResult, delayClaimMs = 0) {
   let next = 1;
-  const claims: WorkerSlot[][] = [];
+  const claims: Claim[] = [];
   const claimed: ClaimedTask[] = [];
   const finished: AttemptResult[] = [];
   let session = 50;
@@ -46,13 +53,12 @@ function fakeStore(n: number, beat?: (running: number[]) => HeartbeatResult) {
       const running = input.running.map((r) => r.taskId);
       return beat ? beat(running) : { owned: running, cancelRequested: [] };
     },
-    claim: async (slots) => {
-      claims.push(slots);
+    claim: async (slots, opts: ClaimOptions) => {
+      claims.push({ slots, ahead: opts.ahead?.count ?? 0 });
+      if (delayClaimMs) await new Promise((r) => setTimeout(r, delayClaimMs));
       const out: ClaimedTask[] = [];
-      for (const s of slots) {
-        if (next > n) break;
-        out.push(task(next++, s));
-      }
+      for (const s of slots) if (next <= n) out.push(task(next++, s, false));
+      for (let i = 0; i < (opts.ahead?.count ?? 0) && next <= n; i++) out.push(task(next++, opts.ahead!.claimer, true));
       claimed.push(...out);
       return out;
     },
@@ -68,134 +74,211 @@ function fakeStore(n: number, beat?: (running: number[]) => HeartbeatResult) {
     transactionStep: async () => true,
     onWake: () => () => {},
   };
-  return { worker, claims, claimed, finished };
+  /** the results that end an attempt or give a task back (not the `started` ones) */
+  const settled = () => finished.filter((f) => f.settlement.kind !== 'started');
+  return { worker, claims, claimed, finished, settled };
 }
 
-const until = async (ok: () => boolean) => {
-  for (let i = 0; i < 1000 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
+const until = async (ok: () => boolean, ms = 10_000) => {
+  const deadline = Date.now() + ms;
+  while (!ok() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   expect(ok()).toBe(true);
 };
 
 const options = { heartbeatMs: 10, pollMs: 20, maintenance: false };
+const ports = (worker: WorkerPort) => ({ worker, maintenance: {} as MaintenancePort, description: 'fake' });
+
+/** A handler that blocks the ids in `block` until `open()` (or its attempt is aborted). */
+function blocking(block: Set<number>) {
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const ran: { id: number; workerId: string; at: number }[] = [];
+  const registry = new HandlerRegistry().register('test.run', async (payload, ctx) => {
+    const id = (payload as { id: number }).id;
+    ran.push({ id, workerId: ctx.workerId, at: Date.now() });
+    if (block.has(id))
+      await Promise.race([gate, new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))]);
+  });
+  return { registry, ran, open: () => open() };
+}
 
 describe('pool prefetch', () => {
   it("defaults to the store's own prefetch (StoreCapabilities), an option overriding it", () => {
-    const ports = { worker: {} as WorkerPort, maintenance: {} as MaintenancePort, description: 'fake' };
+    const p = { worker: {} as WorkerPort, maintenance: {} as MaintenancePort, description: 'fake' };
     const registry = new HandlerRegistry();
-    expect(new Pool(ports, registry).opts.prefetch).toBe(0);
-    expect(new Pool({ ...ports, capabilities: { prefetch: 252 } }, registry).opts.prefetch).toBe(252);
-    expect(new Pool({ ...ports, capabilities: { prefetch: 252 } }, registry, { prefetch: 3 }).opts.prefetch).toBe(3);
+    expect(new Pool(p, registry).opts.prefetch).toBe(0);
+    expect(new Pool({ ...p, capabilities: { prefetch: 252 } }, registry).opts.prefetch).toBe(252);
+    expect(new Pool({ ...p, capabilities: { prefetch: 252 } }, registry, { prefetch: 3 }).opts.prefetch).toBe(3);
   });
 
-  it('claims ahead while attempts are short; every task runs once, on the worker it was claimed for', async () => {
+  it('claims ahead while attempts are short; every task runs once, its start recorded by the slot that ran it', async () => {
     const store = fakeStore(500);
-    const ran: { id: number; workerId: string }[] = [];
-    const registry = new HandlerRegistry().register('test.run', (payload, ctx) => {
-      ran.push({ id: (payload as { id: number }).id, workerId: ctx.workerId });
-      return null;
-    });
-    const pool = new Pool({ worker: store.worker, maintenance: {} as MaintenancePort, description: 'fake' }, registry, {
-      ...options,
-      concurrency: 4,
-      prefetch: 20,
-    });
+    const { registry, ran } = blocking(new Set());
+    const pool = new Pool(ports(store.worker), registry, { ...options, concurrency: 4, prefetch: 20 });
     await pool.start();
-    await until(() => store.finished.length === 500);
+    await until(() => store.settled().length === 500);
+    const slots = new Set(pool.workerIds());
     await pool.stop();
-    // the first claim (nothing known about run times) asks for one task per worker, later ones for more
-    expect(store.claims[0]).toHaveLength(4);
-    expect(Math.max(...store.claims.map((c) => c.length))).toBe(24);
+    // the first claim (nothing known about run times) asks for the idle slots only, later ones for a lookahead too,
+    // never more than the prefetch beyond the slots
+    expect(store.claims[0]).toEqual({ slots: expect.any(Array), ahead: 0 });
+    expect(store.claims[0]!.slots).toHaveLength(4);
+    expect(store.claims.some((c) => c.ahead > 0)).toBe(true);
+    for (const c of store.claims) expect(c.ahead).toBeLessThanOrEqual(20);
     expect(ran.map((r) => r.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
-    const claimedBy = new Map(store.claimed.map((t) => [t.id, t.workerId]));
-    for (const r of ran) expect(r.workerId).toBe(claimedBy.get(r.id));
-    for (const f of store.finished) {
+    const byId = new Map(store.claimed.map((t) => [t.id, t]));
+    const ranOn = new Map(ran.map((r) => [r.id, r.workerId]));
+    for (const f of store.settled()) {
       expect(f.settlement.kind).toBe('succeeded');
-      expect(f.workerId).toBe(claimedBy.get(f.taskId));
+      expect(f.workerId).toBe(ranOn.get(f.taskId));
+      expect(slots.has(f.workerId)).toBe(true);
+      const t = byId.get(f.taskId)!;
+      if (!t.ahead) continue;
+      // a task claimed ahead: its start goes with its end, fenced on its claim, unless it was sent alone before
+      const alone = store.finished.find((x) => x.taskId === f.taskId && x.settlement.kind === 'started');
+      const start = f.start ?? alone?.start;
+      expect(start).toMatchObject({ claimer: t.workerId, session: expect.any(Number) });
+      expect(start!.at.getTime()).toBeGreaterThanOrEqual(t.startedAt.getTime());
     }
   });
 
   it('never claims ahead for attempts that take long', async () => {
     const store = fakeStore(12);
     const registry = new HandlerRegistry().register('test.run', () => new Promise((r) => setTimeout(r, 10)));
-    const pool = new Pool({ worker: store.worker, maintenance: {} as MaintenancePort, description: 'fake' }, registry, {
-      ...options,
-      concurrency: 2,
-      prefetch: 20,
-    });
+    const pool = new Pool(ports(store.worker), registry, { ...options, concurrency: 2, prefetch: 20 });
     await pool.start();
-    await until(() => store.finished.length === 12);
+    await until(() => store.settled().length === 12);
     await pool.stop();
-    expect(Math.max(...store.claims.map((c) => c.length))).toBeLessThanOrEqual(2);
+    expect(Math.max(...store.claims.map((c) => c.ahead))).toBe(0);
   });
 
-  /** A pool of one worker holding task 10 (blocked on `gate`) and a few tasks claimed ahead behind it. */
-  async function blockedPool(cancel: () => number[]) {
-    const store = fakeStore(100, (running) => ({ owned: running, cancelRequested: cancel() }));
-    let gate!: () => void;
-    const held = new Promise<void>((r) => (gate = r));
-    const ran: number[] = [];
-    const registry = new HandlerRegistry().register('test.run', async (payload, ctx) => {
-      const id = (payload as { id: number }).id;
-      ran.push(id);
-      // the first few run at once (the pool learns they are short), then one blocks its worker
-      if (id === 10)
-        await Promise.race([held, new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))]);
-    });
-    const pool = new Pool({ worker: store.worker, maintenance: {} as MaintenancePort, description: 'fake' }, registry, {
-      ...options,
-      concurrency: 1,
-      prefetch: 5,
-    });
+  it('no task waits behind a long one: the free slot takes what was claimed ahead', async () => {
+    const store = fakeStore(300);
+    const { registry, ran, open } = blocking(new Set([30]));
+    const pool = new Pool(ports(store.worker), registry, { ...options, concurrency: 2, prefetch: 50 });
     await pool.start();
-    await until(() => ran.includes(10));
-    // task 10 runs; those claimed after it wait in the worker's buffer
-    const waiting = store.claimed.filter((t) => t.id > 10).map((t) => t.id);
-    expect(waiting.length).toBeGreaterThan(1);
-    return { store, pool, ran, waiting, gate };
-  }
-
-  it('runs what it claimed ahead when it stops, within the grace; a cancelled one is settled without running', async () => {
-    let cancel: number[] = [];
-    const { store, pool, ran, waiting, gate } = await blockedPool(() => cancel);
-    cancel = [waiting[0]!];
-    await until(() => store.finished.some((f) => f.taskId === waiting[0]));
-    expect(store.finished.find((f) => f.taskId === waiting[0])!.settlement.kind).toBe('cancelled');
-    const stopped = pool.stop(5_000);
-    const opened = Date.now();
-    gate();
-    await stopped;
-    // each claimed ahead says when its worker really began it (after task 10 let go of the worker); the first
-    // task, started as soon as it was claimed, says nothing (its claim is its start, on the store's clock)
-    for (const id of waiting.slice(1)) {
-      const f = store.finished.find((x) => x.taskId === id)!;
-      expect(f.startedAt!.getTime()).toBeGreaterThanOrEqual(opened);
-    }
-    expect(store.finished.find((x) => x.taskId === 1)!.startedAt).toBeUndefined();
-    // nothing given back: the rest ran, once each, and no attempt was spent on a task that never started
-    for (const id of waiting.slice(1)) {
-      expect(store.finished.filter((x) => x.taskId === id).map((f) => f.settlement.kind)).toEqual(['succeeded']);
-      expect(ran.filter((x) => x === id)).toHaveLength(1);
-    }
-    expect(ran).not.toContain(waiting[0]);
-    expect(store.finished.find((f) => f.taskId === 10)!.settlement.kind).toBe('succeeded');
-    // every claimed task was settled exactly once
-    expect(store.finished.map((f) => f.taskId).sort((a, b) => a - b)).toEqual(store.claimed.map((t) => t.id).sort((a, b) => a - b));
+    // every other task runs while task 30 holds its slot
+    await until(() => store.settled().length === 299);
+    expect(store.settled().some((f) => f.taskId === 30)).toBe(false);
+    expect(ran.filter((r) => r.id === 30)).toHaveLength(1);
+    open();
+    await until(() => store.settled().length === 300);
+    await pool.stop();
   });
 
-  it('gives back what has not started when the grace runs out, and cuts the running one short', async () => {
-    const { store, pool, ran, waiting } = await blockedPool(() => []);
-    const began = Date.now();
-    await pool.stop(150);
-    expect(Date.now() - began).toBeGreaterThanOrEqual(140);
-    expect(store.finished.find((f) => f.taskId === 10)!.settlement).toMatchObject({ kind: 'retry', outcome: 'abandoned' });
-    for (const id of waiting) {
-      const f = store.finished.filter((x) => x.taskId === id);
+  it("records a claimed task's start while it still runs, then its end without it", async () => {
+    const store = fakeStore(40);
+    const { registry, open } = blocking(new Set([30]));
+    const pool = new Pool(ports(store.worker), registry, { ...options, concurrency: 2, prefetch: 50 });
+    await pool.start();
+    await until(() => store.finished.some((f) => f.taskId === 30 && f.settlement.kind === 'started'));
+    const t30 = store.claimed.find((t) => t.id === 30)!;
+    expect(t30.ahead).toBe(true);
+    const started = store.finished.find((f) => f.taskId === 30)!;
+    expect(started.start).toMatchObject({ claimer: t30.workerId });
+    open();
+    await until(() => store.settled().some((f) => f.taskId === 30));
+    const end = store.settled().find((f) => f.taskId === 30)!;
+    expect(end.settlement.kind).toBe('succeeded');
+    expect(end.start).toBeUndefined();
+    await pool.stop();
+  });
+
+  it('gives back, unrun, what it claimed ahead once every slot runs long, and takes no more meanwhile', async () => {
+    const store = fakeStore(200);
+    const { registry, ran, open } = blocking(new Set([20, 21]));
+    const pool = new Pool(ports(store.worker), registry, { ...options, concurrency: 2, prefetch: 50 });
+    await pool.start();
+    await until(() => ran.some((r) => r.id === 20) && ran.some((r) => r.id === 21));
+    const queued = store.claimed.filter((t) => t.ahead && !ran.some((r) => r.id === t.id)).map((t) => t.id);
+    expect(queued.length).toBeGreaterThan(0);
+    await until(() => queued.every((id) => store.settled().some((f) => f.taskId === id)), AHEAD_MAX_MS * 10);
+    for (const id of queued) {
+      const f = store.settled().filter((x) => x.taskId === id);
       expect(f).toHaveLength(1);
-      expect(f[0]!.settlement).toMatchObject({ kind: 'retry', outcome: 'abandoned' });
-      expect((f[0]!.settlement as { error: { message: string } }).error.message).toMatch(/before the prefetched task started/);
-      expect((f[0]!.settlement as { runAfter: Date }).runAfter.getTime()).toBeLessThanOrEqual(Date.now());
-      expect(ran).not.toContain(id);
+      expect(f[0]!.settlement.kind).toBe('given_back');
+      // fenced on its claim: the claimer's id, no start
+      expect(f[0]!.workerId).toBe(store.claimed.find((t) => t.id === id)!.workerId);
+      expect(f[0]!.start).toBeUndefined();
+      expect(ran.some((r) => r.id === id)).toBe(false);
     }
-    expect(store.finished.map((f) => f.taskId).sort((a, b) => a - b)).toEqual(store.claimed.map((t) => t.id).sort((a, b) => a - b));
+    expect(pool.claimedAhead).toBe(0);
+    const claimsBefore = store.claims.length;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(store.claims.slice(claimsBefore).every((c) => c.ahead === 0 && c.slots.length === 0)).toBe(true);
+    open();
+    await pool.stop();
+  });
+
+  it('gives back what waits in its local queue first when it stops, then lets the running one finish', async () => {
+    const store = fakeStore(100);
+    const { registry, ran, open } = blocking(new Set([10]));
+    // one slot: what is claimed ahead waits while task 10 holds it
+    const pool = new Pool(ports(store.worker), registry, { ...options, concurrency: 1, prefetch: 5 });
+    await pool.start();
+    await until(() => ran.some((r) => r.id === 10) && pool.claimedAhead > 0);
+    const queued = store.claimed.filter((t) => t.id > 10).map((t) => t.id);
+    const stopped = pool.stop(5_000);
+    await until(() => queued.every((id) => store.settled().some((f) => f.taskId === id)));
+    // given back before the running task ended
+    expect(store.settled().some((f) => f.taskId === 10)).toBe(false);
+    for (const id of queued) expect(store.settled().find((f) => f.taskId === id)!.settlement.kind).toBe('given_back');
+    open();
+    await stopped;
+    expect(store.settled().find((f) => f.taskId === 10)!.settlement.kind).toBe('succeeded');
+    expect(ran.some((r) => queued.includes(r.id))).toBe(false);
+  });
+
+  it('drops, unrun, a task claimed ahead that the store no longer gives it (cancelled at once by an operator)', async () => {
+    let cancelled: number | null = null;
+    const store = fakeStore(100, (running) => ({ owned: running.filter((id) => id !== cancelled), cancelRequested: [] }));
+    const { registry, ran, open } = blocking(new Set([10]));
+    const pool = new Pool(ports(store.worker), registry, { ...options, concurrency: 1, prefetch: 5 });
+    await pool.start();
+    await until(() => ran.some((r) => r.id === 10) && pool.claimedAhead > 0);
+    cancelled = store.claimed.filter((t) => t.id > 10)[0]!.id;
+    await until(() => pool.claimedAhead === 0 || !store.claimed.some((t) => t.id === cancelled));
+    open();
+    await pool.stop();
+    expect(ran.some((r) => r.id === cancelled)).toBe(false);
+    expect(store.finished.some((f) => f.taskId === cancelled && f.settlement.kind !== 'given_back')).toBe(false);
+  });
+});
+
+describe('pool late claims', () => {
+  const logged: { obj: unknown; msg: string }[] = [];
+  const logger = {
+    debug() {},
+    info() {},
+    warn: (obj: unknown, msg: string) => logged.push({ obj, msg }),
+    error() {},
+  };
+
+  it('never starts a task whose claim came back with too little of its lease left: gives it back, logs the round trip', async () => {
+    logged.length = 0;
+    const store = fakeStore(3, undefined, 800);
+    const { registry, ran } = blocking(new Set());
+    // a lease of 1 s: a round trip of 800 ms leaves less than its margin (a quarter of it, or two heartbeats)
+    const pool = new Pool(ports(store.worker), registry, { ...options, concurrency: 3, leaseMs: 1000, logger });
+    await pool.start();
+    await until(() => store.settled().length === 3);
+    await pool.stop();
+    expect(ran).toHaveLength(0);
+    for (const f of store.settled()) expect(f.settlement.kind).toBe('given_back');
+    const warn = logged.find((l) => /safe margin/.test(l.msg))!;
+    expect(warn.obj).toMatchObject({ leaseMs: 1000, marginMs: 250, rttMs: expect.any(Number) });
+    expect((warn.obj as { rttMs: number }).rttMs).toBeGreaterThanOrEqual(790);
+  });
+
+  it('drops a task whose lease lapsed before its claim came back (the rescue owns it)', async () => {
+    logged.length = 0;
+    const store = fakeStore(2, undefined, 250);
+    const { registry, ran } = blocking(new Set());
+    const pool = new Pool(ports(store.worker), registry, { ...options, concurrency: 2, leaseMs: 200, logger });
+    await pool.start();
+    await until(() => logged.some((l) => /lapsed/.test(l.msg)));
+    await pool.stop();
+    expect(ran).toHaveLength(0);
+    expect(store.settled()).toHaveLength(0);
   });
 });

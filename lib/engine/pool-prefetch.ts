@@ -1,31 +1,81 @@
-// Claiming ahead: how many slots one claim asks for while attempts are short, and how a prefetched task
-// that never started is given back.
+// Claiming ahead: the pool's one local queue (graphile-worker's localQueue is the model). While attempts are short,
+// a claim asks for the idle slots plus a bounded lookahead; the tasks claimed ahead wait here, `claimed` in the
+// store (a lease, no attempt), and whichever slot frees first takes the oldest. A task no slot started within
+// AHEAD_MAX_MS of its claim — or every one, once no slot is free to start them soon — is given back: pending
+// again, nothing counted, so another process can take it. Never bound to a slot behind a task that may run long.
 import { PREFETCH_BELOW_MS, PREFETCH_HOLD_MS } from './pool-options';
 import type { PoolWorker } from './pool-workers';
-import type { AttemptResult, ClaimedTask, WorkerSlot } from './types';
+import type { AttemptResult, ClaimedTask } from './types';
 
-/** How a prefetched task not started by the end of the shutdown grace is given back (pending, run at once). */
-const NOT_STARTED = 'worker shut down before the prefetched task started';
+/** A task claimed ahead that no slot has started this long after its claim (ms) is given back. */
+export const AHEAD_MAX_MS = 300;
 
-/**
- * The slots of one claim: each idle worker once, then — while attempts are short (`avgRunMs`, the recent
- * average run time) — round after round of them again, up to `prefetch` more (the store fills slots in
- * order, so a short claim spreads evenly).
- */
-export function claimSlots(idle: PoolWorker[], avgRunMs: number | null, prefetch: number): WorkerSlot[] {
-  const slots = idle.map((w) => w.slot);
-  if (avgRunMs === null || avgRunMs >= PREFETCH_BELOW_MS) return slots;
-  const rounds = Math.min(Math.floor(prefetch / idle.length), Math.floor(PREFETCH_HOLD_MS / Math.max(avgRunMs, 0.01)));
-  for (let r = 0; r < rounds; r++) for (const w of idle) slots.push(w.slot);
-  return slots;
+/** How often (ms) the pool looks at its local queue while it holds tasks: their age, slots running long. */
+export const AHEAD_CHECK_MS = 50;
+
+interface Ahead {
+  task: ClaimedTask;
+  /** when the claim that took it was sent (performance.now()) */
+  at: number;
 }
 
-/** The result that gives a prefetched task that never started back to pending, to run at once. */
-export function givenBack(task: ClaimedTask, error = NOT_STARTED): AttemptResult {
-  return {
-    taskId: task.id,
-    workerId: task.workerId,
-    attempt: task.attempt,
-    settlement: { kind: 'retry', outcome: 'abandoned', error: { number: null, message: error, detail: null }, runAfter: new Date() },
-  };
+/** The pool's tasks claimed ahead, oldest first. */
+export class LocalQueue {
+  private items: Ahead[] = [];
+
+  get length(): number {
+    return this.items.length;
+  }
+
+  push(tasks: ClaimedTask[], at: number): void {
+    for (const task of tasks) this.items.push({ task, at });
+  }
+
+  /** The oldest, for a slot that frees. */
+  take(): ClaimedTask | undefined {
+    return this.items.shift()?.task;
+  }
+
+  /** Everything it holds, emptied (a stop, attempts that became long). */
+  drain(): ClaimedTask[] {
+    return this.items.splice(0).map((a) => a.task);
+  }
+
+  /** Those claimed more than `maxMs` before `now`, removed. */
+  expired(now: number, maxMs = AHEAD_MAX_MS): ClaimedTask[] {
+    let n = 0;
+    while (n < this.items.length && now - this.items[n]!.at > maxMs) n++;
+    return this.items.splice(0, n).map((a) => a.task);
+  }
+
+  /** Keep only those `keep` says (the store no longer gives the others to this pool: cancelled, claim lapsed). */
+  retain(keep: (t: ClaimedTask) => boolean): void {
+    this.items = this.items.filter((a) => keep(a.task));
+  }
+
+  tasks(): ClaimedTask[] {
+    return this.items.map((a) => a.task);
+  }
+}
+
+/** A slot that can start a task soon: idle, or running an attempt that has not run long (PREFETCH_BELOW_MS). */
+export function fastSlot(w: PoolWorker, now: number): boolean {
+  return !w.retiring && (!w.task || now - w.began < PREFETCH_BELOW_MS);
+}
+
+/**
+ * How many tasks the local queue should hold: while attempts are short on average (`avgRunMs`), what the slots
+ * that can start one soon get through in PREFETCH_HOLD_MS, and never more than `prefetch`; 0 when attempts are long
+ * or no slot is free to start one soon (every slot on an attempt that runs long).
+ */
+export function lookahead(workers: PoolWorker[], avgRunMs: number | null, prefetch: number, now: number): number {
+  if (prefetch <= 0 || avgRunMs === null || avgRunMs >= PREFETCH_BELOW_MS) return 0;
+  let fast = 0;
+  for (const w of workers) if (fastSlot(w, now)) fast++;
+  return Math.min(prefetch, fast * Math.floor(PREFETCH_HOLD_MS / Math.max(avgRunMs, 0.01)));
+}
+
+/** The result that gives a task back to pending with nothing counted (a task claimed ahead, or an attempt never run). */
+export function givenBack(task: ClaimedTask, reason: string): AttemptResult {
+  return { taskId: task.id, workerId: task.workerId, attempt: task.attempt, settlement: { kind: 'given_back', reason } };
 }

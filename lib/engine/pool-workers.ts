@@ -1,18 +1,25 @@
-// The pool's workers: each registered with its own session, what it runs and what it claimed ahead, and
-// the set of them — registered together, retired by a shrink once their task is done, drained at a stop.
+// The pool's workers (slots): each registered with its own session and what it runs, and the set of them —
+// registered together, retired by a shrink once their task is done, drained at a stop. What the pool claimed
+// ahead waits in its one local queue (pool-prefetch.ts), bound to no slot.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { PoolOptions } from './pool-options';
 import type { WorkerPort } from './ports';
+import type { PendingStart } from './pool-starts';
 import type { ClaimedTask, WorkerSlot } from './types';
 import { StopReason } from './run';
 
 export interface PoolWorker {
   slot: WorkerSlot;
+  /** what it runs (a task claimed ahead: the runner's copy, its workerId and session this slot's) */
   task: ClaimedTask | null;
   controller: AbortController | null;
-  /** claimed ahead for this worker (running in the store, with a lease), started one after the other */
-  queue: ClaimedTask[];
+  /** when its task began (performance.now()) */
+  began: number;
+  /** a task claimed ahead: its start, until recorded */
+  pending: PendingStart | null;
+  /** the worker that claimed its task ahead (null: its own claim) */
+  claimer: string | null;
   /** set when the pool shrinks: the worker leaves once its task is done */
   retiring: boolean;
 }
@@ -69,7 +76,9 @@ export class WorkerSet {
           slot: { workerId: ids[i]!, session: r.value.session },
           task: null,
           controller: null,
-          queue: [],
+          began: 0,
+          pending: null,
+          claimer: null,
           retiring: false,
         });
       } else failure ??= r.reason;
@@ -105,14 +114,12 @@ export class WorkerSet {
   }
 
   /**
-   * The stop's grace: each worker finishes its task and then those it claimed ahead (short ones: attempts were
-   * short when they were claimed), within `graceMs`; what has not started by then goes back to pending, to run
-   * at once (`giveBack`: their leases are renewed until recorded), before the running ones are cut short.
+   * The stop's grace (what was claimed ahead is given back before): each worker finishes its task within
+   * `graceMs`; the ones still running then are cut short (pending, run at once).
    */
-  async drain(graceMs: number, giveBack: (task: ClaimedTask) => void): Promise<void> {
+  async drain(graceMs: number): Promise<void> {
     const deadline = Date.now() + graceMs;
     while (this.busy > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    for (const w of this.all) for (const t of w.queue.splice(0)) giveBack(t);
     for (const w of this.all) w.controller?.abort(new StopReason('shutdown', 'worker shut down before the task finished'));
     while (this.busy > 0) await new Promise((r) => setTimeout(r, 5));
   }

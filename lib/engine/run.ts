@@ -8,7 +8,9 @@ import type { HandlerRegistry } from './handlers';
 import { MAX_RESULT_BYTES } from './limits';
 import { errorInfo, failureSettlement } from './retry';
 import type { RunningAttempt, WorkerPort } from './ports';
-import type { ClaimedTask, ErrorInfo, Settlement } from './types';
+import type { ClaimedTask, ErrorInfo, Settlement, UnrecordedStart } from './types';
+import { type AttemptSpan, startAttempt, withDbSpan } from './tracing-attempt';
+import { context } from '@opentelemetry/api';
 
 export { MAX_RESULT_BYTES };
 
@@ -52,6 +54,7 @@ async function execute(
   task: ClaimedTask,
   signal: AbortSignal,
   output: AttemptOutputBuffer,
+  span: AttemptSpan,
   attempt: RunningAttempt,
   durable: DurableRun | null,
 ): Promise<unknown> {
@@ -79,27 +82,63 @@ async function execute(
       });
     }
     case 'sql':
-      return worker.runSql(attempt, task.command, signal);
+      return withDbSpan(span, { kind: 'sql', text: task.command }, (db) =>
+        worker.runSql(db ? { ...attempt, db } : attempt, task.command, signal),
+      );
     case 'procedure': {
       const params = (task.payload ?? {}) as Record<string, unknown>;
-      return worker.runProcedure(attempt, task.command, params, signal);
+      return withDbSpan(span, { kind: 'procedure', text: task.command }, (db) =>
+        worker.runProcedure(db ? { ...attempt, db } : attempt, task.command, params, signal),
+      );
     }
     default:
       throw new TaskError(`unknown task kind ${JSON.stringify(task.kind)}`, { retryable: false });
   }
 }
 
+export type { UnrecordedStart };
+
+/** How long an ended attempt's output waits for its start to be recorded before it is written anyway (ms). */
+const START_WAIT_MS = 2_000;
+
+/** How an attempt ended: its settlement, and the traceparent of its span (null: not traced). */
+export interface AttemptEnd {
+  settlement: Settlement;
+  trace: string | null;
+}
+
+/** Run one attempt in its span (tracing-attempt.ts); never throws. */
 export async function runTask(
   worker: WorkerPort,
   registry: HandlerRegistry,
   task: ClaimedTask,
   controller: AbortController,
   opts: RunOptions = { leaseMs: 30_000 },
+  unrecorded?: UnrecordedStart,
+): Promise<AttemptEnd> {
+  const span = startAttempt(task);
+  let failure: unknown = null;
+  const settlement = await settleAttempt(worker, registry, task, controller, opts, span, unrecorded, (err) => {
+    failure = err;
+  });
+  return { settlement, trace: span.end(settlement, failure) };
+}
+
+async function settleAttempt(
+  worker: WorkerPort,
+  registry: HandlerRegistry,
+  task: ClaimedTask,
+  controller: AbortController,
+  opts: RunOptions,
+  span: AttemptSpan,
+  unrecorded: UnrecordedStart | undefined,
+  failed: (err: unknown) => void,
 ): Promise<Settlement> {
   const signal = controller.signal;
   const flusher = flusherFor(worker);
   const output =
     flusher?.openAttempt(task.id, task.attempt, task.workerId) ?? new AttemptOutputBuffer(task.id, task.attempt, task.workerId);
+  if (unrecorded) output.holdUntil = unrecorded;
   let timer: NodeJS.Timeout | null = null;
   if (task.timeoutMs !== null && task.timeoutMs > 0) {
     timer = setTimeout(() => controller.abort(new StopReason('timeout', `timed out after ${task.timeoutMs} ms`)), task.timeoutMs);
@@ -112,11 +151,13 @@ export async function runTask(
     output: (stream, line) => output.log(stream, line),
     parents: task.parents,
   };
-  const durable = task.kind === 'handler' ? new DurableRun(worker, attempt, signal, opts.leaseMs, opts.stepHook ?? null) : null;
+  const durable =
+    task.kind === 'handler' ? new DurableRun(worker, attempt, signal, opts.leaseMs, opts.stepHook ?? null, unrecorded ?? null) : null;
   /** attempts that failed: those that ended suspended do not count (read only where it decides retry or dead) */
   const tries = async () => (durable && task.attempt >= task.maxAttempts ? task.attempt - (await durable.suspensions()) : task.attempt);
   try {
-    const result = await execute(worker, registry, task, signal, output, attempt, durable);
+    const run = () => execute(worker, registry, task, signal, output, span, attempt, durable);
+    const result = await (span.recording ? context.with(span.context, run) : run());
     // a handler that swallowed its suspension still ended its attempt there
     if (durable?.suspension) return durable.suspension.settlement;
     return { kind: 'succeeded', result: capResult(result) };
@@ -125,6 +166,7 @@ export async function runTask(
     const cancelled = reason instanceof StopReason && reason.kind === 'cancelled';
     if (durable?.suspension && !cancelled) return durable.suspension.settlement;
     if (err instanceof Suspended && !cancelled) return err.settlement;
+    failed(reason instanceof StopReason ? reason : err);
     const n = await tries().catch(() => task.attempt);
     if (reason instanceof StopReason) {
       const info: ErrorInfo = {
@@ -148,7 +190,13 @@ export async function runTask(
     return failureSettlement('failed', errorInfo(err), n, task.maxAttempts, task.backoffMs, retryable);
   } finally {
     if (timer) clearTimeout(timer);
-    // what the attempt logged is written before its settlement (the write is fenced on the attempt owning its task)
+    // what the attempt logged is written before its settlement (the write is fenced on the attempt owning its task,
+    // running: a claimed task's start is recorded first)
+    if (unrecorded && !unrecorded.done && output.dirty) {
+      unrecorded.hurry();
+      await unrecorded.wait(START_WAIT_MS);
+    }
+    output.holdUntil = null;
     await flusher?.close(output).catch(() => {});
   }
 }

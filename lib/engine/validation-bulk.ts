@@ -17,6 +17,8 @@ import {
   MIN_TIMEOUT_MS,
   QUEUE_NAME,
 } from './limits';
+import { wellFormed } from './text';
+import { Slices } from './slices';
 import type { EnqueueInput } from './types';
 import { validateEnqueue, type EnqueueContext } from './validation';
 
@@ -71,6 +73,9 @@ function fastHandlerTask(
   if (key !== undefined && (typeof key !== 'string' || key.length < 1 || key.length > MAX_CONCURRENCY_KEY_LENGTH)) return null;
   if (batchId !== undefined && !intIn(batchId, 1, Number.MAX_SAFE_INTEGER)) return null;
   if (!optionalInt(stage, MIN_STAGE, MAX_STAGE) || (stage !== undefined && batchId === undefined)) return null;
+  // a string that is not well-formed Unicode: refused by validateEnqueue, which names it (text.ts)
+  if (!wellFormed(command) || (typeof dedupKey === 'string' && !wellFormed(dedupKey)) || (typeof key === 'string' && !wellFormed(key)))
+    return null;
   const payload = r.payload ?? null;
   if (payload !== null) {
     let text: string | undefined;
@@ -80,6 +85,8 @@ function fastHandlerTask(
       return null;
     }
     if (text === undefined) return null;
+    // JSON.stringify writes a lone surrogate as an escape (`\ud800`), and a pair as it is
+    if (text.includes('\\ud')) return null;
     if (text.length * 3 > MAX_PAYLOAD_BYTES && Buffer.byteLength(text, 'utf8') > MAX_PAYLOAD_BYTES) return null;
   }
   return { command, known: known(command), input: { r, payload } };
@@ -104,7 +111,10 @@ export async function validateEnqueueMany(
     return v;
   };
   const out: EnqueueInput[] = [];
+  // thousands of tasks: the event loop runs between slices of them
+  const slices = new Slices();
   for (let i = 0; i < raws.length; i++) {
+    if ((i & 63) === 63 && slices.due) await slices.pause();
     const fast = fastHandlerTask(raws[i], ctx, known, skip);
     let isKnown = fast?.known;
     if (isKnown instanceof Promise) {

@@ -32,6 +32,7 @@ import {
   QUEUE_NAME_RULE,
 } from './limits';
 import { keyFromProblem } from './keys';
+import { findIllFormed } from './text';
 import { canonicalZone, cronProblem } from './schedules';
 import { PARENT_FAILURE_POLICIES, type Dependency, type EnqueueInput, type ScheduleInput, type TaskKind } from './types';
 
@@ -215,7 +216,21 @@ export function toValidationError(err: z.ZodError, prefix = ''): ValidationError
   return new ValidationError(field || 'body', message);
 }
 
+/** A ValidationError for the first string in `value` that is not well-formed Unicode (text.ts), or null. */
+export function illFormedError(value: unknown, prefix = ''): ValidationError | null {
+  const bad = findIllFormed(value);
+  if (bad === null) return null;
+  const field = [prefix, ...bad.path.map(String)].filter(Boolean).join('.');
+  return new ValidationError(field || 'body', bad.message);
+}
+
+/**
+ * `value` checked by `schema`; a ValidationError naming the field otherwise. Every string in it — whatever the
+ * schema says of it, a payload's included — must be well-formed Unicode (text.ts).
+ */
 export function parseWith<T extends z.ZodType>(schema: T, value: unknown, prefix = ''): z.output<T> {
+  const illFormed = illFormedError(value, prefix);
+  if (illFormed) throw illFormed;
   const r = schema.safeParse(value);
   if (!r.success) throw toValidationError(r.error, prefix);
   return r.data;
@@ -252,6 +267,11 @@ export async function validateEnqueue(raw: unknown, ctx: EnqueueContext, prefix 
       throw new ValidationError(f('payload'), 'must be JSON-serialisable');
     }
     if (text === undefined) throw new ValidationError(f('payload'), 'must be JSON-serialisable');
+    // what a toJSON or a class instance wrote (plain values were checked by parseWith): a lone surrogate is an escape
+    if (text.includes('\\ud')) {
+      const illFormed = illFormedError(JSON.parse(text), f('payload'));
+      if (illFormed) throw illFormed;
+    }
     // text.length ≤ bytes ≤ 3 × text.length for UTF-16 → UTF-8: count bytes only when it could matter
     if (text.length * 3 > MAX_PAYLOAD_BYTES && Buffer.byteLength(text, 'utf8') > MAX_PAYLOAD_BYTES) {
       throw new ValidationError(f('payload'), `larger than ${MAX_PAYLOAD_BYTES} bytes`);

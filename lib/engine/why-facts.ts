@@ -37,6 +37,8 @@ export interface WhyTaskFacts {
   concurrencyKey: string | null;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /** the worker that runs it, or that claimed it ahead (a claimed task); absent: not known */
+  workerId?: string | null;
 }
 
 export interface WhyQueueFacts {

@@ -43,18 +43,21 @@ function batchFacts(b: BatchView | null): WhyBatchFacts | null {
 }
 
 /**
- * What holds a limited queue's tokens as the claim counts them (rule under_queue_limit): its running tasks
- * with a live lease at `now`, token or not (a task claimed while the queue was unlimited holds none but
+ * What holds a limited queue's tokens as the claim counts them (rule under_queue_limit): its running and claimed
+ * tasks with a live lease at `now`, token or not (a task claimed while the queue was unlimited holds none but
  * counts; a token whose attempt lost its lease is free to grant again).
  */
 async function holding(reads: ReadModel, queue: string, now: Date, concurrencyKey?: string): Promise<TaskView[]> {
   const out: TaskView[] = [];
-  for (let cursor: number | undefined; ; ) {
-    const page = await reads.listTasks({ status: 'running', queue, concurrencyKey, cursor, limit: 200 });
-    out.push(...page.items.filter((t) => t.leaseUntil !== null && t.leaseUntil.getTime() >= now.getTime()));
-    if (page.nextCursor === null) return out;
-    cursor = page.nextCursor;
+  for (const status of ['running', 'claimed'] as const) {
+    for (let cursor: number | undefined; ; ) {
+      const page = await reads.listTasks({ status, queue, concurrencyKey, cursor, limit: 200 });
+      out.push(...page.items.filter((t) => t.leaseUntil !== null && t.leaseUntil.getTime() >= now.getTime()));
+      if (page.nextCursor === null) break;
+      cursor = page.nextCursor;
+    }
   }
+  return out;
 }
 
 export async function queueFacts(
@@ -118,6 +121,7 @@ export async function whyOfTask(reads: ReadModel, task: TaskView | TaskDetail, n
       concurrencyKey: task.concurrencyKey,
       startedAt: task.startedAt,
       finishedAt: task.finishedAt,
+      workerId: task.workerId,
     },
     parents: { left: task.parentsLeft, total: task.parentCount, links: parents },
     suspension: task.suspended ? await suspensionOf(reads, task, task.suspended) : null,

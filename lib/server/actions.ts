@@ -6,7 +6,7 @@ import { asActor } from '../api/audit';
 import { serverConfig } from './config';
 import { checkRequest } from './guard';
 import { describeError } from './http';
-import type { Identity } from './identity';
+import { actorName, type Identity } from './identity';
 
 export type ActionResult<T = {}> = ({ ok: true } & T) | { ok: false; error: string; field?: string };
 
@@ -16,11 +16,18 @@ class Denied extends Error {
 
 async function guard(): Promise<Identity> {
   const h = await headers();
-  const verdict = checkRequest(
-    { method: 'POST', api: false, authorization: h.get('authorization'), host: h.get('host'), origin: h.get('origin') },
+  const verdict = await checkRequest(
+    {
+      method: 'POST',
+      api: false,
+      authorization: h.get('authorization'),
+      host: h.get('host'),
+      origin: h.get('origin'),
+      cookie: h.get('cookie'),
+    },
     serverConfig(),
   );
-  if (!verdict.ok) throw new Denied(verdict.error);
+  if (!verdict.ok) throw new Denied(verdict.signIn ? 'your session has ended: reload the page to sign in again' : verdict.error);
   return verdict.identity;
 }
 
@@ -28,7 +35,7 @@ async function guard(): Promise<Identity> {
 export async function runAction<T extends object>(fn: () => Promise<T>): Promise<ActionResult<T>> {
   try {
     const identity = await guard();
-    return { ok: true, ...(await asActor({ name: identity.user, source: 'ui' }, fn)) };
+    return { ok: true, ...(await asActor({ name: actorName(identity), source: 'ui' }, fn)) };
   } catch (err) {
     if (err instanceof Denied) return { ok: false, error: err.message };
     const { body } = describeError(err);

@@ -6,6 +6,7 @@ import { bindRefusal, serverConfig, type ServerConfig } from './config';
 import { startEngine, stopEngine, type ServerEngine } from './engine';
 import { serverLogger } from './log';
 import { RETRY_AFTER_SECONDS } from './shutdown';
+import type { Telemetry } from './telemetry';
 
 /** The address `next start` was told to bind (`-H` / `--hostname`), if given on its command line. */
 export function hostnameArg(argv: readonly string[]): string | undefined {
@@ -48,7 +49,7 @@ export function startupLine(url: string, engine: Pick<ServerEngine, 'readpast' |
 export function startupRefusal(config: ServerConfig, argv: readonly string[]): string | null {
   // `next start` without -H listens on every interface
   const bound = hostnameArg(argv) ?? (argv.includes('start') ? '0.0.0.0' : config.host);
-  return bindRefusal(config) ?? bindRefusal({ host: bound, auth: config.auth });
+  return bindRefusal(config) ?? bindRefusal({ host: bound, auth: config.auth, oidc: config.oidc });
 }
 
 /**
@@ -73,6 +74,9 @@ function watchParent(stop: (signal: NodeJS.Signals) => void): void {
   timer.unref();
 }
 
+/** This process's OpenTelemetry SDK, when the environment asked for one (telemetry.ts). */
+let telemetry: Telemetry | null = null;
+
 function installSignalHandlers(): (signal: NodeJS.Signals) => void {
   const logger = serverLogger();
   let shuttingDown = false;
@@ -91,6 +95,8 @@ function installSignalHandlers(): (signal: NodeJS.Signals) => void {
     stopEngine()
       .then(() => logger.info({}, 'stopped; database closed'))
       .catch((err: unknown) => logger.error({ err }, 'error while stopping the worker pool'))
+      // the last spans, exported before the process ends
+      .then(() => telemetry?.shutdown())
       .finally(() => {
         if (ownsExit) exit();
       });
@@ -115,6 +121,11 @@ export async function boot(): Promise<void> {
     process.exit(1);
   }
   watchParent(installSignalHandlers());
+  // OpenTelemetry, when the OTEL_* variables ask for it (the SDK is loaded only then): Next.js's own request spans
+  // then parent the enqueues of its routes and actions
+  const { startTelemetry, wantsTelemetry } = await import('./telemetry');
+  if (wantsTelemetry().length) telemetry = await startTelemetry('readpast-dashboard', (m) => logger.warn({}, m));
+  if (telemetry) logger.info({ exporters: telemetry.exporters }, 'tracing started (OpenTelemetry)');
   try {
     const engine = await startEngine();
     const url = dashboardUrl(config, process.argv);

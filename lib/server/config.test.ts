@@ -14,6 +14,8 @@ describe('loadServerConfig', () => {
       allowSql: false,
       handlersModule: null,
       webhookAllow: null,
+      oidc: null,
+      traceUrl: null,
     });
   });
 
@@ -27,8 +29,10 @@ describe('loadServerConfig', () => {
       READPAST_ALLOW_SQL: '1',
       READPAST_HANDLERS: '',
       READPAST_WEBHOOK_ALLOW: ' 10.20.0.0/16, *.corp.example ',
+      READPAST_TRACE_URL: ' https://tempo.example/trace/{traceId} ',
     });
     expect(c).toMatchObject({
+      traceUrl: 'https://tempo.example/trace/{traceId}',
       webhookAllow: '10.20.0.0/16, *.corp.example',
       databaseUrl: 'sqlite:/tmp/a.db',
       workers: 0,
@@ -50,6 +54,8 @@ describe('loadServerConfig', () => {
     [{ READPAST_HOST: 'a host; rm -rf' }, 'READPAST_HOST'],
     [{ READPAST_WEBHOOK_ALLOW: '10.0.0.0/33' }, 'READPAST_WEBHOOK_ALLOW'],
     [{ READPAST_WEBHOOK_ALLOW: 'hooks.corp,http://x/' }, 'READPAST_WEBHOOK_ALLOW'],
+    [{ READPAST_TRACE_URL: 'https://tempo.example/trace/' }, 'READPAST_TRACE_URL'],
+    [{ READPAST_TRACE_URL: 'javascript:alert({traceId})' }, 'READPAST_TRACE_URL'],
   ])('refuses %j naming the variable', (env, name) => {
     expect(() => loadServerConfig(env)).toThrow(new RegExp(`^${name}: `));
   });

@@ -3,6 +3,11 @@
 import { z } from 'zod';
 import { MAX_DASHBOARD_WORKERS } from '@/lib/engine/limits';
 import { parseWebhookAllow } from '@/lib/engine/webhook-guard';
+import { loadOidcConfig, type OidcConfig } from './config-oidc';
+import { isLoopbackHost } from './loopback';
+
+export { isLoopbackHost };
+export type { OidcConfig };
 
 export const DEFAULT_DATABASE_URL = 'sqlite:data/readpast.db';
 
@@ -27,6 +32,10 @@ export interface ServerConfig {
   handlersModule: string | null;
   /** READPAST_WEBHOOK_ALLOW as given (checked here): internal addresses alert webhooks may reach, or null */
   webhookAllow: string | null;
+  /** sign-on with an OpenID Connect provider (READPAST_OIDC_*), or null */
+  oidc: OidcConfig | null;
+  /** READPAST_TRACE_URL: a trace's page in the tracing backend, `{traceId}` in it (the task page links there), or null */
+  traceUrl: string | null;
 }
 
 import { ConfigError } from '../engine/errors';
@@ -79,6 +88,12 @@ const envSchema = z.object({
   READPAST_ALLOW_SQL: optional(flag),
   READPAST_HANDLERS: optional(z.string().trim()),
   READPAST_WEBHOOK_ALLOW: optional(z.string().trim()),
+  READPAST_TRACE_URL: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^https?:\/\/\S*\{traceId\}\S*$/, 'must be an http(s) URL with {traceId} in it, e.g. https://tempo.example/trace/{traceId}'),
+  ),
 });
 
 type Env = Record<string, string | undefined>;
@@ -112,6 +127,7 @@ export function loadServerConfig(env: Env = process.env): ServerConfig {
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
+  const oidc = loadOidcConfig(env);
   return {
     databaseUrl: e.READPAST_DATABASE_URL ?? DEFAULT_DATABASE_URL,
     workers: e.READPAST_WORKERS ?? 4,
@@ -122,26 +138,23 @@ export function loadServerConfig(env: Env = process.env): ServerConfig {
     allowSql: e.READPAST_ALLOW_SQL ?? false,
     handlersModule: e.READPAST_HANDLERS ?? null,
     webhookAllow: e.READPAST_WEBHOOK_ALLOW ?? null,
+    oidc,
+    traceUrl: e.READPAST_TRACE_URL ?? null,
   };
 }
 
-/** Whether `host` names this machine's loopback interface only (not 0.0.0.0 / ::, which mean every interface). */
-export function isLoopbackHost(host: string): boolean {
-  let h = host.trim().toLowerCase();
-  if (h.startsWith('[') && h.endsWith(']')) h = h.slice(1, -1);
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
-  const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(v4);
-  return !!m && m[1] === '127' && m.slice(2).every((p) => Number(p) <= 255);
+/** Whether requests must prove who they are: a password (READPAST_AUTH) or sign-on (READPAST_OIDC_ISSUER) is configured. */
+export function hasCredentials(cfg: Pick<ServerConfig, 'auth'> & Partial<Pick<ServerConfig, 'oidc'>>): boolean {
+  return !!cfg.auth || !!cfg.oidc;
 }
 
 /** Why the server must not start with this configuration, or null when it may. */
-export function bindRefusal(cfg: Pick<ServerConfig, 'host' | 'auth'>): string | null {
-  if (isLoopbackHost(cfg.host) || cfg.auth) return null;
+export function bindRefusal(cfg: Pick<ServerConfig, 'host' | 'auth'> & Partial<Pick<ServerConfig, 'oidc'>>): string | null {
+  if (isLoopbackHost(cfg.host) || hasCredentials(cfg)) return null;
   return (
     `refusing to listen on ${cfg.host} without credentials: the dashboard can enqueue, retry and delete tasks. ` +
     'Set READPAST_AUTH=user:password (dashboard login; the password is also the API bearer token), ' +
+    'or sign-on with an OpenID Connect provider (READPAST_OIDC_ISSUER and the rest, see the README), ' +
     'or bind to loopback (READPAST_HOST=127.0.0.1).'
   );
 }

@@ -1,10 +1,12 @@
 // Route-handler plumbing: bounded JSON bodies, zod-checked query strings, and one mapping of
 // errors to statuses (ValidationError 400 naming the field, NotFoundError 404, ConflictError 409).
 import { asActor } from '../api/audit';
+import { oneBigAtATime } from './big-requests';
 import { serverConfig } from './config';
-import { identify } from './identity';
+import { requestIdentity } from './guard';
+import { actorName, type Identity } from './identity';
 import { z } from 'zod';
-import { parseWith } from '@/lib/engine/validation';
+import { illFormedError, parseWith } from '@/lib/engine/validation';
 import { ValidationError } from '@/lib/engine/errors';
 import { serverLogger } from './log';
 import { isShuttingDown, RETRY_AFTER_SECONDS, SHUTTING_DOWN_MESSAGE } from './shutdown';
@@ -78,23 +80,41 @@ export function handle<A extends unknown[]>(fn: (...args: A) => Promise<Response
     try {
       // the proxy has let this request in (proxy.ts); who it is becomes the actor of what it changes
       const req = args[0];
-      const user = req instanceof Request ? requestUser(req) : 'unknown';
-      return await asActor({ name: user, source: 'api' }, () => fn(...args));
+      if (!(req instanceof Request)) return await asActor({ name: 'unknown', source: 'api' }, () => fn(...args));
+      const user = await requestUser(req);
+      // a big body waits for the big requests before it (big-requests.ts)
+      return await oneBigAtATime(req, () => asActor({ name: user, source: 'api' }, () => fn(...args)));
     } catch (err) {
       return errorResponse(err);
     }
   };
 }
 
-function requestUser(req: Request): string {
+/** Who a request (already let in by the proxy) is, as the guard sees it; null when it proves nothing. */
+export async function requestIdentityOf(req: Request): Promise<Identity | null> {
+  const h = req.headers;
+  const facts = { method: req.method, api: true, authorization: h.get('authorization'), host: h.get('host'), origin: h.get('origin') };
+  return (await requestIdentity({ ...facts, cookie: h.get('cookie') }, serverConfig())).identity;
+}
+
+async function requestUser(req: Request): Promise<string> {
   try {
-    return identify(req.headers.get('authorization'), serverConfig(), ['basic', 'bearer'])?.user ?? 'unknown';
+    const identity = await requestIdentityOf(req);
+    return identity ? actorName(identity) : 'unknown';
   } catch {
     return 'unknown';
   }
 }
 
 const tooLarge = (max: number) => new HttpError(413, `request body larger than ${max} bytes`, 'body');
+
+/**
+ * The W3C trace context a request carries (`traceparent`, `tracestate` headers): what an enqueue continues
+ * (lib/api/trace-enqueue.ts; an invalid one is ignored there).
+ */
+export function traceHeaders(req: Request): { traceparent: string | null; tracestate: string | null } {
+  return { traceparent: req.headers.get('traceparent'), tracestate: req.headers.get('tracestate') };
+}
 
 /** The request body as JSON, at most `max` bytes (MAX_BODY_BYTES); malformed or missing JSON is a 400 naming `body`. */
 export async function readJson(req: Request, max = MAX_BODY_BYTES): Promise<unknown> {
@@ -116,12 +136,22 @@ export async function readJson(req: Request, max = MAX_BODY_BYTES): Promise<unkn
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') throw new ValidationError('body', 'a JSON body is required');
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     throw new ValidationError('body', `malformed JSON (${(err as Error).message})`);
   }
+  // a string that is not Unicode (lib/engine/text.ts) can only come as a `\uD800`-style escape: bytes that are
+  // not UTF-8 were read as U+FFFD above
+  if (SURROGATE_ESCAPE.test(text)) {
+    const illFormed = illFormedError(value);
+    if (illFormed) throw illFormed;
+  }
+  return value;
 }
+
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 export async function readBody<T extends z.ZodType>(req: Request, schema: T): Promise<z.output<T>> {
   return parseWith(schema, await readJson(req));

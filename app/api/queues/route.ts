@@ -1,5 +1,5 @@
 // GET /api/queues: every queue with its concurrency limit, pause state, pending, running and granted
-// tokens, its flow control (perKeyLimit, keyFrom, rateLimit, `rate`: the window now {limit, periodSeconds,
+// tokens, its throttle (perKeyLimit, keyFrom, rateLimit, `rate`: the window now {limit, periodSeconds,
 // perKey, started, nextAt}, `keys`: its top 5 concurrency keys {key, running, pending}), and the recent
 // changes, newest first.
 import { getEngine } from '@/lib/server/engine';

@@ -32,3 +32,15 @@ export const DEPENDENCY_CHECKS = `IF @OnParentFailure IS NOT NULL
   DECLARE @depends nvarchar(max) = (SELECT d.n, LOWER(CONVERT(nchar(36), d.token)) AS token,
       COALESCE(@OnParentFailure, 'cancel') AS onParentFailure
     FROM @deps AS d FOR JSON PATH);`;
+
+const HEX = (n: number) => '[0-9a-f]'.repeat(n);
+
+/**
+ * @TraceParent: a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>, lower case), the trace the task continues
+ * (lib/engine/tracing.ts); version ff and all-zero ids are not one. NULL: none.
+ */
+export const TRACE_PARENT_CHECK = `IF @TraceParent IS NOT NULL AND (DATALENGTH(@TraceParent) <> 55
+      OR @TraceParent COLLATE Latin1_General_100_BIN2 NOT LIKE '${HEX(2)}-${HEX(32)}-${HEX(16)}-${HEX(2)}'
+      OR LEFT(@TraceParent, 2) = 'ff' OR SUBSTRING(@TraceParent, 4, 32) = REPLICATE('0', 32)
+      OR SUBSTRING(@TraceParent, 37, 16) = REPLICATE('0', 16))
+    ${fail(24, '@TraceParent: a W3C traceparent (00-<32 hex digits>-<16 hex digits>-<2 hex digits>, lower case)')}`;

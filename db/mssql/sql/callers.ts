@@ -17,6 +17,9 @@
 // positional calls written before it bind as they did) is the task's key; without it the queue's keyFrom
 // derives one from @Payload inside readpast.Enqueue_<hash>, as for the library's tasks (migration 19).
 //
+// Trace context: ExecAsync's @TraceParent (a W3C traceparent; after @OnParentFailure, migration 22) is stored with the
+// task: its first attempt's span is a child of that context (lib/engine/tracing.ts), as for the library's tasks.
+//
 // Dependencies: ExecAsync's @DependsOn (task tokens separated by commas, spaces allowed) and @OnParentFailure
 // ('cancel' by default, 'run', 'wait'), after @ConcurrencyKey for the same reason (migration 20). Each token is
 // checked (50019 names one that is not a task's) before the enqueue, which checks again under lock.
@@ -60,7 +63,7 @@ import {
   QUEUE_NAME,
   QUEUE_NAME_RULE,
 } from '../../../lib/engine/limits';
-import { DEPENDENCY_CHECKS, fail } from './caller-checks';
+import { DEPENDENCY_CHECKS, fail, TRACE_PARENT_CHECK } from './caller-checks';
 import { HOT, hotName } from './hot';
 import { CANCEL_WRITE, PAST_ABORT, RETRY_ONE_WRITE } from './operators';
 import { SETTLE_BATCHES_WRITE } from './settle';
@@ -168,7 +171,8 @@ const EXEC_CHECKS = `IF @Kind IS NULL OR @Kind COLLATE Latin1_General_100_BIN2 N
     ${fail(16, `@Stage: ${MIN_STAGE} to ${MAX_STAGE}`)}
   IF @ConcurrencyKey IS NOT NULL AND DATALENGTH(@ConcurrencyKey) NOT BETWEEN 2 AND ${2 * MAX_CONCURRENCY_KEY_LENGTH}
     ${fail(17, `@ConcurrencyKey: 1 to ${MAX_CONCURRENCY_KEY_LENGTH} characters`)}
-  ${DEPENDENCY_CHECKS}`;
+  ${DEPENDENCY_CHECKS}
+  ${TRACE_PARENT_CHECK}`;
 
 /** Batches touched (@sdelta) → readpast.SettleBatches, as the store settles them after its writes. */
 const SETTLE_TOUCHED = `DECLARE @batches nvarchar(max) = N'', @b bigint = (SELECT MIN(d.batch_id) FROM @sdelta AS d);
@@ -225,6 +229,8 @@ export const CALLER_PROCEDURES: readonly CallerProcedure[] = [
       // then the dependencies (migration 20), last for the same reason
       '@DependsOn nvarchar(max) = NULL',
       '@OnParentFailure nvarchar(10) = NULL',
+      // then the trace context the task carries (migration 22), last for the same reason
+      '@TraceParent varchar(100) = NULL',
     ],
     body: `SET NOCOUNT ON;
   DECLARE @cmd nvarchar(max), @err nvarchar(2048);
@@ -235,7 +241,7 @@ export const CALLER_PROCEDURES: readonly CallerProcedure[] = [
       CASE WHEN @TimeoutMs IS NULL THEN 0 ELSE 1 END AS timeoutGiven, @TimeoutMs AS timeoutMs, @DedupKey AS dedupKey,
       ${CALLER} AS caller, @BatchId AS batchId,
       CASE WHEN @BatchId IS NULL THEN NULL ELSE COALESCE(@Stage, 0) END AS stage, @ConcurrencyKey AS concurrencyKey,
-      JSON_QUERY(@depends) AS dependsOn
+      JSON_QUERY(@depends) AS dependsOn, @TraceParent AS traceParent
     FOR JSON PATH, INCLUDE_NULL_VALUES);
   DECLARE @results nvarchar(max);
   EXEC ${hotName(HOT.enqueue)} @tasks = @tasks, @results = @results OUTPUT;

@@ -475,8 +475,9 @@ ${TALLY}
   SELECT c.id, c.token, c.queue, c.kind, c.command, c.payload, c.priority, c.attempts, c.max_attempts, c.timeout_ms,
     c.created_at, c.run_after, c.started_at, c.token_no, c.batch_id, c.stage, c.concurrency_key,
     COALESCE(q.backoff_ms, 1000) AS backoff_ms, @worker_id AS worker_id, @session AS session, @stamp AS served_stamp,
-    (SELECT t.parent_count FROM readpast.Tasks AS t WHERE t.id = c.id) AS parent_count
-  FROM @claimed AS c LEFT JOIN readpast.Queues AS q ON q.name = c.queue;
+    x.parent_count, x.trace_parent, x.trace_state, x.attempt_trace
+  FROM @claimed AS c LEFT JOIN readpast.Queues AS q ON q.name = c.queue
+  OUTER APPLY (SELECT t.parent_count, t.trace_parent, t.trace_state, t.attempt_trace FROM readpast.Tasks AS t WHERE t.id = c.id) AS x;
   INSERT INTO @touched (batch_id)
     SELECT DISTINCT d.batch_id FROM @sdelta AS d WHERE NOT EXISTS (SELECT 1 FROM @touched AS x WHERE x.batch_id = d.batch_id);
   -- the next slot's claim sees the turns this one took: the unbatched lane's stamp, the batch's and the key's

@@ -30,7 +30,8 @@ import { ESCALATION_CHUNK } from './chunks';
  * Enqueue a JSON array of tasks (one or many) in one transaction. Each element:
  * {ord, token, queue, kind, command, payload (JSON text|null), priority, runAfter ('YYYY-MM-DDTHH:MM:SS.mmm' UTC|null),
  *  maxAttempts|null, timeoutGiven (0|1), timeoutMs|null, dedupKey|null, caller|null, batchId|null, stage|null,
- *  concurrencyKey|null, flowNode|null, dependsOn: [{n, token|null, ord|null, onParentFailure}]|null}; @flow_id: the flow
+ *  concurrencyKey|null, flowNode|null, dependsOn: [{n, token|null, ord|null, onParentFailure}]|null, traceParent, traceState
+ *  (the W3C context the task carries; absent: none)}; @flow_id: the flow
  * its tasks are the nodes of (NULL: none). A dependency names an existing task by token, or (a flow's node) a task
  * of this call by ord; sql/enqueue-deps.ts links them.
  * A task without a concurrencyKey gets the one its queue's key_from finds in its payload (walkKeys, sql/keys.ts: a
@@ -50,18 +51,20 @@ DECLARE @in TABLE (
   dedup_key nvarchar(200) COLLATE Latin1_General_100_BIN2 NULL, caller nvarchar(200) NULL, batch_id bigint NULL, stage int NULL,
   concurrency_key nvarchar(4000) COLLATE Latin1_General_100_BIN2 NULL, key_from nvarchar(200) NULL, existing bit NOT NULL,
   flow_id bigint NULL, flow_node nvarchar(100) COLLATE Latin1_General_100_BIN2 NULL, parent_count int NOT NULL DEFAULT 0,
-  parents_left int NOT NULL DEFAULT 0, blocked_by bigint NULL, error_message nvarchar(4000) NULL, task_id bigint NULL);
+  parents_left int NOT NULL DEFAULT 0, blocked_by bigint NULL, error_message nvarchar(4000) NULL, task_id bigint NULL,
+  trace_parent varchar(55) NULL, trace_state varchar(512) NULL);
 INSERT INTO @in (ord, token, queue, kind, command, payload, priority, run_after, max_attempts, timeout_given, timeout_ms,
-    dedup_key, caller, batch_id, stage, concurrency_key, existing, flow_id, flow_node)
+    dedup_key, caller, batch_id, stage, concurrency_key, existing, flow_id, flow_node, trace_parent, trace_state)
   SELECT j.ord, j.token, j.queue, j.kind, j.command, j.payload, j.priority, j.run_after, j.max_attempts, j.timeout_given,
-    j.timeout_ms, j.dedup_key, j.caller, j.batch_id, j.stage, j.concurrency_key, 0, @flow_id, j.flow_node
+    j.timeout_ms, j.dedup_key, j.caller, j.batch_id, j.stage, j.concurrency_key, 0, @flow_id, j.flow_node, j.trace_parent,
+    j.trace_state
   FROM OPENJSON(@tasks) WITH (
     ord int '$.ord', token uniqueidentifier '$.token', queue nvarchar(64) '$.queue', kind varchar(10) '$.kind',
     command nvarchar(max) '$.command', payload nvarchar(max) '$.payload', priority int '$.priority',
     run_after datetime2(3) '$.runAfter', max_attempts int '$.maxAttempts', timeout_given bit '$.timeoutGiven',
     timeout_ms int '$.timeoutMs', dedup_key nvarchar(200) '$.dedupKey', caller nvarchar(200) '$.caller',
     batch_id bigint '$.batchId', stage int '$.stage', concurrency_key nvarchar(4000) '$.concurrencyKey',
-    flow_node nvarchar(100) '$.flowNode') AS j;
+    flow_node nvarchar(100) '$.flowNode', trace_parent varchar(55) '$.traceParent', trace_state varchar(512) '$.traceState') AS j;
 ${DECLARE_DEPS}
 DECLARE @from int = 0, @last int = (SELECT MAX(i.ord) FROM @in AS i);
 BEGIN TRANSACTION;
@@ -157,13 +160,14 @@ WHILE @from <= @last
 BEGIN
   INSERT INTO readpast.Tasks (token, queue, kind, command, payload, status, priority, run_after, max_attempts, timeout_ms,
       dedup_key, caller, batch_id, stage, concurrency_key, created_at, flow_id, flow_node, parent_count, parents_left,
-      blocked_by, error_message, finished_at)
+      blocked_by, error_message, finished_at, trace_parent, trace_state)
     OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, NULL, inserted.status, NULL, NULL, NULL INTO @moves
     SELECT i.token, i.queue, i.kind, i.command, i.payload,
       CASE WHEN i.blocked_by IS NOT NULL THEN 'cancelled' WHEN i.parents_left > 0 THEN 'waiting' ELSE 'pending' END,
       i.priority, COALESCE(i.run_after, @now),
       i.max_attempts, i.timeout_ms, i.dedup_key, i.caller, i.batch_id, i.stage, i.concurrency_key, @now, i.flow_id, i.flow_node,
-      i.parent_count, i.parents_left, i.blocked_by, i.error_message, CASE WHEN i.blocked_by IS NULL THEN NULL ELSE @now END
+      i.parent_count, i.parents_left, i.blocked_by, i.error_message, CASE WHEN i.blocked_by IS NULL THEN NULL ELSE @now END,
+      i.trace_parent, i.trace_state
     FROM @in AS i
     WHERE i.existing = 0 AND i.ord >= @from AND i.ord < @from + ${ESCALATION_CHUNK}
     ORDER BY i.ord;

@@ -81,7 +81,7 @@ WHERE e.parent_id = @task_id ORDER BY e.child_id;
 SELECT COUNT(*) AS child_count FROM readpast.TaskEdges AS e WHERE e.parent_id = @task_id;`;
 
 /** The parents of claimed tasks (JSON array @ids), with their results, by child then parent id. */
-export const CLAIM_PARENTS = `SELECT e.child_id, p.token, p.flow_node, p.command, p.status, p.result
+export const CLAIM_PARENTS = `SELECT e.child_id, p.token, p.flow_node, p.command, p.status, p.result, p.attempt_trace
 FROM readpast.TaskEdges AS e JOIN readpast.Tasks AS p ON p.id = e.parent_id
 WHERE e.child_id IN (SELECT CAST(j.value AS bigint) FROM OPENJSON(@ids) AS j)
 ORDER BY e.child_id, e.parent_id;`;

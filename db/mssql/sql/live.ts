@@ -56,3 +56,12 @@ JOIN sys.types AS t ON t.user_type_id = p.user_type_id
 LEFT JOIN sys.types AS bt ON bt.user_type_id = p.system_type_id
 WHERE p.object_id = OBJECT_ID(@name) AND p.parameter_id > 0
 ORDER BY p.parameter_id;`;
+
+/**
+ * What a traced sql or procedure attempt's session is doing now (@session): its wait and the session blocking it
+ * (0: none). Seen only with VIEW SERVER STATE (or VIEW SERVER PERFORMANCE STATE; VIEW DATABASE STATE on Azure SQL
+ * Database): without it the DMV shows the login's own session alone, and this answers no row.
+ */
+export const SESSION_WAIT = `SELECT r.wait_type, r.wait_time, r.blocking_session_id
+FROM sys.dm_exec_requests AS r
+WHERE r.session_id = @session;`;

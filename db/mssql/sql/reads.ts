@@ -7,10 +7,11 @@ import { OUTCOMES, PENDING_SUBS, TASK_STATUSES } from '../../../lib/engine/types
 export const TASK_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.status, t.priority, t.run_after, t.attempts,
   t.max_attempts, t.timeout_ms, t.dedup_key, t.caller, t.batch_id, t.stage, t.lease_until, t.worker_id, t.cancel_requested,
   t.created_at, t.started_at, t.finished_at, t.error_number, t.error_message, t.error_detail, t.result, t.schedule_name,
-  t.schedule_fire_at, t.concurrency_key, t.flow_id, t.flow_node, t.parent_count, t.parents_left`;
+  t.schedule_fire_at, t.concurrency_key, t.flow_id, t.flow_node, t.parent_count, t.parents_left, t.trace_parent`;
 
 export const LOG_COLUMNS = `l.id, l.task_id, t.token, l.attempt, l.queue, l.kind, l.command, l.worker_id, l.session, l.token_no,
   l.batch_id, l.stage, l.started_at, l.ended_at, l.outcome, l.error_number, l.error_message, l.error_detail, l.abandon_reason,
+  l.trace_parent,
   t.max_attempts AS task_max_attempts, t.status AS task_status, t.attempts AS task_attempts`;
 
 /** A task and its attempts (two result sets). */
@@ -30,6 +31,8 @@ ORDER BY c.queue, c.status;`;
 const STATUS_FILTER: Record<TaskStatus, string> = {
   waiting: "t.status = 'waiting'",
   pending: "t.status = 'pending'",
+  // never written on SQL Server (its pools do not claim ahead): the read returns none
+  claimed: "t.status = 'claimed'",
   running: "t.status = 'running'",
   succeeded: "t.status = 'succeeded'",
   dead: "t.status = 'dead'",
@@ -112,7 +115,7 @@ export function listTasksSql(s: TaskListShape): string {
 
 /** What drives a scan: an index walked newest first (status: the filtered ones; batch: IX_Tasks_batch). */
 export interface TaskWindowShape {
-  status: 'waiting' | 'pending' | 'running' | 'dead' | 'cancelled' | null;
+  status: Exclude<TaskStatus, 'succeeded'> | null;
   batch: boolean;
   stage: boolean;
   cursor: boolean;
@@ -184,7 +187,7 @@ function taskListShapes(): TaskListShape[] {
 /** Every shape of the scan window's statement. */
 export function taskWindowShapes(): TaskWindowShape[] {
   const out: TaskWindowShape[] = [];
-  for (const status of [null, 'waiting', 'pending', 'running', 'dead', 'cancelled'] as const)
+  for (const status of [null, 'waiting', 'pending', 'claimed', 'running', 'dead', 'cancelled'] as const)
     for (const batch of [false, true])
       for (const stage of batch ? [false, true] : [false])
         for (const cursor of [false, true]) for (const offset of [false, true]) out.push({ status, batch, stage, cursor, offset });

@@ -53,7 +53,8 @@ ORDER BY s.next_fire_at, s.name;`;
 /**
  * Apply one check's plan to schedule @name, if it still is at @version with next fire @expected: advance
  * it to @next and insert the task of each fire in @fires (JSON [{ord, token, fireAt}], fireAt
- * 'YYYY-MM-DDTHH:MM:SS.mmm' UTC, oldest first), made by @caller, but for a tick that has its task already
+ * 'YYYY-MM-DDTHH:MM:SS.mmm' UTC, oldest first), made by @caller and carrying the trace context @trace_parent,
+ * @trace_state (NULL: none), but for a tick that has its task already
  * (the schedule was set back to it). Returns `applied` (0: changed or fired meanwhile; nothing written), then
  * the tokens of the tasks inserted. Two processes inserting the same tick at once: the second raises 2601,
  * which rolls its transaction back.
@@ -85,10 +86,10 @@ BEGIN
   ${SCHEDULE_WALK}
   ${SCHEDULE_KEY_ROW}
   INSERT INTO readpast.Tasks (token, queue, kind, command, payload, status, priority, run_after, max_attempts, timeout_ms,
-      caller, schedule_name, schedule_fire_at, concurrency_key, created_at)
+      caller, schedule_name, schedule_fire_at, concurrency_key, created_at, trace_parent, trace_state)
     OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, NULL, 'pending', NULL, NULL, NULL INTO @moves
     SELECT p.token, s.queue, s.kind, s.command, s.payload, 'pending', s.priority, @now, COALESCE(s.max_attempts, q.max_attempts),
-      COALESCE(s.timeout_ms, q.timeout_ms), @caller, s.name, p.fire_at, ${SCHEDULE_KEY}, @now
+      COALESCE(s.timeout_ms, q.timeout_ms), @caller, s.name, p.fire_at, ${SCHEDULE_KEY}, @now, @trace_parent, @trace_state
     FROM @plan AS p
     CROSS JOIN readpast.Schedules AS s
     JOIN readpast.Queues AS q ON q.name = s.queue

@@ -9,10 +9,14 @@ import { CASCADE_FAILURE, DECLARE_EDGES, RELEASE_CHILDREN } from './edges';
 /**
  * Settle attempts, fenced on (task, worker, attempt), status running and a lease not yet expired (a
  * lapsed lease is lost: its token may be granted to another attempt; the rescue retries the task);
- * the attempt's token is released. @results: JSON array of {ord, taskId, workerId, attempt, kind (succeeded|retry|dead|cancelled),
+ * the attempt's token is released. Kind `given_back`: an attempt its claim started that never ran (the claim came
+ * back with too little of its lease left) is undone — pending, due as it was, its attempt count back, its
+ * ExecutionLog row deleted, counted as no attempt. @results: JSON array of {ord, taskId, workerId, attempt, kind
+ * (succeeded|retry|dead|cancelled|given_back),
  * outcome, result (JSON text|null), runAfter ('YYYY-MM-DDTHH:MM:SS.mmm' UTC|null), errorNumber, errorMessage,
  * errorDetail, fingerprint (lib/engine/fingerprint.ts; null: reads fingerprint it later), startedAt (UTC|null: when the
- * worker began it, kept only between the claim's started_at and @now — another clock may disagree)}. Returns (ord, ok)
+ * worker began it, kept only between the claim's started_at and @now — another clock may disagree), trace (the traceparent of
+ * the attempt's span, kept on its log row and as its task's attempt_trace; null: not traced, the task's kept)}. Returns (ord, ok)
  * in input order (with `released`: how many waiting tasks became pending), then the touched batches.
  * The settled tasks' children follow (sql/edges.ts): released by a success, cancelled or let through by a failure.
  */
@@ -23,16 +27,17 @@ DECLARE @r TABLE (
   ord int NOT NULL PRIMARY KEY, task_id bigint NOT NULL, worker_id nvarchar(256) NOT NULL, attempt int NOT NULL,
   kind varchar(10) NOT NULL, outcome varchar(10) NOT NULL, result nvarchar(max) NULL, run_after datetime2(3) NULL,
   error_number int NULL, error_message nvarchar(4000) NULL, error_detail nvarchar(max) NULL, fingerprint char(16) NULL,
-  started_at datetime2(3) NULL);
+  started_at datetime2(3) NULL, trace varchar(55) NULL);
 INSERT INTO @r (ord, task_id, worker_id, attempt, kind, outcome, result, run_after, error_number, error_message, error_detail,
-    fingerprint, started_at)
+    fingerprint, started_at, trace)
   SELECT j.ord, j.task_id, j.worker_id, j.attempt, j.kind, j.outcome, j.result, j.run_after, j.error_number,
-    j.error_message, j.error_detail, j.fingerprint, j.started_at
+    j.error_message, j.error_detail, j.fingerprint, j.started_at, j.trace
   FROM OPENJSON(@results) WITH (
     ord int '$.ord', task_id bigint '$.taskId', worker_id nvarchar(256) '$.workerId', attempt int '$.attempt',
     kind varchar(10) '$.kind', outcome varchar(10) '$.outcome', result nvarchar(max) '$.result',
     run_after datetime2(3) '$.runAfter', error_number int '$.errorNumber', error_message nvarchar(4000) '$.errorMessage',
-    error_detail nvarchar(max) '$.errorDetail', fingerprint char(16) '$.fingerprint', started_at datetime2(3) '$.startedAt') AS j;
+    error_detail nvarchar(max) '$.errorDetail', fingerprint char(16) '$.fingerprint', started_at datetime2(3) '$.startedAt',
+    trace varchar(55) '$.trace') AS j;
 DECLARE @held_rows int;
 BEGIN TRANSACTION;
 -- the attempts' rows first, then the time: a finish that waited behind another writer's lock is fenced on the
@@ -40,8 +45,10 @@ BEGIN TRANSACTION;
 SELECT @held_rows = COUNT(*) FROM readpast.Tasks AS t WITH (UPDLOCK, ROWLOCK, READCOMMITTEDLOCK) JOIN @r AS r ON r.task_id = t.id;
 SET @now = SYSUTCDATETIME();
 UPDATE t
-  SET status = CASE r.kind WHEN 'succeeded' THEN 'succeeded' WHEN 'retry' THEN 'pending' WHEN 'dead' THEN 'dead' ELSE 'cancelled' END,
-      finished_at = CASE WHEN r.kind = 'retry' THEN t.finished_at ELSE @now END,
+  SET status = CASE r.kind WHEN 'succeeded' THEN 'succeeded' WHEN 'retry' THEN 'pending' WHEN 'given_back' THEN 'pending'
+        WHEN 'dead' THEN 'dead' ELSE 'cancelled' END,
+      attempts = CASE WHEN r.kind = 'given_back' THEN t.attempts - 1 ELSE t.attempts END,
+      finished_at = CASE WHEN r.kind IN ('retry', 'given_back') THEN t.finished_at ELSE @now END,
       run_after = CASE WHEN r.kind = 'retry' THEN COALESCE(r.run_after, @now) ELSE t.run_after END,
       lease_until = NULL,
       result = CASE WHEN r.kind = 'succeeded' THEN r.result ELSE t.result END,
@@ -49,7 +56,8 @@ UPDATE t
       error_message = CASE WHEN r.kind IN ('retry', 'dead') THEN r.error_message ELSE t.error_message END,
       error_detail = CASE WHEN r.kind IN ('retry', 'dead') THEN r.error_detail ELSE t.error_detail END,
       fingerprint = CASE WHEN r.kind IN ('retry', 'dead') THEN r.fingerprint ELSE t.fingerprint END,
-      started_at = CASE WHEN r.started_at > t.started_at AND r.started_at <= @now THEN r.started_at ELSE t.started_at END
+      started_at = CASE WHEN r.started_at > t.started_at AND r.started_at <= @now THEN r.started_at ELSE t.started_at END,
+      attempt_trace = COALESCE(r.trace, t.attempt_trace)
   OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, deleted.token_no,
     deleted.attempts, deleted.worker_id INTO @moves
   FROM readpast.Tasks AS t JOIN @r AS r ON r.task_id = t.id
@@ -59,25 +67,32 @@ UPDATE c SET status = 'free', task_id = NULL, attempt = NULL, worker_id = NULL, 
   JOIN @moves AS m ON m.queue = c.queue AND m.token_no = c.token_no AND m.id = c.task_id AND m.attempt = c.attempt;
 UPDATE l
   SET ended_at = @now, outcome = r.outcome, error_number = r.error_number, error_message = r.error_message,
-      error_detail = r.error_detail,
+      error_detail = r.error_detail, trace_parent = r.trace,
       started_at = CASE WHEN r.started_at > l.started_at AND r.started_at <= @now THEN r.started_at ELSE l.started_at END
   OUTPUT inserted.queue, ${historyCommandOf('inserted.kind', 'inserted.command')},
     CASE r.kind WHEN 'succeeded' THEN 'succeeded' WHEN 'retry' THEN 'failed' WHEN 'dead' THEN 'dead' ELSE 'cancelled' END,
     DATEDIFF_BIG(MILLISECOND, inserted.started_at, @now) INTO @hist
   FROM readpast.ExecutionLog AS l
-  JOIN @r AS r ON r.task_id = l.task_id AND r.attempt = l.attempt
+  JOIN @r AS r ON r.task_id = l.task_id AND r.attempt = l.attempt AND r.kind <> 'given_back'
+  JOIN @moves AS m ON m.id = r.task_id AND m.worker_id = r.worker_id AND m.attempt = r.attempt;
+-- an attempt given back never ran: its row goes, as if its claim had not started it
+DELETE l
+  FROM readpast.ExecutionLog AS l
+  JOIN @r AS r ON r.task_id = l.task_id AND r.attempt = l.attempt AND r.kind = 'given_back'
   JOIN @moves AS m ON m.id = r.task_id AND m.worker_id = r.worker_id AND m.attempt = r.attempt;
 UPDATE s SET last_ended_at = @now
   FROM readpast.BatchStages AS s
-  WHERE EXISTS (SELECT 1 FROM @moves AS m WHERE m.batch_id = s.batch_id AND m.stage = s.stage)
+  WHERE EXISTS (SELECT 1 FROM @moves AS m JOIN @r AS r ON r.task_id = m.id AND r.kind <> 'given_back'
+      WHERE m.batch_id = s.batch_id AND m.stage = s.stage)
     AND (s.last_ended_at IS NULL OR s.last_ended_at < @now);
 ${RELEASE_CHILDREN}
 ${CASCADE_FAILURE}
 ${MOVES_TO_DELTAS}
--- the attempts' own moves (the children's carry no worker)
-SELECT @m_succeeded = COALESCE(SUM(CASE WHEN m.to_status = 'succeeded' THEN 1 ELSE 0 END), 0),
-       @m_failed = COALESCE(SUM(CASE WHEN m.to_status = 'succeeded' THEN 0 ELSE 1 END), 0)
-  FROM @moves AS m WHERE m.worker_id IS NOT NULL;
+-- the attempts' own moves (the children's carry no worker); an attempt given back ended neither way
+SELECT @m_succeeded = COALESCE(SUM(CASE WHEN r.kind = 'given_back' OR m.to_status <> 'succeeded' THEN 0 ELSE 1 END), 0),
+       @m_failed = COALESCE(SUM(CASE WHEN r.kind = 'given_back' OR m.to_status = 'succeeded' THEN 0 ELSE 1 END), 0)
+  FROM @moves AS m JOIN @r AS r ON r.task_id = m.id AND r.worker_id = m.worker_id AND r.attempt = m.attempt
+  WHERE m.worker_id IS NOT NULL;
 ${TALLY}
 COMMIT TRANSACTION;
 DECLARE @released int = (SELECT COUNT(*) FROM @moves AS m WHERE m.from_status = 'waiting' AND m.to_status = 'pending');

@@ -3,8 +3,9 @@
 // connection settings. They tell a target the schema cannot reach from one the code has not reached yet:
 //  - insertCeiling: the product's task rows (uuid v7 tokens, the store's multi-row INSERT) into the real
 //    Tasks table with its indexes, 1,000 per transaction;
-//  - drainPerTask: the store's own claim and settle statements as they are (one start, one log row, one
-//    finish and one log update per task), 64 tasks per claim transaction and per settle transaction;
+//  - drainPerTask: the store's own claim and settle statements as they are for a task claimed ahead (one claim
+//    per task; one finish recording its start and one log row written whole), 64 tasks per claim transaction and
+//    per settle transaction;
 //  - drainLeast: the least any design keeping the Tasks row, its indexes and an ExecutionLog row per attempt
 //    can write: 64 tasks claimed by one UPDATE … RETURNING, settled by one UPDATE, each attempt's log row
 //    written once (at its end), one activity-series row per transaction.
@@ -20,8 +21,8 @@ const CHUNK = INSERT_CHUNKS[0]!;
 const PER_TX = 1_000;
 const BATCH = 64;
 
-/** A database file migrated by the store, opened bare with the store's settings. */
-async function migrated(file: string): Promise<Db> {
+/** A database file migrated by the store, opened bare with the store's settings, with its default queue. */
+export async function migrated(file: string): Promise<Db> {
   const store = await openSqliteStore(file);
   await store.close();
   const db = openDatabase(file);
@@ -38,12 +39,18 @@ const rowOf = (i: number, now: number) => [
   0,
   now,
   5,
+  // timeout_ms, dedup_key, concurrency_key, caller, batch_id, stage
+  null,
+  null,
   null,
   null,
   null,
   null,
   null,
   now,
+  // trace_parent, trace_state
+  null,
+  null,
 ];
 
 function insert(db: Db, n: number): number {
@@ -101,33 +108,30 @@ export async function drainPerTask(file: string, n: number): Promise<number> {
   try {
     insert(db, n);
     const heads = db.prepare(C.UNBATCHED_HEADS);
-    const start = db.prepare(C.START_TASK);
-    const log = db.prepare(C.LOG_ATTEMPT);
+    const claim = db.prepare(C.CLAIM_AHEAD);
     const finish = db.prepare(S.FINISH_SUCCEEDED);
-    const end = db.prepare(S.END_ATTEMPT);
+    const log = db.prepare(S.LOG_ENDED_ATTEMPT);
     const metrics = db.prepare(ADD_METRICS);
     const claimTx = db.transaction(() => {
       const now = Date.now();
-      const rows = heads.all({ excluded: '[]', queues: null, now, limit: BATCH }) as (Head & { run_after: number })[];
-      for (const c of rows) {
-        start.run(c.attempts + 1, 'w-1', null, now + 30_000, now, c.id);
-        log.run(c.id, c.attempts + 1, c.queue, c.kind, c.command, 'w-1', 1, null, null, null, now);
-      }
-      metrics.run(Math.floor(now / 1000), 0, rows.length, 0, 0, 0, 0, 0);
+      const rows = heads.all({ excluded: '[]', noKey: '[]', queues: null, now, limit: BATCH }) as (Head & { run_after: number })[];
+      for (const c of rows) claim.run('w-1', null, now + 30_000, c.id);
       return rows;
     });
-    const settleTx = db.transaction((rows: Head[]) => {
+    const settleTx = db.transaction((rows: Head[], started: number) => {
       const now = Date.now();
       for (const r of rows) {
-        finish.get(now, null, null, now, r.id, 'w-1', r.attempts + 1, now);
-        end.get(now, 'succeeded', null, null, null, null, now, r.id, r.attempts + 1);
+        const a = r.attempts + 1;
+        if (!finish.get(now, null, 'w-2', a, started, now, r.id, 'w-1', 'claimed', r.attempts, now))
+          throw new Error('drainPerTask: a finish was refused');
+        log.run(r.id, a, r.queue, r.kind, r.command, 'w-2', 2, null, null, null, started, now, 'succeeded', null, null, null);
       }
-      metrics.run(Math.floor(now / 1000), 0, 0, rows.length, 0, 0, 0, 0);
+      metrics.run(Math.floor(now / 1000), 0, rows.length, rows.length, 0, 0, 0, 0);
     });
     return drain(
       db,
       () => claimTx.immediate(),
-      (rows) => settleTx.immediate(rows),
+      (rows, started) => settleTx.immediate(rows, started),
     );
   } finally {
     db.close();

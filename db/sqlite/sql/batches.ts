@@ -34,6 +34,10 @@ export const RELEASE_BATCH = "UPDATE Batches SET status = 'released', released_a
 export const CANCEL_BATCH_PENDING = `UPDATE Tasks SET status = 'cancelled', finished_at = ? WHERE batch_id = ? AND batch_id IS NOT NULL
       AND status = 'pending' RETURNING id, queue, batch_id, stage`;
 
+/** A batch's tasks claimed ahead (not started: their pools drop them) are cancelled (finished_at, batch_id). */
+export const CANCEL_BATCH_CLAIMED = `UPDATE Tasks SET status = 'cancelled', finished_at = ?, lease_until = NULL
+      WHERE batch_id = ? AND batch_id IS NOT NULL AND status = 'claimed' RETURNING id, queue, batch_id, stage, token_no, attempts`;
+
 export const REQUEST_CANCEL_BATCH_RUNNING =
   "UPDATE Tasks SET cancel_requested = 1 WHERE batch_id = ? AND batch_id IS NOT NULL AND status = 'running'";
 

@@ -17,18 +17,18 @@ export const CLAIM_RULE_SQL = {
   in_queue_filter: '(@queues IS NULL OR t.queue IN (SELECT value FROM json_each(@queues)))',
   // queues that fail it are read out and excluded
   queue_not_paused: 'paused = 0',
-  // a queue's held tokens, compared with its limit in capacity(): running tasks with a live lease (queue, now)
-  under_queue_limit: "SELECT COUNT(*) AS n FROM Tasks WHERE queue = ? AND status = 'running' AND lease_until >= ?",
+  // a queue's held tokens, compared with its limit in capacity(): running and claimed tasks with a live lease (queue, now)
+  under_queue_limit: "SELECT COUNT(*) AS n FROM Tasks WHERE queue = ? AND status IN ('claimed', 'running') AND lease_until >= ?",
   // a lane's tasks are those of a row of Batches
   batch_exists: 't.batch_id = x.id',
   batch_live: `b.status IN (${LIVE_BATCH.map((s) => `'${s}'`).join(', ')})`,
   stage_active: '(SELECT MIN(s.stage) FROM BatchStages s WHERE s.batch_id = b.id AND s.pending + s.running > 0)',
   not_after_failed_stage: "NOT (x.on_failure = 'abort' AND x.failed_stage IS NOT NULL AND x.stage > x.failed_stage)",
   under_batch_max_parallel: '(x.max_parallel IS NULL OR x.running < x.max_parallel)',
-  // a key's running tasks with a live lease (queue, concurrency_key, now), compared with the queue's per_key_limit
+  // a key's running and claimed tasks with a live lease (queue, concurrency_key, now), compared with the queue's per_key_limit
   under_key_limit: `SELECT COUNT(*) AS n FROM Tasks INDEXED BY Tasks_key_open WHERE queue = ? AND concurrency_key = ?
-      AND status IN ('pending', 'running')
-      AND status = 'running' AND lease_until >= ?`,
+      AND (status = 'pending' OR status IN ('claimed', 'running'))
+      AND status IN ('claimed', 'running') AND lease_until >= ?`,
   // attempts started in a rate window (queue, rate_key, now − period), compared with the queue's rate_limit
   under_rate_limit: 'SELECT COUNT(*) AS n FROM RateSlots WHERE queue = ? AND rate_key = ? AND used_at > ?',
 } as const satisfies Record<ClaimRuleName, string>;
@@ -54,7 +54,7 @@ export const KEY_RUNNING = R.under_key_limit;
 export const STAGE_PENDING = 'SELECT pending FROM BatchStages WHERE batch_id = ? AND stage = ?';
 
 const HEAD_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.priority, t.attempts, t.max_attempts, t.timeout_ms,
-  t.created_at, t.run_after, t.batch_id, t.stage, t.concurrency_key, t.parent_count`;
+  t.created_at, t.run_after, t.batch_id, t.stage, t.concurrency_key, t.parent_count, t.trace_parent, t.trace_state, t.attempt_trace`;
 
 /** Skips the excluded queues (a JSON array) and, when @queues (a JSON array) is given, every other queue. */
 const QUEUE_FILTER = `AND t.queue NOT IN (SELECT value FROM json_each(@excluded))
@@ -66,13 +66,14 @@ const keyRateFull = (q: string, queue: string, key: string) => `(${q}.rate_limit
             AND s.used_at > @now - ${q}.rate_period_s * 1000) >= ${q}.rate_limit)`;
 
 /**
- * A task (`t`) flow control lets start now (@now, @noKey): a task with no key outside the queues whose window of
+ * A task (`t`) throttle lets start now (@now, @noKey): a task with no key outside the queues whose window of
  * the tasks with no key is full; a keyed one under its queue's per-key limit and with room in its key's rate window.
  */
-const FLOW_OK = `(CASE WHEN t.concurrency_key IS NULL THEN t.queue NOT IN (SELECT value FROM json_each(@noKey))
+const THROTTLE_OK = `(CASE WHEN t.concurrency_key IS NULL THEN t.queue NOT IN (SELECT value FROM json_each(@noKey))
         ELSE NOT EXISTS (SELECT 1 FROM Queues fq WHERE fq.name = t.queue AND ((fq.per_key_limit IS NOT NULL
           AND (SELECT COUNT(*) FROM Tasks r INDEXED BY Tasks_key_open WHERE r.queue = t.queue AND r.concurrency_key = t.concurrency_key
-            AND r.status IN ('pending', 'running') AND r.status = 'running' AND r.lease_until >= @now) >= fq.per_key_limit)
+            AND (r.status = 'pending' OR r.status IN ('claimed', 'running')) AND r.status IN ('claimed', 'running')
+            AND r.lease_until >= @now) >= fq.per_key_limit)
           OR ${keyRateFull('fq', 't.queue', 't.concurrency_key')})) END)`;
 
 /** At most this many batch lanes per claim round. */
@@ -94,7 +95,7 @@ export const LIVE_BATCHES = `SELECT x.id, x.max_parallel, x.served_at, x.stage, 
         AND ${R.under_batch_max_parallel}
         AND ${R.not_after_failed_stage}
         AND EXISTS (SELECT 1 FROM Tasks t WHERE ${R.pending} AND ${R.batch_exists} AND t.stage = x.stage
-          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER} AND ${FLOW_OK})
+          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER} AND ${THROTTLE_OK})
       ORDER BY x.served_at, x.id LIMIT ${MAX_LANES}`;
 
 /**
@@ -117,7 +118,8 @@ const KEY_TASKS = `${R.pending} AND t.batch_id IS NULL AND t.queue = k.queue AND
 export const KEY_LANES = `SELECT k.queue, k.concurrency_key, k.served_at, q.per_key_limit,
         (SELECT t.id FROM Tasks t INDEXED BY Tasks_key_dequeue WHERE ${KEY_TASKS} ORDER BY t.priority DESC, t.id LIMIT 1) AS head_id,
         CASE WHEN q.per_key_limit IS NULL THEN 0 ELSE (SELECT COUNT(*) FROM Tasks r INDEXED BY Tasks_key_open WHERE r.queue = k.queue
-          AND r.concurrency_key = k.concurrency_key AND r.status IN ('pending', 'running') AND r.status = 'running'
+          AND r.concurrency_key = k.concurrency_key AND (r.status = 'pending' OR r.status IN ('claimed', 'running'))
+          AND r.status IN ('claimed', 'running')
           AND r.lease_until >= @now) END AS running
       FROM ConcurrencyKeys k JOIN Queues q ON q.name = k.queue
       WHERE k.queue NOT IN (SELECT value FROM json_each(@excluded))
@@ -143,7 +145,7 @@ export const MARK_KEY_SERVED = 'UPDATE ConcurrencyKeys SET served_at = ? WHERE q
 
 /** The due tasks of one batch's stage in dequeue order (@batch, @stage, @now, …); matches Tasks_batch_dequeue. */
 export const BATCH_HEADS = `SELECT ${HEAD_COLUMNS} FROM Tasks t WHERE ${R.pending} AND t.batch_id = @batch AND t.stage = @stage
-          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER} AND ${FLOW_OK} ORDER BY t.priority DESC, t.id LIMIT @limit`;
+          AND t.batch_id IS NOT NULL AND ${R.due} ${QUEUE_FILTER} AND ${THROTTLE_OK} ORDER BY t.priority DESC, t.id LIMIT @limit`;
 
 export const MARK_SERVED = 'UPDATE Batches SET served_at = ? WHERE id = ?';
 
@@ -176,6 +178,13 @@ export const GRANT_TOKEN = `UPDATE ConcurrencyTokens SET status = 'granted', tas
 export const START_TASK = `UPDATE Tasks SET status = 'running', attempts = ?, worker_id = ?, token_no = ?, lease_until = ?, started_at = ?,
       cancel_requested = 0 WHERE id = ?`;
 
+/**
+ * A task claimed ahead: held by its claimer's lease, not started (worker_id, token_no, lease_until, id) — no attempt
+ * counted and no ExecutionLog row until a slot starts it (settle.ts); `started_at` stays its last attempt's.
+ */
+export const CLAIM_AHEAD = `UPDATE Tasks SET status = 'claimed', worker_id = ?, token_no = ?, lease_until = ?, cancel_requested = 0
+      WHERE id = ?`;
+
 /** (task_id, attempt, queue, kind, command, worker_id, session, token_no, batch_id, stage, started_at) */
 export const LOG_ATTEMPT = `INSERT INTO ExecutionLog (task_id, attempt, queue, kind, command, worker_id, session, token_no, batch_id, stage,
       started_at, outcome)
@@ -183,10 +192,10 @@ export const LOG_ATTEMPT = `INSERT INTO ExecutionLog (task_id, attempt, queue, k
 
 export const QUEUE_BACKOFF = 'SELECT backoff_ms FROM Queues WHERE name = ?';
 
-/** A queue's flow control (name). */
-export const QUEUE_FLOW = 'SELECT per_key_limit, rate_limit, rate_period_s, rate_per_key FROM Queues WHERE name = ?';
+/** A queue's throttle (name). */
+export const QUEUE_THROTTLE = 'SELECT per_key_limit, rate_limit, rate_period_s, rate_per_key FROM Queues WHERE name = ?';
 
-// ---- rate slots, in the claim's transaction (flow.ts) ---------------------------------------------------
+// ---- rate slots, in the claim's transaction (throttle.ts) -----------------------------------------------
 
 export const RATE_STARTED = R.under_rate_limit;
 

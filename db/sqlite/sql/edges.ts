@@ -3,7 +3,7 @@
 // a claimed task reads, and what deleting and pruning must respect. The rules: lib/engine/types/flows.ts.
 
 /** Unfinished statuses (the literal matches Tasks_dedup). */
-export const OPEN = "('waiting', 'pending', 'running')";
+export const OPEN = "('waiting', 'pending', 'claimed', 'running')";
 
 /** A parent by token (token) → what the child's edge and status need */
 export const PARENT_BY_TOKEN = 'SELECT id, token, status, flow_id FROM Tasks WHERE token = ?';
@@ -117,7 +117,7 @@ export const PARENT_BACK = `UPDATE Tasks SET parents_left = parents_left + 1,
 // ---- claim, delete, prune ---------------------------------------------------------------------------
 
 /** Claimed tasks' parents with their results, by child and parent id (a JSON array of child ids) */
-export const PARENTS_OF = `SELECT e.child_id, p.token, p.flow_node, p.command, p.status, p.result
+export const PARENTS_OF = `SELECT e.child_id, p.token, p.flow_node, p.command, p.status, p.result, p.attempt_trace
       FROM TaskEdges e JOIN Tasks p ON p.id = e.parent_id
       WHERE e.child_id IN (SELECT value FROM json_each(?)) ORDER BY e.child_id, e.parent_id`;
 

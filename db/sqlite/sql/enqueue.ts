@@ -2,15 +2,15 @@
 
 /** An unfinished task holding a dedup key (dedup_key). */
 export const FIND_DEDUP = `SELECT token FROM Tasks WHERE dedup_key = ? AND dedup_key IS NOT NULL
-          AND status IN ('waiting', 'pending', 'running')`;
+          AND status IN ('waiting', 'pending', 'claimed', 'running')`;
 
-const TASK_VALUES = "(?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const TASK_VALUES = "(?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 /**
  * Bound values per task row: token, queue, kind, command, payload, priority, run_after, max_attempts, timeout_ms,
- * dedup_key, concurrency_key, caller, batch_id, stage, created_at.
+ * dedup_key, concurrency_key, caller, batch_id, stage, created_at, trace_parent, trace_state.
  */
-export const TASK_COLUMNS = 15;
+export const TASK_COLUMNS = 17;
 
 /** A task row with dependencies: TASK_COLUMNS values, then status, flow_id, flow_node, parent_count, parents_left. */
 export const LINKED_TASK_COLUMNS = TASK_COLUMNS + 5;
@@ -19,7 +19,7 @@ export const LINKED_TASK_COLUMNS = TASK_COLUMNS + 5;
 export const INSERT_CHUNKS = [200, 50, 10, 1] as const;
 
 const COLUMNS = `token, queue, kind, command, payload, status, priority, run_after,
-          max_attempts, timeout_ms, dedup_key, concurrency_key, caller, batch_id, stage, created_at`;
+          max_attempts, timeout_ms, dedup_key, concurrency_key, caller, batch_id, stage, created_at, trace_parent, trace_state`;
 
 const texts = new Map<number, string>();
 

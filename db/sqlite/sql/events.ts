@@ -29,4 +29,4 @@ export const EVENT_TASKS = `SELECT t.token, t.queue, t.command, t.status, s.name
 
 /** Events sent before the cutoff that no unfinished task was resumed by (cutoff). */
 export const PRUNE_EVENTS = `DELETE FROM Events WHERE sent_at < ? AND NOT EXISTS (SELECT 1 FROM TaskSteps s JOIN Tasks t ON t.id = s.task_id
-        WHERE s.event_id = Events.id AND t.status IN ('waiting', 'pending', 'running'))`;
+        WHERE s.event_id = Events.id AND t.status IN ('waiting', 'pending', 'claimed', 'running'))`;

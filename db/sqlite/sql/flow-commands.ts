@@ -8,7 +8,7 @@ export const FLOW_EXISTS = 'SELECT 1 AS found FROM Flows WHERE id = ?';
 
 /** A flow's waiting and pending nodes (flow_id), over Tasks_flow */
 export const FLOW_CANCELLABLE = `SELECT id, queue, batch_id, stage, status FROM Tasks
-      WHERE flow_id = ? AND flow_id IS NOT NULL AND status IN ('waiting', 'pending')`;
+      WHERE flow_id = ? AND flow_id IS NOT NULL AND status IN ('waiting', 'pending', 'claimed')`;
 
 /** A flow's running nodes are asked to stop (flow_id) */
 export const FLOW_REQUEST_CANCEL = `UPDATE Tasks SET cancel_requested = 1

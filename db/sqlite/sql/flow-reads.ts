@@ -28,7 +28,7 @@ export const FLOW_EDGES = `SELECT p.token AS parent, c.token AS child, e.on_pare
  * A flow has a node not finished (binds: the flow's id): the flow's tasks over Tasks_flow (flow_id only: a status
  * change never touches it) until an open one.
  */
-const OPEN_NODE = `EXISTS (SELECT 1 FROM Tasks t WHERE t.flow_id = f.id AND t.status IN ('waiting', 'pending', 'running'))`;
+const OPEN_NODE = `EXISTS (SELECT 1 FROM Tasks t WHERE t.flow_id = f.id AND t.status IN ('waiting', 'pending', 'claimed', 'running'))`;
 
 /** The filters of the flow list (Flows f); each `?` binds one value, in the order of the fragments. */
 export const FLOW_FILTER = {

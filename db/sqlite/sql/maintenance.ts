@@ -8,6 +8,17 @@ export const EXPIRED_ATTEMPTS = `SELECT t.id, t.queue, t.batch_id, t.stage, t.to
       LEFT JOIN Workers w ON w.worker_id = t.worker_id
       WHERE l.ended_at IS NULL AND t.status = 'running' AND t.lease_until < ?`;
 
+/**
+ * Tasks claimed ahead whose lease expired (now): their claimer never started them nor gave them back. Over
+ * Tasks_running, which holds only running and claimed tasks.
+ */
+export const EXPIRED_CLAIMS = `SELECT id, queue, batch_id, stage, token_no, attempts FROM Tasks INDEXED BY Tasks_running
+      WHERE status IN ('claimed', 'running') AND status = 'claimed' AND lease_until < ?`;
+
+/** A lapsed claim goes back to pending, due as it was, nothing counted or logged (id). */
+export const RELEASE_CLAIM =
+  "UPDATE Tasks SET status = 'pending', lease_until = NULL, worker_id = NULL WHERE id = ? AND status = 'claimed'";
+
 /** Attempts the rescue abandoned that ended at or after a time, by queue and reason (over ExecutionLog_unsuccessful). */
 export const ABANDONED_SINCE = `SELECT l.queue, COALESCE(l.abandon_reason, 'unknown') AS reason, COUNT(*) AS n
       FROM ExecutionLog l WHERE l.outcome = 'abandoned' AND l.ended_at >= ?
@@ -47,7 +58,7 @@ export const SAMPLE_DEPTH = 'INSERT INTO Metrics (sec, depth) VALUES (?, ?) ON C
 
 // ---- pruning ----------------------------------------------------------------------------------------
 
-const OPEN = "('waiting', 'pending', 'running')";
+const OPEN = "('waiting', 'pending', 'claimed', 'running')";
 
 /** Whether an unfinished task depends on task `t` (an SQL expression). */
 const OPEN_CHILD = (t: string) => `EXISTS (SELECT 1 FROM TaskEdges e JOIN Tasks c ON c.id = e.child_id

@@ -3,8 +3,9 @@
 
 export const TASK_BY_TOKEN = 'SELECT id, queue, batch_id, stage, status FROM Tasks WHERE token = ?';
 
-/** (finished_at, id) */
-export const CANCEL_PENDING = "UPDATE Tasks SET status = 'cancelled', finished_at = ? WHERE id = ?";
+/** (finished_at, id) → what a claimed task held (its token, for the attempt it would have been) */
+export const CANCEL_PENDING = `UPDATE Tasks SET status = 'cancelled', finished_at = ?, lease_until = NULL WHERE id = ?
+      RETURNING token_no, attempts`;
 export const REQUEST_CANCEL = 'UPDATE Tasks SET cancel_requested = 1 WHERE id = ?';
 
 /**
@@ -39,7 +40,7 @@ export const PAST_ABORT = `SELECT 1 AS past WHERE ${pastFailedStage('?', '?')}`;
 
 /** An unfinished task holds this task's dedup key (the partial unique index Tasks_dedup answers it). */
 const KEY_HELD = `EXISTS (SELECT 1 FROM Tasks o WHERE o.dedup_key = Tasks.dedup_key
-        AND o.dedup_key IS NOT NULL AND o.status IN ('waiting', 'pending', 'running'))`;
+        AND o.dedup_key IS NOT NULL AND o.status IN ('waiting', 'pending', 'claimed', 'running'))`;
 
 /** Not of a stage after a failed one in a batch that aborts on failure (see PAST_ABORT). */
 const NOT_PAST_ABORT = `(batch_id IS NULL OR NOT ${pastFailedStage('Tasks.batch_id', 'Tasks.stage')})`;
@@ -61,7 +62,7 @@ export const RETRY_ONE_CANDIDATE = `SELECT id, queue, batch_id, stage, status AS
 
 /** (id): the unfinished task holding this task's dedup key */
 export const DEDUP_HOLDER = `SELECT o.token, o.status, o.dedup_key FROM Tasks t
-      JOIN Tasks o ON o.dedup_key = t.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('waiting', 'pending', 'running')
+      JOIN Tasks o ON o.dedup_key = t.dedup_key AND o.dedup_key IS NOT NULL AND o.status IN ('waiting', 'pending', 'claimed', 'running')
       WHERE t.id = ? AND o.id <> t.id LIMIT 1`;
 
 /** The tasks matching `filters`, with what the tally needs. */

@@ -1,8 +1,11 @@
 // SQL of queues: settings (limit, pause) and their recorded changes, Taskling's concurrency tokens
 // (released here; granted by the claim, sql/claim.ts), and the queue views.
 
-/** A token is held while its grantee attempt still owns a running task with a live lease (binds: now). */
-export const HELD = `t.status = 'running' AND t.attempts = c.attempt AND t.lease_until >= ?`;
+/**
+ * A token is held while its grantee attempt still owns a running task with a live lease, or a task claimed ahead
+ * for that attempt (its attempts one less) with a live lease (binds: now).
+ */
+export const HELD = `t.status IN ('claimed', 'running') AND t.attempts + (t.status = 'claimed') = c.attempt AND t.lease_until >= ?`;
 
 const QUEUE_COLUMNS = `name, concurrency_limit, paused, max_attempts, timeout_ms, backoff_ms, per_key_limit, key_from, rate_limit,
       rate_period_s, rate_per_key`;

@@ -20,6 +20,8 @@ export const TASK_FILTER = {
   // the literals match the partial indexes: pending and running (Tasks_open), dead and cancelled (Tasks_ended),
   // waiting (Tasks_waiting)
   open: "status IN ('pending', 'running')",
+  // the running and claimed tasks (Tasks_running): the claimed tab, sorted (a pool holds at most its prefetch)
+  held: "status IN ('claimed', 'running')",
   ended: "status IN ('dead', 'cancelled')",
   waiting: "status = 'waiting'",
   /** the tasks of one flow (Tasks_flow) */

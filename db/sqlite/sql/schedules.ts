@@ -20,15 +20,16 @@ export const DUE_SCHEDULES = `SELECT ${SCHEDULE_COLUMNS} FROM Schedules WHERE en
 export const ANY_DUE = 'SELECT 1 AS due FROM Schedules WHERE enabled = 1 AND next_fire_at <= ? LIMIT 1';
 
 /** Whether a task (token) is still unfinished (waiting, pending or running): the previous fire, for skip_if_running. */
-export const TASK_ACTIVE = "SELECT 1 AS active FROM Tasks WHERE token = ? AND status IN ('waiting', 'pending', 'running')";
+export const TASK_ACTIVE = "SELECT 1 AS active FROM Tasks WHERE token = ? AND status IN ('waiting', 'pending', 'claimed', 'running')";
 
 /**
  * A fire's task (token, queue, kind, command, payload, priority, run_after, max_attempts, timeout_ms, caller,
- * schedule_name, schedule_fire_at — NULL for a manual run — created_at). A tick fired already inserts nothing.
+ * schedule_name, schedule_fire_at — NULL for a manual run — created_at, trace_parent, trace_state). A tick fired
+ * already inserts nothing.
  */
 export const INSERT_FIRE = `INSERT INTO Tasks (token, queue, kind, command, payload, status, priority, run_after, max_attempts,
-      timeout_ms, concurrency_key, caller, schedule_name, schedule_fire_at, created_at)
-      VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      timeout_ms, concurrency_key, caller, schedule_name, schedule_fire_at, created_at, trace_parent, trace_state)
+      VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT DO NOTHING`;
 
 /** After a check: the next tick, and the last fire when there was one (next_fire_at, last_fire_at, last_token, name). */

@@ -2,47 +2,89 @@
 // log row, and the settling of batches whose tasks moved (abort on failure, completion).
 
 /**
- * When the attempt really began (started, now): a prefetched task starts after its claim, when its worker's
- * task before it ends. Taken only between the claim's time and now (null, or a clock that disagrees: the claim's).
+ * The attempt a settlement records (worker_id, attempts, start, now): its worker and number, and — for a task
+ * claimed ahead whose start goes with it — its start, no later than now (the pool's clock may disagree); a running
+ * attempt keeps the start its claim recorded. SET reads the row as it was: `status` is the fenced one.
  */
-const STARTED = 'started_at = COALESCE((SELECT s.v FROM (SELECT ? AS v, ? AS n) AS s WHERE s.v > started_at AND s.v <= s.n), started_at)';
+const ATTEMPT = "worker_id = ?, attempts = ?, started_at = CASE WHEN status = 'claimed' THEN MIN(?, ?) ELSE started_at END";
 
 /**
- * The fence of every settlement (id, worker_id, attempts, now): the attempt still owns its task and its lease
- * has not expired (a lapsed lease is lost: its token may be granted to another attempt, the rescue retries it).
- * Returns what the attempt held. Each settlement sets the task's `started_at` (STARTED) just before it.
+ * The fence of every settlement (id, worker_id, status, attempts, now): a running attempt still owns its task
+ * (its worker, 'running', its number), or a task claimed ahead is still its claimer's ('claimed', the attempt
+ * number less one: its start goes with this settlement); and the lease has not expired (a lapsed lease is lost:
+ * its token may be granted to another attempt, the rescue retries the task). Returns what the attempt held and
+ * what its log row needs.
  */
-const FENCE = `WHERE id = ? AND worker_id = ? AND attempts = ? AND status = 'running' AND lease_until >= ?
-            RETURNING queue, batch_id, stage, token_no`;
+const FENCE = `WHERE id = ? AND worker_id = ? AND status = ? AND attempts = ? AND lease_until >= ?
+            RETURNING queue, batch_id, stage, token_no, kind, command`;
 
-/** (finished_at, result, …started, …fence) */
-export const FINISH_SUCCEEDED = `UPDATE Tasks SET status = 'succeeded', finished_at = ?, result = ?, lease_until = NULL, ${STARTED}
+/** (finished_at, result, …attempt, …fence) */
+export const FINISH_SUCCEEDED = `UPDATE Tasks SET status = 'succeeded', finished_at = ?, result = ?, lease_until = NULL, ${ATTEMPT}
             ${FENCE}`;
 
-/** (run_after, error_number, error_message, error_detail, fingerprint, …started, …fence) */
+/** (run_after, error_number, error_message, error_detail, fingerprint, …attempt, …fence) */
 export const FINISH_RETRY = `UPDATE Tasks SET status = 'pending', run_after = ?, lease_until = NULL, error_number = ?,
-            error_message = ?, error_detail = ?, fingerprint = ?, ${STARTED} ${FENCE}`;
+            error_message = ?, error_detail = ?, fingerprint = ?, ${ATTEMPT} ${FENCE}`;
 
-/** (finished_at, error_number, error_message, error_detail, fingerprint, …started, …fence) */
+/** (finished_at, error_number, error_message, error_detail, fingerprint, …attempt, …fence) */
 export const FINISH_DEAD = `UPDATE Tasks SET status = 'dead', finished_at = ?, lease_until = NULL, error_number = ?,
-            error_message = ?, error_detail = ?, fingerprint = ?, ${STARTED} ${FENCE}`;
+            error_message = ?, error_detail = ?, fingerprint = ?, ${ATTEMPT} ${FENCE}`;
+
+/** (finished_at, …attempt, …fence) */
+export const FINISH_CANCELLED = `UPDATE Tasks SET status = 'cancelled', finished_at = ?, lease_until = NULL, ${ATTEMPT} ${FENCE}`;
+
+/** A claimed task's attempt starts, still running (…attempt, …fence with status 'claimed'). */
+export const START_CLAIMED = `UPDATE Tasks SET status = 'running', ${ATTEMPT} ${FENCE}`;
+
+/** The token a task claimed ahead holds now names the slot that runs it (worker_id, queue, token_no, task_id). */
+export const TOKEN_RUNNER = 'UPDATE ConcurrencyTokens SET worker_id = ? WHERE queue = ? AND token_no = ? AND task_id = ?';
+
+/**
+ * A task claimed ahead and not started goes back to pending, due as it was (id, worker_id, attempts + 1, now):
+ * fenced on its claim; nothing was counted or logged. Returns what it held (its token: released by the caller).
+ */
+export const GIVE_BACK_CLAIMED = `UPDATE Tasks SET status = 'pending', lease_until = NULL, worker_id = NULL
+            WHERE id = ? AND worker_id = ? AND status = 'claimed' AND attempts = ? - 1 AND lease_until >= ?
+            RETURNING queue, batch_id, stage, token_no`;
 
 /**
  * A durable handler suspended (types/durable.ts): waiting until run_after or its event, its attempt not a failure
- * (run_after, suspended, …started, …fence)
+ * (run_after, suspended, …attempt, …fence)
  */
 export const FINISH_SUSPENDED = `UPDATE Tasks SET status = 'waiting', run_after = ?, suspended = ?, suspensions = suspensions + 1,
-            lease_until = NULL, ${STARTED} ${FENCE}`;
-
-/** (finished_at, …started, …fence) */
-export const FINISH_CANCELLED = `UPDATE Tasks SET status = 'cancelled', finished_at = ?, lease_until = NULL, ${STARTED} ${FENCE}`;
+            lease_until = NULL, ${ATTEMPT} ${FENCE}`;
 
 /**
- * (ended_at, outcome, error_number, error_message, error_detail, …started, task_id, attempt) → command, started_at
- * (for the history)
+ * An attempt its claim started but that never ran (its lease was too short when the claim returned) is undone
+ * (id, worker_id, attempts, now): pending, due as it was, its attempt count back; its log row goes (LOG_UNDO).
  */
-export const END_ATTEMPT = `UPDATE ExecutionLog SET ended_at = ?, outcome = ?, error_number = ?, error_message = ?, error_detail = ?,
-      ${STARTED} WHERE task_id = ? AND attempt = ? RETURNING command, started_at`;
+export const GIVE_BACK_STARTED = `UPDATE Tasks SET status = 'pending', attempts = attempts - 1, lease_until = NULL
+            WHERE id = ? AND worker_id = ? AND status = 'running' AND attempts = ? AND lease_until >= ?
+            RETURNING queue, batch_id, stage, token_no`;
+
+/** (task_id, attempt) */
+export const LOG_UNDO = 'DELETE FROM ExecutionLog WHERE task_id = ? AND attempt = ?';
+
+/** (ended_at, outcome, error_number, error_message, error_detail, task_id, attempt) → command, started_at (for the history) */
+export const END_ATTEMPT = `UPDATE ExecutionLog SET ended_at = ?, outcome = ?, error_number = ?, error_message = ?, error_detail = ?
+      WHERE task_id = ? AND attempt = ? RETURNING command, started_at`;
+
+/**
+ * The whole log row of an attempt of a task claimed ahead that ended before its start was recorded (task_id, attempt,
+ * queue, kind, command, worker_id, session, token_no, batch_id, stage, started_at, ended_at, outcome, error_number,
+ * error_message, error_detail): one write instead of an insert at the start and an update at the end.
+ */
+export const LOG_ENDED_ATTEMPT = `INSERT INTO ExecutionLog (task_id, attempt, queue, kind, command, worker_id, session, token_no, batch_id,
+      stage, started_at, ended_at, outcome, error_number, error_message, error_detail)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/**
+ * A traced attempt's span, kept on its log row (trace, task_id, attempt) and on its task (trace, id), where the next
+ * attempt (and a child's) finds it. Run only for an attempt that was traced, after its settlement was accepted: an
+ * untraced attempt leaves the task's last traced span (as SQL Server's FINISH does).
+ */
+export const LOG_ATTEMPT_TRACE = 'UPDATE ExecutionLog SET trace_parent = ? WHERE task_id = ? AND attempt = ?';
+export const TASK_ATTEMPT_TRACE = 'UPDATE Tasks SET attempt_trace = ? WHERE id = ?';
 
 // ---- settling batches -------------------------------------------------------------------------------
 

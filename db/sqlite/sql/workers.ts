@@ -24,8 +24,11 @@ export const BEAT =
   "UPDATE Workers SET heartbeat_at = ?, state = CASE WHEN state = 'lost' THEN 'running' ELSE state END WHERE worker_id = ?";
 
 /**
- * Renew a running attempt's lease, fenced on (task, worker, attempt) and on the lease not having expired
- * (lease_until, id, worker_id, attempts, now): a lapsed lease is lost for good, its token may be granted already.
+ * Renew a running attempt's lease, fenced on (task, worker, attempt) and on the lease not having expired — or a task
+ * claimed ahead, fenced on its claimer with attempts one less than the attempt it will be (@lease, @id, @worker,
+ * @attempt, @claimer, @now): a lapsed lease is lost for good, its token may be granted already.
  */
-export const RENEW_LEASE = `UPDATE Tasks SET lease_until = ?
-          WHERE id = ? AND worker_id = ? AND attempts = ? AND status = 'running' AND lease_until >= ? RETURNING cancel_requested`;
+export const RENEW_LEASE = `UPDATE Tasks SET lease_until = @lease
+          WHERE id = @id AND lease_until >= @now AND ((status = 'running' AND worker_id = @worker AND attempts = @attempt)
+            OR (status = 'claimed' AND worker_id = @claimer AND attempts = @attempt - 1))
+          RETURNING cancel_requested`;

@@ -1,6 +1,9 @@
 // Housekeeping any process with a pool may run (lib/engine/maintenance.ts).
-import type { FireReport, PruneResult, RescueResult } from '../types';
+import type { FireReport, PruneResult, RescueResult, TraceContext } from '../types';
 import type { FiredAlert } from '../alert-types';
+
+/** The trace context of a schedule's fire (lib/engine/maintenance.ts: its `send` span's); null: none. */
+export type FireTrace = (fire: { schedule: string; queue: string; count: number }) => TraceContext | null;
 
 /** Housekeeping any process with a pool may run; every method is idempotent across processes. */
 export interface MaintenancePort {
@@ -18,8 +21,9 @@ export interface MaintenancePort {
    * Fire every due schedule (rules: lib/engine/schedules.ts planFires): each fire inserts its task and
    * advances the schedule in one transaction, unique per (schedule, tick), so any number of processes
    * calling at once create exactly one task per tick. `now` defaults to the store's clock (tests pass one).
+   * `trace`: asked once per schedule about to fire, before its tasks are written: the trace context they store.
    */
-  fireDue(now?: Date): Promise<FireReport[]>;
+  fireDue(now?: Date, trace?: FireTrace): Promise<FireReport[]>;
   /** judge the enabled alert rules now and record what fires (lib/engine/alerts.ts evaluateAlerts; de-duplicated) */
   evaluateAlerts(now?: Date): Promise<FiredAlert[]>;
 }

@@ -33,6 +33,33 @@ export interface RunningAttempt {
    * (SQLite: `@Parents` or `$Parents`) — and to nothing else
    */
   parents: ParentResult[];
+  /**
+   * present only while the attempt's database span records (lib/engine/tracing.ts): the store tells what it knows of
+   * the work — its database, session, and (SQL Server, when readable) the longest wait and blocking sessions seen.
+   * Absent: nothing is traced, and the store samples nothing.
+   */
+  db?: DbSpanReporter;
+}
+
+/** What a store tells of a traced sql/procedure attempt's database work; each call adds to what was told. */
+export interface DbFacts {
+  /** `mssql`, `sqlite` (OpenTelemetry's db.system.name) */
+  system?: string;
+  /** the database (db.namespace) */
+  namespace?: string | null;
+  /** the server's host name (server.address) */
+  serverAddress?: string | null;
+  /** the session that ran it (SQL Server: its SPID) */
+  session?: number | null;
+  /** the longest wait seen while it ran, and how long it had waited then (ms) */
+  waitType?: string | null;
+  waitMs?: number | null;
+  /** sessions seen blocking it */
+  blockedBy?: number[];
+}
+
+export interface DbSpanReporter {
+  report(facts: DbFacts): void;
 }
 
 /**

@@ -48,6 +48,8 @@ export interface QueueCounts {
   /** tasks with an unfinished parent (never claimed until their parents succeeded) */
   waiting: number;
   pending: number;
+  /** claimed ahead by a pool, not started yet (never on SQL Server) */
+  claimed: number;
   running: number;
   succeeded: number;
   dead: number;

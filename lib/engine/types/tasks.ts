@@ -23,15 +23,18 @@ export interface TaskLink {
 /**
  * `waiting`: never claimed until something happens — a parent succeeds (types/flows.ts), or, for a durable handler
  * suspended on a sleep or an event (`suspended` says which: types/durable.ts), its time comes or the event arrives.
+ * `claimed`: claimed ahead by a pool, waiting in its local queue for a free slot — not started: no attempt counted,
+ * no ExecutionLog row; it holds what a running task holds (a lease, the queue's token, its key's and batch's room,
+ * its dedup key) until a slot starts it (→ running) or the pool gives it back (→ pending).
  */
-export const TASK_STATUSES = ['waiting', 'pending', 'running', 'succeeded', 'dead', 'cancelled'] as const;
+export const TASK_STATUSES = ['waiting', 'pending', 'claimed', 'running', 'succeeded', 'dead', 'cancelled'] as const;
 
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 export const TERMINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'dead', 'cancelled'];
 
 /** Not finished: what holds a dedup key, keeps a batch or a flow open, and what a cancel stops. */
-export const OPEN_STATUSES: readonly TaskStatus[] = ['waiting', 'pending', 'running'];
+export const OPEN_STATUSES: readonly TaskStatus[] = ['waiting', 'pending', 'claimed', 'running'];
 
 /** `suspended`: a durable handler's attempt that ended in a sleep or a wait for an event (not a failure). */
 /** Why a `waiting` task is suspended by its durable handler (Tasks.suspended): a sleep, or a wait for an event. */
@@ -89,6 +92,17 @@ export interface EnqueueInput {
    * has succeeded (types/flows.ts has the rules). Not with batchId.
    */
   dependsOn?: Dependency[];
+  /**
+   * the W3C trace context the task carries (lib/engine/tracing.ts): its attempts' spans continue that trace.
+   * Set by the front door from the active span (or a caller's `traceparent`); absent: none, nothing stored.
+   */
+  trace?: TraceContext | null;
+}
+
+/** A W3C trace context as stored with a task: `traceparent` (00-<trace id>-<span id>-<flags>) and `tracestate`. */
+export interface TraceContext {
+  traceparent: string;
+  tracestate: string | null;
 }
 
 export interface EnqueueResult {
@@ -125,6 +139,8 @@ export interface AttemptView {
   errorDetail: string | null;
   /** an attempt abandoned by the rescue of its expired lease: why (null otherwise, and for older attempts) */
   abandonReason: AbandonReason | null;
+  /** the trace id of this attempt's span, when it was traced (a retry's attempt is a trace of its own) */
+  traceId?: string | null;
   /** the task's max attempts now (in the attempt list; absent in a task's own history) */
   maxAttempts?: number;
   /** this attempt made its task dead: the task is dead and this was its last attempt (attempt list) */
@@ -170,6 +186,8 @@ export interface TaskView {
   suspended: Suspension | null;
   /** attempts that ended suspended (not failures: max attempts bounds attempts − suspensions) */
   suspensions: number;
+  /** the trace id the task was enqueued in (its first attempt continues that trace); null: none */
+  traceId?: string | null;
 }
 
 export interface TaskDetail extends TaskView {

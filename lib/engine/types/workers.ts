@@ -3,8 +3,12 @@
 export interface HeartbeatInput {
   /** every live worker of this process */
   workerIds: string[];
-  /** the attempts these workers are running; their leases are renewed (fenced on task, worker, attempt) */
-  running: { taskId: number; workerId: string; attempt: number }[];
+  /**
+   * the attempts these workers are running, and the tasks they claimed ahead; their leases are renewed (fenced on
+   * task, worker, attempt; a task claimed ahead — `claimer` set — also while it is still `claimed` by its claimer
+   * with attempts = attempt − 1, its start not recorded yet)
+   */
+  running: { taskId: number; workerId: string; attempt: number; claimer?: string }[];
   leaseMs: number;
 }
 

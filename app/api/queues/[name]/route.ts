@@ -2,7 +2,7 @@
 // PATCH /api/queues/{name} {concurrencyLimit?: number|null, paused?: boolean, perKeyLimit?: number|null,
 // keyFrom?: string|null (a JSON path like $.customerId), rateLimit?: {limit, periodSeconds, perKey?}|null}:
 // change its limits live (raising takes effect on the next claim, lowering never stops running tasks), pause /
-// resume it, or set its flow control; each change is recorded with who made it. A bad field: 400 naming it.
+// resume it, or set its throttle; each change is recorded with who made it. A bad field: 400 naming it.
 import { getEngine } from '@/lib/server/engine';
 import { handle, json, readJson, type Params } from '@/lib/server/http';
 import { changedBy, queueNameParam } from '@/lib/server/queues';

@@ -1,7 +1,6 @@
 // GET /api/tasks/counts?queue=: the Tasks page's tab counts — per state from the kept counts, pending split
 // into ready / scheduled / retrying — overall or for one queue.
 import { z } from 'zod';
-import { taskCounts } from '@/lib/api/task-counts';
 import { queueName } from '@/lib/engine/validation';
 import { getEngine } from '@/lib/server/engine';
 import { handle, json, readQuery } from '@/lib/server/http';
@@ -13,5 +12,5 @@ const query = z.object({ queue: queueName.optional() });
 export const GET = handle(async (req: Request) => {
   const { queue } = readQuery(req, query);
   const { readpast } = await getEngine();
-  return json(await taskCounts(readpast.reads, queue));
+  return json(await readpast.taskCounts(queue));
 });

@@ -1,0 +1,178 @@
+// Where the time of an enqueue goes on the embedded store (`BENCH_ONLY=enqueue npm run bench`): each part of
+// one awaited `rp.enqueue` and of one `enqueueMany` of 1,000, timed alone on a file migrated by the store, with
+// the store's connection settings. Statements are timed cumulatively inside the write transaction they run in
+// (the transaction alone, then with the queue row read, then with the INSERT, then with the kept counts): each
+// part's figure is what it adds, the pages it dirties written by the commit included. The rest of the whole call
+// (the front door, promises, the result) is the whole less the parts. Times are this process's CPU time (user +
+// system, the commit's writes included), so that a machine busy with other work changes them less than a clock.
+import type { Db } from '../connection';
+import { migrated } from './ceiling';
+import { Enqueued, taskRow } from '../enqueue';
+import { ensureQueue } from '../queues';
+import { FIND_DEDUP } from '../sql/enqueue';
+import { stmt } from '../stmt';
+import { Tally } from '../tally';
+import { openSqliteStore } from '../store';
+import { newToken } from '../tokens';
+import { insertRows } from '../insert-rows';
+import { validateEnqueue, type EnqueueContext } from '../../../lib/engine/validation';
+import { validateEnqueueMany } from '../../../lib/engine/validation-bulk';
+import { taskKey } from '../../../lib/engine/keys';
+import type { EnqueueInput } from '../../../lib/engine/types';
+
+export interface Part {
+  part: string;
+  us: number;
+}
+
+const ROUNDS = 7;
+
+/** This process's CPU time (user + system), µs: a busy machine stretches the wall clock, much less this. */
+const cpu = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
+/** The median over ROUNDS of the mean CPU µs per call of `fn`, `n` calls a round (after one round of warm-up). */
+export async function timed(n: number, fn: (i: number) => unknown): Promise<number> {
+  const rounds: number[] = [];
+  for (let r = 0; r <= ROUNDS; r++) {
+    const t0 = cpu();
+    for (let i = 0; i < n; i++) {
+      const v = fn(i);
+      if (v instanceof Promise) await v;
+    }
+    if (r > 0) rounds.push((cpu() - t0) / n);
+  }
+  rounds.sort((a, b) => a - b);
+  return rounds[rounds.length >> 1]!;
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+const context: EnqueueContext = { kinds: ['handler', 'sql'], caller: null, knowsHandler: () => true };
+
+/** Cumulative steps inside one write transaction each: the figure of a step is what it adds to the ones before. */
+async function steps(db: Db, n: number, list: [string, (i: number, now: number) => void][]): Promise<Part[]> {
+  const out: Part[] = [];
+  let before = 0;
+  for (let k = 0; k <= list.length; k++) {
+    const upTo = list.slice(0, k);
+    const tx = db.transaction((i: number) => {
+      const now = Date.now();
+      for (const [, fn] of upTo) fn(i, now);
+    });
+    const us = await timed(n, (i) => tx.immediate(i));
+    out.push({ part: k === 0 ? 'transaction (BEGIN IMMEDIATE … COMMIT, nothing written)' : list[k - 1]![0], us: us - before });
+    before = us;
+  }
+  return out;
+}
+
+/**
+ * The parts of one awaited enqueue of a plain handler task: the front door's validation, then the store's call
+ * (`commands.enqueue` of a validated input, library's own: no audit row) and its parts, then the whole call through
+ * `enqueue` (the front door). `file(name)` gives a fresh file path.
+ */
+export async function singleParts(
+  file: (name: string) => string,
+  n: number,
+  enqueue: (raw: unknown) => Promise<unknown>,
+): Promise<{ parts: Part[]; storeUs: number; wholeUs: number }> {
+  const raw = (i: number) => ({ command: 'bench.noop', payload: { i } });
+  const input = (i: number): EnqueueInput => ({ kind: 'handler', command: 'bench.noop', payload: { i }, queue: 'default' });
+  const parts: Part[] = [];
+  parts.push({ part: 'validation (zod, handler known)', us: await timed(n, (i) => validateEnqueue(raw(i), context)) });
+  parts.push({ part: 'token', us: await timed(n, () => newToken(Date.now())) });
+  parts.push({
+    part: 'key derivation (keyFrom $.k; a queue with keyFrom only)',
+    us: await timed(n, (i) => taskKey(null, { k: i }, '$.k')),
+  });
+  const db = await migrated(file('parts-single'));
+  try {
+    const counts = new Enqueued();
+    const tally = new Tally();
+    const cache = new Map();
+    parts.push(
+      ...(await steps(db, n, [
+        ['queue row (ensure, read)', (_i, now) => ensureQueue(db, 'default', now)],
+        [
+          'INSERT (its pages written by the commit)',
+          (i, now) => {
+            const row = taskRow(db, input(i), tally, now, cache, counts) as { params: unknown[] };
+            insertRows(db, row.params);
+          },
+        ],
+        [
+          'kept counts (queue counts, per-second, per-minute)',
+          (_i, now) => {
+            counts.apply(tally, now);
+            tally.flush(db);
+          },
+        ],
+      ])),
+    );
+    parts.push({ part: 'dedup lookup (with a dedupKey only)', us: await timed(n, (i) => stmt(db, FIND_DEDUP).get(`k${i}`)) });
+  } finally {
+    db.close();
+  }
+  const store = await openSqliteStore(file('parts-store'));
+  let storeUs: number;
+  try {
+    storeUs = await timed(n, (i) => store.commands.enqueue(input(i)));
+  } finally {
+    await store.close();
+  }
+  const wholeUs = await timed(n, (i) => enqueue(raw(i)));
+  return { parts: parts.map((p) => ({ part: p.part, us: round1(p.us) })), storeUs: round1(storeUs), wholeUs: round1(wholeUs) };
+}
+
+/** The parts of one enqueueMany of `size` plain handler tasks, and the whole call. */
+export async function bulkParts(
+  file: (name: string) => string,
+  calls: number,
+  size: number,
+  enqueueMany: (raws: unknown[]) => Promise<unknown>,
+): Promise<{ parts: Part[]; wholeUs: number }> {
+  const raws = Array.from({ length: size }, (_, i) => ({ command: 'bench.noop', payload: { i } }));
+  const parts: Part[] = [];
+  let inputs: EnqueueInput[] = [];
+  parts.push({
+    part: `validation of ${size}`,
+    us: await timed(calls, async () => {
+      inputs = await validateEnqueueMany(raws, context, 'tasks');
+    }),
+  });
+  const db = await migrated(file('parts-bulk'));
+  try {
+    let params: unknown[] = [];
+    let counts = new Enqueued();
+    parts.push(
+      ...(await steps(db, calls, [
+        [
+          `${size} rows (queue, tokens, parameters)`,
+          (_i, now) => {
+            const cache = new Map();
+            counts = new Enqueued();
+            params = [];
+            for (const input of inputs)
+              params.push(...(taskRow(db, input, new Tally(), now, cache, counts) as { params: unknown[] }).params);
+          },
+        ],
+        [`INSERTs of ${size} (their pages written by the commit)`, () => insertRows(db, params)],
+        [
+          'kept counts',
+          (_i, now) => {
+            const tally = new Tally();
+            counts.apply(tally, now);
+            tally.flush(db);
+          },
+        ],
+      ])),
+    );
+  } finally {
+    db.close();
+  }
+  const wholeUs = await timed(calls, () => enqueueMany(raws));
+  return { parts: parts.map((p) => ({ part: p.part, us: round1(p.us) })), wholeUs: round1(wholeUs) };
+}
