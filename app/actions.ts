@@ -195,3 +195,30 @@ export async function deleteSchedule(name: string): Promise<ActionResult> {
     return {};
   });
 }
+
+/** A sleeping task, or one waiting for an event, resumes now (audited `task.wake`). */
+export async function wakeTask(token: string): Promise<ActionResult<{ status: string }>> {
+  return run(async () => {
+    const { readpast } = await getEngine();
+    return { status: await readpast.wake(token) };
+  });
+}
+
+/**
+ * Send an event: `payload` is the JSON text typed in the form (a bad one is a 400-like failure naming `payload`);
+ * every task waiting for `name` whose match it contains resumes (audited `event.send`).
+ */
+export async function sendEvent(name: string, payload: string): Promise<ActionResult<{ id: number; resumed: number; tokens: string[] }>> {
+  return run(async () => {
+    let value: unknown = null;
+    if (payload.trim() !== '') {
+      try {
+        value = JSON.parse(payload);
+      } catch (err) {
+        throw new ValidationError('payload', `not JSON (${(err as Error).message})`);
+      }
+    }
+    const { readpast } = await getEngine();
+    return readpast.sendEvent(name, value);
+  });
+}

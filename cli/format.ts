@@ -43,15 +43,23 @@ function links(title: string, list: StatusJson['parents'], total: number): strin
   return `\n\n${title}:\n` + table(rows) + (more > 0 ? `\n  … and ${more} more` : '');
 }
 
+/** a suspended durable task: ` (sleeping until …)` / ` (waiting for an event, times out at …)` */
+function suspendedText(s: StatusJson): string {
+  if (!s.suspended) return '';
+  const until = s.runAfter && Date.parse(s.runAfter) < Date.UTC(9999, 0) ? s.runAfter : null;
+  if (s.suspended === 'sleep') return ` (sleeping until ${until ?? '-'})`;
+  return ` (waiting for an event${until ? `, times out at ${until}` : ''}; readpast event send)`;
+}
+
 export function formatStatus(s: StatusJson): string {
   const lines: string[][] = [
     ['token', s.token],
-    ['status', s.status + (s.cancelRequested && s.status === 'running' ? ' (cancel requested)' : '')],
+    ['status', s.status + (s.cancelRequested && s.status === 'running' ? ' (cancel requested)' : '') + suspendedText(s)],
     ['queue', s.queue],
     ...(s.concurrencyKey === null ? [] : [['key', s.concurrencyKey]]),
     ['task', `${s.kind} ${s.kind === 'sql' ? compactJson(s.command, 120) : s.command}`],
     ['priority', String(s.priority)],
-    ['attempts', `${s.attempts} of ${s.maxAttempts}`],
+    ['attempts', `${s.attempts} of ${s.maxAttempts}${s.suspensions ? ` (${s.suspensions} ended suspended, not counted)` : ''}`],
     ['created', s.createdAt ?? '-'],
   ];
   if (s.schedule)

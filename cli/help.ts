@@ -16,6 +16,7 @@ import {
   MIN_STAGE,
   MAX_PARENTS,
 } from '../lib/engine/limits';
+import { EVENT_HELP, WAKE_HELP } from './help-durable';
 import { FLOW_HELP, TASKS_HELP } from './help-flows';
 
 const GENERAL = `readpast — durable parallel tasks on SQL Server or SQLite
@@ -33,6 +34,9 @@ Commands:
   stats [--json]             task counts by status per queue; workers and their heartbeat age
   retry TOKEN                run a dead or cancelled task again
   cancel TOKEN               cancel a waiting or pending task, or ask a running one to stop
+  wake TOKEN                 resume a sleeping durable task (or one waiting for an event) now
+  event send NAME [--payload JSON]   resume the durable tasks waiting for that event
+  event list | show ID       recent events / one with the tasks it resumed
   queue set NAME …           change a queue's limits live (also per key, keyFrom, rate), pause or resume it
   queue show NAME            one queue: limits, per-key limit, keyFrom, rate window, top keys
   queue list [--json]        every queue: limit, paused, running, pending, granted tokens; recent changes
@@ -62,7 +66,7 @@ Exit codes:
   1  failure at run time (database unreachable, its schema of another version, internal error)
   2  bad input or a configuration refused (unknown flag, malformed value, unknown handler, bad token;
      an environment value out of range, a database URL that cannot be used)
-  3  not found (no task with that token, no batch or flow with that id, no such queue or schedule)
+  3  not found (no task with that token, no batch, flow or event with that id, no such queue or schedule)
   4  conflict (the task's or batch's state does not allow the action; a schedule name taken)
   5  timed out (batch wait --timeout-s passed before the batch or stage was finished)
   6  doctor: something this configuration needs is missing or failing
@@ -351,6 +355,8 @@ remove   Deletes the rule; its firings stay in the history.
 Exit 3 when there is no such rule.`;
 
 COMMANDS.flow = FLOW_HELP;
+COMMANDS.event = EVENT_HELP;
+COMMANDS.wake = WAKE_HELP;
 COMMANDS.tasks = TASKS_HELP;
 
 COMMANDS.help = `Usage: readpast help [COMMAND]\n\nCommands: ${Object.keys(COMMANDS).join(', ')}`;
@@ -371,6 +377,8 @@ export const COMMAND_NAMES = [
   'stats',
   'retry',
   'cancel',
+  'wake',
+  'event',
   'queue',
   'batch',
   'flow',
@@ -384,6 +392,7 @@ export const SUBCOMMANDS = {
   queue: ['set', 'show', 'list', 'tokens'],
   batch: ['create', 'status', 'wait', 'release', 'cancel'],
   flow: ['create', 'show', 'list', 'cancel', 'retry'],
+  event: ['send', 'list', 'show'],
   schedule: ['add', 'list', 'show', 'pause', 'resume', 'run', 'remove'],
   alert: ['add', 'list', 'show', 'test', 'remove'],
 } as const;

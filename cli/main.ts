@@ -15,6 +15,8 @@ const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
   stats: () => import('./commands/stats'),
   retry: () => import('./commands/retry'),
   cancel: () => import('./commands/cancel'),
+  wake: () => import('./commands/wake'),
+  event: () => import('./commands/event'),
   queue: () => import('./commands/queue'),
   batch: () => import('./commands/batch'),
   flow: () => import('./commands/flow'),

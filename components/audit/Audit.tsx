@@ -6,7 +6,6 @@ import { useSearchParams } from 'next/navigation';
 import { useState } from 'react';
 import type { AuditJson } from '@/lib/api/audit';
 import { withQuery } from '../api';
-import { formatLocal } from '../format';
 import { useLive } from '../live';
 import { useReplaceQuery } from '../useReplaceQuery';
 import { Badge, type Tone } from '../ui/Badge';
@@ -14,7 +13,7 @@ import { Button } from '../ui/Button';
 import { Card, PageHeader } from '../ui/Card';
 import { DataTable, type Column } from '../ui/DataTable';
 import { EmptyState, ErrorState, LoadingState } from '../ui/States';
-import { RelativeTime } from '../ui/Time';
+import { WhenCell } from '../ui/Time';
 
 interface AuditPageJson {
   items: AuditJson[];
@@ -69,12 +68,7 @@ const columns: Column<AuditJson>[] = [
   {
     key: 'at',
     header: 'When',
-    cell: (a) => (
-      <span className="text-xs sm:whitespace-nowrap">
-        <RelativeTime iso={a.at} className="text-slate-700" />
-        <span className="ml-1.5 text-slate-400">{formatLocal(a.at)}</span>
-      </span>
-    ),
+    cell: (a) => <WhenCell iso={a.at} wrapNarrow />,
   },
   {
     key: 'who',

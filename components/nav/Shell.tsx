@@ -37,6 +37,7 @@ const ITEMS: Item[] = [
   { href: '/batches', label: 'Batches', icon: 'batches' },
   { href: '/flows', label: 'Flows', icon: 'flows' },
   { href: '/schedules', label: 'Schedules', icon: 'schedules' },
+  { href: '/events', label: 'Events', icon: 'events' },
   { href: '/log', label: 'Execution log', icon: 'log' },
   {
     href: '/failed',

@@ -7,7 +7,7 @@ import { Badge } from '../ui/Badge';
 import { Card, CardHeader } from '../ui/Card';
 import { DataTable, type Column } from '../ui/DataTable';
 import { EmptyState, ErrorState, LoadingState } from '../ui/States';
-import { RelativeTime } from '../ui/Time';
+import { RelativeTime, WhenCell } from '../ui/Time';
 import type { ChangesJson, QueueChangeJson } from './types';
 
 const FIELD: Record<string, string> = {
@@ -37,12 +37,7 @@ const columns: Column<QueueChangeJson>[] = [
   {
     key: 'at',
     header: 'When',
-    cell: (c) => (
-      <span className="whitespace-nowrap text-xs">
-        <RelativeTime iso={c.at} className="text-slate-700" />
-        <span className="ml-1.5 text-slate-400">{formatLocal(c.at)}</span>
-      </span>
-    ),
+    cell: (c) => <WhenCell iso={c.at} />,
   },
   { key: 'queue', header: 'Queue', cell: (c) => <span className="font-mono text-xs text-slate-700">{c.queue}</span> },
   {

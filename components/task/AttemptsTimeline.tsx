@@ -7,8 +7,10 @@ import { cx } from '../ui/cx';
 import { Elapsed, RelativeTime } from '../ui/Time';
 import { TraceLink } from './TraceLink';
 
-const DOT: Record<string, string> = {
+/** a timeline's dot by tone (attempts here, a durable task's steps in StepsTimeline) */
+export const DOT: Record<string, string> = {
   amber: 'bg-amber-400 ring-amber-100',
+  blue: 'bg-sky-500 ring-sky-100',
   green: 'bg-emerald-500 ring-emerald-100',
   red: 'bg-rose-500 ring-rose-100',
   violet: 'bg-violet-500 ring-violet-100',

@@ -8,6 +8,7 @@ import { useAction } from '../useAction';
 import { Button } from '../ui/Button';
 import { ConfirmButton } from '../ui/ConfirmButton';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
+import { DurableActions } from './DurableActions';
 import { EditTaskButton } from './EditTask';
 import { clearRetried, markRetried } from './retried';
 
@@ -28,6 +29,7 @@ function TaskActionsControl({ task }: { task: StatusJson }) {
 
   return (
     <>
+      <DurableActions task={task} />
       <Button
         variant="primary"
         disabled={!canRetry}

@@ -16,6 +16,7 @@ import { AttemptsTimeline } from './AttemptsTimeline';
 import { lastErrorContext } from './lastError';
 import { LogTail } from './LogTail';
 import { RetriedNote } from './RetriedNote';
+import { StepsTimeline } from './StepsTimeline';
 import { TaskActions } from './TaskActions';
 import { TaskLinks } from './TaskLinks';
 import { TraceLink } from './TraceLink';
@@ -94,6 +95,11 @@ export function TaskDetail({ token, traceUrl = null }: { token: string; traceUrl
           <span className="flex flex-wrap items-center gap-2">
             <span className="break-all font-mono">{t.command.length > 80 ? `${t.command.slice(0, 80)}…` : t.command}</span>
             <StatusBadge status={t.status} testId="task-status" />
+            {t.suspended && (
+              <Badge tone={t.suspended === 'sleep' ? 'blue' : 'violet'} dot testId="task-suspended">
+                {t.suspended === 'sleep' ? 'sleeping' : 'waiting for event'}
+              </Badge>
+            )}
             {t.cancelRequested && running && <Badge tone="amber">cancel requested</Badge>}
           </span>
         }
@@ -128,6 +134,11 @@ export function TaskDetail({ token, traceUrl = null }: { token: string; traceUrl
                 <span className="tabular" data-testid="task-attempts">
                   {t.attempts} / {t.maxAttempts}
                 </span>
+                {t.suspensions > 0 && (
+                  <span className="block text-xs text-slate-500" title="Attempts that ended in a sleep or a wait are not failures">
+                    {t.suspensions} suspended, not counted
+                  </span>
+                )}
               </Field>
               <Field label="Priority">
                 <span className="tabular">{t.priority}</span>
@@ -138,10 +149,16 @@ export function TaskDetail({ token, traceUrl = null }: { token: string; traceUrl
                 <When iso={t.createdAt} />
               </Field>
               <Field label="Run after">
-                <When iso={t.runAfter} />
+                {/* an event wait with no timeout: run-after is the never-reached 9999-12-31 (types/durable.ts) */}
+                {t.suspended === 'event' && t.runAfter?.startsWith('9999-') ? (
+                  <span className="text-slate-600">when its event comes (no timeout)</span>
+                ) : (
+                  <When iso={t.runAfter} />
+                )}
               </Field>
               <Field label={running ? 'Running for' : 'Duration'}>
-                {t.startedAt ? (
+                {/* a suspended task's last attempt ended without a finish time: nothing ticks */}
+                {t.startedAt && !t.suspended ? (
                   <Elapsed from={t.startedAt} to={running ? null : t.finishedAt} className="tabular font-mono text-sm" />
                 ) : (
                   '—'
@@ -208,6 +225,8 @@ export function TaskDetail({ token, traceUrl = null }: { token: string; traceUrl
               </div>
             )}
           </Card>
+
+          <StepsTimeline task={t} />
 
           <LogTail task={t} />
 

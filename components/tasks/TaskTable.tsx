@@ -11,7 +11,7 @@ import { TokenLink } from '../ui/TokenLink';
 import { RetriedNote } from '../task/RetriedNote';
 import { payloadPreview, taskState } from './tabs';
 
-const SUB_TONE = { ready: 'blue', scheduled: 'violet', retrying: 'amber' } as const;
+const SUB_TONE = { ready: 'blue', scheduled: 'violet', retrying: 'amber', sleeping: 'blue', 'waiting for event': 'violet' } as const;
 
 function State({ t }: { t: TaskJson }) {
   const now = useNow();
@@ -31,11 +31,13 @@ function When({ t }: { t: TaskJson }) {
   const [label, iso] =
     s === 'scheduled' || s === 'retrying'
       ? ['runs', t.runAfter]
-      : s === 'running'
-        ? ['started', t.startedAt]
-        : t.finishedAt
-          ? ['finished', t.finishedAt]
-          : ['created', t.createdAt];
+      : s === 'sleeping'
+        ? ['wakes', t.runAfter]
+        : s === 'running'
+          ? ['started', t.startedAt]
+          : t.finishedAt
+            ? ['finished', t.finishedAt]
+            : ['created', t.createdAt];
   // two lines, as the task beside it: the table fits 1280 px
   return (
     <span className="text-xs text-slate-500">

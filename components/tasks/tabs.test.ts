@@ -25,6 +25,10 @@ describe('tabs', () => {
     expect(tabOf('exploded', null)).toBeNull();
     expect(tabParams('waiting')).toEqual({ status: 'waiting', sub: '' });
     expect(TABS[1]).toBe('waiting');
+    // a durable handler's suspended tasks are kinds of waiting, as ready and the others are of pending
+    expect(tabParams('sleeping')).toEqual({ status: 'waiting', sub: 'sleeping' });
+    expect(tabOf('waiting', 'event')).toBe('event');
+    expect(tabOf(null, 'event')).toBe('event');
   });
 
   it('tells ready, scheduled and retrying apart as the store does', () => {
@@ -34,6 +38,9 @@ describe('tabs', () => {
     expect(taskState({ status: 'pending', runAfter: '2026-01-01T10:00:01Z', attempts: 0 }, now)).toBe('scheduled');
     expect(taskState({ status: 'pending', runAfter: '2026-01-01T10:00:01Z', attempts: 1 }, now)).toBe('retrying');
     expect(taskState({ status: 'dead', runAfter: '2026-01-01T10:00:01Z', attempts: 1 }, now)).toBe('dead');
+    expect(taskState({ status: 'waiting', runAfter: '2026-01-01T10:00:01Z', attempts: 1, suspended: 'sleep' }, now)).toBe('sleeping');
+    expect(taskState({ status: 'waiting', runAfter: null, attempts: 1, suspended: 'event' }, now)).toBe('waiting for event');
+    expect(taskState({ status: 'waiting', runAfter: null, attempts: 0, suspended: null }, now)).toBe('waiting');
   });
 
   it('splits and joins payload filters', () => {

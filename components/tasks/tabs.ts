@@ -1,7 +1,20 @@
 // The Tasks page's tabs and filters as URL parameters (the same ones GET /api/tasks reads).
 import type { TaskCountsJson, TaskJson } from '../api';
 
-export const TABS = ['all', 'waiting', 'ready', 'scheduled', 'retrying', 'claimed', 'running', 'succeeded', 'dead', 'cancelled'] as const;
+export const TABS = [
+  'all',
+  'waiting',
+  'sleeping',
+  'event',
+  'ready',
+  'scheduled',
+  'retrying',
+  'claimed',
+  'running',
+  'succeeded',
+  'dead',
+  'cancelled',
+] as const;
 export type Tab = (typeof TABS)[number];
 
 /** The filter parameters besides the tab (status, sub), in the order they show. */
@@ -24,6 +37,8 @@ export type Filters = Record<FilterKey, string>;
 export const TAB_LABEL: Record<Tab, string> = {
   all: 'All',
   waiting: 'Waiting',
+  sleeping: 'Sleeping',
+  event: 'Waiting for event',
   ready: 'Ready',
   scheduled: 'Scheduled',
   retrying: 'Retrying',
@@ -36,7 +51,9 @@ export const TAB_LABEL: Record<Tab, string> = {
 
 export const TAB_HINT: Record<Tab, string> = {
   all: 'Every task in every state',
-  waiting: 'Waiting for their parents to succeed (dependsOn, flows): never claimed until then',
+  waiting: 'Waiting for their parents to succeed (dependsOn, flows), or suspended by a durable handler: never claimed until then',
+  sleeping: 'Of the waiting: suspended by a durable handler on ctx.sleep until its wake time (or an operator wakes it)',
+  event: 'Of the waiting: suspended by a durable handler on ctx.waitForEvent until a matching event or its timeout',
   ready: 'Pending and due now: waiting for a free worker',
   scheduled: 'Pending with a run-at in the future, never tried yet',
   retrying: 'Pending after a failed attempt, waiting out the backoff',
@@ -48,10 +65,12 @@ export const TAB_HINT: Record<Tab, string> = {
 };
 
 const SUBS = new Set<Tab>(['ready', 'scheduled', 'retrying']);
+/** kinds of waiting: suspended by a durable handler (status=waiting&sub=sleeping|event) */
+const WAITING_SUBS = new Set<Tab>(['sleeping', 'event']);
 
 /** The tab of `status` / `sub` URL parameters (status=pending without sub shows as all pending: null). */
 export function tabOf(status: string | null, sub: string | null): Tab | null {
-  if (sub && SUBS.has(sub as Tab)) return sub as Tab;
+  if (sub && (SUBS.has(sub as Tab) || WAITING_SUBS.has(sub as Tab))) return sub as Tab;
   if (!status) return 'all';
   if (status === 'pending') return null;
   return (TABS as readonly string[]).includes(status) ? (status as Tab) : null;
@@ -61,6 +80,7 @@ export function tabOf(status: string | null, sub: string | null): Tab | null {
 export function tabParams(tab: Tab): { status: string; sub: string } {
   if (tab === 'all') return { status: '', sub: '' };
   if (SUBS.has(tab)) return { status: 'pending', sub: tab };
+  if (WAITING_SUBS.has(tab)) return { status: 'waiting', sub: tab };
   return { status: tab, sub: '' };
 }
 
@@ -75,8 +95,12 @@ export function countIsExact(filters: Filters): boolean {
   return FILTER_KEYS.every((k) => k === 'queue' || !filters[k]);
 }
 
-/** Which kind of pending a task is now (as the store splits them), or its status. */
-export function taskState(t: Pick<TaskJson, 'status' | 'runAfter' | 'attempts'>, now: number): string {
+/**
+ * Which kind of pending a task is now (as the store splits them), a waiting task a durable handler suspended
+ * (`sleeping`, `waiting for event`), or its status.
+ */
+export function taskState(t: Pick<TaskJson, 'status' | 'runAfter' | 'attempts'> & { suspended?: string | null }, now: number): string {
+  if (t.status === 'waiting' && t.suspended) return t.suspended === 'sleep' ? 'sleeping' : 'waiting for event';
   if (t.status !== 'pending') return t.status;
   const due = t.runAfter ? new Date(t.runAfter).getTime() : 0;
   if (due <= now) return 'ready';

@@ -75,6 +75,7 @@ export const OUTCOME_TONE: Record<string, Tone> = {
   abandoned: 'violet',
   cancelled: 'gray',
   timed_out: 'red',
+  suspended: 'blue',
 };
 
 export const WORKER_TONE: Record<string, Tone> = {

@@ -18,6 +18,7 @@ export const ICONS = {
   failed: 'M12 9v4m0 4h.01M10.3 3.9 1.8 18a2 2 0 0 0 1.7 3h17a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0z',
   workers: 'M4 4h16v6H4zM4 14h16v6H4zM8 7h.01M8 17h.01',
   alerts: 'M18 8a6 6 0 0 0-12 0c0 7-3 9-3 9h18s-3-2-3-9M13.7 21a2 2 0 0 1-3.4 0',
+  events: 'M13 2 3 14h9l-1 8 10-12h-9l1-8z',
   audit: 'M9 11l3 3 8-8M20 12v7a2 2 0 0 1-2 2H6a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h9',
   enqueue: 'M12 5v14M5 12h14',
   /** nothing here */

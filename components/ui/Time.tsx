@@ -13,6 +13,16 @@ export function RelativeTime({ iso, className }: { iso: string | null | undefine
   );
 }
 
+/** A table's "when" cell: "3 s ago" and, lighter beside it, the local time. */
+export function WhenCell({ iso, wrapNarrow = false }: { iso: string | null; wrapNarrow?: boolean }) {
+  return (
+    <span className={wrapNarrow ? 'text-xs sm:whitespace-nowrap' : 'whitespace-nowrap text-xs'}>
+      <RelativeTime iso={iso} className="text-slate-700" />
+      <span className="ml-1.5 text-slate-400">{formatLocal(iso)}</span>
+    </span>
+  );
+}
+
 /** Elapsed time since `from` (until `to`, or ticking when `to` is absent). */
 export function Elapsed({
   from,

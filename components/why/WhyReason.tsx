@@ -19,6 +19,8 @@ export const WHY_LABEL: Record<WhyJson['reason'], string> = {
   no_worker: 'no worker',
   not_pending: 'not waiting',
   waiting: 'waiting for parents',
+  sleeping: 'sleeping',
+  waiting_event: 'waiting for event',
 };
 
 export const WHY_TONE: Record<WhyJson['reason'], Tone> = {
@@ -34,6 +36,8 @@ export const WHY_TONE: Record<WhyJson['reason'], Tone> = {
   no_worker: 'red',
   not_pending: 'gray',
   waiting: 'violet',
+  sleeping: 'blue',
+  waiting_event: 'violet',
 };
 
 export function WhyBadge({ why, testId }: { why: WhyJson; testId?: string }) {

@@ -3,7 +3,8 @@
 // that its settles, cancels, retries and rescues release, cancel and re-arm. The model holds a waiting task
 // unclaimable (the `pending` rule); these checks add, on each state, what the edges themselves must say:
 //  - a waiting or pending task with parents counts as left exactly the parents not done — a parent is done
-//    once it succeeded, or failed (dead, cancelled) under `run` — and it waits exactly while one is left;
+//    once it succeeded, or failed (dead, cancelled) under `run` — and it waits exactly while one is left (or while
+//    its durable handler is suspended, its parents all done);
 //  - "why" of a waiting task answers `waiting`, with its left and total parent counts;
 //  - a claimed task's parents (ClaimedTask.parents) are all finished, one per edge.
 import { expect } from 'vitest';
@@ -42,6 +43,12 @@ export async function checkEdges(store: Store, views: readonly TaskView[], where
   let checked = 0;
   for (const v of views) {
     if (v.status !== 'waiting' && v.status !== 'pending') continue;
+    // a task its durable handler suspended waits for its time or its event: it ran, its parents were done
+    if (v.suspended) {
+      expect(v.status, `${where}: suspended #${v.id}`).toBe('waiting');
+      expect(v.parentsLeft, `${where}: suspended #${v.id}'s parents left`).toBe(0);
+      continue;
+    }
     if (v.parentCount === 0) {
       expect(v.status, `${where}: #${v.id} has no parent`).toBe('pending');
       continue;
@@ -59,9 +66,17 @@ export async function checkEdges(store: Store, views: readonly TaskView[], where
   return checked;
 }
 
-/** "why" of a waiting task: `waiting`, with its parents left and in all. */
+/**
+ * "why" of a waiting task: `waiting`, with its parents left and in all — or, suspended by its durable handler,
+ * `sleeping` / `waiting_event`.
+ */
 export function checkWaitingWhy(task: TaskView, why: Why, where: string): void {
   if (task.status !== 'waiting') return;
+  if (task.suspended) {
+    const reason = task.suspended === 'sleep' ? 'sleeping' : 'waiting_event';
+    expect(why.reason, `${where}: why of suspended #${task.id}: ${why.text}`).toBe(reason);
+    return;
+  }
   expect(why.reason, `${where}: why of waiting #${task.id}: ${why.text}`).toBe('waiting');
   expect(why.detail, `${where}: why of waiting #${task.id}`).toMatchObject({ left: task.parentsLeft, total: task.parentCount });
 }

@@ -22,6 +22,11 @@
 // changed now and then; the snapshot carries each task's key, each queue's per-key and rate limits, and every
 // attempt start (listAttempts), which the model's rate windows count.
 //
+// Durable handlers' suspensions are in the walk too (durRng): a settlement now and then suspends its task on a
+// sleep or an event wait (due already, in an hour, or never), moves wake the due ones and send events, so the walk
+// holds suspended tasks — waiting, never claimable before their time or event, a batch's stage kept active by
+// them — and "why" of each must say `sleeping` or `waiting_event`.
+//
 // Dependencies are in the walk too, drawn apart as well (depRng; claim-model-deps.ts): unbatched tasks enqueued
 // after 1 to 3 others with a failure policy each, so the walk holds waiting tasks — never claimable — that its
 // moves release, cancel and re-arm; each state's edges are checked against the tasks' counters, "why" of a
@@ -55,6 +60,8 @@ export interface ClaimModelOptions {
   timeoutMs?: number;
   /** tasks besides those the claim may take whose "why" is checked per step */
   whyPerStep?: number;
+  /** false: the store does not run durable handlers (SQL Server in this version): no suspension, wake-up or event */
+  durable?: boolean;
 }
 
 /** What is left for the walk once its test's time is up: stop this long before vitest would. */
@@ -124,6 +131,10 @@ class Walk {
   readonly throttleRng: Rng;
   /** draws dependencies (claim-model-deps.ts): apart from `rng`, for the same reason */
   readonly depRng: Rng;
+  /** draws durable handlers' suspensions, wake-ups and events: apart from `rng`, for the same reason */
+  readonly durRng: Rng;
+  /** settlements that suspended their task */
+  suspended = 0;
   /**
    * draws claims ahead (a store that claims ahead: the task is `claimed`, holding what a running one holds) and
    * how a claimed task ends (started and settled, or given back): apart from `rng`, for the same reason
@@ -140,10 +151,12 @@ class Walk {
     readonly rng: Rng,
     seed: number,
     readonly whyPerStep: number,
+    readonly durable = true,
   ) {
     this.whyRng = prng(seed ^ 0x5eed);
     this.throttleRng = prng(seed ^ 0xf10c);
     this.depRng = prng(seed ^ 0xda9);
+    this.durRng = prng(seed ^ 0xd0d0);
     this.aheadRng = prng(seed ^ 0xa4ead);
   }
 
@@ -232,16 +245,49 @@ class Walk {
         { taskId: c.id, workerId: c.workerId, attempt: c.attempt, settlement: { kind: 'given_back', reason: 'walk' } },
       ]);
     } else if (c.ahead) {
-      // a slot of its claimer's pool starts it: its start recorded with its end
+      // a slot of its claimer's pool starts it: its start recorded with its end (a suspension too)
       const start = { at: new Date(), claimer: c.workerId, session: c.session, due: c.runAfter };
-      await this.store.worker.finish([{ taskId: c.id, workerId: c.workerId, attempt: c.attempt, settlement, start }]);
-    } else await this.h.settle(c, settlement);
+      const ended = this.suspension() ?? settlement;
+      await this.store.worker.finish([{ taskId: c.id, workerId: c.workerId, attempt: c.attempt, settlement: ended, start }]);
+    } else await this.h.settle(c, this.suspension() ?? settlement);
     this.running.delete(c.id);
+  }
+
+  /**
+   * Now and then a durable handler's suspension instead (types/durable.ts): a sleep or an event wait, woken by
+   * time (due already, in an hour, never) or by an event — the task waiting meanwhile, never claimable.
+   */
+  suspension(): Settlement | null {
+    const d = this.durRng;
+    if (!this.durable || !d.chance(0.2)) return null;
+    const kind = d.pick(['sleep', 'event'] as const);
+    const until = d.pick([new Date(Date.now() - 5000), new Date(Date.now() + HOUR), ...(kind === 'event' ? [null] : [])]);
+    this.suspended++;
+    // each suspension a step of its own, as a handler's are
+    const step = {
+      seq: this.suspended,
+      name: `walk ${this.suspended}`,
+      kind,
+      status: kind === 'sleep' ? ('sleeping' as const) : ('waiting' as const),
+      result: null,
+      error: null,
+      startedAt: new Date(),
+      endedAt: null,
+      wakeAt: until,
+      event: kind === 'event' ? 'walk.event' : null,
+      match: kind === 'event' ? { n: d.int(2) } : null,
+    };
+    return { kind: 'suspended', step, until };
   }
 
   /** One random move that changes what is claimable. */
   async move() {
     if (this.throttleRng.chance(0.06)) return this.throttle(this.throttleRng.pick(QUEUES));
+    if (this.durable && this.durRng.chance(0.1)) {
+      if (this.durRng.chance(0.5)) await this.store.maintenance.wakeDue();
+      else await this.store.commands.sendEvent({ name: 'walk.event', payload: { n: this.durRng.int(2) }, caller: 'contract' });
+      return sleep(MARGIN);
+    }
     const r = this.rng;
     const x = r.next();
     const running = [...this.running.values()];
@@ -379,6 +425,7 @@ export function claimModelTests(factory: StoreFactory, opts: ClaimModelOptions =
   const steps = Number.isInteger(envSteps) && envSteps > 0 ? envSteps : (opts.steps ?? CLAIM_MODEL_DEFAULTS.steps);
   const timeoutMs = opts.timeoutMs ?? CLAIM_MODEL_DEFAULTS.timeoutMs;
   const whyPerStep = opts.whyPerStep ?? CLAIM_MODEL_DEFAULTS.whyPerStep;
+  const durable = opts.durable ?? true;
   describe('claim against the claim policy model (randomized)', () => {
     const h = useStore(factory);
     /** claims of a task with parents, over the seeds */
@@ -393,7 +440,7 @@ export function claimModelTests(factory: StoreFactory, opts: ClaimModelOptions =
             () => stop.abort(`seed ${seed} out of time after ${timeoutMs - STOP_MARGIN_MS} ms`),
             timeoutMs - STOP_MARGIN_MS,
           );
-          const walk = new Walk(new Harness(stoppable(h().store, stop.signal)), prng(seed), seed, whyPerStep);
+          const walk = new Walk(new Harness(stoppable(h().store, stop.signal)), prng(seed), seed, whyPerStep, durable);
           let step = 0;
           try {
             await walk.setUp();
@@ -420,6 +467,8 @@ export function claimModelTests(factory: StoreFactory, opts: ClaimModelOptions =
           // a walk whose dependencies were never checked proves nothing of them
           expect(walk.edgesChecked, `seed ${seed}: tasks with parents checked`).toBeGreaterThan(steps / 10);
           claimedAfterParents += walk.claimedAfterParents;
+          // and one that never suspended a task proves nothing of durable handlers' waits
+          if (durable) expect(walk.suspended, `seed ${seed}: suspensions`).toBeGreaterThan(0);
           if (process.env.CLAIM_MODEL_WHY_TALLY)
             console.log(
               `seed ${seed}: "why" checked`,

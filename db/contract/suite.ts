@@ -15,6 +15,8 @@ import { claimModelTests, type ClaimModelOptions } from './claim-model';
 import { countsTests } from './counts';
 import { dedupTests } from './dedup';
 import { doctorTests } from './doctor';
+import { durableStepTests } from './durable-steps';
+import { durableWaitTests } from './durable-waits';
 import { fencingTests } from './fencing';
 import { throttleTests } from './throttle';
 import type { StoreFactory } from './harness';
@@ -40,6 +42,11 @@ export type { StoreFactory, StoreUnderTest } from './harness';
 export interface ContractOptions {
   /** the randomized claim model's steps and time per seed (a slow server: fewer steps or more time) */
   claimModel?: ClaimModelOptions;
+  /**
+   * false: the store refuses durable handlers (SQL Server in this version: they need SQLite for now). Their suites
+   * are reported as skipped under a name that says so, and the claim model draws no suspension.
+   */
+  durable?: boolean;
 }
 
 export function storeContract(name: string, factory: StoreFactory, opts: ContractOptions = {}): void {
@@ -62,7 +69,7 @@ export function storeContract(name: string, factory: StoreFactory, opts: Contrac
     scheduleTests(factory);
     transactionTests(factory);
     doctorTests(factory);
-    claimModelTests(factory, opts.claimModel);
+    claimModelTests(factory, { ...opts.claimModel, durable: opts.durable ?? true });
     alertsTests(factory);
     attemptLogsTests(factory);
     auditTests(factory);
@@ -76,5 +83,14 @@ export function storeContract(name: string, factory: StoreFactory, opts: Contrac
     workflowReadTests(factory);
     workflowRearmTests(factory);
     tracingTests(factory);
+    if (opts.durable === false) {
+      describe.skip('durable handlers: NOT RUN, this store refuses them (they need SQLite for now)', () => {
+        durableStepTests(factory);
+        durableWaitTests(factory);
+      });
+    } else {
+      durableStepTests(factory);
+      durableWaitTests(factory);
+    }
   });
 }

@@ -129,6 +129,8 @@ export async function listTasks(shared: Shared, f: TaskFilter): Promise<Page<Tas
   const limit = pageSize(f.limit);
   const scan = Math.max(1, Math.floor(f.scanLimit ?? TASK_SCAN_LIMIT));
   if (f.payload && !JSON_PATH.test(f.payload.path)) throw new ValidationError('payload', 'not a JSON path ($.a.b[0])');
+  // durable handlers need SQLite for now (durable.ts): no task here is suspended on a sleep or an event
+  if (f.suspended) return { items: [], nextCursor: null };
   const params: Param[] = [['limit', sql.Int, limit + 1]];
   if (f.queue) params.push(['queue', sql.NVarChar(64), f.queue]);
   if (f.command) params.push(['command', sql.NVarChar(sql.MAX), f.command]);

@@ -2,9 +2,11 @@
 // sql/hot.ts; fenced on task, worker and attempt; the attempt's token released), then the batches whose
 // tasks moved are settled — completed once all their tasks are finished, or aborted — in a transaction
 // of their own (SETTLE_BATCHES).
+import { NonRetryableError } from '../../lib/engine/errors';
 import { fingerprint } from '../../lib/engine/fingerprint';
 import type { AttemptResult } from '../../lib/engine/types';
 import { query, sql, type Runner, type Shared } from './connection';
+import { DURABLE_NEEDS_SQLITE } from './durable';
 import { retrying } from './errors';
 import { id, isoUtc, toJson, type Id } from './rows';
 import { HOT, hotName } from './sql/hot';
@@ -65,6 +67,8 @@ export function finishRow(r: AttemptResult, ord: number) {
         errorMessage: cap(s.error?.message, 4000),
         errorDetail: cap(s.error?.detail, 64_000),
       };
+    case 'suspended':
+      throw new NonRetryableError(DURABLE_NEEDS_SQLITE);
   }
 }
 

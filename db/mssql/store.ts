@@ -28,6 +28,7 @@ import * as enqueue from './enqueue';
 import * as failures from './failures';
 import * as throttle from './throttle';
 import * as flows from './flows';
+import * as durable from './durable';
 import * as history from './history';
 import { Live } from './live';
 import * as maintenance from './maintenance';
@@ -65,6 +66,7 @@ const concerns = [
   failures,
   throttle,
   flows,
+  durable,
 ];
 
 export interface MssqlStoreOptions {
@@ -146,6 +148,9 @@ export class MssqlStore implements Store {
       runSql: (attempt, text, signal) => withWaitSampling(shared, attempt, () => run.runSql(workers, attempt, text, signal)),
       runProcedure: (attempt, name, params, signal) =>
         withWaitSampling(shared, attempt, () => run.runProcedure(workers, procs, attempt, name, params, signal)),
+      loadSteps: () => durable.notYet(),
+      recordStep: () => durable.notYet(),
+      transactionStep: () => durable.notYet(),
       // in-process wake-ups, and the long poll that sees other processes' tasks (wake.ts)
       onWake: (listener) => wakes.subscribe(listener),
     };

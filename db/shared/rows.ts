@@ -59,6 +59,9 @@ export interface TaskRow<C extends Cols> {
   lease_until: C['time'] | null;
   worker_id: string | null;
   cancel_requested: C['bool'];
+  /** durable handlers (SQLite migration 19): why a waiting task is suspended, and how many attempts ended so */
+  suspended?: string | null;
+  suspensions?: number;
   created_at: C['time'];
   started_at: C['time'] | null;
   finished_at: C['time'] | null;
@@ -210,6 +213,8 @@ export function rowMappers<C extends Cols>(c: Converters<C>) {
       flowNode: r.flow_node ?? null,
       parentCount: r.parent_count ?? 0,
       parentsLeft: r.parents_left ?? 0,
+      suspended: r.status === 'waiting' && (r.suspended === 'sleep' || r.suspended === 'event') ? r.suspended : null,
+      suspensions: r.suspensions ?? 0,
       traceId: traceIdOf(r.trace_parent),
     };
   }

@@ -112,8 +112,9 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
   const startedIn = new Map<number, number>();
   /** rate-limited queues met while claiming ahead: left out of the next round once only tasks ahead are left */
   const noAhead = new Set<string>();
-  // two rounds at most: a queue can run out of tokens part-way through the first
-  for (let round = 0; round < 2 && out.length < total; round++) {
+  // two rounds at most: a queue can run out of tokens part-way through the first; and one more for each
+  // rate-limited queue a claim ahead met (its lanes are read again without it)
+  for (let round = 0; round < 2 + noAhead.size && out.length < total; round++) {
     const want = total - out.length;
     const cap = capacity(db, now);
     if (out.length >= slots.length) cap.excluded.push(...noAhead);
@@ -169,6 +170,8 @@ function claimIn(db: Db, slots: WorkerSlot[], opts: ClaimOptions, tally: Tally, 
         if (ahead && throttle.rateLimited(c.queue) && !noAhead.has(c.queue)) {
           noAhead.add(c.queue);
           starved = true;
+          // a lane is read only as deep as its room: the task behind this one (another queue's) was not read
+          break;
         }
         continue;
       }

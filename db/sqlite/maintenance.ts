@@ -7,6 +7,7 @@ import type { AbandonedCount, AbandonReason, PruneResult, RescueResult } from '.
 import { read, type Db, type Shared } from './connection';
 import { parentsFailed } from './edges';
 import { endAttempt, type Ended } from './settle';
+import { pruneEvents } from './events';
 import { pruneThrottle } from './throttle';
 import { pruneHistory, rollDue, rollHistory } from './history';
 import { depthSample, lastDepth } from '../shared/depth';
@@ -61,6 +62,7 @@ function rescue(db: Db, tally: Tally, now: number): RescueResult {
   const expired = stmt(db, S.EXPIRED_ATTEMPTS).all(now) as (Ended & {
     id: number;
     attempts: number;
+    suspensions: number;
     max_attempts: number;
     worker_id: string | null;
     lease_until: number;
@@ -70,7 +72,8 @@ function rescue(db: Db, tally: Tally, now: number): RescueResult {
   const died: number[] = [];
   for (const t of expired) {
     const { reason, message, detail } = abandoned(t.worker_id, t.lease_until, t.heartbeat_at);
-    const dead = t.attempts >= t.max_attempts;
+    // attempts that ended suspended (a durable handler's sleeps and waits) are not failures
+    const dead = t.attempts - t.suspensions >= t.max_attempts;
     stmt(db, S.RESCUE_TASK).run(dead ? 'dead' : 'pending', dead ? 1 : 0, now, dead ? 1 : 0, now, message, t.id);
     endAttempt(db, t, t.id, t.attempts, 'abandoned', { number: null, message, detail }, dead ? 'dead' : 'pending', tally, now);
     stmt(db, S.SET_ABANDON_REASON).run(reason, t.id, t.attempts);
@@ -158,6 +161,7 @@ function* pruneFlows(db: Db, cutoff: number, chunk: number, tally: Tally): Steps
 
 function pruneRest(db: Db, cutoff: number, now: number): void {
   stmt(db, S.PRUNE_WORKERS).run(cutoff);
+  pruneEvents(db, cutoff);
   stmt(db, S.PRUNE_METRICS).run(Math.floor((now - 24 * 3600 * 1000) / 1000));
   stmt(db, S.PRUNE_QUEUE_COUNTS).run();
   stmt(db, S.PRUNE_BATCH_STAGES).run(cutoff);

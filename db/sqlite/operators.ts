@@ -11,6 +11,7 @@ import { releaseToken } from './queues';
 import { failureWhere } from './reads';
 import { BATCH_STATUS } from './sql/batches';
 import * as S from './sql/operators';
+import { deleteSteps } from './steps';
 import { stmt } from './stmt';
 import type { Slice } from '../shared/bind';
 import type { Tally, TaskKey } from './tally';
@@ -128,6 +129,7 @@ export function remove(db: Db, t: Row, tally: Tally): number {
   dropEdges(db, t.id);
   const attempts = stmt(db, S.DELETE_TASK_LOG).run(t.id).changes;
   deleteTaskOutput(db, t.id);
+  deleteSteps(db, t.id);
   stmt(db, S.DELETE_TASK).run(t.id);
   tally.task(t, t.status, null);
   return attempts;

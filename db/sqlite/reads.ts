@@ -105,6 +105,7 @@ export function taskWhere(f: TaskFilter, now: number) {
     if (f.stage !== undefined) add('drive', S.TASK_FILTER.stage, f.stage);
   } else if (f.stage !== undefined) add('rest', S.TASK_FILTER.stage, f.stage);
   if (f.status === 'pending' && f.sub) add('rest', S.TASK_FILTER[f.sub], now);
+  if (f.status === 'waiting' && f.suspended) add('rest', S.TASK_FILTER.suspended, f.suspended);
   if (f.queue) add('rest', S.TASK_FILTER.queue, f.queue);
   if (f.command) add('rest', S.TASK_FILTER.command, f.command);
   if (f.concurrencyKey !== undefined) add('rest', S.TASK_FILTER.concurrencyKey, f.concurrencyKey);

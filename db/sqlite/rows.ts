@@ -3,6 +3,7 @@
 import * as R from '../shared/rows';
 import * as RR from '../shared/record-rows';
 import * as FR from '../shared/flow-rows';
+import * as SR from '../shared/step-rows';
 
 export { parseJson, toJson } from '../shared/rows';
 
@@ -43,3 +44,8 @@ export const { taskLink, flowNode, flowEdge, flowSummary } = FR.flowMappers(colu
 export function likePattern(text: string): string {
   return '%' + text.replace(/[\\%_]/g, (c) => '\\' + c) + '%';
 }
+
+export type StepRow = SR.StepRow<SqliteCols>;
+export type StepListRow = SR.StepListRow<SqliteCols>;
+export type EventRow = SR.EventRow<SqliteCols>;
+export const { stepRecord, stepView, eventView } = SR.stepMappers(columns);

@@ -23,9 +23,30 @@ import { migration as v15 } from './versions/v15-workflows';
 import { migration as v16 } from './versions/v16-claimed';
 import { migration as v17 } from './versions/v17-tasks-flow-index';
 import { migration as v18 } from './versions/v18-trace-context';
+import { migration as v19 } from './versions/v19-durable';
 
 import type { SqliteMigration } from './versions/migration';
 
 export type { SqliteMigration };
 
-export const MIGRATIONS: readonly SqliteMigration[] = [v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16, v17, v18];
+export const MIGRATIONS: readonly SqliteMigration[] = [
+  v1,
+  v2,
+  v3,
+  v4,
+  v5,
+  v6,
+  v7,
+  v8,
+  v9,
+  v10,
+  v11,
+  v12,
+  v13,
+  v14,
+  v15,
+  v16,
+  v17,
+  v18,
+  v19,
+];

@@ -9,6 +9,8 @@ import type { AttemptResult, AttemptStart, ErrorInfo } from '../../lib/engine/ty
 import { stageTimes } from './batches';
 import type { Db, Shared } from './connection';
 import { parentsFailed, parentsSucceeded } from './edges';
+import { suspendAttempt } from './events';
+import { suspendedUntil } from './steps';
 import { releaseToken } from './queues';
 import { toJson } from './rows';
 import { BATCH_STATUS } from './sql/batches';
@@ -52,6 +54,8 @@ export function endAttempt(
   if (t.token_no !== null) releaseToken(db, t.queue, t.token_no, taskId, attempt);
   if (t.batch_id !== null && t.stage !== null) stageTimes(db, t.batch_id, t.stage, null, now);
   tally.task(t, 'running', to);
+  // a suspended attempt (a durable handler's sleep or wait) neither succeeded nor failed
+  if (outcome === 'suspended') return;
   tally.metric(now, outcome === 'succeeded' ? 'succeeded' : 'failed');
   tally.historyEnded(now, t.queue, logged?.command ?? '?', historyOutcome(outcome, to), logged ? now - logged.started_at : null);
 }
@@ -94,6 +98,8 @@ function endClaimedAttempt(
   started(db, t, start, at, tally);
   if (t.batch_id !== null && t.stage !== null) stageTimes(db, t.batch_id, t.stage, null, now);
   tally.task(t, 'claimed', to);
+  // a suspended attempt (a durable handler's sleep or wait) neither succeeded nor failed
+  if (outcome === 'suspended') return;
   tally.metric(now, outcome === 'succeeded' ? 'succeeded' : 'failed');
   tally.historyEnded(now, t.queue, t.command, historyOutcome(outcome, to), now - at);
 }
@@ -187,6 +193,16 @@ function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: num
         to = 'dead';
         outcome = s.outcome;
         break;
+      case 'suspended':
+        row = stmt(db, S.FINISH_SUSPENDED).get(
+          suspendedUntil(s.until),
+          s.step.kind === 'sleep' ? 'sleep' : 'event',
+          ...attempt,
+          ...fence,
+        ) as Settled | undefined;
+        to = 'waiting';
+        outcome = 'suspended';
+        break;
       default:
         err = s.error;
         row = stmt(db, S.FINISH_CANCELLED).get(now, ...attempt, ...fence) as Settled | undefined;
@@ -195,6 +211,8 @@ function settleAttempts(db: Db, results: AttemptResult[], tally: Tally, now: num
     if (!row) return false;
     if (start) endClaimedAttempt(db, row, r, start, outcome, err, to, tally, now);
     else endAttempt(db, row, r.taskId, r.attempt, outcome, err, to, tally, now);
+    // its step recorded; an event sent since the attempt began resumes it at once
+    if (s.kind === 'suspended' && suspendAttempt(db, r.taskId, r.attempt, s.step, tally, now)) wake = true;
     if (r.trace) {
       stmt(db, S.LOG_ATTEMPT_TRACE).run(r.trace, r.taskId, r.attempt);
       stmt(db, S.TASK_ATTEMPT_TRACE).run(r.trace, r.taskId);

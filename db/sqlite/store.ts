@@ -15,6 +15,7 @@ import { claim } from './claim';
 import { openDatabase, writeTx, WriteGate, type Db, type Shared } from './connection';
 import { diagnoseSqlite } from './doctor';
 import * as enqueue from './enqueue';
+import * as events from './events';
 import * as failures from './failures';
 import * as throttle from './throttle';
 import * as flowCommands from './flow-commands';
@@ -27,6 +28,8 @@ import * as reads from './reads';
 import * as flowReads from './flow-reads';
 import * as run from './run';
 import * as schedules from './schedules';
+import * as steps from './steps';
+import { transactionStep } from './step-transaction';
 import { finish } from './settle';
 import { withPayloadPreview } from './running-preview';
 import { closeTally, refuseExternal, tallied, Transactions } from './transaction';
@@ -54,6 +57,8 @@ const concerns = [
   failures,
   throttle,
   flowCommands,
+  steps,
+  events,
 ];
 
 /**
@@ -145,6 +150,8 @@ export class SqliteStore implements Store {
         return run.runSql(db, text, signal, attempt.parents);
       },
       runProcedure: () => run.runProcedure(),
+      // on the transaction connection, as withTransaction: this process's other writers wait for it (timeoutMs)
+      transactionStep: (_, attempt, step, fn, timeoutMs) => transactionStep(transactions, attempt, step, fn, timeoutMs),
       onWake: (_, listener) => {
         listeners.add(listener);
         return () => listeners.delete(listener);

@@ -58,8 +58,11 @@ export class Tally {
     if (!d) this.stages.set(key, (d = {}));
     if (from === null) d.total = (d.total ?? 0) + 1;
     if (to === null) d.total = (d.total ?? 0) - 1;
-    if (from && STAGE_STATUSES.has(from)) d[from] = (d[from] ?? 0) - 1;
-    if (to && STAGE_STATUSES.has(to)) d[to] = (d[to] ?? 0) + 1;
+    // a batch's task is `waiting` only while its durable handler is suspended: unfinished, not running — pending
+    const f = from === 'waiting' ? 'pending' : from;
+    const n = to === 'waiting' ? 'pending' : to;
+    if (f && STAGE_STATUSES.has(f)) d[f] = (d[f] ?? 0) - 1;
+    if (n && STAGE_STATUSES.has(n)) d[n] = (d[n] ?? 0) + 1;
     this.batches.add(t.batch_id);
   }
 

@@ -75,7 +75,7 @@ const TX_CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
 
 type State = 'open' | 'committed' | 'rolled_back' | 'timed_out';
 
-class SqliteTransaction implements StoreTransaction {
+export class SqliteTransaction implements StoreTransaction {
   state: State = 'open';
   created = false;
 
@@ -136,6 +136,12 @@ class SqliteTransaction implements StoreTransaction {
     return r;
   }
 
+  /** The store's own write inside the transaction (a savepoint): a transactional step's record (steps.ts). */
+  write<T>(fn: (db: Db) => T): T {
+    this.check();
+    return this.db.transaction(() => fn(this.db))();
+  }
+
   /** A savepoint (better-sqlite3 nests a transaction in an open one): a failed call leaves nothing behind. */
   private savepoint<T>(fn: (tally: Tally, now: number) => T): T {
     return this.db.transaction(() => tallied(this.db, fn))();
@@ -160,7 +166,12 @@ export class Transactions {
     private readonly wake: () => void,
   ) {}
 
-  async run<T>(fn: (tx: StoreTransaction) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
+  run<T>(fn: (tx: StoreTransaction) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
+    return this.runOwn(fn, opts);
+  }
+
+  /** `run`, handing the store's own code the transaction itself (a transactional step records itself in it). */
+  async runOwn<T>(fn: (tx: SqliteTransaction) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
     if (this.gate.insideOwn) throw new Error('withTransaction: already inside a transaction of this store (they do not nest)');
     if (this.path === ':memory:') throw new Error('withTransaction needs a database file (an in-memory database has one connection)');
     const timeoutMs = Math.min(opts.timeoutMs ?? TRANSACTION_TIMEOUT_MS, MAX_TRANSACTION_TIMEOUT_MS);

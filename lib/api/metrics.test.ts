@@ -79,6 +79,27 @@ describe('GET /metrics', () => {
     expect(value(fs, 'readpast_tasks', { queue: 'wq', state: 'pending' })).toBe(1);
   });
 
+  it('counts the waiting tasks durable handlers suspended, by kind, in readpast_tasks_suspended', async () => {
+    await rp.enqueue({ command: 'demo.durable', queue: 'sq', payload: { steps: 1, ms: 0, sleepMs: 3_600_000 } });
+    await rp.enqueue({ command: 'demo.durable', queue: 'sq', payload: { steps: 1, ms: 0, sleepMs: 0, event: 'm.go' } });
+    await rp.enqueue({ command: 'demo.durable', queue: 'eq', payload: { steps: 1, ms: 0, sleepMs: 0, event: 'm.go' } });
+    const pool = rp.createPool({ concurrency: 3, pollMs: 20, heartbeatMs: 50, queues: ['sq', 'eq'] });
+    await pool.start();
+    try {
+      const suspended = (fs: Family[]) => family(fs, 'readpast_tasks_suspended')?.metrics.reduce((n, m) => n + Number(m.value), 0);
+      await until(async () => suspended(await scrape()) === 3, 30_000);
+    } finally {
+      await pool.stop();
+    }
+    const fs = await scrape();
+    expect(family(fs, 'readpast_tasks_suspended')?.type).toBe('GAUGE');
+    expect(value(fs, 'readpast_tasks_suspended', { queue: 'sq', kind: 'sleep' })).toBe(1);
+    expect(value(fs, 'readpast_tasks_suspended', { queue: 'sq', kind: 'event' })).toBe(1);
+    expect(value(fs, 'readpast_tasks_suspended', { queue: 'eq', kind: 'event' })).toBe(1);
+    expect(value(fs, 'readpast_tasks_suspended', { queue: 'eq', kind: 'sleep' })).toBe(0);
+    expect(value(fs, 'readpast_tasks', { queue: 'sq', state: 'waiting' })).toBe(2);
+  });
+
   it('exposes gauges, monotonic counters and per-queue histograms', async () => {
     await rp.setQueue('mq', { concurrencyLimit: 3 }, 'test');
     for (let i = 0; i < 4; i++) await rp.enqueue({ command: 'demo.echo', queue: 'mq', payload: { i } });

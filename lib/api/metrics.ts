@@ -54,13 +54,14 @@ export const ABANDONED_WINDOW_MS = 3_600_000;
 
 /** The exposition text of one scrape. */
 export async function prometheusText(reads: ReadModel, now = Date.now()): Promise<string> {
-  const [counts, queues, workers, breakdown, totals, clock] = await Promise.all([
+  const [counts, queues, workers, breakdown, totals, clock, suspended] = await Promise.all([
     reads.countsByQueue(),
     reads.listQueues(),
     reads.listWorkers(),
     reads.pendingBreakdown(),
     reads.historyTotals(),
     reads.clock(),
+    reads.suspendedCounts(),
   ]);
   // the window by the store's clock, which stamped the attempts' ends
   const abandonedCounts = await reads.abandonedSince(new Date(clock.getTime() - ABANDONED_WINDOW_MS));
@@ -69,12 +70,23 @@ export async function prometheusText(reads: ReadModel, now = Date.now()): Promis
 
   const tasks = new Gauge({
     name: 'readpast_tasks',
-    help: 'Tasks kept, by queue and state (waiting: for parents).',
+    help: 'Tasks kept, by queue and state (waiting: for parents, or suspended by a durable handler).',
     labelNames: ['queue', 'state'],
     registers,
   });
   for (const c of counts) {
     for (const state of TASK_STATUSES) tasks.set({ queue: c.queue, state }, c[state]);
+  }
+  // of the waiting: those a durable handler suspended (types/durable.ts)
+  const suspendedTasks = new Gauge({
+    name: 'readpast_tasks_suspended',
+    help: 'Waiting tasks a durable handler suspended, by queue and kind (sleep, event).',
+    labelNames: ['queue', 'kind'],
+    registers,
+  });
+  for (const c of suspended) {
+    suspendedTasks.set({ queue: c.queue, kind: 'sleep' }, c.sleeping);
+    suspendedTasks.set({ queue: c.queue, kind: 'event' }, c.waitingEvent);
   }
   const running = new Gauge({ name: 'readpast_running', help: 'Attempts running now, by queue.', labelNames: ['queue'], registers });
   const granted = new Gauge({

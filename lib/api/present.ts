@@ -21,7 +21,11 @@ import type {
   TaskView,
   TokenView,
   WorkerView,
+  EventDetail,
+  EventView,
+  StepView,
 } from '../engine/types';
+import { NO_TIMEOUT } from '../engine/types';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
@@ -85,9 +89,46 @@ export function taskJson(t: TaskView) {
     flowNode: t.flowNode,
     parentCount: t.parentCount,
     parentsLeft: t.parentsLeft,
+    /** a waiting task its durable handler suspended: `sleep` or `event`; null otherwise */
+    suspended: t.suspended,
+    /** attempts that ended suspended (not failures) */
+    suspensions: t.suspensions,
     /** the trace id it was enqueued in (OpenTelemetry): its first attempt's span is in that trace */
     traceId: t.traceId ?? null,
   };
+}
+
+/** A durable handler's step on the task's page (a large result as a preview with its size). */
+export function stepJson(s: StepView, lastAttempt: number) {
+  return {
+    seq: s.seq,
+    name: s.name,
+    kind: s.kind,
+    status: s.status,
+    attempt: s.attempt,
+    tries: s.tries,
+    /** later attempts that returned its recorded result without running it */
+    replays: s.status === 'succeeded' ? Math.max(0, lastAttempt - s.attempt) : 0,
+    startedAt: iso(s.startedAt),
+    endedAt: iso(s.endedAt),
+    result: s.result,
+    resultPreview: s.resultPreview,
+    resultBytes: s.resultBytes,
+    error: s.error,
+    /** a sleep's wake time; an event wait's timeout (null: none) */
+    wakeAt: s.wakeAt && s.wakeAt.getTime() < NO_TIMEOUT.getTime() ? iso(s.wakeAt) : null,
+    event: s.event,
+    match: s.match,
+    eventId: s.eventId,
+  };
+}
+
+export function eventJson(e: EventView) {
+  return { id: e.id, name: e.name, payload: e.payload, sentAt: iso(e.sentAt), caller: e.caller, resumed: e.resumed };
+}
+
+export function eventDetailJson(e: EventDetail) {
+  return { ...eventJson(e), tasks: e.tasks };
 }
 
 /**
@@ -301,3 +342,7 @@ export function scheduleDetailJson(s: ScheduleView, next: Date[]) {
 }
 
 export type ScheduleDetailJson = ReturnType<typeof scheduleDetailJson>;
+
+export type StepJson = ReturnType<typeof stepJson>;
+export type EventJson = ReturnType<typeof eventJson>;
+export type EventDetailJson = ReturnType<typeof eventDetailJson>;

@@ -23,6 +23,7 @@ import { Alerts } from './alerts';
 import { Audit } from './audit';
 import { Batches } from './batch-commands';
 import { Core, type EnqueueOptions, type ReadpastOptions } from './core';
+import { Durable, type EventFilterRequest, type SendEventOptions } from './durable';
 import { Flows } from './flows';
 import type { DashboardHandle, DashboardOptions } from './dashboard';
 import type { HistoryRequest } from './history';
@@ -88,6 +89,7 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
   private readonly scheduling: Schedules;
   private readonly runtime: Runtime;
   private readonly flowDesk: Flows;
+  private readonly durable: Durable;
 
   constructor(store: Store, opts: ReadpastOptions = {}) {
     this.registry = opts.registry ?? defaultRegistry();
@@ -104,6 +106,7 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
     this.scheduling = new Schedules(store, (o) => this.core.context(o), this.audit);
     this.runtime = new Runtime(this.core, opts.url ?? null);
     this.flowDesk = new Flows(this.core);
+    this.durable = new Durable(this.core);
   }
 
   get dialect(): Dialect {
@@ -205,6 +208,31 @@ export class Readpast<H extends HandlerMap = UntypedHandlers> {
   /** KILL the SQL Server session running a sql or procedure task (needs ALTER ANY CONNECTION) */
   killSession(token: unknown) {
     return this.taskCommands.killSession(token);
+  }
+
+  // ---- durable handlers: events, wake, steps (durable.ts) --------------------------------------------
+  /**
+   * Send an event `name` (`order.paid`) with a JSON payload: every task waiting for it whose match the payload
+   * contains resumes with the payload, in one transaction. `{ id, resumed, tokens }`.
+   */
+  sendEvent(name: string, payload?: unknown, opts: SendEventOptions = {}) {
+    return this.durable.sendEvent(name, payload, opts);
+  }
+  /** resume a sleeping task (or one waiting for an event) now: its sleep or wait returns null */
+  wake(token: string) {
+    return this.durable.wake(token);
+  }
+  /** a durable task's steps, in order (name, kind, status, attempt, times, result or error, replays) */
+  steps(token: string) {
+    return this.durable.steps(token);
+  }
+  /** events newest first, `{ name?, before?, limit? }` (limit 1–200, default 50) */
+  events(filter: EventFilterRequest = {}) {
+    return this.durable.events(filter);
+  }
+  /** an event with the tasks it resumed */
+  event(id: unknown) {
+    return this.durable.event(id);
   }
 
   // ---- reads: tasks, attempts, workers (task-reads.ts) ------------------------------------------------

@@ -6,8 +6,11 @@ export interface TaskCountsJson {
   /** the queue the counts are of; null: every queue */
   queue: string | null;
   all: number;
-  /** waiting for parents (types/flows.ts) */
+  /** waiting: for parents (types/flows.ts), or suspended by a durable handler (types/durable.ts) */
   waiting: number;
+  /** of waiting: suspended on a sleep, on an event */
+  sleeping: number;
+  event: number;
   pending: number;
   ready: number;
   scheduled: number;
@@ -22,14 +25,20 @@ export interface TaskCountsJson {
   queues: string[];
 }
 
-export async function taskCounts(reads: Pick<ReadModel, 'countsByQueue' | 'pendingBreakdown'>, queue?: string): Promise<TaskCountsJson> {
+export async function taskCounts(
+  reads: Pick<ReadModel, 'countsByQueue' | 'pendingBreakdown' | 'suspendedCounts'>,
+  queue?: string,
+): Promise<TaskCountsJson> {
   // one after the other: a fresh SQL Server pool logs in once
   const counts = await reads.countsByQueue();
   const breakdown = await reads.pendingBreakdown();
+  const suspended = await reads.suspendedCounts();
   const out: TaskCountsJson = {
     queue: queue ?? null,
     all: 0,
     waiting: 0,
+    sleeping: 0,
+    event: 0,
     pending: 0,
     ready: 0,
     scheduled: 0,
@@ -57,6 +66,11 @@ export async function taskCounts(reads: Pick<ReadModel, 'countsByQueue' | 'pendi
     out.ready += b.ready;
     out.scheduled += b.scheduled;
     out.retrying += b.retrying;
+  }
+  for (const s of suspended) {
+    if (queue !== undefined && s.queue !== queue) continue;
+    out.sleeping += s.sleeping;
+    out.event += s.waitingEvent;
   }
   out.all = out.waiting + out.pending + out.claimed + out.running + out.succeeded + out.dead + out.cancelled;
   out.queues.sort();

@@ -51,6 +51,13 @@ describe('parseTaskQuery', () => {
     expect(parseTaskQuery(new URLSearchParams(taskQueryString(f)))).toEqual(f);
   });
 
+  it('reads the kinds of waiting a durable handler suspends on (sub=sleeping|event), and writes them back', () => {
+    const f = parseTaskQuery(new URLSearchParams('sub=sleeping&queue=etl'));
+    expect(f).toEqual({ status: 'waiting', suspended: 'sleep', queue: 'etl', limit: 50 });
+    expect(parseTaskQuery(new URLSearchParams(taskQueryString(f)))).toEqual(f);
+    expect(parseTaskQuery({ status: 'waiting', sub: 'event' })).toEqual({ status: 'waiting', suspended: 'event', limit: 50 });
+  });
+
   it('reads a concurrency key (exact, kept as given) and writes it back as key=', () => {
     const f = parseTaskQuery({ key: 'Acme Corp', queue: 'exports' });
     expect(f).toEqual({ queue: 'exports', concurrencyKey: 'Acme Corp', limit: 50 });
@@ -77,6 +84,8 @@ describe('parseTaskQuery', () => {
     fails('status=lost', 'status');
     fails('sub=soon', 'sub');
     fails('status=dead&sub=ready', 'sub');
+    fails('status=pending&sub=sleeping', 'sub');
+    fails('status=waiting&sub=ready', 'sub');
     fails('queue=bad%20name', 'queue');
     fails('batch=0', 'batch');
     fails('flow=0', 'flow');

@@ -2,6 +2,7 @@
 // filter): parsed and checked here into a TaskFilter; a bad parameter is a ValidationError naming it.
 //
 //   status=waiting|pending|running|succeeded|dead|cancelled   sub=ready|scheduled|retrying (pending only; implies it)
+//     or sub=sleeping|event (waiting only, implies it: suspended by a durable handler on a sleep, on an event)
 //   queue=  command= (exact)  key= (concurrency key, exact)  batch= stage=  flow= (a flow id)
 //   priorityMin= priorityMax=
 //   from= to= (ISO 8601 with offset, or YYYY-MM-DD = UTC midnight): finished_at for succeeded, dead and
@@ -13,7 +14,15 @@
 import { z } from 'zod';
 import { ValidationError } from '../engine/errors';
 import { MAX_CONCURRENCY_KEY_LENGTH, MAX_PRIORITY, MIN_PRIORITY } from '../engine/limits';
-import { JSON_PATH, PENDING_SUBS, TASK_STATUSES, type PayloadFilter, type TaskFilter } from '../engine/types';
+import {
+  JSON_PATH,
+  PENDING_SUBS,
+  TASK_STATUSES,
+  WAITING_SUBS,
+  type PayloadFilter,
+  type TaskFilter,
+  type WaitingSub,
+} from '../engine/types';
 import { parseWith, queueName } from '../engine/validation';
 
 /** Every parameter parseTaskQuery reads (others are ignored). */
@@ -61,7 +70,7 @@ const time = z
 
 const schema = z.object({
   status: z.enum(TASK_STATUSES).optional(),
-  sub: z.enum(PENDING_SUBS).optional(),
+  sub: z.enum([...PENDING_SUBS, ...(Object.keys(WAITING_SUBS) as WaitingSub[])]).optional(),
   queue: queueName.optional(),
   command: z.string().max(4000).optional(),
   key: z.string().max(MAX_CONCURRENCY_KEY_LENGTH).optional(),
@@ -123,7 +132,9 @@ export function parseTaskQuery(params: URLSearchParams | Record<string, string |
     raw[k] = v;
   }
   const r = parseWith(schema, raw);
-  if (r.sub && r.status && r.status !== 'pending')
+  const waitingSub = r.sub !== undefined && r.sub in WAITING_SUBS ? (r.sub as WaitingSub) : null;
+  if (waitingSub && r.status && r.status !== 'waiting') throw new ValidationError('sub', 'sleeping and event are kinds of waiting tasks');
+  if (r.sub && !waitingSub && r.status && r.status !== 'pending')
     throw new ValidationError('sub', 'ready, scheduled and retrying are kinds of pending tasks');
   if (r.priorityMin !== undefined && r.priorityMax !== undefined && r.priorityMin > r.priorityMax) {
     throw new ValidationError('priorityMax', 'must not be below priorityMin');
@@ -131,8 +142,9 @@ export function parseTaskQuery(params: URLSearchParams | Record<string, string |
   if (r.from && r.to && r.from.getTime() > r.to.getTime()) throw new ValidationError('to', 'must not be before from');
   if (r.stage !== undefined && r.batch === undefined) throw new ValidationError('stage', 'give batch as well');
   const f: TaskFilter = { limit: r.limit ?? TASK_PAGE_DEFAULT };
-  if (r.status || r.sub) f.status = r.status ?? 'pending';
-  if (r.sub) f.sub = r.sub;
+  if (r.status || r.sub) f.status = r.status ?? (waitingSub ? 'waiting' : 'pending');
+  if (waitingSub) f.suspended = WAITING_SUBS[waitingSub];
+  else if (r.sub) f.sub = r.sub as TaskFilter['sub'];
   if (r.queue) f.queue = r.queue;
   if (r.command) f.command = r.command;
   if (r.key) f.concurrencyKey = r.key;
@@ -154,6 +166,7 @@ export function taskQueryString(f: TaskFilter, paging = false): string {
   const p = new URLSearchParams();
   if (f.status) p.set('status', f.status);
   if (f.sub) p.set('sub', f.sub);
+  if (f.suspended) p.set('sub', f.suspended === 'sleep' ? 'sleeping' : 'event');
   if (f.queue) p.set('queue', f.queue);
   if (f.command) p.set('command', f.command);
   if (f.concurrencyKey) p.set('key', f.concurrencyKey);

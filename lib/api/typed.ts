@@ -24,6 +24,18 @@ export interface BuiltinHandlers {
   'demo.flaky': TypedHandler<{ failTimes?: number } | undefined, { succeededOnAttempt: number }>;
   'demo.echo': TypedHandler<unknown, unknown>;
   'demo.progress': TypedHandler<{ steps?: number; ms?: number } | undefined, { steps: number }>;
+  'demo.durable': TypedHandler<
+    | {
+        steps?: number;
+        ms?: number;
+        sleepMs?: number;
+        event?: string;
+        match?: Record<string, string | number | boolean | null>;
+        timeoutMs?: number;
+      }
+    | undefined,
+    { steps: number; event: unknown }
+  >;
 }
 
 export type PayloadOf<F> = F extends (payload: infer P, ...rest: never[]) => unknown ? P : never;

@@ -123,7 +123,8 @@ function batchStates(s: ClaimSnapshot): Map<number, BatchState> {
     let st = out.get(t.batchId);
     if (!st) out.set(t.batchId, (st = { batch: byId.get(t.batchId), activeStage: null, failedStage: null, running: 0 }));
     const stage = t.stage ?? 0;
-    if (t.status === 'pending' || holds(t.status)) st.activeStage = min(st.activeStage, stage);
+    // a batch's task is waiting only while its durable handler is suspended: unfinished, its stage still active
+    if (t.status === 'pending' || holds(t.status) || t.status === 'waiting') st.activeStage = min(st.activeStage, stage);
     if (t.status === 'dead') st.failedStage = min(st.failedStage, stage);
     if (holds(t.status)) st.running++;
   }

@@ -127,6 +127,21 @@ function waitingWhy(f: WhyFacts): Why {
   return { reason: 'waiting', detail: { left: p.left, total: p.total, parents }, text };
 }
 
+/**
+ * a suspended task (types/durable.ts): `Sleeping until 12:03:04 UTC (in 5m 3s; step cool-down)`, or `Waiting for
+ * event order.paid matching {"orderId":42}, times out at … (step paid)`
+ */
+function suspendedWhy(c: RuleContext, s: NonNullable<WhyFacts['suspension']>): Why {
+  const until = s.until ? `${whyTime(s.until, c.now)} (${whyIn(s.until, c.now)})` : null;
+  const detail = { step: s.step, until: s.until?.toISOString() ?? null, event: s.event, match: s.match };
+  if (s.kind === 'sleep') {
+    return { reason: 'sleeping', detail, text: `Sleeping until ${until ?? 'an operator wakes it'} (step ${s.step})` };
+  }
+  const match = s.match && Object.keys(s.match).length ? ` matching ${JSON.stringify(s.match)}` : '';
+  const text = `Waiting for event ${s.event}${match}, ${until ? `times out at ${until}` : 'no timeout'} (step ${s.step})`;
+  return { reason: 'waiting_event', detail, text };
+}
+
 export const CLAIM_RULES = [
   {
     name: 'pending',
@@ -135,7 +150,7 @@ export const CLAIM_RULES = [
     holds: (c) => c.task!.status === 'pending',
     why: (c, f) => {
       const t = f.task!;
-      if (t.status === 'waiting') return waitingWhy(f);
+      if (t.status === 'waiting') return f.suspension ? suspendedWhy(c, f.suspension) : waitingWhy(f);
       if (t.status === 'claimed') {
         const by = t.workerId ?? 'a worker';
         return {
@@ -321,7 +336,7 @@ export function firstFailing(c: RuleContext): (typeof CLAIM_RULES)[number] | nul
  */
 export const VERDICT_WHY: Record<Verdict, readonly WhyReason[]> = {
   eligible: ['ready', 'workers_busy'],
-  not_pending: ['not_pending', 'waiting'],
+  not_pending: ['not_pending', 'waiting', 'sleeping', 'waiting_event'],
   not_due: ['scheduled', 'retrying'],
   filtered: ['no_worker'],
   paused: ['paused'],

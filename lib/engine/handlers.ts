@@ -4,10 +4,15 @@ import { ALERT_HANDLER } from './alert-types';
 import { deliverAlert, type AlertRuleLookup } from './alert-delivery';
 import { NonRetryableError, TaskError } from './errors';
 import { HANDLER_NAME, MAX_HANDLER_NAME_LENGTH } from './limits';
+import type { DurableContext } from './durable';
 import type { WebhookPolicy } from './webhook-guard';
-import type { ParentResult } from './types';
+import type { EventMatch, ParentResult } from './types';
 
-export interface HandlerContext {
+/**
+ * What a handler gets besides its payload. Its durable part (`step`, `transaction`, `sleep`, `waitForEvent`:
+ * durable.ts) records steps against the task, so a run after a crash, a retry or a sleep resumes after them.
+ */
+export interface HandlerContext extends DurableContext {
   token: string;
   taskId: number;
   queue: string;
@@ -127,6 +132,26 @@ export function registerDemoHandlers(registry: HandlerRegistry): HandlerRegistry
     }
     ctx.log('done');
     return { steps };
+  });
+  // a durable handler to try: `steps` steps of `ms` each, a sleep of `sleepMs`, then (with `event`) a wait for that
+  // event matching `match` (timing out after `timeoutMs`), then a last step; see the task page's timeline
+  registry.register('demo.durable', async (payload, ctx) => {
+    const p = objectPayload(payload, 'demo.durable');
+    const steps = intField(p, 'steps', 'demo.durable', 3, 100);
+    const ms = intField(p, 'ms', 'demo.durable', 200, 3600 * 1000);
+    const sleepMs = intField(p, 'sleepMs', 'demo.durable', 2000, 30 * 24 * 3600 * 1000);
+    const event = typeof p.event === 'string' && p.event ? p.event : null;
+    const match = p.match && typeof p.match === 'object' && !Array.isArray(p.match) ? (p.match as EventMatch) : undefined;
+    const timeoutMs = p.timeoutMs === undefined ? undefined : intField(p, 'timeoutMs', 'demo.durable', 0, 30 * 24 * 3600 * 1000);
+    for (let i = 1; i <= steps; i++) {
+      await ctx.step(`step ${i}`, async () => {
+        await sleep(ms, ctx.signal);
+        return { step: i, rows: i * 37 };
+      });
+    }
+    if (sleepMs > 0) await ctx.sleep('cool-down', sleepMs);
+    const got = event ? await ctx.waitForEvent('approval', { event, match, timeoutMs }) : null;
+    return ctx.step('finish', () => ({ steps, event: got }));
   });
   return registry;
 }

@@ -31,6 +31,9 @@ export const PROCEDURE_NAME = /^(\[[^\]]{1,128}\]|[A-Za-z_][A-Za-z0-9_@$#]{0,127
 /** The largest task payload, in bytes of its UTF-8 JSON text. */
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
 
+/** The largest task result (and durable step result), in bytes of its UTF-8 JSON text. */
+export const MAX_RESULT_BYTES = 64 * 1024;
+
 /** The longest `sql` task command, in characters. */
 export const MAX_SQL_CHARS = 64 * 1024;
 
@@ -125,3 +128,24 @@ export const MAX_FLOW_NAME_LENGTH = 200;
 
 /** a task's page lists at most this many parents and children each */
 export const MAX_LINKS_SHOWN = 200;
+
+// ---- durable handlers (types/durable.ts) -----------------------------------------------------------
+
+/** A task records at most this many steps. */
+export const MAX_STEPS_PER_TASK = 1000;
+
+/** The longest step name, in characters. */
+export const MAX_STEP_NAME_LENGTH = 200;
+
+/** An event name: starts with a letter or digit, then letters, digits, `_ . : / -`; at most 200 characters. */
+export const EVENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$/;
+export const EVENT_NAME_RULE = 'letters, digits, . _ : / - (max 200)';
+
+/** The largest event payload, in bytes of its UTF-8 JSON text (a step's result is bounded like a task's). */
+export const MAX_EVENT_PAYLOAD_BYTES = 64 * 1024;
+
+/** An event match has at most this many fields, each a scalar. */
+export const MAX_MATCH_FIELDS = 20;
+
+/** The longest sleep or event timeout: a year. */
+export const MAX_SLEEP_MS = 366 * 24 * 3600 * 1000;

@@ -1,7 +1,7 @@
 // Housekeeping any process with a pool may run (all of it is idempotent, so several processes may):
-// rescue expired leases, mark silent workers lost, sample queue depth, prune old finished tasks; and,
-// on a timer of its own just after every whole second, fire the due schedules (exactly once per tick
-// however many processes check: MaintenancePort.fireDue).
+// rescue expired leases, wake suspended tasks whose time has come (durable handlers), mark silent workers
+// lost, sample queue depth, prune old finished tasks; and, on a timer of its own just after every whole
+// second, fire the due schedules (exactly once per tick however many processes check: MaintenancePort.fireDue).
 import type { Logger } from './logger';
 import { errorInfo } from './retry';
 import { type Send, startSend } from './tracing';
@@ -120,6 +120,8 @@ export class Maintenance {
       const rescued = await this.port.rescueExpired();
       if (rescued.retried || rescued.dead) this.opts.logger.warn(rescued, 'rescued attempts whose lease expired');
       else if (rescued.released) this.opts.logger.info(rescued, 'released tasks whose claim lapsed before they started');
+      // durable handlers' sleeps that ended and event waits that timed out: their tasks pending again
+      await this.port.wakeDue();
       const lost = await this.port.markLostWorkers(this.opts.staleWorkerMs);
       if (lost) this.opts.logger.warn({ lost }, 'workers stopped heartbeating');
       await this.port.sampleDepth();

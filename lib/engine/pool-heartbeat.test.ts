@@ -32,6 +32,9 @@ function fakePool(beat: () => { delayMs: number; serverMs?: number }) {
     runSql: async () => ({ rowsAffected: 0, rows: [] }),
     runProcedure: async () => null,
     nextRateOpening: async () => null,
+    loadSteps: async () => ({ suspensions: 0, steps: [] }),
+    recordStep: async () => true,
+    transactionStep: async () => true,
     onWake: () => () => {},
   };
   const pool = new Pool({ worker, maintenance: {} as MaintenancePort, description: 'fake' }, new HandlerRegistry(), {

@@ -57,6 +57,9 @@ describe('pool leases', () => {
       runSql: async () => ({ rowsAffected: 0, rows: [] }),
       runProcedure: async () => null,
       nextRateOpening: async () => null,
+      loadSteps: async () => ({ suspensions: 0, steps: [] }),
+      recordStep: async () => true,
+      transactionStep: async () => true,
       onWake: () => () => {},
     };
     const maintenance = {} as MaintenancePort;

@@ -69,6 +69,9 @@ function fakeStore(n: number, beat?: (running: number[]) => HeartbeatResult, del
     runSql: async () => ({ rowsAffected: 0, rows: [] }),
     runProcedure: async () => null,
     nextRateOpening: async () => null,
+    loadSteps: async () => ({ suspensions: 0, steps: [] }),
+    recordStep: async () => true,
+    transactionStep: async () => true,
     onWake: () => () => {},
   };
   /** the results that end an attempt or give a task back (not the `started` ones) */

@@ -269,11 +269,13 @@ export class Pool {
     w.pending = pending;
     w.claimer = claimed ? claimed.workerId : null;
     if (pending) this.armStartWrite(START_WRITE_MS);
-    void runTask(this.worker, this.registry, task, controller, pending ?? undefined).then(({ settlement, trace }) => {
-      const ms = performance.now() - began;
-      this.avgRunMs = this.avgRunMs === null ? ms : this.avgRunMs * 0.8 + ms * 0.2;
-      this.ended(w, task, settlement, trace);
-    });
+    void runTask(this.worker, this.registry, task, controller, { leaseMs: this.opts.leaseMs }, pending ?? undefined).then(
+      ({ settlement, trace }) => {
+        const ms = performance.now() - began;
+        this.avgRunMs = this.avgRunMs === null ? ms : this.avgRunMs * 0.8 + ms * 0.2;
+        this.ended(w, task, settlement, trace);
+      },
+    );
   }
 
   private ended(w: PoolWorker, task: ClaimedTask, settlement: Settlement, trace: string | null): void {

@@ -1,15 +1,18 @@
 // Running one attempt: dispatch on the task kind, enforce the timeout, and turn whatever happened
-// into a Settlement. Never throws.
+// into a Settlement. Never throws. A handler's context carries its durable steps (durable.ts): a sleep or a wait
+// settles the attempt as suspended, and a failure counts attempts less those that ended suspended.
 import { AttemptOutputBuffer, flusherFor } from './attempt-output';
+import { DurableRun, Suspended, type StepHook } from './durable';
 import { TaskError } from './errors';
 import type { HandlerRegistry } from './handlers';
+import { MAX_RESULT_BYTES } from './limits';
 import { errorInfo, failureSettlement } from './retry';
 import type { RunningAttempt, WorkerPort } from './ports';
-import type { ClaimedTask, ErrorInfo, Settlement } from './types';
+import type { ClaimedTask, ErrorInfo, Settlement, UnrecordedStart } from './types';
 import { type AttemptSpan, startAttempt, withDbSpan } from './tracing-attempt';
 import { context } from '@opentelemetry/api';
 
-export const MAX_RESULT_BYTES = 64 * 1024;
+export { MAX_RESULT_BYTES };
 
 /** Why an attempt's AbortSignal fired. */
 export class StopReason extends Error {
@@ -37,6 +40,14 @@ export function capResult(value: unknown): unknown {
   return JSON.parse(text);
 }
 
+/** What a pool tells the attempts it runs. */
+export interface RunOptions {
+  /** the pool's lease: a transactional step stays open at most half of it */
+  leaseMs: number;
+  /** wraps each durable step (tracing) */
+  stepHook?: StepHook | null;
+}
+
 async function execute(
   worker: WorkerPort,
   registry: HandlerRegistry,
@@ -44,19 +55,14 @@ async function execute(
   signal: AbortSignal,
   output: AttemptOutputBuffer,
   span: AttemptSpan,
+  attempt: RunningAttempt,
+  durable: DurableRun | null,
 ): Promise<unknown> {
-  const attempt: RunningAttempt = {
-    taskId: task.id,
-    attempt: task.attempt,
-    workerId: task.workerId,
-    session: task.session,
-    output: (stream, line) => output.log(stream, line),
-    parents: task.parents,
-  };
   switch (task.kind) {
     case 'handler': {
       const handler = registry.get(task.command);
       if (!handler) throw new TaskError(`no handler named ${JSON.stringify(task.command)} is registered in this worker process`);
+      const steps = durable!;
       return handler(task.payload, {
         token: task.token,
         taskId: task.id,
@@ -69,6 +75,10 @@ async function execute(
         parents: task.parents,
         progress: (percent, message) => output.report(percent, message),
         log: (line) => output.log('log', line),
+        step: (name, fn) => steps.step(name, fn),
+        transaction: (name, fn, opts) => steps.transaction(name, fn, opts),
+        sleep: (name, duration) => steps.sleep(name, duration),
+        waitForEvent: (name, opts) => steps.waitForEvent(name, opts),
       });
     }
     case 'sql':
@@ -86,15 +96,7 @@ async function execute(
   }
 }
 
-/** An attempt whose start is not recorded yet (a task claimed ahead): its output waits for it. */
-export interface UnrecordedStart {
-  /** recorded (or refused): its output may be written */
-  readonly done: boolean;
-  /** the output is waiting: record the start now */
-  hurry(): void;
-  /** until done, or `ms` have passed */
-  wait(ms: number): Promise<void>;
-}
+export type { UnrecordedStart };
 
 /** How long an ended attempt's output waits for its start to be recorded before it is written anyway (ms). */
 const START_WAIT_MS = 2_000;
@@ -111,11 +113,12 @@ export async function runTask(
   registry: HandlerRegistry,
   task: ClaimedTask,
   controller: AbortController,
+  opts: RunOptions = { leaseMs: 30_000 },
   unrecorded?: UnrecordedStart,
 ): Promise<AttemptEnd> {
   const span = startAttempt(task);
   let failure: unknown = null;
-  const settlement = await settleAttempt(worker, registry, task, controller, span, unrecorded, (err) => {
+  const settlement = await settleAttempt(worker, registry, task, controller, opts, span, unrecorded, (err) => {
     failure = err;
   });
   return { settlement, trace: span.end(settlement, failure) };
@@ -126,6 +129,7 @@ async function settleAttempt(
   registry: HandlerRegistry,
   task: ClaimedTask,
   controller: AbortController,
+  opts: RunOptions,
   span: AttemptSpan,
   unrecorded: UnrecordedStart | undefined,
   failed: (err: unknown) => void,
@@ -139,13 +143,31 @@ async function settleAttempt(
   if (task.timeoutMs !== null && task.timeoutMs > 0) {
     timer = setTimeout(() => controller.abort(new StopReason('timeout', `timed out after ${task.timeoutMs} ms`)), task.timeoutMs);
   }
+  const attempt: RunningAttempt = {
+    taskId: task.id,
+    attempt: task.attempt,
+    workerId: task.workerId,
+    session: task.session,
+    output: (stream, line) => output.log(stream, line),
+    parents: task.parents,
+  };
+  const durable =
+    task.kind === 'handler' ? new DurableRun(worker, attempt, signal, opts.leaseMs, opts.stepHook ?? null, unrecorded ?? null) : null;
+  /** attempts that failed: those that ended suspended do not count (read only where it decides retry or dead) */
+  const tries = async () => (durable && task.attempt >= task.maxAttempts ? task.attempt - (await durable.suspensions()) : task.attempt);
   try {
-    const run = () => execute(worker, registry, task, signal, output, span);
+    const run = () => execute(worker, registry, task, signal, output, span, attempt, durable);
     const result = await (span.recording ? context.with(span.context, run) : run());
+    // a handler that swallowed its suspension still ended its attempt there
+    if (durable?.suspension) return durable.suspension.settlement;
     return { kind: 'succeeded', result: capResult(result) };
   } catch (err) {
     const reason: unknown = signal.aborted ? signal.reason : null;
+    const cancelled = reason instanceof StopReason && reason.kind === 'cancelled';
+    if (durable?.suspension && !cancelled) return durable.suspension.settlement;
+    if (err instanceof Suspended && !cancelled) return err.settlement;
     failed(reason instanceof StopReason ? reason : err);
+    const n = await tries().catch(() => task.attempt);
     if (reason instanceof StopReason) {
       const info: ErrorInfo = {
         number: null,
@@ -156,16 +178,16 @@ async function settleAttempt(
         case 'cancelled':
           return { kind: 'cancelled', error: info };
         case 'timeout':
-          return failureSettlement('timed_out', info, task.attempt, task.maxAttempts, task.backoffMs);
+          return failureSettlement('timed_out', info, n, task.maxAttempts, task.backoffMs);
         case 'shutdown':
           // given back: an attempt cut short by a shutdown never makes a task dead
           return { kind: 'retry', outcome: 'abandoned', error: info, runAfter: new Date() };
         case 'lease_lost':
-          return failureSettlement('abandoned', info, task.attempt, task.maxAttempts, task.backoffMs);
+          return failureSettlement('abandoned', info, n, task.maxAttempts, task.backoffMs);
       }
     }
     const retryable = (err as { retryable?: unknown })?.retryable !== false;
-    return failureSettlement('failed', errorInfo(err), task.attempt, task.maxAttempts, task.backoffMs, retryable);
+    return failureSettlement('failed', errorInfo(err), n, task.maxAttempts, task.backoffMs, retryable);
   } finally {
     if (timer) clearTimeout(timer);
     // what the attempt logged is written before its settlement (the write is fenced on the attempt owning its task,

@@ -76,6 +76,8 @@ function endAttempt(span: Span, s: Settlement, err: unknown): string | null {
   if (s.kind === 'retry' || s.kind === 'dead') span.setAttribute('readpast.task.status', s.kind === 'retry' ? 'pending' : 'dead');
   // given back (a start the pool undid): pending again with nothing counted, no failure
   if (s.kind === 'given_back') span.setAttribute('readpast.task.status', 'pending');
+  // suspended (a durable handler's sleep or event wait): waiting, no failure
+  else if (s.kind === 'suspended') span.setAttribute('readpast.task.status', 'waiting');
   else if (s.kind !== 'succeeded') {
     // the handler's own error when it threw one; a stop (timeout, cancel, lease lost, shutdown) under its own name
     const type = outcome === 'failed' ? undefined : `readpast.${outcome}`;

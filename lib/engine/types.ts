@@ -13,3 +13,4 @@ export * from './types/database';
 export * from './types/audit';
 export * from './types/output';
 export * from './types/flows';
+export * from './types/durable';

@@ -2,7 +2,7 @@
 // the wording helpers its sentences share: kept apart from why.ts so that the claim rules
 // (claim-rules.ts), which write the sentence for each rule, and why.ts, which walks those rules, can both
 // use them without importing each other.
-import type { BatchStatus, OnFailure, TaskKind, TaskStatus } from './types';
+import type { BatchStatus, EventMatch, OnFailure, Suspension, TaskKind, TaskStatus } from './types';
 
 export const WHY_REASONS = [
   'ready',
@@ -17,6 +17,8 @@ export const WHY_REASONS = [
   'key_full',
   'rate_limited',
   'waiting',
+  'sleeping',
+  'waiting_event',
 ] as const;
 export type WhyReason = (typeof WHY_REASONS)[number];
 
@@ -91,6 +93,11 @@ export interface WhyFacts {
   key?: { name: string; held: number; holders: { token: string | null; workerId: string | null }[] } | null;
   /** a waiting task's parents (TaskDetail.parents) and how many are not yet done (TaskView.parentsLeft) */
   parents?: { left: number; total: number; links: { token: string; nodeId: string | null; status: TaskStatus }[] } | null;
+  /**
+   * a waiting task its durable handler suspended: on what (the step's name), until when (a sleep's end, an event
+   * wait's timeout; null: none), and the event it waits for
+   */
+  suspension?: { kind: Suspension; step: string; until: Date | null; event: string | null; match: EventMatch | null } | null;
   workers: WhyWorkerFacts;
 }
 

@@ -4,7 +4,9 @@
 // every store and holds its answer to what the claim did (db/contract/claim-model.ts).
 import type { ReadModel } from './ports';
 import {
+  NO_TIMEOUT,
   servesQueue,
+  type Suspension,
   type BatchView,
   type TaskDetail,
   type PendingBreakdown,
@@ -12,7 +14,7 @@ import {
   type TaskView,
   type WorkerView,
 } from './types';
-import { whyNotRunning, type Why, type WhyBatchFacts, type WhyQueueFacts, type WhyWorkerFacts } from './why';
+import { whyNotRunning, type Why, type WhyBatchFacts, type WhyFacts, type WhyQueueFacts, type WhyWorkerFacts } from './why';
 
 /** the queue changes looked through for the newest pause */
 const PAUSE_CHANGES = 50;
@@ -93,6 +95,13 @@ export async function queueFacts(
   };
 }
 
+/** The step a suspended task waits on (the last one recorded sleeping or waiting); its run-after says until when. */
+async function suspensionOf(reads: ReadModel, task: TaskView, kind: Suspension): Promise<WhyFacts['suspension']> {
+  const step = (await reads.listSteps(task.token))?.findLast((s) => s.status === 'sleeping' || s.status === 'waiting');
+  const until = task.runAfter.getTime() < NO_TIMEOUT.getTime() ? task.runAfter : null;
+  return { kind, step: step?.name ?? '?', until, event: step?.event ?? null, match: step?.match ?? null };
+}
+
 /** Why `task` is not running, from the read model's facts as of `now`. */
 export async function whyOfTask(reads: ReadModel, task: TaskView | TaskDetail, now: Date): Promise<Why> {
   // a waiting task's parents as its page lists them (read again when given a plain TaskView)
@@ -115,6 +124,7 @@ export async function whyOfTask(reads: ReadModel, task: TaskView | TaskDetail, n
       workerId: task.workerId,
     },
     parents: { left: task.parentsLeft, total: task.parentCount, links: parents },
+    suspension: task.suspended ? await suspensionOf(reads, task, task.suspended) : null,
   };
   if (task.status !== 'pending') {
     const idle: WhyQueueFacts = {

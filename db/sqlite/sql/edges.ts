@@ -67,7 +67,7 @@ export const CANCEL_BLOCKED = `UPDATE Tasks SET status = 'cancelled', error_numb
 
 /** Back to pending — waiting while a parent is unfinished —, due now, one more attempt if used up (run_after, id). */
 export const RETRY_TASK = `UPDATE Tasks SET status = CASE WHEN parents_left > 0 THEN 'waiting' ELSE 'pending' END, run_after = ?,
-      finished_at = NULL, cancel_requested = 0, max_attempts = MAX(max_attempts, attempts + 1)
+      finished_at = NULL, cancel_requested = 0, max_attempts = MAX(max_attempts, attempts + 1), suspended = NULL
       WHERE id = ? RETURNING status`;
 
 /**
@@ -99,9 +99,12 @@ export const REARM_BLOCKED = `UPDATE Tasks SET status = 'waiting', blocked_by = 
           AND o.dedup_key IS NOT NULL AND o.status IN ${OPEN}))
       RETURNING id, queue, batch_id, stage`;
 
-/** A retried parent's `run` edges let through (done, the parent not succeeded) to children not started (parent_id) */
+/**
+ * A retried parent's `run` edges let through (done, the parent not succeeded) to children not started (parent_id):
+ * a child suspended by its durable handler has started
+ */
 export const RUN_EDGES_TO_OPEN = `SELECT e.child_id, c.status FROM TaskEdges e JOIN Tasks c ON c.id = e.child_id
-      WHERE e.parent_id = ? AND e.done = 1 AND c.status IN ('waiting', 'pending')`;
+      WHERE e.parent_id = ? AND e.done = 1 AND c.status IN ('waiting', 'pending') AND c.suspended IS NULL`;
 
 /** (parent_id, child_id) */
 export const EDGE_UNDONE = 'UPDATE TaskEdges SET done = 0 WHERE parent_id = ? AND child_id = ?';

@@ -2,8 +2,8 @@
 // old finished tasks with what else has aged out.
 
 /** Open attempts whose task's lease expired (now), with the lease's end and its worker's last heartbeat. */
-export const EXPIRED_ATTEMPTS = `SELECT t.id, t.queue, t.batch_id, t.stage, t.token_no, t.attempts, t.max_attempts, t.worker_id,
-        t.lease_until, w.heartbeat_at
+export const EXPIRED_ATTEMPTS = `SELECT t.id, t.queue, t.batch_id, t.stage, t.token_no, t.attempts, t.suspensions, t.max_attempts,
+        t.worker_id, t.lease_until, w.heartbeat_at
       FROM ExecutionLog l CROSS JOIN Tasks t ON t.id = l.task_id AND t.attempts = l.attempt
       LEFT JOIN Workers w ON w.worker_id = t.worker_id
       WHERE l.ended_at IS NULL AND t.status = 'running' AND t.lease_until < ?`;

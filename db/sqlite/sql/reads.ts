@@ -31,6 +31,8 @@ export const TASK_FILTER = {
   concurrencyKey: 'concurrency_key = ?',
   batch: 'batch_id = ? AND batch_id IS NOT NULL',
   stage: 'stage = ?',
+  /** a waiting task suspended by its durable handler on a sleep or an event (suspended) */
+  suspended: 'suspended = ?',
   /** (now) */
   ready: 'run_after <= ?',
   /** (now) */

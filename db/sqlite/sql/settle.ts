@@ -48,6 +48,13 @@ export const GIVE_BACK_CLAIMED = `UPDATE Tasks SET status = 'pending', lease_unt
             RETURNING queue, batch_id, stage, token_no`;
 
 /**
+ * A durable handler suspended (types/durable.ts): waiting until run_after or its event, its attempt not a failure
+ * (run_after, suspended, …attempt, …fence)
+ */
+export const FINISH_SUSPENDED = `UPDATE Tasks SET status = 'waiting', run_after = ?, suspended = ?, suspensions = suspensions + 1,
+            lease_until = NULL, ${ATTEMPT} ${FENCE}`;
+
+/**
  * An attempt its claim started but that never ran (its lease was too short when the claim returned) is undone
  * (id, worker_id, attempts, now): pending, due as it was, its attempt count back; its log row goes (LOG_UNDO).
  */

@@ -23,6 +23,9 @@ import type {
   TaskPatch,
   TaskStatus,
   TransactionOptions,
+  SendEventInput,
+  SendEventResult,
+  WakeResult,
 } from '../types';
 import type { AlertRule, AlertRuleInput, AlertWrite, FiredAlert } from '../alert-types';
 import type { PoolSetting, PoolSettingInput } from '../pool-settings';
@@ -105,6 +108,13 @@ export interface CommandPort {
    * rethrown) or outlives `timeoutMs`. Tasks it enqueued wake this store's listeners after the commit.
    */
   transaction<T>(fn: (tx: StoreTransaction) => Promise<T>, opts?: TransactionOptions): Promise<T>;
+  /**
+   * Send an event (types/durable.ts): its row, and every task suspended on an event of its name whose match the
+   * payload contains resumed with it (the wait's step over, the task pending), in one transaction.
+   */
+  sendEvent(input: SendEventInput, audit?: AuditWrite<SendEventResult>): Promise<SendEventResult>;
+  /** a suspended task (sleeping or waiting for an event) resumed now: its sleep or wait returns null */
+  wake(token: string, audit?: AuditWrite<WakeResult>): Promise<WakeResult>;
   /** waiting or pending → cancelled (its children's policies applied); running → cancel requested (cooperative) */
   cancel(token: string, audit?: AuditWrite<CancelResult>): Promise<CancelResult>;
   /**

@@ -9,9 +9,11 @@ export type FireTrace = (fire: { schedule: string; queue: string; count: number 
 export interface MaintenancePort {
   /** expired leases: attempt → abandoned, task → pending (run at once) or dead when out of attempts */
   rescueExpired(): Promise<RescueResult>;
+  /** resume the suspended tasks whose time has come (a sleep over, an event wait timed out); how many */
+  wakeDue(): Promise<number>;
   /** workers in state `running` whose heartbeat is older than `staleMs` become `lost`; returns how many */
   markLostWorkers(staleMs: number): Promise<number>;
-  /** delete terminal tasks finished before `olderThan`, with their log rows; old stopped workers */
+  /** delete terminal tasks finished before `olderThan`, with their log rows and steps; events sent before it; old stopped workers */
   prune(olderThan: Date): Promise<PruneResult>;
   /** record the pending depth for the current second of the metrics series */
   sampleDepth(): Promise<void>;

@@ -28,6 +28,11 @@ import type {
   TaskView,
   TokenView,
   WorkerView,
+  EventDetail,
+  EventFilter,
+  EventView,
+  StepView,
+  SuspendedCount,
 } from '../types';
 import type { HistoryQuery, HistoryTotals, HistoryView, QueueThroughput } from '../history';
 import type { AlertFiring, AlertFiringFilter, AlertRule, AttemptFact, DeadTaskFact, DeadTaskQuery } from '../alert-types';
@@ -42,6 +47,14 @@ export interface ReadModel {
   /** flows newest first, keyset-paged on id, with their counts by status */
   listFlows(filter: FlowFilter): Promise<Page<FlowSummary>>;
   listTasks(filter: TaskFilter): Promise<Page<TaskView>>;
+  /** a durable task's recorded steps in order, large results previewed (null: no such task) */
+  listSteps(token: string): Promise<StepView[] | null>;
+  /** events newest first, keyset-paged on id */
+  listEvents(filter: EventFilter): Promise<Page<EventView>>;
+  /** an event with the kept tasks it resumed */
+  getEvent(id: number): Promise<EventDetail | null>;
+  /** suspended tasks (sleeping, waiting for an event) per queue */
+  suspendedCounts(): Promise<SuspendedCount[]>;
   listAttempts(filter: AttemptFilter): Promise<Page<AttemptView>>;
   /** ExecutionStatus (on SQL Server with the DMV columns where the login may read them) */
   listRunning(): Promise<RunningView[]>;

@@ -10,6 +10,9 @@ import type {
   HeartbeatResult,
   OutputStream,
   SqlRunResult,
+  StepsLoaded,
+  StepWrite,
+  ExecuteResult,
   WorkerRegistration,
   WorkerSession,
   WorkerSlot,
@@ -59,6 +62,14 @@ export interface DbSpanReporter {
   report(facts: DbFacts): void;
 }
 
+/**
+ * The statements of a transactional step (`ctx.transaction`), run on the worker's own connection inside the step's
+ * transaction. Parameters are named: `@name` in the text, `{ name: value }` here; bound, never spliced.
+ */
+export interface StepSql {
+  execute<Row = Record<string, unknown>>(sql: string, params?: Record<string, unknown>): Promise<ExecuteResult<Row>>;
+}
+
 /** What a worker process needs: its workers' lives, claims, settlements, and running sql/procedure tasks. */
 export interface WorkerPort {
   registerWorker(reg: WorkerRegistration): Promise<WorkerSession>;
@@ -82,6 +93,20 @@ export interface WorkerPort {
   runSql(attempt: RunningAttempt, text: string, signal: AbortSignal): Promise<SqlRunResult>;
   /** run a `procedure` task on the worker's own session; result = outputs + return code. Stores without procedures refuse. */
   runProcedure(attempt: RunningAttempt, name: string, params: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
+  /** a durable handler's recorded steps, and how many of its task's attempts ended suspended (types/durable.ts) */
+  loadSteps(attempt: RunningAttempt): Promise<StepsLoaded>;
+  /**
+   * record one step (insert, or replace the failed record at its seq), fenced like finish: false where the attempt
+   * no longer owns its task (nothing is written)
+   */
+  recordStep(attempt: RunningAttempt, step: StepWrite): Promise<boolean>;
+  /**
+   * A transactional step: run `fn` in one transaction on the worker's own connection to the store's database and
+   * record `step`, with the result `fn` returns, in the same transaction (fenced like recordStep) — both commit or
+   * neither. false: the attempt no longer owns its task (rolled back). `fn`'s error rolls back and is thrown; so is
+   * running past `timeoutMs` (SQLite: the whole file's writers wait for it meanwhile).
+   */
+  transactionStep(attempt: RunningAttempt, step: StepWrite, fn: (sql: StepSql) => Promise<unknown>, timeoutMs: number): Promise<boolean>;
   /**
    * In how many ms the earliest start in a full-or-not rate window leaves it, among rate-limited queues (of
    * `queues`, or all) with a pending task (null: none): a pool whose claim came back short wakes then, so a

@@ -1,6 +1,7 @@
 // Claiming and settling: the worker slot a claim runs on, the task it gets, how its attempt ends, the rescue.
 import type { TaskKind, ErrorInfo } from './tasks';
 import type { ParentResult } from './flows';
+import type { StepWrite } from './durable';
 
 /** One worker = one reader of the queue with its own session (SQL Server: its own connection / SPID). */
 export interface WorkerSlot {
@@ -74,11 +75,26 @@ export type Settlement =
    * was logged), or an attempt started by its claim whose lease was too short to run (its attempt is undone: the
    * attempt count back, its ExecutionLog row removed). Its token and key room are released.
    */
-  | { kind: 'given_back'; reason: string };
+  | { kind: 'given_back'; reason: string }
+  /**
+   * a durable handler slept or waits for an event (types/durable.ts): the attempt ends `suspended`, the task is
+   * `waiting` until `until` (null: no timeout) or its event, and `step` (status sleeping / waiting) is recorded
+   */
+  | { kind: 'suspended'; step: StepWrite; until: Date | null };
 
 /** A claimed task's attempt still running: its start, not yet recorded, is recorded (claimed → running). */
 export interface StillRunning {
   kind: 'started';
+}
+
+/** An attempt whose start is not recorded yet (a task claimed ahead): its output waits for it. */
+export interface UnrecordedStart {
+  /** recorded (or refused): its output may be written */
+  readonly done: boolean;
+  /** the output is waiting: record the start now */
+  hurry(): void;
+  /** until done, or `ms` have passed */
+  wait(ms: number): Promise<void>;
 }
 
 /** The start of an attempt of a task claimed ahead, recorded with its result (or alone: StillRunning). */

@@ -1,7 +1,7 @@
 // Lists and filters: task and attempt pages, the running list, payload filters.
 import type { LiveRequestState } from './database';
 import type { ProgressReport } from './output';
-import type { TaskStatus, Outcome, TaskKind } from './tasks';
+import type { TaskStatus, Outcome, TaskKind, Suspension } from './tasks';
 
 /** ExecutionStatus: an attempt running right now. */
 export interface RunningView {
@@ -40,6 +40,8 @@ export interface TaskFilter {
   limit?: number;
   /** pending tasks only: due now, a future run-at never tried, or waiting out a backoff (PendingBreakdown) */
   sub?: PendingSub;
+  /** waiting tasks only: those a durable handler suspended on a sleep or an event (types/durable.ts) */
+  suspended?: Suspension;
   /** exact command (handler name, procedure name, SQL text) */
   command?: string;
   /** exact concurrency key (binary-compared) */
@@ -61,6 +63,10 @@ export interface TaskFilter {
 export const PENDING_SUBS = ['ready', 'scheduled', 'retrying'] as const;
 
 export type PendingSub = (typeof PENDING_SUBS)[number];
+
+/** The kinds of waiting task a query string's `sub` names (status waiting): suspended on a sleep, on an event. */
+export const WAITING_SUBS = { sleeping: 'sleep', event: 'event' } as const satisfies Record<string, Suspension>;
+export type WaitingSub = keyof typeof WAITING_SUBS;
 
 /**
  * `path` is a JSON path `$.a.b[0]` (letters, digits, `_`, dots and `[n]` only: checked by the parser in

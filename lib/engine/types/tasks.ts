@@ -21,7 +21,8 @@ export interface TaskLink {
 }
 
 /**
- * `waiting`: a task with an unfinished parent (types/flows.ts) — never claimed until its parents succeeded.
+ * `waiting`: never claimed until something happens — a parent succeeds (types/flows.ts), or, for a durable handler
+ * suspended on a sleep or an event (`suspended` says which: types/durable.ts), its time comes or the event arrives.
  * `claimed`: claimed ahead by a pool, waiting in its local queue for a free slot — not started: no attempt counted,
  * no ExecutionLog row; it holds what a running task holds (a lease, the queue's token, its key's and batch's room,
  * its dedup key) until a slot starts it (→ running) or the pool gives it back (→ pending).
@@ -35,7 +36,12 @@ export const TERMINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'dead', 'c
 /** Not finished: what holds a dedup key, keeps a batch or a flow open, and what a cancel stops. */
 export const OPEN_STATUSES: readonly TaskStatus[] = ['waiting', 'pending', 'claimed', 'running'];
 
-export const OUTCOMES = ['running', 'succeeded', 'failed', 'abandoned', 'cancelled', 'timed_out'] as const;
+/** `suspended`: a durable handler's attempt that ended in a sleep or a wait for an event (not a failure). */
+/** Why a `waiting` task is suspended by its durable handler (Tasks.suspended): a sleep, or a wait for an event. */
+export const SUSPENSIONS = ['sleep', 'event'] as const;
+export type Suspension = (typeof SUSPENSIONS)[number];
+
+export const OUTCOMES = ['running', 'succeeded', 'failed', 'abandoned', 'cancelled', 'timed_out', 'suspended'] as const;
 
 /**
  * Why the rescue abandoned an attempt whose lease expired: `lease_lost` — its worker was heard from at or
@@ -176,6 +182,10 @@ export interface TaskView {
   /** how many tasks it depends on, and of those how many have not yet succeeded (or been let through by `run`) */
   parentCount: number;
   parentsLeft: number;
+  /** a waiting task suspended by its durable handler: on a sleep or an event (types/durable.ts); null otherwise */
+  suspended: Suspension | null;
+  /** attempts that ended suspended (not failures: max attempts bounds attempts − suspensions) */
+  suspensions: number;
   /** the trace id the task was enqueued in (its first attempt continues that trace); null: none */
   traceId?: string | null;
 }
