@@ -30,6 +30,7 @@ const RELEASED: Record<number, string> = {
   16: '839a6dba2a2c1060',
   17: '29f4fc760dd4cde5',
   18: '77514d7b7c21fd83',
+  19: 'e71c34906bfc7986',
 };
 
 const textOf = (m: (typeof MIGRATIONS)[number]) => m.sql;

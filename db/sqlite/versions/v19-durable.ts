@@ -7,7 +7,7 @@
 //    suspended on an event, by its name (what a sent event looks up).
 //  - Events: every event sent, kept with the tasks' retention; by name and time (a suspending task looks for one
 //    sent since its attempt began) and by time (pruning).
-// Frozen once released: this text never changes then (db/sqlite/frozen-migrations.test.ts pins it); a fix is a new migration.
+// Frozen: released, this text never changes (db/sqlite/frozen-migrations.test.ts pins it); a fix is a new migration.
 import type { SqliteMigration } from './migration';
 
 export const migration: SqliteMigration = {
