@@ -28,6 +28,9 @@ const COLORS: Record<(typeof STATUSES)[number], string> = {
   cancelled: 'text-slate-600',
 };
 
+/** The columns: a queue's tasks claimed ahead (not started) show under its running count, not in a column of their own. */
+const COLUMNS = STATUSES.filter((s) => s !== 'claimed');
+
 type Row = QueueCountsJson & { total: number; isTotal?: boolean; health?: QueueHealthJson };
 
 function count(n: number, status: (typeof STATUSES)[number]) {
@@ -128,7 +131,7 @@ export function QueueTable({ stats, health }: { stats: StatsJson; health?: Queue
           </div>
         ),
     },
-    ...STATUSES.map<Column<Row>>((s) => ({
+    ...COLUMNS.map<Column<Row>>((s) => ({
       key: s,
       header: (
         <>
@@ -144,6 +147,17 @@ export function QueueTable({ stats, health }: { stats: StatsJson; health?: Queue
           <>
             {count(r[s], s)}
             <Split h={r.health} />
+          </>
+        ) : s === 'running' && r.claimed > 0 ? (
+          <>
+            {count(r[s], s)}
+            <div
+              className="whitespace-nowrap text-[11px] font-normal text-violet-700"
+              data-testid="claimed-ahead"
+              title="claimed ahead by a pool, not started yet: not running"
+            >
+              +{formatNumber(r.claimed)} claimed
+            </div>
           </>
         ) : s === 'dead' && r[s] > 0 && !r.isTotal ? (
           <Link href={`/failed?queue=${encodeURIComponent(r.queue)}`} className="hover:underline">
