@@ -193,20 +193,28 @@ async function seed(request: APIRequestContext) {
     payload: { message: 'Transaction (Process ID 57) was deadlocked on lock resources with another process', number: 1205 },
     maxAttempts: 1,
   });
-  // cancelled at the end of each test
+  // cancelled after each test, passed or not (test.afterEach below): they would hold the workers of the next one
   const running = [
     await enqueue(request, { command: 'demo.progress', queue: busy, payload: { steps: 600, ms: 500 } }),
     await enqueue(request, { command: 'demo.sleep', queue: busy, payload: { ms: 300_000 } }),
     ...waiting,
   ];
+  seededRunning.push(...running);
   await waitForStatus(request, dead, 'dead');
   const flow = await seedFlow(request, unique('e2e-layout-flow'));
   return { paused, busy, dead, running, flow };
 }
 
+/** The long tasks a test seeded, cancelled after it whatever its outcome. */
+const seededRunning: string[] = [];
+
 async function cancel(request: APIRequestContext, tokens: string[]) {
   for (const t of tokens) await request.post(`/api/tasks/${t}/cancel`);
 }
+
+test.afterEach(async ({ request }) => {
+  await cancel(request, seededRunning.splice(0));
+});
 
 async function settle(page: Page, path: string) {
   await page.goto(path);
@@ -263,7 +271,6 @@ test('at 1280×900 in the dark theme the pages with the widest tables fit or pin
   mkdirSync(SHOTS, { recursive: true });
   const seeded = await seed(request);
   await check1280(page, 'dark', DARK_PAGES);
-  await cancel(request, seeded.running);
 });
 
 test('at 1280×900 every table fits or pins its name and actions, and cut text can be read, on every page', async ({ page, request }) => {
@@ -308,7 +315,6 @@ test('at 1280×900 every table fits or pins its name and actions, and cut text c
   ).toBe(true);
   await expect(name).toBeInViewport({ ratio: 1 });
   await expect(row.getByTestId('queue-why')).toBeInViewport();
-  await cancel(request, seeded.running);
 });
 
 test('a narrower window: wide tables scroll inside their card with the first column pinned and opaque', async ({ page, request }) => {
@@ -345,7 +351,6 @@ test('a narrower window: wide tables scroll inside their card with the first col
   await expect(queue.getByTestId('pause-switch')).toBeInViewport({ ratio: 1 });
   await expect(queue.getByTestId('limit-unlimited')).toBeInViewport({ ratio: 1 });
   await page.screenshot({ path: join(SHOTS, '900-light-queues.png') });
-  await cancel(request, seeded.running);
 });
 
 test('at 390×844 the Tasks tabs are all reachable and the queue name stays visible', async ({ page, request }) => {
@@ -394,7 +399,6 @@ test('at 390×844 the Tasks tabs are all reachable and the queue name stays visi
       await page.screenshot({ path: join(SHOTS, `390-${scheme}-${path.slice(1)}.png`) });
     }
   }
-  await cancel(request, seeded.running);
 });
 
 test('at 390×844 every page fits the phone, its cut text can be read, and a flow graph opens with every box in view', async ({
@@ -434,7 +438,6 @@ test('at 390×844 every page fits the phone, its cut text can be read, and a flo
   // (the fit runs once the boxes are measured: waited for, never provoked)
   await expect.poll(outside, { timeout: 15_000, message: 'every node box inside the fitted view' }).toEqual([]);
   await page.screenshot({ path: join(SHOTS, '390-light-flow-graph.png') });
-  await cancel(request, seeded.running);
 });
 
 test('empty states draw the navigation icons, never an emoji', async ({ page }) => {
