@@ -69,12 +69,12 @@ function ErrorCell({ a }: { a: AttemptJson }) {
   );
   if (!a.errorDetail)
     return (
-      <p className="max-w-80 break-words text-xs" data-testid="log-error">
+      <p className="max-w-64 break-words text-xs" data-testid="log-error">
         {head}
       </p>
     );
   return (
-    <details className="group max-w-80 text-xs" data-testid="log-error">
+    <details className="group max-w-64 text-xs" data-testid="log-error">
       <summary className="cursor-pointer list-none break-words">
         {head} <span className="whitespace-nowrap text-slate-400 group-open:hidden">▸ stack</span>
       </summary>
@@ -207,7 +207,8 @@ const columnsIn = (mode: TimeMode): Column<AttemptJson>[] => [
     align: 'right',
     cell: (a) => <Elapsed from={a.startedAt} to={a.endedAt} className="tabular whitespace-nowrap font-mono text-xs" />,
   },
-  { key: 'error', header: 'Error', cell: (a) => <ErrorCell a={a} /> },
+  // pinned at the end: when an error makes the table wider than its card, it stays in view while the rest scrolls
+  { key: 'error', header: 'Error', pin: 'end', cell: (a) => <ErrorCell a={a} /> },
 ];
 
 /** the table scrolls inside the page with its header row kept in view */
