@@ -362,7 +362,7 @@ test('at 390×844 the Tasks tabs are all reachable and the queue name stays visi
     await page.emulateMedia({ colorScheme: scheme });
     await settle(page, '/tasks');
     const tabs = page.getByTestId('task-tabs').locator('button');
-    await expect(tabs).toHaveCount(9); // components/tasks/tabs.ts TABS (waiting is one of them)
+    await expect(tabs).toHaveCount(12); // components/tasks/tabs.ts TABS (waiting, sleeping, event and claimed among them)
     for (const tab of await tabs.all()) {
       const b = (await tab.boundingBox())!;
       expect(b.x, `${await tab.textContent()} starts on screen`).toBeGreaterThanOrEqual(0);

@@ -53,7 +53,7 @@ function Change({ a }: { a: AuditJson }) {
   if (!before && !after) return <span className="text-xs text-slate-400">—</span>;
   return (
     <span
-      className="block max-w-md font-mono text-xs [overflow-wrap:anywhere] sm:min-w-48"
+      className="block max-w-xs font-mono text-xs [overflow-wrap:anywhere] sm:min-w-48"
       data-testid="audit-change"
       title={whole.filter(Boolean).join(' → ')}
     >
@@ -98,6 +98,8 @@ const columns: Column<AuditJson>[] = [
     key: 'count',
     header: 'Count',
     align: 'right',
+    // pinned at the end: a long change that makes the table wider than its card leaves it in view
+    pin: 'end',
     cell: (a) => <span className="text-xs tabular-nums text-slate-700">{a.count ?? ''}</span>,
   },
 ];
