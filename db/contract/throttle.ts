@@ -63,9 +63,10 @@ export function throttleTests(factory: StoreFactory) {
       expect(await store.commands.cancel(d.token)).toBe('cancel_requested');
       await h().claimNone(w);
       expect(await h().settle(d, { kind: 'cancelled', error: null })).toBe(true);
-      const e = await h().claimOne(w, { leaseMs: 50 });
+      // a lease short enough to wait out, long enough that a busy machine does not see it lapse before the next claim
+      const e = await h().claimOne(w, { leaseMs: 1_000 });
       await h().claimNone(w);
-      await sleep(120);
+      await sleep(1_200);
       // the lapsed lease holds no key slot, even before the rescue
       const f = await h().claimOne(w);
       expect(f.token).not.toBe(e.token);

@@ -60,6 +60,8 @@ const WAKE_CHUNK = 1000;
 
 /** resume the suspended tasks whose time has come (a sleep over, an event wait timed out); how many */
 export async function wakeDue(shared: Shared): Promise<number> {
+  // nothing due (an idle store, every few seconds): a read, no write lock
+  if ((await read(() => stmt(shared.db, S.DUE_SUSPENDED).all(Date.now(), 1))).length === 0) return 0;
   let total = 0;
   for (;;) {
     const n = await shared.tx((tally, now) => {
