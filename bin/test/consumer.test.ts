@@ -335,6 +335,10 @@ await rp.enqueue({ command: 'billing.refund', payload: { id: 42 } });
       [/\brp\b/, /\bconst rp\b/, 'const rp = await readpast.openReadpast();'],
       [/\bregistry\.register\b/, /\bregistry: HandlerRegistry\b/, 'declare const registry: readpast.HandlerRegistry;'],
       [/\bload\(/, /\bfunction load\b/, 'declare function load(file: string, signal: AbortSignal): Promise<void>;'],
+      // the durable handler's own calls (README "Durable handlers")
+      [/\bfetchOrder\(/, /\bfunction fetchOrder\b/, 'declare function fetchOrder(id: number): Promise<{ id: number; sku: string }>;'],
+      [/\bcancelOrder\(/, /\bfunction cancelOrder\b/, 'declare function cancelOrder(id: number): Promise<{ cancelled: true }>;'],
+      [/\bship\(/, /\bfunction ship\b/, 'declare function ship(id: number, paid: unknown): Promise<{ shipped: true }>;'],
     ];
     const compiled: string[] = [];
     for (const { line, lang, code } of readmeCode()) {
