@@ -50,12 +50,14 @@ export const RESUME = `UPDATE t SET status = 'pending', run_after = @now, suspen
 
 /**
  * The steps suspended on @Event, numbered (a locking read: it waits for a suspending finish's uncommitted step; see the
- * header); then, ESCALATION_CHUNK at a time, those whose match @Payload contains and whose task is still suspended
+ * header) — each task's last waiting step only (one left `waiting` by a wait that was cancelled and retried is not
+ * what the task waits on now); then, ESCALATION_CHUNK at a time, those whose match @Payload contains and whose task is still suspended
  * on an event (its row locked: UPDLOCK) are resumed (RESUME).
  */
 const RESUME_WAITS = `INSERT INTO @waits (rn, task_id, event_match)
     SELECT ROW_NUMBER() OVER (ORDER BY s.task_id), s.task_id, s.event_match FROM readpast.TaskSteps AS s WITH (READCOMMITTEDLOCK)
-    WHERE s.event = @Event AND s.status = 'waiting';
+    WHERE s.event = @Event AND s.status = 'waiting'
+      AND NOT EXISTS (SELECT 1 FROM readpast.TaskSteps AS n WHERE n.task_id = s.task_id AND n.seq > s.seq AND n.status = 'waiting');
   ${inChunks(
     '@waits',
     `DELETE FROM @go;
