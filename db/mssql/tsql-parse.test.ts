@@ -555,6 +555,14 @@ describe('T-SQL parse check', () => {
       'code-objects.CODE_DROP',
       'role batch 1',
       'hot.execText(Enqueue)',
+      // durable handlers
+      'migration 23 batch 1',
+      'code object SendEvent',
+      'steps.RECORD_STEP',
+      'steps.WAKE_DUE',
+      'steps.WAKE_ONE',
+      'steps.LOAD_STEPS',
+      'events.LIST_EVENTS',
     ]) {
       expect(names).toContain(must);
     }
