@@ -18,12 +18,13 @@ import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY } from './tally';
 /**
  * Whether the JSON object `payload` (NULL where the payload is not an object) contains `match` (a flat JSON object of
  * scalars), as lib/engine/steps.ts `matches` decides: each field of the match present at the payload's top level
- * with the same JSON type and an equal value — a string compared code unit by code unit (binary, trailing spaces
- * counted), a number as a number (42 = 42.0), true/false/null as themselves. An empty match: any payload.
+ * with the same JSON type and an equal value — a field name and a string compared code unit by code unit (binary,
+ * trailing spaces counted), a number as a number (42 = 42.0), true/false/null as themselves. An empty match: any
+ * payload. (A payload with a field twice — only T-SQL can send one — matches if either occurrence does.)
  */
 export const matchesSql = (payload: string, match: string) => `NOT EXISTS (SELECT 1 FROM OPENJSON(${match}) AS mf
       WHERE NOT EXISTS (SELECT 1 FROM OPENJSON(${payload}) AS pf
-        WHERE pf.[key] = mf.[key] AND pf.[type] = mf.[type]
+        WHERE pf.[key] = mf.[key] AND DATALENGTH(pf.[key]) = DATALENGTH(mf.[key]) AND pf.[type] = mf.[type]
           AND (mf.[type] = 0
             OR (mf.[type] = 2 AND TRY_CAST(pf.[value] AS float) = TRY_CAST(mf.[value] AS float))
             OR (mf.[type] IN (1, 3) AND pf.[value] COLLATE Latin1_General_100_BIN2 = mf.[value] COLLATE Latin1_General_100_BIN2
