@@ -60,8 +60,6 @@ export interface ClaimModelOptions {
   timeoutMs?: number;
   /** tasks besides those the claim may take whose "why" is checked per step */
   whyPerStep?: number;
-  /** false: the store does not run durable handlers (SQL Server in this version): no suspension, wake-up or event */
-  durable?: boolean;
 }
 
 /** What is left for the walk once its test's time is up: stop this long before vitest would. */
@@ -151,7 +149,6 @@ class Walk {
     readonly rng: Rng,
     seed: number,
     readonly whyPerStep: number,
-    readonly durable = true,
   ) {
     this.whyRng = prng(seed ^ 0x5eed);
     this.throttleRng = prng(seed ^ 0xf10c);
@@ -259,7 +256,7 @@ class Walk {
    */
   suspension(): Settlement | null {
     const d = this.durRng;
-    if (!this.durable || !d.chance(0.2)) return null;
+    if (!d.chance(0.2)) return null;
     const kind = d.pick(['sleep', 'event'] as const);
     const until = d.pick([new Date(Date.now() - 5000), new Date(Date.now() + HOUR), ...(kind === 'event' ? [null] : [])]);
     this.suspended++;
@@ -283,7 +280,7 @@ class Walk {
   /** One random move that changes what is claimable. */
   async move() {
     if (this.throttleRng.chance(0.06)) return this.throttle(this.throttleRng.pick(QUEUES));
-    if (this.durable && this.durRng.chance(0.1)) {
+    if (this.durRng.chance(0.1)) {
       if (this.durRng.chance(0.5)) await this.store.maintenance.wakeDue();
       else await this.store.commands.sendEvent({ name: 'walk.event', payload: { n: this.durRng.int(2) }, caller: 'contract' });
       return sleep(MARGIN);
@@ -425,7 +422,6 @@ export function claimModelTests(factory: StoreFactory, opts: ClaimModelOptions =
   const steps = Number.isInteger(envSteps) && envSteps > 0 ? envSteps : (opts.steps ?? CLAIM_MODEL_DEFAULTS.steps);
   const timeoutMs = opts.timeoutMs ?? CLAIM_MODEL_DEFAULTS.timeoutMs;
   const whyPerStep = opts.whyPerStep ?? CLAIM_MODEL_DEFAULTS.whyPerStep;
-  const durable = opts.durable ?? true;
   describe('claim against the claim policy model (randomized)', () => {
     const h = useStore(factory);
     /** claims of a task with parents, over the seeds */
@@ -440,7 +436,7 @@ export function claimModelTests(factory: StoreFactory, opts: ClaimModelOptions =
             () => stop.abort(`seed ${seed} out of time after ${timeoutMs - STOP_MARGIN_MS} ms`),
             timeoutMs - STOP_MARGIN_MS,
           );
-          const walk = new Walk(new Harness(stoppable(h().store, stop.signal)), prng(seed), seed, whyPerStep, durable);
+          const walk = new Walk(new Harness(stoppable(h().store, stop.signal)), prng(seed), seed, whyPerStep);
           let step = 0;
           try {
             await walk.setUp();
@@ -468,7 +464,7 @@ export function claimModelTests(factory: StoreFactory, opts: ClaimModelOptions =
           expect(walk.edgesChecked, `seed ${seed}: tasks with parents checked`).toBeGreaterThan(steps / 10);
           claimedAfterParents += walk.claimedAfterParents;
           // and one that never suspended a task proves nothing of durable handlers' waits
-          if (durable) expect(walk.suspended, `seed ${seed}: suspensions`).toBeGreaterThan(0);
+          expect(walk.suspended, `seed ${seed}: suspensions`).toBeGreaterThan(0);
           if (process.env.CLAIM_MODEL_WHY_TALLY)
             console.log(
               `seed ${seed}: "why" checked`,

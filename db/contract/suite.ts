@@ -42,11 +42,6 @@ export type { StoreFactory, StoreUnderTest } from './harness';
 export interface ContractOptions {
   /** the randomized claim model's steps and time per seed (a slow server: fewer steps or more time) */
   claimModel?: ClaimModelOptions;
-  /**
-   * false: the store refuses durable handlers (SQL Server in this version: they need SQLite for now). Their suites
-   * are reported as skipped under a name that says so, and the claim model draws no suspension.
-   */
-  durable?: boolean;
 }
 
 export function storeContract(name: string, factory: StoreFactory, opts: ContractOptions = {}): void {
@@ -69,7 +64,7 @@ export function storeContract(name: string, factory: StoreFactory, opts: Contrac
     scheduleTests(factory);
     transactionTests(factory);
     doctorTests(factory);
-    claimModelTests(factory, { ...opts.claimModel, durable: opts.durable ?? true });
+    claimModelTests(factory, opts.claimModel);
     alertsTests(factory);
     attemptLogsTests(factory);
     auditTests(factory);
@@ -83,14 +78,7 @@ export function storeContract(name: string, factory: StoreFactory, opts: Contrac
     workflowReadTests(factory);
     workflowRearmTests(factory);
     tracingTests(factory);
-    if (opts.durable === false) {
-      describe.skip('durable handlers: NOT RUN, this store refuses them (they need SQLite for now)', () => {
-        durableStepTests(factory);
-        durableWaitTests(factory);
-      });
-    } else {
-      durableStepTests(factory);
-      durableWaitTests(factory);
-    }
+    durableStepTests(factory);
+    durableWaitTests(factory);
   });
 }

@@ -115,6 +115,7 @@ describe('T-SQL callers: what TypeScript generates', () => {
         'GRANT EXECUTE ON readpast.GetScheduler TO readpast_caller;',
         'GRANT EXECUTE ON readpast.ReleaseScheduler TO readpast_caller;',
         'GRANT EXECUTE ON readpast.RetryTask TO readpast_caller;',
+        'GRANT EXECUTE ON readpast.SendEvent TO readpast_caller;',
         'GRANT EXECUTE ON readpast.Synchronization TO readpast_caller;',
         'GRANT SELECT ON readpast.AsyncExecResults TO readpast_caller;',
       ].sort(),
@@ -214,6 +215,14 @@ const RELEASED: Record<string, readonly string[]> = {
   Synchronization: ['@BatchId bigint', '@Stage int = NULL', '@TimeoutSeconds int = 60'],
   CancelTask: ['@Token uniqueidentifier'],
   RetryTask: ['@Token uniqueidentifier'],
+  SendEvent: [
+    '@Event nvarchar(4000)',
+    '@Payload nvarchar(max) = NULL',
+    '@Caller nvarchar(200) = NULL',
+    '@EventId bigint = NULL OUTPUT',
+    '@Resumed int = NULL OUTPUT',
+    '@Tokens nvarchar(max) = NULL OUTPUT',
+  ],
 };
 const RELEASED_RESULT_COLUMNS = [
   'token',

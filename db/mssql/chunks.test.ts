@@ -19,6 +19,8 @@ import { FINISH, SETTLE_BATCHES } from './sql/settle';
 import { writesOf, type Write } from './test-support/escalation';
 import { FakeTds, sessionRow, type FakeReplier, type FakeRequest } from './test-support/fake-tds';
 import { carriedRows } from './test-support/rpc';
+import { SEND_EVENT_BODY } from './sql/events';
+import { WAKE_DUE, WAKE_ONE } from './sql/steps';
 import { openMssqlStore, type MssqlStore } from './store';
 
 /** SQL Server escalates one statement's locks on one table or index at about this many. */
@@ -48,6 +50,9 @@ const STATEMENTS: Record<string, string> = {
   PRUNE_REST,
   CANCEL_BATCH,
   SETTLE_BATCHES,
+  SEND_EVENT_BODY,
+  WAKE_DUE,
+  WAKE_ONE,
 };
 
 /**
@@ -69,6 +74,14 @@ const BOUNDED_BY_INPUT: [statement: RegExp, table: string, text: string, why: st
   [/^RESCUE_EXPIRED$/, '', '@moves', `the rescued attempts' tokens and log rows: at most RESCUE_BATCH (${RESCUE_BATCH})`],
   [/^FINISH$/, '', '@r', `at most FINISH_BATCH (${FINISH_BATCH}) results per call (settle.ts cuts what the pool hands over)`],
   [/^FINISH$/, '', '@moves', `the settled attempts' tokens and log rows: at most FINISH_BATCH (${FINISH_BATCH})`],
+  [/^FINISH$/, '', '@go', `the suspended attempts an event resumes at once: at most FINISH_BATCH (${FINISH_BATCH})`],
+  [/^SEND_EVENT_BODY$/, 'readpast.Events', 'VALUES (@Event', 'one row: the event sent'],
+  [
+    /^(SEND_EVENT_BODY|WAKE_DUE|WAKE_ONE)$/,
+    '',
+    '@go',
+    `the tasks resumed: a chunk of ESCALATION_CHUNK (${ESCALATION_CHUNK}) waits in a loop, a TOP of as many, or one`,
+  ],
   [
     /^CANCEL_BATCH$/,
     'readpast.Tasks',

@@ -33,10 +33,9 @@ const factory = async () => {
 
 /**
  * The randomized claim model over TDS: each claim is a round trip and a batch of its own, so a seed gets
- * half the steps and three minutes (80 steps took ~60 s against a slow server, its whole timeout). Durable handlers
- * are not written for SQL Server yet (durable.ts refuses them): their suites are reported skipped, by name.
+ * half the steps and three minutes (80 steps took ~60 s against a slow server, its whole timeout).
  */
-const CONTRACT = { claimModel: { steps: 40, timeoutMs: 180_000 }, durable: false };
+const CONTRACT = { claimModel: { steps: 40, timeoutMs: 180_000 } };
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const never = () => new AbortController().signal;

@@ -129,8 +129,6 @@ export async function listTasks(shared: Shared, f: TaskFilter): Promise<Page<Tas
   const limit = pageSize(f.limit);
   const scan = Math.max(1, Math.floor(f.scanLimit ?? TASK_SCAN_LIMIT));
   if (f.payload && !JSON_PATH.test(f.payload.path)) throw new ValidationError('payload', 'not a JSON path ($.a.b[0])');
-  // durable handlers need SQLite for now (durable.ts): no task here is suspended on a sleep or an event
-  if (f.suspended) return { items: [], nextCursor: null };
   const params: Param[] = [['limit', sql.Int, limit + 1]];
   if (f.queue) params.push(['queue', sql.NVarChar(64), f.queue]);
   if (f.command) params.push(['command', sql.NVarChar(sql.MAX), f.command]);
@@ -154,6 +152,9 @@ export async function listTasks(shared: Shared, f: TaskFilter): Promise<Page<Tas
     params.push(['payload_value', sql.NVarChar(4000), f.payload.op === 'eq' ? f.payload.value : likePattern(f.payload.value)]);
   }
   if (f.cursor !== undefined) params.push(['cursor', sql.BigInt, f.cursor]);
+  // a waiting task suspended by its durable handler (sleep | event)
+  const suspended = f.status === 'waiting' && f.suspended !== undefined;
+  if (suspended) params.push(['suspended', sql.VarChar(5), f.suspended]);
   const shape: S.TaskListShape = {
     status: f.status ?? null,
     sub: f.status === 'pending' ? (f.sub ?? null) : null,
@@ -172,6 +173,7 @@ export async function listTasks(shared: Shared, f: TaskFilter): Promise<Page<Tas
     payload: f.payload?.op ?? null,
     cursor: f.cursor !== undefined,
     floor: false,
+    suspended,
   };
   // the driving index; succeeded tasks (most of the table) are read on the clustered key
   const drive: S.TaskWindowShape = {

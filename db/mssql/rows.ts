@@ -4,6 +4,7 @@
 import type { ClaimedTask, LiveRequestState, ParentResult, TaskKind, TaskStatus } from '../../lib/engine/types';
 import * as R from '../shared/rows';
 import * as RR from '../shared/record-rows';
+import * as SR from '../shared/step-rows';
 import { parseJson } from '../shared/rows';
 
 export { parseJson, toJson } from '../shared/rows';
@@ -57,6 +58,10 @@ const columns: R.Converters<MssqlCols> = { time: (d) => d, bool: Boolean, bigint
 
 export const { taskView, attemptView, queueSettings, runningView, workerView, metricPoint } = R.rowMappers(columns);
 export const { batchView, scheduleFire, scheduleView, alertRule, auditRecord, queueChange } = RR.recordMappers(columns);
+export type StepRow = SR.StepRow<MssqlCols>;
+export type StepListRow = SR.StepListRow<MssqlCols>;
+export type EventRow = SR.EventRow<MssqlCols>;
+export const { stepRecord, stepView, eventView } = SR.stepMappers(columns);
 
 export interface ClaimRow {
   id: Id;

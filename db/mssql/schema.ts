@@ -32,6 +32,7 @@ import { migration as v19 } from './versions/v19-flow-control';
 import { migration as v20 } from './versions/v20-workflows';
 import { migration as v21 } from './versions/v21-code-catalog';
 import { migration as v22 } from './versions/v22-trace-context';
+import { migration as v23 } from './versions/v23-durable';
 
 import type { Migration } from './versions/migration';
 
@@ -66,6 +67,7 @@ export const MIGRATIONS: readonly Migration[] = [
   v20,
   v21,
   v22,
+  v23,
 ];
 
 /** The newest migration this code has (the schema version it is written against). */

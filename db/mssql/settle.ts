@@ -1,18 +1,36 @@
 // Ending attempts on SQL Server: a worker's settlements (FINISH, installed as readpast.Finish_<hash>:
 // sql/hot.ts; fenced on task, worker and attempt; the attempt's token released), then the batches whose
 // tasks moved are settled — completed once all their tasks are finished, or aborted — in a transaction
-// of their own (SETTLE_BATCHES).
-import { NonRetryableError } from '../../lib/engine/errors';
+// of their own (SETTLE_BATCHES). An attempt that ended suspended (a durable handler's sleep or wait) writes its
+// step in FINISH too, and is resumed there at once by a matching event sent since it began (sql/events.ts).
 import { fingerprint } from '../../lib/engine/fingerprint';
-import type { AttemptResult } from '../../lib/engine/types';
+import { NO_TIMEOUT, type AttemptResult, type StepWrite } from '../../lib/engine/types';
 import { query, sql, type Runner, type Shared } from './connection';
-import { DURABLE_NEEDS_SQLITE } from './durable';
 import { retrying } from './errors';
 import { id, isoUtc, toJson, type Id } from './rows';
 import { HOT, hotName } from './sql/hot';
 import { SETTLE_BATCHES } from './sql/settle';
 
 const cap = (s: string | null | undefined, n: number) => (s === null || s === undefined ? null : s.slice(0, n));
+
+/** A step as FINISH's @results carries it (`$.step`: sql/steps.ts STEP_FIELDS). */
+export function stepJson(s: StepWrite) {
+  return {
+    seq: s.seq,
+    name: s.name,
+    kind: s.kind,
+    status: s.status,
+    startedAt: isoUtc(s.startedAt),
+    endedAt: s.endedAt === null ? null : isoUtc(s.endedAt),
+    result: toJson(s.result),
+    errorNumber: s.error?.number ?? null,
+    errorMessage: s.error?.message?.slice(0, 4000) ?? null,
+    errorDetail: s.error?.detail ?? null,
+    wakeAt: s.wakeAt === null ? null : isoUtc(s.wakeAt),
+    event: s.event,
+    match: s.match === null ? null : JSON.stringify(s.match),
+  };
+}
 
 /** One element of FINISH's @results. */
 export function finishRow(r: AttemptResult, ord: number) {
@@ -68,7 +86,19 @@ export function finishRow(r: AttemptResult, ord: number) {
         errorDetail: cap(s.error?.detail, 64_000),
       };
     case 'suspended':
-      throw new NonRetryableError(DURABLE_NEEDS_SQLITE);
+      // a durable handler's sleep or event wait (types/durable.ts): waiting until run_after (NO_TIMEOUT: an event
+      // wait with none) or its event; the step it suspends on is written with it
+      return {
+        ...base,
+        kind: 'suspended',
+        outcome: 'suspended',
+        result: null,
+        runAfter: isoUtc(s.until ?? NO_TIMEOUT),
+        errorNumber: null,
+        errorMessage: null,
+        errorDetail: null,
+        step: stepJson(s.step),
+      };
   }
 }
 

@@ -148,9 +148,8 @@ export class MssqlStore implements Store {
       runSql: (attempt, text, signal) => withWaitSampling(shared, attempt, () => run.runSql(workers, attempt, text, signal)),
       runProcedure: (attempt, name, params, signal) =>
         withWaitSampling(shared, attempt, () => run.runProcedure(workers, procs, attempt, name, params, signal)),
-      loadSteps: () => durable.notYet(),
-      recordStep: () => durable.notYet(),
-      transactionStep: () => durable.notYet(),
+      // durable handlers' steps; a transactional step on the worker's own session (durable.ts)
+      ...durable.workerMethods(shared, procs, workers),
       // in-process wake-ups, and the long poll that sees other processes' tasks (wake.ts)
       onWake: (listener) => wakes.subscribe(listener),
     };

@@ -28,8 +28,8 @@ import { migration as v22 } from './versions/v22-trace-context';
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
 describe('migration 22', () => {
-  it('is the newest and holds DDL only: the columns; the enqueue, claim and finish that use them are code objects', () => {
-    expect(MIGRATIONS.at(-1)).toBe(v22);
+  it('holds DDL only: the columns; the enqueue, claim and finish that use them are code objects', () => {
+    expect(MIGRATIONS.find((m) => m.version === 22)).toBe(v22);
     const all = v22.batches.join('\n');
     for (const col of [
       'readpast.Tasks ADD trace_parent varchar(55) NULL',

@@ -28,7 +28,7 @@ import type {
   TransactionOptions,
 } from '../../lib/engine/types';
 import { createFlowOn } from './flows';
-import { callOn, sql, type Shared } from './connection';
+import { callOn, sql, type ConnectionPool, type Shared } from './connection';
 import { insertTasks, type EnqueueRunner } from './enqueue';
 import type { ProcedureCatalog } from './procs';
 
@@ -66,7 +66,7 @@ export async function enqueueOn(
 /** Statements that would end the transaction withTransaction owns (a batch may still hide one: don't). */
 const TX_CONTROL = /^\s*(COMMIT|ROLLBACK|BEGIN\s+(TRAN|TRANSACTION|DISTRIBUTED)\b)/i;
 
-class OnTransaction implements StoreTransaction {
+export class OnTransaction implements StoreTransaction {
   created = false;
   timedOut = false;
   private chain: Promise<unknown> = Promise.resolve();
@@ -151,7 +151,23 @@ export async function transaction<T>(
   opts: TransactionOptions = {},
 ): Promise<T> {
   const timeoutMs = Math.min(opts.timeoutMs ?? TRANSACTION_TIMEOUT_MS, MAX_TRANSACTION_TIMEOUT_MS);
-  const t = new sql.Transaction(await shared.pool());
+  const { out, created } = await transactionOn(shared, procs, await shared.pool(), fn, timeoutMs);
+  if (created) shared.wake();
+  return out;
+}
+
+/**
+ * One transaction on `pool` (the shared pool, or a worker's own session: a transactional step) around `fn`, rolled
+ * back when `fn` throws or once open `timeoutMs`; `created`: it enqueued something.
+ */
+export async function transactionOn<T>(
+  shared: Shared,
+  procs: ProcedureCatalog,
+  pool: ConnectionPool,
+  fn: (tx: OnTransaction) => Promise<T>,
+  timeoutMs: number,
+): Promise<{ out: T; created: boolean }> {
+  const t = new sql.Transaction(pool);
   await t.begin();
   const tx = new OnTransaction(shared, procs, t, timeoutMs);
   let rolledBack: Promise<void> | null = null;
@@ -163,8 +179,7 @@ export async function transaction<T>(
     const out = await fn(tx);
     await tx.inTurn(() => t.commit());
     clearTimeout(timer);
-    if (tx.created) shared.wake();
-    return out;
+    return { out, created: tx.created };
   } catch (err) {
     clearTimeout(timer);
     await (rolledBack ?? tx.rollback());

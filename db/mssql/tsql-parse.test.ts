@@ -74,6 +74,14 @@ const FRAGMENTS = new Set([
   'chunks.IN_CHUNK',
   'operators.RETRY_CANDIDATES',
   'caller-checks.TRACE_PARENT_CHECK',
+  // durable handlers' pieces (sql/events.ts, sql/steps.ts): inside FINISH, SendEvent, the wake-ups and the deletes
+  'events.RESUME',
+  'events.DECLARE_GO',
+  'events.SUSPEND_MATCH',
+  'events.SEND_EVENT_BODY',
+  'steps.PUT_SUSPENDED_STEPS',
+  'steps.STEP_COLUMNS_DECLARED',
+  'steps.STEP_JSON_COLUMNS',
 ]);
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -118,6 +126,13 @@ const HELPERS = new Set([
   'reads.taskWindowShapes',
   // build the callers' procedures and grants (each checked as a code object)
   'callers.nameCheck',
+  // durable handlers' pieces: the match of a payload, a JSON value's type, the step columns of FINISH's @r, the
+  // chunked deletes of steps and events (checked inside FINISH, SendEvent, the deletes and PRUNE_REST)
+  'events.matchesSql',
+  'events.jsonTypeOf',
+  'events.PRUNE_EVENTS',
+  'steps.STEP_COLUMN_NAMES',
+  'steps.DELETE_TASK_STEPS',
   'callers.createProcedure',
   'callers.roleBatches',
   // builds a piece of the history's statements
@@ -437,6 +452,22 @@ const PARAMETERS = new Set([
   'wait_ms',
   // the schema check on a one-shot store's first statement (sql/migrations.ts: SCHEMA_GUARD; connection.ts)
   'readpast_code_version',
+  // durable handlers (sql/steps.ts, sql/events.ts; the task browser's suspended filter)
+  'task',
+  'worker',
+  'seq',
+  'started',
+  'ended',
+  'result',
+  'error_number',
+  'error_message',
+  'error_detail',
+  'wake',
+  'event',
+  'match',
+  'shown',
+  'before',
+  'suspended',
   // flows (sql/flows.ts, operators.ts RETRY_FLOW, the enqueue procedure's @flow_id, the task browser's flow filter)
   'flow_id',
   'node_count',
@@ -524,11 +555,20 @@ describe('T-SQL parse check', () => {
       'code-objects.CODE_DROP',
       'role batch 1',
       'hot.execText(Enqueue)',
+      // durable handlers
+      'migration 23 batch 1',
+      'code object SendEvent',
+      'steps.RECORD_STEP',
+      'steps.WAKE_DUE',
+      'steps.WAKE_ONE',
+      'steps.LOAD_STEPS',
+      'events.LIST_EVENTS',
     ]) {
       expect(names).toContain(must);
     }
-    // per status (none and the seven): none, 14 flags alone, payload eq / contains, all; pending: 3 sub-states alone and with all
-    expect(names.filter((n) => n.startsWith('reads.listTasksSql')).length).toBe(8 * 18 + 6);
+    // per status (none and the seven): none, 14 flags alone, payload eq / contains, all; pending: 3 sub-states alone and with
+    // all; waiting: suspended alone and with all
+    expect(names.filter((n) => n.startsWith('reads.listTasksSql')).length).toBe(8 * 18 + 6 + 2);
     // per outcome (none and the seven, suspended among them): queue, batch, text, from, to, cursor alone and together
     expect(names.filter((n) => n.startsWith('reads.listAttemptsSql')).length).toBe(8 * 64);
     // every module of sql/ sends something (tally.ts, claim-steps.ts, edges.ts and enqueue-deps.ts only lend their

@@ -142,6 +142,7 @@ UPDATE t
       status = CASE WHEN @retry = 1 THEN ${RETRIED_STATUS} ELSE t.status END,
       finished_at = CASE WHEN @retry = 1 THEN NULL ELSE t.finished_at END,
       blocked_by = CASE WHEN @retry = 1 THEN NULL ELSE t.blocked_by END,
+      suspended = CASE WHEN @retry = 1 THEN NULL ELSE t.suspended END,
       cancel_requested = 0
   OUTPUT inserted.id, deleted.queue, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status INTO @o
   FROM readpast.Tasks AS t

@@ -1,8 +1,8 @@
 // The seeds' own interface for T-SQL callers, installed by content after the migrations (code-objects.ts):
-// readpast.ExecAsync, GetScheduler, ReleaseScheduler, Synchronization, CancelTask, RetryTask, the view
+// readpast.ExecAsync, GetScheduler, ReleaseScheduler, Synchronization, CancelTask, RetryTask, SendEvent, the view
 // AsyncExecResults and the role readpast_caller; plus readpast.SettleBatches (internal, not granted).
 //
-// In the caller's transaction. ExecAsync, GetScheduler, ReleaseScheduler, CancelTask and RetryTask open
+// In the caller's transaction. ExecAsync, GetScheduler, ReleaseScheduler, CancelTask, RetryTask and SendEvent open
 // no transaction of their own beyond the store's statements (a BEGIN/COMMIT pair nests in the caller's:
 // the caller's COMMIT or ROLLBACK decides). Parameter errors (50001–50049) are raised before anything is
 // written and under the caller's own XACT_ABORT setting: the caller's transaction stays as it was (with
@@ -64,6 +64,7 @@ import {
   QUEUE_NAME_RULE,
 } from '../../../lib/engine/limits';
 import { DEPENDENCY_CHECKS, fail, TRACE_PARENT_CHECK } from './caller-checks';
+import { SEND_EVENT_BODY, SEND_EVENT_PARAMS } from './events';
 import { HOT, hotName } from './hot';
 import { CANCEL_WRITE, PAST_ABORT, RETRY_ONE_WRITE } from './operators';
 import { SETTLE_BATCHES_WRITE } from './settle';
@@ -350,6 +351,13 @@ export const CALLER_PROCEDURES: readonly CallerProcedure[] = [
   END;
   RAISERROR(N'readpast.RetryTask: no such task', 10, 1);
   RETURN 1;`,
+    granted: true,
+  },
+  {
+    // an event (durable handlers: lib/engine/types/durable.ts), in the caller's transaction: sql/events.ts
+    name: 'SendEvent',
+    params: SEND_EVENT_PARAMS,
+    body: SEND_EVENT_BODY,
     granted: true,
   },
 ];

@@ -5,7 +5,11 @@
 // LOCK ORDER. Every writer of the store takes its locks in this one order of tables:
 //
 //   Schedules → Queues → Batches → ConcurrencyKeys → Tasks → TaskEdges → ConcurrencyTokens → RateSlots
-//   → ExecutionLog → BatchStages → QueueCounts → Metrics → QueueChanges
+//   → ExecutionLog → TaskSteps → Events → BatchStages → QueueCounts → Metrics → QueueChanges
+//
+// (Durable handlers' TaskSteps and Events: sql/steps.ts, sql/events.ts. readpast.SendEvent inserts its own new Events
+// row before it locks Tasks — a row no writer ever waits for: a suspending finish reads Events with READPAST, pruning
+// deletes only old rows; sql/events.ts says why inserting first is what keeps a wait and its event from crossing.)
 //
 // (Flows rows are only ever inserted new, in a transaction of their own before the enqueue of the flow's nodes, and
 // deleted by pruning once the flow has no task left: no writer waits on one while holding another lock.)

@@ -165,7 +165,8 @@ const SYNC_EDGES = `DELETE FROM @ce;
 
 /**
  * Tasks retried in this batch (@moves from dead or cancelled to waiting or pending): first their own edges as their
- * parents stand now (SYNC_EDGES); then each one's `run` edges let through to children not yet started are open again
+ * parents stand now (SYNC_EDGES); then each one's `run` edges let through to children not yet started (a child suspended
+ * by its durable handler has started) are open again
  * (parents_left up; a pending child back to waiting); then the children its failure cancelled (blocked_by = it)
  * return to waiting — unless an unfinished task took their dedup key meanwhile — their edges synced the same way,
  * and theirs in turn, one round per level.
@@ -190,7 +191,7 @@ BEGIN
       SET parents_left = c.parents_left + x.n, status = CASE WHEN c.status = 'pending' THEN 'waiting' ELSE c.status END
       OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, inserted.token INTO @cm
       FROM readpast.Tasks AS c JOIN @cx AS x ON x.id = c.id
-      WHERE ${IN_CHUNK} AND c.status IN ('waiting', 'pending');`,
+      WHERE ${IN_CHUNK} AND c.status IN ('waiting', 'pending') AND c.suspended IS NULL;`,
   )}
   ${inChunks(
     '@ce',

@@ -12,6 +12,7 @@ import { DELETE_ATTEMPT_LOGS, DELETE_EDGES, neededByChild } from './operators';
 import { CASCADE_FAILURE, DECLARE_EDGES } from './edges';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 import { historyCommandOf } from './history';
+import { PRUNE_EVENTS } from './events';
 
 export const RESCUE_BATCH = 500;
 
@@ -39,10 +40,11 @@ UPDATE e SET heartbeat_at = w.heartbeat_at,
   FROM @expired AS e
   JOIN readpast.Tasks AS t ON t.id = e.id
   JOIN readpast.Workers AS w ON w.worker_id = t.worker_id;
+-- attempts that ended suspended (a durable handler's sleeps and waits) are not failures
 UPDATE t
-  SET status = CASE WHEN t.attempts >= t.max_attempts THEN 'dead' ELSE 'pending' END,
-      run_after = CASE WHEN t.attempts >= t.max_attempts THEN t.run_after ELSE @now END,
-      finished_at = CASE WHEN t.attempts >= t.max_attempts THEN @now ELSE NULL END,
+  SET status = CASE WHEN t.attempts - COALESCE(t.suspensions, 0) >= t.max_attempts THEN 'dead' ELSE 'pending' END,
+      run_after = CASE WHEN t.attempts - COALESCE(t.suspensions, 0) >= t.max_attempts THEN t.run_after ELSE @now END,
+      finished_at = CASE WHEN t.attempts - COALESCE(t.suspensions, 0) >= t.max_attempts THEN @now ELSE NULL END,
       lease_until = NULL, error_number = NULL, error_detail = NULL,
       error_message = CASE WHEN e.alive = 1
         THEN CONCAT(N'lease lost while its worker was alive: worker ', COALESCE(t.worker_id, N'?'), N' renewed it too late')
@@ -206,7 +208,8 @@ ${chunked(`SELECT TOP (${ESCALATION_CHUNK}) s.queue, s.rate_key, s.slot_no FROM 
 
 /**
  * Old stopped or lost workers, metrics older than a day, finished batches, old queue changes, the rows of keys
- * with no unfinished task and rate slots no window needs (PRUNE_KEYS): each
+ * with no unfinished task and rate slots no window needs (PRUNE_KEYS), events sent before @cutoff but those an
+ * unfinished task was resumed by (sql/events.ts): each
  * statement its own transaction, of at most ESCALATION_CHUNK rows (after a long pause there may be a
  * day of metrics to drop). The finished batches are read first (holding nothing), their empty stages
  * deleted, then the batches left without stages.
@@ -230,7 +233,8 @@ ${chunked(`SELECT TOP (${ESCALATION_CHUNK}) b.id FROM readpast.Batches AS b
 ${chunked(`SELECT TOP (${ESCALATION_CHUNK}) x.id FROM readpast.QueueChanges AS x WHERE x.at < @cutoff`)}
 ${chunked(`SELECT TOP (${ESCALATION_CHUNK}) a.id FROM readpast.AuditLog AS a
     WHERE a.at < DATEADD(DAY, -${AUDIT_KEEP_DAYS}, SYSUTCDATETIME())`)}
-${PRUNE_KEYS}`;
+${PRUNE_KEYS}
+${PRUNE_EVENTS(ESCALATION_CHUNK)}`;
 
 /** The pending depth now, summed over every slot of QueueCounts (a read; SAMPLE_DEPTH writes it when it changed). */
 export const PENDING_DEPTH = `SELECT COALESCE(SUM(c.n), 0) AS depth FROM readpast.QueueCounts AS c WHERE c.status = 'pending';`;

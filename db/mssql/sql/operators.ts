@@ -8,6 +8,7 @@ import { DELETE_TASKS_OUTPUT } from './attempt-logs';
 import { ESCALATION_CHUNK, IN_CHUNK, inChunks } from './chunks';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 import { keyRowsFor } from './keys';
+import { DELETE_TASK_STEPS } from './steps';
 import { CASCADE_FAILURE, DECLARE_EDGES, REARM_CHILDREN, RETRIED_STATUS } from './edges';
 
 /**
@@ -67,7 +68,8 @@ END;`,
 
 /**
  * Delete the ExecutionLog rows of the tasks in @moves (a task retried many times has many),
- * ESCALATION_CHUNK per statement; @logs counts them. Their attempts' output goes too (sql/attempt-logs.ts).
+ * ESCALATION_CHUNK per statement; @logs counts them. Their attempts' output goes too (sql/attempt-logs.ts), and their
+ * durable handlers' steps (sql/steps.ts; ExecutionLog → TaskSteps, the lock order of sql/claim.ts).
  */
 export const DELETE_ATTEMPT_LOGS = `DECLARE @logs int = 0, @log_chunk int = ${ESCALATION_CHUNK};
 WHILE @log_chunk = ${ESCALATION_CHUNK}
@@ -80,7 +82,8 @@ BEGIN
   SET @log_chunk = @@ROWCOUNT;
   SET @logs = @logs + @log_chunk;
 END;
-${DELETE_TASKS_OUTPUT}`;
+${DELETE_TASKS_OUTPUT}
+${DELETE_TASK_STEPS(ESCALATION_CHUNK)}`;
 
 /**
  * waiting or pending → cancelled at once (its children's policies applied, sql/edges.ts); running → cancel requested.
@@ -142,7 +145,7 @@ INSERT INTO @cx (rn, id) SELECT ROW_NUMBER() OVER (ORDER BY c.id), c.id FROM @ca
 ${inChunks(
   '@cx',
   `UPDATE t
-    SET status = ${RETRIED_STATUS}, run_after = @now, finished_at = NULL, cancel_requested = 0, blocked_by = NULL,
+    SET status = ${RETRIED_STATUS}, run_after = @now, finished_at = NULL, cancel_requested = 0, blocked_by = NULL, suspended = NULL,
         max_attempts = CASE WHEN t.max_attempts >= t.attempts + 1 THEN t.max_attempts ELSE t.attempts + 1 END
     OUTPUT inserted.id, inserted.queue, inserted.batch_id, inserted.stage, deleted.status, inserted.status, NULL, NULL, NULL INTO @moves
     FROM readpast.Tasks AS t JOIN @cx AS x ON x.id = t.id

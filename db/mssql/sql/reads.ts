@@ -7,7 +7,8 @@ import { OUTCOMES, PENDING_SUBS, TASK_STATUSES } from '../../../lib/engine/types
 export const TASK_COLUMNS = `t.id, t.token, t.queue, t.kind, t.command, t.payload, t.status, t.priority, t.run_after, t.attempts,
   t.max_attempts, t.timeout_ms, t.dedup_key, t.caller, t.batch_id, t.stage, t.lease_until, t.worker_id, t.cancel_requested,
   t.created_at, t.started_at, t.finished_at, t.error_number, t.error_message, t.error_detail, t.result, t.schedule_name,
-  t.schedule_fire_at, t.concurrency_key, t.flow_id, t.flow_node, t.parent_count, t.parents_left, t.trace_parent`;
+  t.schedule_fire_at, t.concurrency_key, t.flow_id, t.flow_node, t.parent_count, t.parents_left, t.trace_parent, t.suspended,
+  t.suspensions`;
 
 export const LOG_COLUMNS = `l.id, l.task_id, t.token, l.attempt, l.queue, l.kind, l.command, l.worker_id, l.session, l.token_no,
   l.batch_id, l.stage, l.started_at, l.ended_at, l.outcome, l.error_number, l.error_message, l.error_detail, l.abandon_reason,
@@ -66,6 +67,8 @@ export interface TaskListShape {
   cursor: boolean;
   /** t.id >= @floor: the lowest id of the scan window */
   floor: boolean;
+  /** waiting tasks suspended by their durable handler on a sleep or an event: @suspended ('sleep' | 'event') */
+  suspended: boolean;
 }
 
 const SUB_FILTER: Record<PendingSub, string> = {
@@ -103,6 +106,7 @@ function taskFilters(s: TaskListShape): string[] {
   if (s.payload === 'contains') parts.push(`${PAYLOAD_AT} LIKE @payload_value ESCAPE N'\\'`);
   if (s.cursor) parts.push('t.id < @cursor');
   if (s.floor) parts.push('t.id >= @floor');
+  if (s.suspended) parts.push('t.suspended = @suspended');
   return parts;
 }
 
@@ -134,6 +138,7 @@ export function taskWindowSql(s: TaskWindowShape): string {
 export const MAX_TASK_ID = 'SELECT MAX(t.id) AS id FROM readpast.Tasks AS t;';
 
 export const NO_TASK_FILTER: TaskListShape = {
+  suspended: false,
   status: null,
   sub: null,
   queue: false,
@@ -180,6 +185,7 @@ function taskListShapes(): TaskListShape[] {
     const all = { ...base, ...Object.fromEntries(flags.map((k) => [k, true])), payload: 'contains' as const };
     out.push(all);
     if (status === 'pending') for (const sub of PENDING_SUBS) out.push({ ...base, sub }, { ...all, sub });
+    if (status === 'waiting') out.push({ ...base, suspended: true }, { ...all, suspended: true });
   }
   return out;
 }

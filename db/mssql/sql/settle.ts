@@ -5,6 +5,8 @@ import { ESCALATION_CHUNK } from './chunks';
 import { BEGIN, DECLARE_MOVES, MOVES_TO_DELTAS, TALLY, TOUCHED } from './tally';
 import { historyCommandOf } from './history';
 import { CASCADE_FAILURE, DECLARE_EDGES, RELEASE_CHILDREN } from './edges';
+import { DECLARE_GO, SUSPEND_MATCH } from './events';
+import { PUT_SUSPENDED_STEPS, STEP_COLUMNS_DECLARED, STEP_COLUMN_NAMES, STEP_JSON_COLUMNS } from './steps';
 
 /**
  * Settle attempts, fenced on (task, worker, attempt), status running and a lease not yet expired (a
@@ -23,21 +25,24 @@ import { CASCADE_FAILURE, DECLARE_EDGES, RELEASE_CHILDREN } from './edges';
 export const FINISH = `${BEGIN}
 ${DECLARE_MOVES}
 ${DECLARE_EDGES}
+${DECLARE_GO}
 DECLARE @r TABLE (
   ord int NOT NULL PRIMARY KEY, task_id bigint NOT NULL, worker_id nvarchar(256) NOT NULL, attempt int NOT NULL,
   kind varchar(10) NOT NULL, outcome varchar(10) NOT NULL, result nvarchar(max) NULL, run_after datetime2(3) NULL,
   error_number int NULL, error_message nvarchar(4000) NULL, error_detail nvarchar(max) NULL, fingerprint char(16) NULL,
-  started_at datetime2(3) NULL, trace varchar(55) NULL);
+  started_at datetime2(3) NULL, trace varchar(55) NULL,
+  ${STEP_COLUMNS_DECLARED});
 INSERT INTO @r (ord, task_id, worker_id, attempt, kind, outcome, result, run_after, error_number, error_message, error_detail,
-    fingerprint, started_at, trace)
+    fingerprint, started_at, trace, ${STEP_COLUMN_NAMES('')})
   SELECT j.ord, j.task_id, j.worker_id, j.attempt, j.kind, j.outcome, j.result, j.run_after, j.error_number,
-    j.error_message, j.error_detail, j.fingerprint, j.started_at, j.trace
+    j.error_message, j.error_detail, j.fingerprint, j.started_at, j.trace, ${STEP_COLUMN_NAMES('j.')}
   FROM OPENJSON(@results) WITH (
     ord int '$.ord', task_id bigint '$.taskId', worker_id nvarchar(256) '$.workerId', attempt int '$.attempt',
     kind varchar(10) '$.kind', outcome varchar(10) '$.outcome', result nvarchar(max) '$.result',
     run_after datetime2(3) '$.runAfter', error_number int '$.errorNumber', error_message nvarchar(4000) '$.errorMessage',
     error_detail nvarchar(max) '$.errorDetail', fingerprint char(16) '$.fingerprint', started_at datetime2(3) '$.startedAt',
-    trace varchar(55) '$.trace') AS j;
+    trace varchar(55) '$.trace',
+    ${STEP_JSON_COLUMNS}) AS j;
 DECLARE @held_rows int;
 BEGIN TRANSACTION;
 -- the attempts' rows first, then the time: a finish that waited behind another writer's lock is fenced on the
@@ -46,10 +51,12 @@ SELECT @held_rows = COUNT(*) FROM readpast.Tasks AS t WITH (UPDLOCK, ROWLOCK, RE
 SET @now = SYSUTCDATETIME();
 UPDATE t
   SET status = CASE r.kind WHEN 'succeeded' THEN 'succeeded' WHEN 'retry' THEN 'pending' WHEN 'given_back' THEN 'pending'
-        WHEN 'dead' THEN 'dead' ELSE 'cancelled' END,
+        WHEN 'dead' THEN 'dead' WHEN 'suspended' THEN 'waiting' ELSE 'cancelled' END,
       attempts = CASE WHEN r.kind = 'given_back' THEN t.attempts - 1 ELSE t.attempts END,
-      finished_at = CASE WHEN r.kind IN ('retry', 'given_back') THEN t.finished_at ELSE @now END,
-      run_after = CASE WHEN r.kind = 'retry' THEN COALESCE(r.run_after, @now) ELSE t.run_after END,
+      finished_at = CASE WHEN r.kind IN ('retry', 'given_back', 'suspended') THEN t.finished_at ELSE @now END,
+      run_after = CASE WHEN r.kind IN ('retry', 'suspended') THEN COALESCE(r.run_after, @now) ELSE t.run_after END,
+      suspended = CASE WHEN r.kind <> 'suspended' THEN t.suspended WHEN r.step_kind = 'sleep' THEN 'sleep' ELSE 'event' END,
+      suspensions = CASE WHEN r.kind = 'suspended' THEN COALESCE(t.suspensions, 0) + 1 ELSE t.suspensions END,
       lease_until = NULL,
       result = CASE WHEN r.kind = 'succeeded' THEN r.result ELSE t.result END,
       error_number = CASE WHEN r.kind IN ('retry', 'dead') THEN r.error_number ELSE t.error_number END,
@@ -73,8 +80,21 @@ UPDATE l
     CASE r.kind WHEN 'succeeded' THEN 'succeeded' WHEN 'retry' THEN 'failed' WHEN 'dead' THEN 'dead' ELSE 'cancelled' END,
     DATEDIFF_BIG(MILLISECOND, inserted.started_at, @now) INTO @hist
   FROM readpast.ExecutionLog AS l
-  JOIN @r AS r ON r.task_id = l.task_id AND r.attempt = l.attempt AND r.kind <> 'given_back'
+  JOIN @r AS r ON r.task_id = l.task_id AND r.attempt = l.attempt AND r.kind NOT IN ('given_back', 'suspended')
   JOIN @moves AS m ON m.id = r.task_id AND m.worker_id = r.worker_id AND m.attempt = r.attempt;
+-- an attempt that ended suspended (a durable handler's sleep or wait) neither succeeded nor failed: out of the history
+UPDATE l
+  SET ended_at = @now, outcome = 'suspended', trace_parent = r.trace,
+      started_at = CASE WHEN r.started_at > l.started_at AND r.started_at <= @now THEN r.started_at ELSE l.started_at END
+  FROM readpast.ExecutionLog AS l
+  JOIN @r AS r ON r.task_id = l.task_id AND r.attempt = l.attempt AND r.kind = 'suspended'
+  JOIN @moves AS m ON m.id = r.task_id AND m.worker_id = r.worker_id AND m.attempt = r.attempt;
+-- its step (sql/steps.ts), then an event sent since the attempt began that it matches resumes it at once (sql/events.ts)
+IF EXISTS (SELECT 1 FROM @r AS r WHERE r.kind = 'suspended')
+BEGIN
+  ${PUT_SUSPENDED_STEPS}
+  ${SUSPEND_MATCH}
+END;
 -- an attempt given back never ran: its row goes, as if its claim had not started it
 DELETE l
   FROM readpast.ExecutionLog AS l
@@ -89,15 +109,16 @@ ${RELEASE_CHILDREN}
 ${CASCADE_FAILURE}
 ${MOVES_TO_DELTAS}
 -- the attempts' own moves (the children's carry no worker); an attempt given back ended neither way
-SELECT @m_succeeded = COALESCE(SUM(CASE WHEN r.kind = 'given_back' OR m.to_status <> 'succeeded' THEN 0 ELSE 1 END), 0),
-       @m_failed = COALESCE(SUM(CASE WHEN r.kind = 'given_back' OR m.to_status = 'succeeded' THEN 0 ELSE 1 END), 0)
+SELECT @m_succeeded = COALESCE(SUM(CASE WHEN r.kind IN ('given_back', 'suspended') OR m.to_status <> 'succeeded' THEN 0 ELSE 1 END), 0),
+       @m_failed = COALESCE(SUM(CASE WHEN r.kind IN ('given_back', 'suspended') OR m.to_status = 'succeeded' THEN 0 ELSE 1 END), 0)
   FROM @moves AS m JOIN @r AS r ON r.task_id = m.id AND r.worker_id = m.worker_id AND r.attempt = m.attempt
   WHERE m.worker_id IS NOT NULL;
 ${TALLY}
 COMMIT TRANSACTION;
 DECLARE @released int = (SELECT COUNT(*) FROM @moves AS m WHERE m.from_status = 'waiting' AND m.to_status = 'pending');
 SELECT r.ord, CASE WHEN m.id IS NULL THEN 0 ELSE 1 END AS ok,
-  CASE WHEN m.token_no IS NOT NULL OR m.batch_id IS NOT NULL THEN 1 ELSE 0 END AS frees, @released AS released
+  CASE WHEN m.token_no IS NOT NULL OR m.batch_id IS NOT NULL OR (r.kind = 'suspended' AND m.to_status = 'pending') THEN 1 ELSE 0 END
+    AS frees, @released AS released
 FROM @r AS r LEFT JOIN @moves AS m ON m.id = r.task_id AND m.worker_id = r.worker_id AND m.attempt = r.attempt
 ORDER BY r.ord;
 ${TOUCHED}`;

@@ -84,6 +84,12 @@ END;`;
  * Record that tasks moved between statuses. Expects a table variable @moves (queue, batch_id, stage,
  * from_status, to_status) — from/to NULL for a created/deleted task — and fills @delta and @sdelta.
  */
+/**
+ * A status as a batch stage counts it: a batch's task is `waiting` only while its durable handler is suspended
+ * (batches take no dependencies) — unfinished, not running: pending.
+ */
+const STAGE_STATUS = (col: string) => `CASE WHEN ${col} = 'waiting' THEN 'pending' ELSE ${col} END`;
+
 export const MOVES_TO_DELTAS = `INSERT INTO @delta (queue, status, n)
   SELECT y.queue, y.status, SUM(y.n) FROM (
     SELECT m.queue, m.from_status AS status, -1 AS n FROM @moves AS m WHERE m.from_status IS NOT NULL
@@ -91,8 +97,10 @@ export const MOVES_TO_DELTAS = `INSERT INTO @delta (queue, status, n)
   GROUP BY y.queue, y.status;
 INSERT INTO @sdelta (batch_id, stage, status, n)
   SELECT y.batch_id, y.stage, y.status, SUM(y.n) FROM (
-    SELECT m.batch_id, m.stage, m.from_status AS status, -1 AS n FROM @moves AS m WHERE m.from_status IS NOT NULL AND m.batch_id IS NOT NULL
-    UNION ALL SELECT m.batch_id, m.stage, m.to_status, 1 FROM @moves AS m WHERE m.to_status IS NOT NULL AND m.batch_id IS NOT NULL
+    SELECT m.batch_id, m.stage, ${STAGE_STATUS('m.from_status')} AS status, -1 AS n FROM @moves AS m
+      WHERE m.from_status IS NOT NULL AND m.batch_id IS NOT NULL
+    UNION ALL SELECT m.batch_id, m.stage, ${STAGE_STATUS('m.to_status')}, 1 FROM @moves AS m
+      WHERE m.to_status IS NOT NULL AND m.batch_id IS NOT NULL
     UNION ALL SELECT m.batch_id, m.stage, 'total', CASE WHEN m.from_status IS NULL THEN 1 ELSE -1 END FROM @moves AS m
       WHERE m.batch_id IS NOT NULL AND (m.from_status IS NULL OR m.to_status IS NULL)) AS y
   GROUP BY y.batch_id, y.stage, y.status;`;

@@ -26,8 +26,9 @@ export interface FakeReply {
 }
 
 export interface FakeRequest {
-  kind: 'batch' | 'rpc';
-  /** the statement text (an RPC's payload decoded loosely: match with `includes`) */
+  /** `tm`: a transaction manager request (the driver's begin, commit or rollback), recorded with `recordTransactions` */
+  kind: 'batch' | 'rpc' | 'tm';
+  /** the statement text (an RPC's payload decoded loosely: match with `includes`; a `tm`: BEGIN, COMMIT or ROLLBACK) */
   text: string;
   at: number;
   /** bytes the client sent for it (TDS packets, headers included) */
@@ -61,7 +62,13 @@ export interface FakeConnection {
 
 export type FakeReplier = (req: FakeRequest, conn: FakeConnection) => FakeReply | undefined;
 
-const PACKET = { BATCH: 0x01, RPC: 0x03, TABULAR: 0x04, ATTENTION: 0x06, LOGIN7: 0x10, PRELOGIN: 0x12 } as const;
+const PACKET = { BATCH: 0x01, RPC: 0x03, TABULAR: 0x04, ATTENTION: 0x06, TM: 0x0e, LOGIN7: 0x10, PRELOGIN: 0x12 } as const;
+
+/** A transaction manager request's type (MS-TDS 2.2.6.9: after ALL_HEADERS) as the statement it stands for. */
+function tmText(payload: Buffer): string {
+  const type = payload.readUInt16LE(payload.readUInt32LE(0));
+  return ({ 5: 'BEGIN', 7: 'COMMIT', 8: 'ROLLBACK' } as Record<number, string>)[type] ?? `TM ${type}`;
+}
 const MAX_PACKET = 4096;
 
 // ---- encoding --------------------------------------------------------------------------------
@@ -278,6 +285,8 @@ export class FakeTds {
    * network that drops the packets): a connection accepted meanwhile stays unanswered for good.
    */
   stalled = false;
+  /** record the driver's transaction manager requests (begin, commit, rollback) among a connection's requests */
+  recordTransactions = false;
 
   constructor(public reply: FakeReplier = () => undefined) {}
 
@@ -405,6 +414,9 @@ export class FakeTds {
     if (type === PACKET.ATTENTION) {
       send(done(DONE, 0x20));
       return {};
+    }
+    if (type === PACKET.TM && conn && this.recordTransactions) {
+      conn.requests.push({ kind: 'tm', text: tmText(payload), at: Date.now(), bytes });
     }
     if ((type === PACKET.BATCH || type === PACKET.RPC) && conn) {
       const kind = type === PACKET.BATCH ? 'batch' : 'rpc';
