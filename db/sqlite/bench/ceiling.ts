@@ -46,7 +46,6 @@ const rowOf = (i: number, now: number) => [
   null,
   null,
   null,
-  null,
   now,
   // trace_parent, trace_state
   null,
