@@ -142,6 +142,15 @@ export function refuseInsideOwn(gate: WriteGate): void {
   }
 }
 
+const runners = new WeakMap<Db, Database.Transaction<(fn: () => unknown) => unknown>>();
+
+/** One transaction function per connection that runs what it is given (better-sqlite3 builds four wrappers per function). */
+function runner(db: Db): Database.Transaction<(fn: () => unknown) => unknown> {
+  let r = runners.get(db);
+  if (!r) runners.set(db, (r = db.transaction((fn: () => unknown) => fn())));
+  return r;
+}
+
 /**
  * Run `fn` in a BEGIN IMMEDIATE transaction; when the database is busy (another process writing),
  * wait a little without blocking the event loop and try again. With a `gate`, first wait while a caller
@@ -150,12 +159,12 @@ export function refuseInsideOwn(gate: WriteGate): void {
  */
 export async function writeTx<T>(db: Db, fn: () => T, gate?: WriteGate): Promise<T> {
   if (gate) refuseInsideOwn(gate);
-  const tx = db.transaction(fn);
+  const tx = runner(db);
   let deadline = Date.now() + BUSY_RETRY_FOR_MS;
   for (let i = 0; ; i++) {
     if (gate?.busy) deadline += await gate.free();
     try {
-      return tx.immediate();
+      return tx.immediate(fn) as T;
     } catch (err) {
       if (!isBusy(err) || Date.now() > deadline) throw err;
       await pause(Math.min(100, 2 + i * 3) * (0.5 + Math.random()));

@@ -17,6 +17,9 @@ const STALE_WORKER_MS = 15_000;
 
 /** The queue's settings, creating it with the defaults if needed. */
 export function ensureQueue(db: Db, name: string, now: number): QueueRow {
+  // read first: the queue exists but for a producer's first task to it
+  const q = stmt(db, S.GET_QUEUE).get(name) as QueueRow | undefined;
+  if (q) return q;
   stmt(db, S.ENSURE_QUEUE).run(name, now);
   return stmt(db, S.GET_QUEUE).get(name) as QueueRow;
 }

@@ -2,9 +2,9 @@
 // per-second activity series. A write transaction collects its deltas here and flushes them once.
 import type Database from 'better-sqlite3';
 import { stmt } from './stmt';
-import { ADD_METRICS, ADD_QUEUE_COUNT, ADD_STAGE_COUNTS } from './sql/tally';
+import { ADD_ENQUEUED_METRIC, ADD_METRICS, ADD_QUEUE_COUNT, ADD_STAGE_COUNTS } from './sql/tally';
 import { emptySums, histBucket, historyCommand, rowOfSums, type HistorySums } from '../../lib/engine/history';
-import { ADD_HISTORY } from './sql/history';
+import { ADD_ENQUEUED_HISTORY, ADD_HISTORY } from './sql/history';
 
 type MetricField = 'enqueued' | 'started' | 'succeeded' | 'failed' | 'dead';
 /** How an attempt ended, as the history counts it. */
@@ -156,18 +156,25 @@ export class Tally {
       }
       this.counts.clear();
     }
+    // a second or a minute that only counted created tasks (every enqueue's) is added with the narrow statement
+    // of that one column: it binds and updates one counter instead of every column of the row
     if (this.metrics.size) {
-      const up = stmt(db, ADD_METRICS);
-      for (const [sec, m] of this.metrics) up.run(sec, m.enqueued, m.started, m.succeeded, m.failed, m.latencySum, m.latencyMax, m.dead);
+      for (const [sec, m] of this.metrics) {
+        if (m.started === 0 && m.dead === 0 && m.succeeded === 0 && m.failed === 0) stmt(db, ADD_ENQUEUED_METRIC).run(sec, m.enqueued);
+        else stmt(db, ADD_METRICS).run(sec, m.enqueued, m.started, m.succeeded, m.failed, m.latencySum, m.latencyMax, m.dead);
+      }
       this.metrics.clear();
     }
     if (this.history.size) {
-      const up = stmt(db, ADD_HISTORY);
       for (const [key, h] of this.history) {
         const [t, queue, command] = key.split('\u0000') as [string, string, string];
-        up.run(Number(t), queue, command, ...rowOfSums(h));
+        if (enqueuedOnly(h)) stmt(db, ADD_ENQUEUED_HISTORY).run(Number(t), queue, command, h.enqueued);
+        else stmt(db, ADD_HISTORY).run(Number(t), queue, command, ...rowOfSums(h));
       }
       this.history.clear();
     }
   }
 }
+
+/** Sums of a minute that counted nothing but created tasks. */
+const enqueuedOnly = (h: HistorySums) => h.started === 0 && h.succeeded === 0 && h.failed === 0 && h.dead === 0 && h.durN === 0;

@@ -13,6 +13,10 @@ const sums = (p = '') => SUM_COLS.map((c) => (MAXED.has(c) ? `MAX(${p}${c}) AS $
 export const ADD_HISTORY = `INSERT INTO HistoryMinutes (t, queue, command, ${cols}) VALUES (?, ?, ?, ${marks})
   ON CONFLICT (t, queue, command) DO UPDATE SET ${addExcluded}`;
 
+/** Add created tasks to a minute of a (queue, command), nothing else of it: (t, queue, command, enqueued). */
+export const ADD_ENQUEUED_HISTORY = `INSERT INTO HistoryMinutes (t, queue, command, enqueued) VALUES (?, ?, ?, ?)
+  ON CONFLICT (t, queue, command) DO UPDATE SET enqueued = enqueued + excluded.enqueued`;
+
 export const ROLLED_UNTIL = 'SELECT rolled_until FROM HistoryState WHERE id = 1';
 export const SET_ROLLED_UNTIL = 'UPDATE HistoryState SET rolled_until = ? WHERE id = 1';
 /** The first minute kept (where a first roll starts). */

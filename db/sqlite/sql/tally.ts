@@ -19,3 +19,7 @@ export const ADD_METRICS = `INSERT INTO Metrics (sec, enqueued, started, succeed
           succeeded = succeeded + excluded.succeeded, failed = failed + excluded.failed,
           latency_sum = latency_sum + excluded.latency_sum, latency_max = MAX(latency_max, excluded.latency_max),
           dead = dead + excluded.dead`;
+
+/** Add created tasks to one second of the activity series, nothing else of it (sec, enqueued). */
+export const ADD_ENQUEUED_METRIC = `INSERT INTO Metrics (sec, enqueued) VALUES (?, ?)
+        ON CONFLICT (sec) DO UPDATE SET enqueued = enqueued + excluded.enqueued`;
