@@ -90,7 +90,8 @@ export function Events() {
     {
       key: 'sent',
       header: 'Sent',
-      cell: (e) => <WhenCell iso={e.sentAt} />,
+      // on a phone (a field half the card wide) the local time goes under "3 min ago" rather than past the edge
+      cell: (e) => <WhenCell iso={e.sentAt} wrapNarrow />,
     },
     {
       key: 'resumed',
@@ -108,7 +109,14 @@ export function Events() {
     {
       key: 'payload',
       header: 'Payload',
-      cell: (e) => <span className="block max-w-96 truncate font-mono text-xs text-slate-600">{preview(e.payload)}</span>,
+      cell: (e) => {
+        const text = preview(e.payload);
+        return (
+          <span className="block max-w-96 truncate font-mono text-xs text-slate-600" title={text} data-testid="event-payload">
+            {text}
+          </span>
+        );
+      },
     },
   ];
 
