@@ -4,7 +4,8 @@
 //  - steps: tasks of 100 no-op `ctx.step`s each, several at once so the 4 slots are used — steps/s;
 //  - transactional: tasks of 100 `ctx.transaction`s, each one INSERT into a table of the bench's own — steps/s.
 // stepsRatio = steps/s ÷ plain tasks/s (target ≥ 1: a step costs no more than a task), each side the best of three
-// rounds taken in turns, so neither depends on the machine or on a busy moment of it.
+// rounds taken in turns, so neither depends on the machine or on a busy moment of it. The CPU time of this process
+// per task and per step is printed beside it (not judged: what a machine shared with other work hardly moves).
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { openReadpast } from '../lib/api/open';
@@ -31,6 +32,8 @@ export interface DurableBench {
   stepsRatio: number;
   /** transactionStepsPerSec / plainTasksPerSec (printed, not judged) */
   transactionRatio: number;
+  /** CPU time per plain task / per step (printed, not judged) */
+  stepsCpuRatio: number;
   stepsTarget: number;
 }
 
@@ -55,10 +58,19 @@ async function enqueue(rp: Readpast, command: string, queue: string, n: number):
   }
 }
 
-/** Drain `n` tasks of `command` enqueued into a queue of their own; tasks per second. */
-async function drain(rp: Readpast, command: string, queue: string, n: number): Promise<number> {
+/** A drain's rate (tasks per second) and this process's CPU time per task (µs). */
+interface Drained {
+  perSec: number;
+  cpuUs: number;
+}
+
+/** Drain `n` tasks of `command` enqueued into a queue of their own. */
+async function drain(rp: Readpast, command: string, queue: string, n: number): Promise<Drained> {
   await enqueue(rp, command, queue, n);
-  return drainRate(rp, queue, n, POOL);
+  const cpu0 = process.cpuUsage();
+  const perSec = await drainRate(rp, queue, n, POOL);
+  const cpu = process.cpuUsage(cpu0);
+  return { perSec, cpuUs: (cpu.user + cpu.system) / n };
 }
 
 export async function benchDurable(dir: string, log: (...a: unknown[]) => void): Promise<DurableBench> {
@@ -79,24 +91,36 @@ export async function benchDurable(dir: string, log: (...a: unknown[]) => void):
     let plain = 0;
     let steps = 0;
     let txSteps = 0;
+    // CPU time per plain task and per step, the least of the rounds
+    let plainCpu = Infinity;
+    let stepCpu = Infinity;
     for (let round = 1; round <= ROUNDS; round++) {
       const p = await drain(rp, 'bench.noop', `plain-${round}`, PLAIN_TASKS);
-      const s = (await drain(rp, 'bench.steps', `steps-${round}`, STEP_TASKS)) * STEPS;
+      const s = await drain(rp, 'bench.steps', `steps-${round}`, STEP_TASKS);
       const before = await rows();
-      const t = (await drain(rp, 'bench.txsteps', `tx-${round}`, STEP_TASKS)) * STEPS;
+      const t = (await drain(rp, 'bench.txsteps', `tx-${round}`, STEP_TASKS)).perSec * STEPS;
       const inserted = (await rows()) - before;
       if (inserted !== STEP_TASKS * STEPS) throw new Error(`bench: ${inserted} rows inserted, not ${STEP_TASKS * STEPS}`);
-      log(`durable: round ${round}: plain ${Math.round(p)} tasks/s, steps ${Math.round(s)}/s, transactional steps ${Math.round(t)}/s`);
-      plain = Math.max(plain, p);
-      steps = Math.max(steps, s);
+      const perStep = s.perSec * STEPS;
+      const rates = `plain ${Math.round(p.perSec)} tasks/s, steps ${Math.round(perStep)}/s, transactional steps ${Math.round(t)}/s`;
+      log(`durable: round ${round}: ${rates}`);
+      plain = Math.max(plain, p.perSec);
+      steps = Math.max(steps, perStep);
       txSteps = Math.max(txSteps, t);
+      plainCpu = Math.min(plainCpu, p.cpuUs);
+      stepCpu = Math.min(stepCpu, s.cpuUs / STEPS);
     }
     const r3 = (x: number) => Math.round(x * 1000) / 1000;
     const stepsRatio = r3(steps / plain);
     const transactionRatio = r3(txSteps / plain);
+    const stepsCpuRatio = r3(plainCpu / stepCpu);
     const verdict = stepsRatio >= STEPS_TARGET ? 'meets' : 'MISSES';
     log(`durable: plain ${Math.round(plain)} tasks/s, ${Math.round(steps)} steps/s, ${Math.round(txSteps)} transactional steps/s`);
     log(`durable: stepsRatio ${stepsRatio} (${verdict} the target ≥ ${STEPS_TARGET}); transactional / plain ${transactionRatio}`);
+    log(
+      `durable: CPU ${Math.round(plainCpu)} µs per plain task, ${Math.round(stepCpu)} µs per step: ratio ${stepsCpuRatio} ` +
+        "(not judged: what the machine's other load hardly moves)",
+    );
     return {
       pool: POOL,
       stepsPerTask: STEPS,
@@ -106,6 +130,7 @@ export async function benchDurable(dir: string, log: (...a: unknown[]) => void):
       transactionStepsPerSec: Math.round(txSteps),
       stepsRatio,
       transactionRatio,
+      stepsCpuRatio,
       stepsTarget: STEPS_TARGET,
     };
   } finally {

@@ -216,6 +216,7 @@ async function main() {
       stepsPerSec: durable.stepsPerSec,
       transactionStepsPerSec: durable.transactionStepsPerSec,
       stepsRatio: durable.stepsRatio,
+      stepsCpuRatio: durable.stepsCpuRatio,
       transactionRatio: durable.transactionRatio,
       stepsTarget: durable.stepsTarget,
     }),
