@@ -2,13 +2,15 @@
 // this machine's ceiling (a bare better-sqlite3 claim+complete loop over a plain table, same batch
 // size, same file settings), the cost of concurrency keys (bin/bench-keys.ts) and of dependencies
 // (bin/bench-flows.ts), what an idle pool costs each store (bin/bench-idle.ts), the cost of OpenTelemetry
-// (bin/bench-tracing.ts) and where the time of an enqueue goes (bin/bench-enqueue.ts). The last line printed is one
-// JSON object. BENCH_ONLY=keys, flows, idle, tracing or enqueue runs that case alone.
+// (bin/bench-tracing.ts), where the time of an enqueue goes (bin/bench-enqueue.ts) and what a durable step costs
+// (bin/bench-durable.ts). The last line printed is one JSON object. BENCH_ONLY=keys, flows, idle, tracing, enqueue or
+// durable runs that case alone.
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openReadpast } from '../lib/api/open';
+import { benchDurable } from './bench-durable';
 import { benchEnqueue } from './bench-enqueue';
 import { benchFlows } from './bench-flows';
 import { benchIdle } from './bench-idle';
@@ -89,6 +91,7 @@ async function main() {
     idle: benchIdle,
     tracing: benchTracing,
     enqueue: benchEnqueue,
+    durable: benchDurable,
   };
   const only = cases[process.env.BENCH_ONLY ?? ''] ?? null;
   if (only) {
@@ -177,6 +180,7 @@ async function main() {
   const idle = await benchIdle(dir, log);
   const tracing = await benchTracing(dir, log);
   const enqueue = await benchEnqueue(dir, log);
+  const durable = await benchDurable(dir, log);
 
   rmSync(dir, { recursive: true, force: true });
   const round = (x: number) => Math.round(x);
@@ -208,6 +212,13 @@ async function main() {
       tracedPerSec: tracing.tracedPerSec,
       tracingRatio: tracing.tracingRatio,
       enqueue,
+      plainTasksPerSec: durable.plainTasksPerSec,
+      stepsPerSec: durable.stepsPerSec,
+      transactionStepsPerSec: durable.transactionStepsPerSec,
+      stepsRatio: durable.stepsRatio,
+      stepsCpuRatio: durable.stepsCpuRatio,
+      transactionRatio: durable.transactionRatio,
+      stepsTarget: durable.stepsTarget,
     }),
   );
 }

@@ -1,13 +1,36 @@
 // A durable handler on the dashboard (demo.durable: three steps, a sleep, a wait for an event, a last step): the
 // task page's Steps timeline fills while it runs, the suspension shows (badge, "why isn't it running?"), the event
 // sent from the task page resumes it and it succeeds, its earlier steps replayed; the Events page lists the event
-// and the task it resumed. Screenshots at 1280 and 390 px wide.
-import { expect, test, type Page } from '@playwright/test';
+// and the task it resumed, with no cell cut at 1280 or 390 px wide. Screenshots at both widths.
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import { enqueue, unique, waitForStatus } from './helpers';
 
 const SHOTS = process.env.E2E_SHOTS ?? 'test-results';
 mkdirSync(SHOTS, { recursive: true });
+
+/**
+ * What is cut in a row of a table (its cells, `td`) or of a phone's card (its fields, `dd`): a cell whose content
+ * reaches past its edge (hidden, or over the next field), or an ellipsis with no tooltip holding the whole text.
+ */
+function clippedCells(row: Locator): Promise<string[]> {
+  return row.evaluate((el) => {
+    const out: string[] = [];
+    for (const cell of el.querySelectorAll('td, dd')) {
+      const edge = cell.getBoundingClientRect().right;
+      const name = (cell.previousElementSibling?.textContent ?? cell.textContent ?? '').trim().slice(0, 30);
+      const over = [cell, ...cell.querySelectorAll('*')].filter((e) => e.getBoundingClientRect().right > edge + 1);
+      if (over.length || cell.scrollWidth > cell.clientWidth + 1) out.push(`${name}: past its edge (${cell.textContent})`);
+      for (const e of cell.querySelectorAll('*')) {
+        const cut = getComputedStyle(e).textOverflow === 'ellipsis' && e.scrollWidth > e.clientWidth + 1;
+        if (cut && !(e.getAttribute('title') ?? '').includes((e.textContent ?? '').replace(/…$/, ''))) {
+          out.push(`${name}: cut with no tooltip (${e.textContent})`);
+        }
+      }
+    }
+    return out;
+  });
+}
 
 async function shots(page: Page, name: string) {
   await page.screenshot({ path: `${SHOTS}/${name}-1280.png`, fullPage: true });
@@ -86,6 +109,18 @@ test('a durable task: steps fill live, it sleeps, waits for an event sent from i
   await expect(detail.getByTestId('event-task')).toContainText(`step approval`);
   await expect(detail.getByRole('link', { name: token.slice(0, 8) })).toHaveAttribute('href', `/tasks/${token}`);
   await shots(page, 'durable-events');
+
+  // the page reads on a laptop and on a phone: no cell cut, the Sent time whole
+  expect(await clippedCells(row), 'at 1280 px').toEqual([]);
+  await page.setViewportSize({ width: 390, height: 844 });
+  const phoneRow = page.getByTestId('events-table').locator('li', { hasText: event });
+  await expect(phoneRow.locator('dt', { hasText: 'Sent' })).toBeVisible();
+  expect(await clippedCells(phoneRow), 'at 390 px').toEqual([]);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth + 1), 'no sideways scroll at 390 px').toBe(true);
+  const sentField = phoneRow.locator('dd', { has: page.locator('time') });
+  await expect(sentField).toHaveText(/ago\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+  await expect(sentField).toBeInViewport({ ratio: 1 });
+  await page.setViewportSize({ width: 1280, height: 900 });
 });
 
 test('a sleeping task: the Sleeping tab lists it, and an operator wakes it from its page', async ({ page }) => {

@@ -12,7 +12,8 @@ import { Badge, type Tone } from '../ui/Badge';
 import { Button } from '../ui/Button';
 import { Card, PageHeader } from '../ui/Card';
 import { DataTable, type Column } from '../ui/DataTable';
-import { EmptyState, ErrorState, LoadingState } from '../ui/States';
+import { QueryStates } from '../ui/QueryStates';
+import { EmptyState } from '../ui/States';
 import { WhenCell } from '../ui/Time';
 
 interface AuditPageJson {
@@ -182,17 +183,18 @@ export function Audit() {
             </Button>
           )}
         </form>
-        {q.isPending ? (
-          <LoadingState rows={6} />
-        ) : q.isError ? (
-          <ErrorState error={q.error} />
-        ) : q.data.items.length === 0 ? (
-          <EmptyState title="Nothing recorded">
-            {action || target || actor ? 'No change matches these filters.' : 'No change has been made yet.'}
-          </EmptyState>
-        ) : (
-          <DataTable rows={q.data.items} columns={columns} rowKey={(a) => a.id} testId="audit-table" />
-        )}
+        <QueryStates
+          query={q}
+          rows={6}
+          errorOverData
+          empty={
+            <EmptyState title="Nothing recorded">
+              {action || target || actor ? 'No change matches these filters.' : 'No change has been made yet.'}
+            </EmptyState>
+          }
+        >
+          {(page) => <DataTable rows={page.items} columns={columns} rowKey={(a) => a.id} testId="audit-table" />}
+        </QueryStates>
         <div className="flex justify-end gap-2 border-t border-slate-200 p-3">
           {cursor && (
             <Button size="sm" onClick={() => replace({ action, target, actor })}>

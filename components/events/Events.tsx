@@ -13,6 +13,7 @@ import { Badge, StatusBadge } from '../ui/Badge';
 import { Button } from '../ui/Button';
 import { Card, CardHeader, PageHeader } from '../ui/Card';
 import { DataTable, type Column } from '../ui/DataTable';
+import { QueryStates } from '../ui/QueryStates';
 import { EmptyState, ErrorState, LoadingState } from '../ui/States';
 import { WhenCell } from '../ui/Time';
 import { SendEventForm } from './SendEventForm';
@@ -90,7 +91,8 @@ export function Events() {
     {
       key: 'sent',
       header: 'Sent',
-      cell: (e) => <WhenCell iso={e.sentAt} />,
+      // on a phone (a field half the card wide) the local time goes under "3 min ago" rather than past the edge
+      cell: (e) => <WhenCell iso={e.sentAt} wrapNarrow />,
     },
     {
       key: 'resumed',
@@ -108,7 +110,14 @@ export function Events() {
     {
       key: 'payload',
       header: 'Payload',
-      cell: (e) => <span className="block max-w-96 truncate font-mono text-xs text-slate-600">{preview(e.payload)}</span>,
+      cell: (e) => {
+        const text = preview(e.payload);
+        return (
+          <span className="block max-w-96 truncate font-mono text-xs text-slate-600" title={text} data-testid="event-payload">
+            {text}
+          </span>
+        );
+      },
     },
   ];
 
@@ -165,24 +174,27 @@ export function Events() {
             </Button>
           )}
         </form>
-        {q.isPending ? (
-          <LoadingState rows={6} />
-        ) : q.isError ? (
-          <ErrorState error={q.error} />
-        ) : q.data.items.length === 0 ? (
-          <EmptyState title="No events" icon="events">
-            {name ? `No event named ${name} is kept.` : 'No event has been sent yet.'}
-          </EmptyState>
-        ) : (
-          <>
-            <DataTable rows={q.data.items} columns={columns} rowKey={(e) => e.id} testId="events-table" />
-            {opened !== null && (
-              <div className="border-t border-slate-200">
-                <Resumed id={opened} />
-              </div>
-            )}
-          </>
-        )}
+        <QueryStates
+          query={q}
+          rows={6}
+          errorOverData
+          empty={
+            <EmptyState title="No events" icon="events">
+              {name ? `No event named ${name} is kept.` : 'No event has been sent yet.'}
+            </EmptyState>
+          }
+        >
+          {(page) => (
+            <>
+              <DataTable rows={page.items} columns={columns} rowKey={(e) => e.id} testId="events-table" />
+              {opened !== null && (
+                <div className="border-t border-slate-200">
+                  <Resumed id={opened} />
+                </div>
+              )}
+            </>
+          )}
+        </QueryStates>
         {(before || q.data?.nextCursor != null) && (
           <div className="flex justify-end gap-2 border-t border-slate-200 p-3">
             {before && (

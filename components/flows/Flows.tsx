@@ -11,7 +11,8 @@ import { Badge } from '../ui/Badge';
 import { Card, CardHeader, PageHeader } from '../ui/Card';
 import { DataTable, type Column } from '../ui/DataTable';
 import { Pager, useKeysetPages } from '../ui/Pager';
-import { EmptyState, ErrorState, LoadingState, StaleBanner } from '../ui/States';
+import { QueryStates } from '../ui/QueryStates';
+import { EmptyState, StaleBanner } from '../ui/States';
 import { Elapsed, RelativeTime } from '../ui/Time';
 import { cx } from '../ui/cx';
 import { CountsBar } from './FlowCounts';
@@ -152,29 +153,31 @@ export function Flows() {
             </div>
           }
         />
-        {q.isPending ? (
-          <LoadingState rows={5} />
-        ) : q.isError && !q.data ? (
-          <ErrorState error={q.error} onRetry={() => void q.refetch()} />
-        ) : items.length === 0 ? (
-          <EmptyState
-            title={unfinished ? `No ${FILTERS.find(([v]) => v === unfinished)?.[1]} flows` : cursor ? 'No older flows' : 'No flows yet'}
-            icon="flows"
-          >
-            Create one with <code className="font-mono">rp.flow(&#123; nodes &#125;)</code> or{' '}
-            <code className="font-mono">POST /api/flows</code>; a task enqueued with <code className="font-mono">dependsOn</code> a
-            flow&apos;s node joins its graph.
-          </EmptyState>
-        ) : (
-          <DataTable
-            testId="flow-table"
-            rows={items}
-            columns={columns}
-            rowKey={(f) => f.id}
-            rowAttrs={(f) => ({ 'data-testid': 'flow-row', 'data-flow': String(f.id) })}
-            phoneRow={(f) => <PhoneRow f={f} />}
-          />
-        )}
+        <QueryStates
+          query={q}
+          rows={5}
+          empty={
+            <EmptyState
+              title={unfinished ? `No ${FILTERS.find(([v]) => v === unfinished)?.[1]} flows` : cursor ? 'No older flows' : 'No flows yet'}
+              icon="flows"
+            >
+              Create one with <code className="font-mono">rp.flow(&#123; nodes &#125;)</code> or{' '}
+              <code className="font-mono">POST /api/flows</code>; a task enqueued with <code className="font-mono">dependsOn</code> a
+              flow&apos;s node joins its graph.
+            </EmptyState>
+          }
+        >
+          {() => (
+            <DataTable
+              testId="flow-table"
+              rows={items}
+              columns={columns}
+              rowKey={(f) => f.id}
+              rowAttrs={(f) => ({ 'data-testid': 'flow-row', 'data-flow': String(f.id) })}
+              phoneRow={(f) => <PhoneRow f={f} />}
+            />
+          )}
+        </QueryStates>
         <Pager
           info={`${cursor ? `Older than #${cursor}` : 'Newest first'} · ${items.length} shown`}
           cursor={cursor}

@@ -8,7 +8,8 @@ import { withQuery } from '../api';
 import { useLive } from '../live';
 import { Button } from '../ui/Button';
 import { Card, PageHeader } from '../ui/Card';
-import { EmptyState, ErrorState, LoadingState, StaleBanner } from '../ui/States';
+import { QueryStates } from '../ui/QueryStates';
+import { EmptyState, StaleBanner } from '../ui/States';
 import { LogFilters, type LogFilter } from './LogFilters';
 import { LogTable } from './LogTable';
 import { TimeModeToggle } from './TimeModeToggle';
@@ -76,17 +77,17 @@ export function ExecutionLog() {
       {log.data && <StaleBanner error={log.error} updatedAt={log.dataUpdatedAt} />}
       <Card testId="log-card">
         <LogFilters value={filter} queues={queues} onChange={onFilter} timeMode={timeMode} />
-        {log.isPending ? (
-          <LoadingState rows={8} />
-        ) : log.isError && !log.data ? (
-          <ErrorState error={log.error} onRetry={() => void log.refetch()} />
-        ) : items.length === 0 ? (
-          <EmptyState title={filtered ? 'No attempts match these filters' : cursor ? 'No older attempts' : 'No attempts logged yet'}>
-            {filtered ? 'Widen the time range or clear a filter.' : 'Attempts appear here as soon as a worker starts a task.'}
-          </EmptyState>
-        ) : (
-          <LogTable items={items} timeMode={timeMode} />
-        )}
+        <QueryStates
+          query={log}
+          rows={8}
+          empty={
+            <EmptyState title={filtered ? 'No attempts match these filters' : cursor ? 'No older attempts' : 'No attempts logged yet'}>
+              {filtered ? 'Widen the time range or clear a filter.' : 'Attempts appear here as soon as a worker starts a task.'}
+            </EmptyState>
+          }
+        >
+          {() => <LogTable items={items} timeMode={timeMode} />}
+        </QueryStates>
         <div className="flex flex-wrap items-center justify-between gap-2 border-t border-slate-100 px-4 py-3">
           <p className="text-xs text-slate-500" data-testid="log-page-info">
             {cursor ? `Attempts older than #${cursor}` : 'Newest attempts'} · {items.length} shown

@@ -7,7 +7,8 @@ import { useReplaceQuery } from '../useReplaceQuery';
 import { useLive } from '../live';
 import { inputCls } from '../log/LogFilters';
 import { Card, CardHeader, PageHeader } from '../ui/Card';
-import { EmptyState, ErrorState, LoadingState, StaleBanner } from '../ui/States';
+import { QueryStates } from '../ui/QueryStates';
+import { EmptyState, StaleBanner } from '../ui/States';
 import { ChangeHistory } from './ChangeHistory';
 import { ThrottlePanel } from './ThrottlePanel';
 import { QueueList } from './QueueList';
@@ -83,26 +84,31 @@ export function Queues() {
             ) : undefined
           }
         />
-        {q.isPending ? (
-          <LoadingState rows={4} />
-        ) : q.isError && !q.data ? (
-          <ErrorState error={q.error} onRetry={() => void q.refetch()} />
-        ) : queues.length === 0 ? (
-          <EmptyState title="No queues yet" icon="queues">
-            A queue appears with its first task, or when a limit is set on it (
-            <code className="font-mono">readpast queue set NAME --limit N</code>).
-          </EmptyState>
-        ) : shown.length === 0 ? (
-          <EmptyState title="No queue matches this filter" />
-        ) : (
-          <QueueList
-            queues={shown}
-            selected={selected}
-            onSelect={(name) => setParams({ queue: name })}
-            onEditThrottle={editThrottle}
-            health={health.data?.queues}
-          />
-        )}
+        <QueryStates
+          query={q}
+          rows={4}
+          isEmpty={() => queues.length === 0}
+          empty={
+            <EmptyState title="No queues yet" icon="queues">
+              A queue appears with its first task, or when a limit is set on it (
+              <code className="font-mono">readpast queue set NAME --limit N</code>).
+            </EmptyState>
+          }
+        >
+          {() =>
+            shown.length === 0 ? (
+              <EmptyState title="No queue matches this filter" />
+            ) : (
+              <QueueList
+                queues={shown}
+                selected={selected}
+                onSelect={(name) => setParams({ queue: name })}
+                onEditThrottle={editThrottle}
+                health={health.data?.queues}
+              />
+            )
+          }
+        </QueryStates>
       </Card>
 
       {selected && (

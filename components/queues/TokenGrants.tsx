@@ -6,7 +6,8 @@ import { useLive } from '../live';
 import { Badge } from '../ui/Badge';
 import { Card, CardHeader } from '../ui/Card';
 import { DataTable, type Column } from '../ui/DataTable';
-import { EmptyState, ErrorState, LoadingState } from '../ui/States';
+import { QueryStates } from '../ui/QueryStates';
+import { EmptyState } from '../ui/States';
 import { Elapsed, RelativeTime } from '../ui/Time';
 import { TokenLink } from '../ui/TokenLink';
 import { cx } from '../ui/cx';
@@ -186,33 +187,36 @@ export function TokenGrants({ queue, mode, onMode }: { queue: string; mode: Toke
           </div>
         }
       />
-      {q.isPending ? (
-        <LoadingState rows={3} />
-      ) : q.isError && !q.data ? (
-        <ErrorState error={q.error} onRetry={() => void q.refetch()} />
-      ) : rows.length === 0 ? (
-        <EmptyState title={mode === 'granted' ? 'No token is granted right now' : 'No tokens yet'} icon="key" testId="tokens-empty">
-          {mode === 'granted'
-            ? 'Tasks of limited queues hold a token while they run.'
-            : 'A limited queue makes its tokens on its first claim; unlimited queues have none.'}
-        </EmptyState>
-      ) : (
-        <DataTable
-          testId="token-table"
-          rows={rows}
-          columns={queue ? columns.filter((c) => c.key !== 'queue') : columns}
-          rowKey={(t) => `${t.queue}\u0000${t.tokenNo}`}
-          rowAttrs={(t) => ({
-            'data-testid': 'token-row',
-            'data-queue': t.queue,
-            'data-status': t.status,
-            'data-dead': String(t.holderDead),
-            'data-token': t.token ?? undefined,
-          })}
-          rowClassName={(t) => (t.holderDead ? 'bg-rose-50' : t.status === 'free' ? 'text-slate-400' : undefined)}
-          phoneRow={(t) => <PhoneRow t={t} />}
-        />
-      )}
+      <QueryStates
+        query={q}
+        rows={3}
+        isEmpty={() => rows.length === 0}
+        empty={
+          <EmptyState title={mode === 'granted' ? 'No token is granted right now' : 'No tokens yet'} icon="key" testId="tokens-empty">
+            {mode === 'granted'
+              ? 'Tasks of limited queues hold a token while they run.'
+              : 'A limited queue makes its tokens on its first claim; unlimited queues have none.'}
+          </EmptyState>
+        }
+      >
+        {() => (
+          <DataTable
+            testId="token-table"
+            rows={rows}
+            columns={queue ? columns.filter((c) => c.key !== 'queue') : columns}
+            rowKey={(t) => `${t.queue}\u0000${t.tokenNo}`}
+            rowAttrs={(t) => ({
+              'data-testid': 'token-row',
+              'data-queue': t.queue,
+              'data-status': t.status,
+              'data-dead': String(t.holderDead),
+              'data-token': t.token ?? undefined,
+            })}
+            rowClassName={(t) => (t.holderDead ? 'bg-rose-50' : t.status === 'free' ? 'text-slate-400' : undefined)}
+            phoneRow={(t) => <PhoneRow t={t} />}
+          />
+        )}
+      </QueryStates>
     </Card>
   );
 }

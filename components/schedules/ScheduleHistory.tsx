@@ -5,7 +5,8 @@ import { useLive } from '../live';
 import { Badge, StatusBadge } from '../ui/Badge';
 import { Card, CardHeader } from '../ui/Card';
 import { DataTable, type Column } from '../ui/DataTable';
-import { EmptyState, ErrorState, LoadingState } from '../ui/States';
+import { QueryStates } from '../ui/QueryStates';
+import { EmptyState } from '../ui/States';
 import { TokenLink } from '../ui/TokenLink';
 import { formatInZone } from './format';
 import type { ScheduleDetailJson, ScheduleFireJson } from './types';
@@ -55,15 +56,14 @@ export function ScheduleHistory({ name, onClose }: { name: string; onClose: () =
           ))}
         </ol>
       )}
-      {q.isPending ? (
-        <LoadingState rows={3} />
-      ) : q.isError && !s ? (
-        <ErrorState error={q.error} onRetry={() => void q.refetch()} />
-      ) : s && s.recent.length === 0 ? (
-        <EmptyState title="No fires yet">It fires at its next tick, or press Run now.</EmptyState>
-      ) : s ? (
-        <DataTable testId="schedule-history-list" rows={s.recent} columns={columns} rowKey={(f) => f.token} />
-      ) : null}
+      <QueryStates
+        query={q}
+        rows={3}
+        isEmpty={(d) => d.recent.length === 0}
+        empty={<EmptyState title="No fires yet">It fires at its next tick, or press Run now.</EmptyState>}
+      >
+        {(d) => <DataTable testId="schedule-history-list" rows={d.recent} columns={columns} rowKey={(f) => f.token} />}
+      </QueryStates>
     </Card>
   );
 }

@@ -8,7 +8,8 @@ import { useLive } from '../live';
 import { useReplaceQuery } from '../useReplaceQuery';
 import { Button } from '../ui/Button';
 import { Card, CardHeader, PageHeader } from '../ui/Card';
-import { EmptyState, ErrorState, LoadingState, StaleBanner } from '../ui/States';
+import { QueryStates } from '../ui/QueryStates';
+import { EmptyState, StaleBanner } from '../ui/States';
 import { ScheduleForm } from './ScheduleForm';
 import { ScheduleHistory } from './ScheduleHistory';
 import { ScheduleRow } from './ScheduleRow';
@@ -72,29 +73,32 @@ export function Schedules() {
               : 'Expression, zone, next and last run'
           }
         />
-        {q.isPending ? (
-          <LoadingState rows={4} />
-        ) : q.isError && !q.data ? (
-          <ErrorState error={q.error} onRetry={() => void q.refetch()} />
-        ) : list.length === 0 ? (
-          <EmptyState title="No schedules yet" icon="schedules">
-            Press <strong>New schedule</strong>, run{' '}
-            <code className="font-mono">readpast schedule add NAME --cron EXPR --handler NAME</code>, or export{' '}
-            <code className="font-mono">schedules</code> from your handlers module.
-          </EmptyState>
-        ) : (
-          <ul className="divide-y divide-slate-100" data-testid="schedule-list">
-            {list.map((s) => (
-              <ScheduleRow
-                key={s.name}
-                s={s}
-                selected={s.name === selected}
-                onEdit={() => setEditing({ mode: 'edit', schedule: s })}
-                onHistory={() => select(s.name === selected ? '' : s.name)}
-              />
-            ))}
-          </ul>
-        )}
+        <QueryStates
+          query={q}
+          rows={4}
+          isEmpty={() => list.length === 0}
+          empty={
+            <EmptyState title="No schedules yet" icon="schedules">
+              Press <strong>New schedule</strong>, run{' '}
+              <code className="font-mono">readpast schedule add NAME --cron EXPR --handler NAME</code>, or export{' '}
+              <code className="font-mono">schedules</code> from your handlers module.
+            </EmptyState>
+          }
+        >
+          {() => (
+            <ul className="divide-y divide-slate-100" data-testid="schedule-list">
+              {list.map((s) => (
+                <ScheduleRow
+                  key={s.name}
+                  s={s}
+                  selected={s.name === selected}
+                  onEdit={() => setEditing({ mode: 'edit', schedule: s })}
+                  onHistory={() => select(s.name === selected ? '' : s.name)}
+                />
+              ))}
+            </ul>
+          )}
+        </QueryStates>
       </Card>
     </>
   );

@@ -13,12 +13,15 @@ export function RelativeTime({ iso, className }: { iso: string | null | undefine
   );
 }
 
-/** A table's "when" cell: "3 s ago" and, lighter beside it, the local time. */
+/**
+ * A table's "when" cell: "3 s ago" and, lighter beside it, the local time. `wrapNarrow`: on a phone (a field of a
+ * card, half its width) the local time goes under the relative one rather than past the field's edge.
+ */
 export function WhenCell({ iso, wrapNarrow = false }: { iso: string | null; wrapNarrow?: boolean }) {
   return (
     <span className={wrapNarrow ? 'text-xs sm:whitespace-nowrap' : 'whitespace-nowrap text-xs'}>
-      <RelativeTime iso={iso} className="text-slate-700" />
-      <span className="ml-1.5 text-slate-400">{formatLocal(iso)}</span>
+      <RelativeTime iso={iso} className="whitespace-nowrap text-slate-700" />{' '}
+      <span className="whitespace-nowrap text-slate-400 sm:ml-0.5">{formatLocal(iso)}</span>
     </span>
   );
 }

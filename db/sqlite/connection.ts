@@ -29,6 +29,11 @@ export interface Shared {
   write<T>(rows: number, fn: (db: Db, tally: Tally, now: number) => Generator<void, T, void>, audit?: AuditWrite<T>): Promise<T>;
   /** Something this store committed may have become claimable. */
   wake(): void;
+  /**
+   * Throws when called inside withTransaction's callback, as `tx` would (a write on the store's connection from
+   * there would wait for the transaction it runs in): for a write that `tx` runs later, outside the caller's context.
+   */
+  refuseInsideOwn(): void;
 }
 
 const BUSY_TIMEOUT_MS = 50;

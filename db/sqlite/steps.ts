@@ -30,9 +30,51 @@ export const fenced = (attempt: RunningAttempt, step: StepWrite, now: number) =>
   now,
 });
 
-/** record one step while the attempt owns its task; false: it no longer does (nothing written) */
+/** A step waiting for its record's write. */
+interface QueuedStep {
+  attempt: RunningAttempt;
+  step: StepWrite;
+  done: (ok: boolean) => void;
+  failed: (err: unknown) => void;
+}
+
+/** The steps each store has waiting for the next write (one transaction for all of them). */
+const queued = new WeakMap<Shared, QueuedStep[]>();
+
+const record = (db: Db, q: QueuedStep, now: number): boolean => stmt(db, S.RECORD_STEP).run(fenced(q.attempt, q.step, now)).changes === 1;
+
+/**
+ * Record one step while the attempt owns its task; false: it no longer does (nothing written). The steps recorded by
+ * a pool's slots in one turn of the event loop share one write transaction (each fenced on its own attempt): a step is
+ * one row, and the transaction — its lock and its commit — was most of its cost. Should that shared write fail, each
+ * is written alone, so one step's error is its own.
+ */
 export function recordStep(shared: Shared, attempt: RunningAttempt, step: StepWrite): Promise<boolean> {
-  return shared.tx((_t, now) => stmt(shared.db, S.RECORD_STEP).run(fenced(attempt, step, now)).changes === 1);
+  return new Promise<boolean>((done, failed) => {
+    // written later, outside this call's context: refused here, as a write of its own would be
+    shared.refuseInsideOwn();
+    let batch = queued.get(shared);
+    if (!batch) {
+      queued.set(shared, (batch = []));
+      setImmediate(() => void writeQueued(shared));
+    }
+    batch.push({ attempt, step, done, failed });
+  });
+}
+
+async function writeQueued(shared: Shared): Promise<void> {
+  const batch = queued.get(shared) ?? [];
+  queued.delete(shared);
+  if (batch.length > 1) {
+    try {
+      const ok = await shared.tx((_t, now) => batch.map((q) => record(shared.db, q, now)));
+      batch.forEach((q, i) => q.done(ok[i]!));
+      return;
+    } catch {
+      // each alone below
+    }
+  }
+  for (const q of batch) await shared.tx((_t, now) => record(shared.db, q, now)).then(q.done, q.failed);
 }
 
 /** Inside a settlement's transaction, its task suspended (fenced already): the step it suspends on. */

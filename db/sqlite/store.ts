@@ -12,7 +12,7 @@ import * as poolSettings from './pool-settings';
 import * as batches from './batches';
 import * as bulk from './bulk';
 import { claim } from './claim';
-import { openDatabase, writeTx, WriteGate, type Db, type Shared } from './connection';
+import { openDatabase, refuseInsideOwn, writeTx, WriteGate, type Db, type Shared } from './connection';
 import { diagnoseSqlite } from './doctor';
 import * as enqueue from './enqueue';
 import * as events from './events';
@@ -125,6 +125,7 @@ export class SqliteStore implements Store {
         if (audited && id !== undefined) audited.id = id;
         return out;
       },
+      refuseInsideOwn: () => refuseInsideOwn(gate),
       wake: () => {
         for (const l of listeners) {
           try {

@@ -7,9 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HandlerRegistry, sleep } from '../engine/handlers';
+import { inMemoryTracing } from '../engine/test-support/tracing';
 import { Maintenance } from '../engine/maintenance';
 import type { Pool } from '../engine/pool';
 import type { Store } from '../engine/ports';
@@ -17,19 +18,7 @@ import { silentLogger } from '../engine/logger';
 import { openStore } from './open';
 import { Readpast } from './readpast';
 
-const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-
-beforeAll(() => {
-  provider.register();
-});
-
-afterAll(async () => {
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
-  propagation.disable();
-});
+const exporter = inMemoryTracing();
 
 let dir: string;
 let rp: Readpast;

@@ -6,8 +6,9 @@
 // A task claimed ahead may run before its start is recorded (pool-starts.ts): a step's write, fenced on a running
 // task, first has the start recorded (`started`).
 //
-// A step runs through `StepHook` (RunOptions.stepHook) when one is given: tracing wraps each step there, replays
-// included (`replayed`), without knowing how steps are recorded.
+// A step runs through `StepHook` when one is given (run.ts: a span per step, tracing-steps.ts): every step goes
+// through it — replays (`replayed`), failures, and a sleep or wait that suspends (it throws the Suspended there) —
+// without the hook knowing how steps are recorded.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { NonRetryableError, TaskError } from './errors';
 import { MAX_STEPS_PER_TASK, MAX_TRANSACTION_TIMEOUT_MS, TRANSACTION_TIMEOUT_MS } from './limits';
@@ -242,7 +243,9 @@ export class DurableRun implements DurableContext {
     if (wakeAt.getTime() <= now.getTime()) {
       return this.traced(seq, name, 'sleep', false, () => this.record({ ...step, endedAt: now }));
     }
-    throw this.suspend({ ...step, status: 'sleeping' }, wakeAt);
+    return this.traced(seq, name, 'sleep', false, async () => {
+      throw this.suspend({ ...step, status: 'sleeping' }, wakeAt);
+    });
   }
 
   async waitForEvent<T = unknown>(name: string, opts: WaitForEventOptions): Promise<T | null> {
@@ -266,7 +269,9 @@ export class DurableRun implements DurableContext {
       await this.traced(seq, name, 'event', false, () => this.record({ ...step, endedAt: now }));
       return null;
     }
-    throw this.suspend({ ...step, status: 'waiting' }, until);
+    return this.traced(seq, name, 'event', false, async () => {
+      throw this.suspend({ ...step, status: 'waiting' }, until);
+    });
   }
 
   private suspend(step: StepWrite, until: Date | null): Suspended {

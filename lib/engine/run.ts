@@ -1,8 +1,9 @@
 // Running one attempt: dispatch on the task kind, enforce the timeout, and turn whatever happened
 // into a Settlement. Never throws. A handler's context carries its durable steps (durable.ts): a sleep or a wait
-// settles the attempt as suspended, and a failure counts attempts less those that ended suspended.
+// settles the attempt as suspended, and a failure counts attempts less those that ended suspended. A traced attempt
+// gives its steps a span each (tracing-steps.ts).
 import { AttemptOutputBuffer, flusherFor } from './attempt-output';
-import { DurableRun, Suspended, type StepHook } from './durable';
+import { DurableRun, Suspended } from './durable';
 import { TaskError } from './errors';
 import type { HandlerRegistry } from './handlers';
 import { MAX_RESULT_BYTES } from './limits';
@@ -10,6 +11,7 @@ import { errorInfo, failureSettlement } from './retry';
 import type { RunningAttempt, WorkerPort } from './ports';
 import type { ClaimedTask, ErrorInfo, Settlement, UnrecordedStart } from './types';
 import { type AttemptSpan, startAttempt, withDbSpan } from './tracing-attempt';
+import { stepSpans } from './tracing-steps';
 import { context } from '@opentelemetry/api';
 
 export { MAX_RESULT_BYTES };
@@ -44,8 +46,6 @@ export function capResult(value: unknown): unknown {
 export interface RunOptions {
   /** the pool's lease: a transactional step stays open at most half of it */
   leaseMs: number;
-  /** wraps each durable step (tracing) */
-  stepHook?: StepHook | null;
 }
 
 async function execute(
@@ -152,7 +152,7 @@ async function settleAttempt(
     parents: task.parents,
   };
   const durable =
-    task.kind === 'handler' ? new DurableRun(worker, attempt, signal, opts.leaseMs, opts.stepHook ?? null, unrecorded ?? null) : null;
+    task.kind === 'handler' ? new DurableRun(worker, attempt, signal, opts.leaseMs, stepSpans(span), unrecorded ?? null) : null;
   /** attempts that failed: those that ended suspended do not count (read only where it decides retry or dead) */
   const tries = async () => (durable && task.attempt >= task.maxAttempts ? task.attempt - (await durable.suspensions()) : task.attempt);
   try {

@@ -5,7 +5,7 @@
 //  - `process <queue>` (CONSUMER) per attempt (tracing-attempt.ts): the first attempt is a child of the enqueue's
 //    context, in the same trace; a later attempt is the root of a trace of its own that links to the enqueue's context
 //    and to the attempt before it (one trace per attempt, never one endless trace across hours of retries);
-//  - a database span under a sql or procedure task's attempt, and a span per step (`traceStep`).
+//  - a database span under a sql or procedure task's attempt, and a span per durable step (tracing-steps.ts).
 // The W3C text format is parsed and written here (no propagator needed: a task carries exactly one context).
 import {
   context,
@@ -164,24 +164,5 @@ export async function traced<T>(
   } catch (err) {
     send.end({ error: err });
     throw err;
-  }
-}
-
-// ---- steps -------------------------------------------------------------------------------------------------
-
-/**
- * The hook for a span per step of a handler (`ctx.step`): runs `fn` in an INTERNAL span `step <name>`, a child of
- * the attempt's span (the handler runs in its context), ended with `fn`'s outcome. No SDK: just `fn()`.
- */
-export async function traceStep<T>(name: string, fn: () => Promise<T>, attrs?: Attributes): Promise<T> {
-  const span = tracer.startSpan(`step ${name}`, { kind: SpanKind.INTERNAL, attributes: { 'readpast.step': name, ...attrs } });
-  if (!span.isRecording()) return fn();
-  try {
-    return await context.with(trace.setSpan(context.active(), span), fn);
-  } catch (err) {
-    recordFailure(span, err);
-    throw err;
-  } finally {
-    span.end();
   }
 }
