@@ -35,23 +35,10 @@ async function batchStatus(request: APIRequestContext, id: number): Promise<stri
 test('a demo staged batch created from the UI advances stage by stage and completes', async ({ page }) => {
   test.setTimeout(120_000);
   const errors = collectErrors(page);
-  await page.goto('/batches');
-  await expect(page.getByRole('heading', { level: 1, name: 'Batches' })).toBeVisible();
-  await page.getByTestId('create-demo-batch').click();
-  await expect(page.getByTestId('toast-success')).toContainText(/Batch \d+ created: 10 tasks in 5 stages/);
-  await page.waitForURL(/\/batches\/\d+$/);
-  const id = Number(/\/batches\/(\d+)$/.exec(page.url())![1]);
-  await expect(page.getByRole('heading', { level: 1 })).toContainText(`#${id}`);
-  await expect(page.getByTestId('batch-cap')).toContainText('at most 3 at once');
-  await expect(page.getByTestId('batch-on-failure')).toHaveText('continue');
-  await expect(page.locator('[data-testid="stage-row"]')).toHaveCount(5);
-  await expect(page.getByTestId('batch-total')).toHaveText('10');
-
-  // watch the page: the active stage only moves forward, and bars appear in the timeline. The page itself
-  // records what it draws (an observer in the page, not polls from here, which a busy machine slows down)
-  const status = page.getByTestId('batch-status');
-  const active = page.getByTestId('batch-active-stage');
-  await page.evaluate(() => {
+  // watch the page from its first draw: the active stage only moves forward, and bars appear in the timeline.
+  // The page records what it draws itself (an observer in the page): polls from here, slowed down on a busy
+  // machine, would miss a short stage, and the batch may be half done before the checks below are
+  await page.addInitScript(() => {
     const w = window as unknown as { seen: number[]; maxBars: number; sawRunningBar: boolean };
     w.seen = [];
     w.maxBars = 0;
@@ -66,9 +53,22 @@ test('a demo staged batch created from the UI advances stage by stage and comple
       w.maxBars = Math.max(w.maxBars, document.querySelectorAll(`${chart} path[data-outcome]`).length);
       if (document.querySelector(`${chart} path[data-outcome="running"]`)) w.sawRunningBar = true;
     };
-    look();
-    new MutationObserver(look).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    new MutationObserver(look).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   });
+  await page.goto('/batches');
+  await expect(page.getByRole('heading', { level: 1, name: 'Batches' })).toBeVisible();
+  await page.getByTestId('create-demo-batch').click();
+  await expect(page.getByTestId('toast-success')).toContainText(/Batch \d+ created: 10 tasks in 5 stages/);
+  await page.waitForURL(/\/batches\/\d+$/);
+  const id = Number(/\/batches\/(\d+)$/.exec(page.url())![1]);
+  await expect(page.getByRole('heading', { level: 1 })).toContainText(`#${id}`);
+  await expect(page.getByTestId('batch-cap')).toContainText('at most 3 at once');
+  await expect(page.getByTestId('batch-on-failure')).toHaveText('continue');
+  await expect(page.locator('[data-testid="stage-row"]')).toHaveCount(5);
+  await expect(page.getByTestId('batch-total')).toHaveText('10');
+
+  const status = page.getByTestId('batch-status');
+  const active = page.getByTestId('batch-active-stage');
   // the batch completes (the product's own long-poll says so), and then the page says so too
   await expect
     .poll(async () => ((await (await page.request.get(`/api/batches/${id}/wait?timeoutMs=10000`)).json()) as { done: boolean }).done, {
