@@ -13,12 +13,30 @@ if (!process.env.READPAST_E2E_DB) {
   process.env.READPAST_E2E_DB = join(dir, `e2e-${Date.now()}-${process.pid}.db`);
 }
 
-const build = process.env.E2E_SKIP_BUILD === '1' ? '' : 'npx next build && ';
+// bin/build.mjs builds the dashboard (and the library) only when a source is newer than its build, so a
+// run after `npm run build:package` or another run starts the server at once
+const build = process.env.E2E_SKIP_BUILD === '1' ? '' : 'node bin/build.mjs && ';
+
+// E2E_WORKERS > 1 (`npm run test:e2e` sets 2): the specs that work in queues, batches and servers of their
+// own run that many at a time; then those that read or change what the whole server shares (the pool's size,
+// every task's total, a pool kept busy, every page seeded with long tasks) run alone, one after another.
+// Unset (one spec file given, say), every spec runs one at a time, in one project.
+const WORKERS = Number(process.env.E2E_WORKERS ?? 1);
+const SHARED = ['api', 'claimed', 'enqueue', 'layout', 'why', 'workers'].map((name) => `${name}.spec.ts`);
+const projects =
+  WORKERS > 1
+    ? [
+        { name: 'own', testIgnore: SHARED, workers: WORKERS },
+        // run after `own`, and skipped when a test of it failed: `--project shared --no-deps` runs them alone
+        { name: 'shared', testMatch: SHARED, dependencies: ['own'], workers: 1 },
+      ]
+    : undefined;
 
 export default defineConfig({
   testDir: './e2e',
   fullyParallel: false,
-  workers: 1,
+  workers: WORKERS,
+  ...(projects ? { projects } : {}),
   retries: process.env.CI ? 1 : 0,
   forbidOnly: !!process.env.CI,
   timeout: 60_000,

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -21,8 +22,9 @@ export default defineConfig({
   },
   test: {
     pool: 'forks',
-    // Test files at a time: READPAST_TEST_WORKERS, else vitest's default (one fewer than the cores: one on two)
-    ...(process.env.READPAST_TEST_WORKERS ? { maxWorkers: Number(process.env.READPAST_TEST_WORKERS) } : {}),
+    // Test files at a time: READPAST_TEST_WORKERS, else one fewer than the cores but at least two. Many files
+    // wait more than they compute (leases, timeouts, child processes), so one file on two cores leaves one idle.
+    maxWorkers: Number(process.env.READPAST_TEST_WORKERS ?? Math.max(2, availableParallelism() - 1)),
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [

@@ -16,7 +16,10 @@ export const GO_TO: readonly { key: string; href: string; label: string }[] = [
   { key: 's', href: '/schedules', label: 'Schedules' },
 ];
 
-/** how long after `g` the second key is taken */
+/**
+ * how long after `g` the second key is taken, between the keystrokes' own times (`event.timeStamp`): a page
+ * busy drawing when the second key comes handles it late, and the chord still holds
+ */
 const CHORD_MS = 1500;
 
 /** Opens the list of shortcuts from anywhere (the navigation's `?` button). */
@@ -48,7 +51,7 @@ export function Shortcuts() {
       if (typing(e.target)) return;
       if (dialog.current?.open && e.key !== '?') return;
       const key = e.key;
-      if (gAt.current && Date.now() - gAt.current < CHORD_MS) {
+      if (gAt.current && e.timeStamp - gAt.current < CHORD_MS) {
         gAt.current = 0;
         setPendingG(false);
         const target = GO_TO.find((x) => x.key === key.toLowerCase());
@@ -59,7 +62,7 @@ export function Shortcuts() {
         }
       }
       if (key === 'g') {
-        gAt.current = Date.now();
+        gAt.current = e.timeStamp;
         setPendingG(true);
         return;
       }
@@ -86,13 +89,11 @@ export function Shortcuts() {
     };
   }, [router, pathname]);
 
-  // the `g` waits for its second key a moment only
+  // the hint shows a moment only; whether a key completes the chord is decided by the keystrokes' times
+  // above (this timer, late on a busy page, may fire after a second key typed in time)
   useEffect(() => {
     if (!pendingG) return;
-    const t = setTimeout(() => {
-      gAt.current = 0;
-      setPendingG(false);
-    }, CHORD_MS);
+    const t = setTimeout(() => setPendingG(false), CHORD_MS);
     return () => clearTimeout(t);
   }, [pendingG]);
 
