@@ -31,6 +31,7 @@ const RELEASED: Record<number, string> = {
   20: '8339ede4197a552b',
   21: 'fba864713e728b7d',
   22: '6e05ddb269e252a8',
+  23: 'c5f6e7bf5591125c',
 };
 
 const textOf = (m: (typeof MIGRATIONS)[number]) => JSON.stringify(m.batches);
