@@ -17,10 +17,10 @@ if (!process.env.READPAST_E2E_DB) {
 // run after `npm run build:package` or another run starts the server at once
 const build = process.env.E2E_SKIP_BUILD === '1' ? '' : 'node bin/build.mjs && ';
 
-// E2E_WORKERS > 1 (`npm run test:e2e` sets 2): the specs that work in queues, batches and servers of their
-// own run that many at a time; then those that read or change what the whole server shares (the pool's size,
-// every task's total, a pool kept busy, every page seeded with long tasks) run alone, one after another.
-// Unset (one spec file given, say), every spec runs one at a time, in one project.
+// E2E_WORKERS > 1 (unset in `npm run test:e2e`: on two cores it saves little): the specs that work in queues,
+// batches and servers of their own run that many at a time; then those that read or change what the whole
+// server shares (the pool's size, every task's total, a pool kept busy, every page seeded with long tasks) run
+// alone, one after another. Unset, every spec runs one at a time, in one project.
 const WORKERS = Number(process.env.E2E_WORKERS ?? 1);
 const SHARED = ['api', 'claimed', 'enqueue', 'layout', 'why', 'workers'].map((name) => `${name}.spec.ts`);
 const projects =

@@ -7,6 +7,15 @@ import { enqueue, unique } from './helpers';
 
 const WORKERS = 4;
 
+/** The long tasks this spec starts: the specs after it share the server's four workers, so they are cancelled when it ends. */
+const long: string[] = [];
+test.afterEach(async ({ request }) => {
+  for (const token of long.splice(0)) {
+    const res = await request.post(`/api/tasks/${token}/cancel`);
+    expect([200, 409], await res.text()).toContain(res.status());
+  }
+});
+
 /** The nav's Running badge (absent: 0) and another number on the page, read in one go from the DOM. */
 async function readBoth(page: Page, other: string): Promise<{ badge: number; other: number | null }> {
   return page.evaluate((sel) => {
@@ -40,7 +49,7 @@ test('the nav badge, Overview and Running page agree on what runs, and tasks cla
   // three long tasks first in line hold three of the four workers through the test; the demo workload and the short
   // tasks share the fourth
   const queue = unique('e2e-ahead');
-  for (let i = 0; i < 3; i++) await enqueue(request, { command: 'demo.sleep', payload: { ms: 40_000 }, queue, priority: 10 });
+  for (let i = 0; i < 3; i++) long.push(await enqueue(request, { command: 'demo.sleep', payload: { ms: 40_000 }, queue, priority: 10 }));
   for (let i = 0; i < 40; i++) {
     await Promise.all(Array.from({ length: 5 }, (_, j) => enqueue(request, { command: 'demo.echo', payload: { i, j }, queue })));
   }

@@ -214,9 +214,12 @@ test('g then a letter switches page, / focuses the search box, ? lists the short
   await page.keyboard.press('g');
   await page.keyboard.press('t');
   await expect(page).toHaveURL(/\/tasks$/);
+  // the next chord once the page has drawn (a page still drawing may hold the keystrokes past the chord's window)
+  await drawn(page);
   await page.keyboard.press('g');
   await page.keyboard.press('w');
   await expect(page).toHaveURL(/\/workers$/);
+  await drawn(page);
 
   await page.keyboard.press('?');
   const help = page.getByTestId('shortcuts-help');

