@@ -2,11 +2,11 @@
 // context through the enqueue's JSON, the claim's columns, the parents' read and the finish; ExecAsync's
 // @TraceParent; and a traced sql task's database span on the stand-in TDS endpoint — its database, server, session
 // (SPID), and the longest wait and the blocking session the DMV samples saw while it ran.
-import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SpanKind } from '@opentelemetry/api';
+import { afterEach, describe, expect, it } from 'vitest';
 import { HandlerRegistry } from '../../lib/engine/handlers';
 import { runTask } from '../../lib/engine/run';
+import { inMemoryTracing } from '../../lib/engine/test-support/tracing';
 import type { ClaimedTask } from '../../lib/engine/types';
 import { enqueueRow } from './enqueue';
 import { MIGRATIONS } from './schema';
@@ -92,20 +92,10 @@ describe('the rows the statements read', () => {
 });
 
 describe('a traced sql task on the stand-in endpoint', () => {
-  const exporter = new InMemorySpanExporter();
-  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const exporter = inMemoryTracing();
   let tds: FakeTds | null = null;
   let store: MssqlStore | null = null;
 
-  beforeAll(() => {
-    provider.register();
-  });
-  afterAll(async () => {
-    await provider.shutdown();
-    trace.disable();
-    context.disable();
-    propagation.disable();
-  });
   afterEach(async () => {
     await store?.close().catch(() => {});
     store = null;
