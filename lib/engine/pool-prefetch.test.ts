@@ -59,7 +59,8 @@ function fakeStore(n: number, beat?: (running: number[]) => HeartbeatResult, del
       const out: ClaimedTask[] = [];
       for (const s of slots) if (next <= n) out.push(task(next++, s, false));
       for (let i = 0; i < (opts.ahead?.count ?? 0) && next <= n; i++) out.push(task(next++, opts.ahead!.claimer, true));
-      claimed.push(...out);
+      // what the claim answered, as it answered it (the pool makes a claimed-ahead task its runner's when it starts it)
+      claimed.push(...out.map((t) => ({ ...t })));
       return out;
     },
     finish: async (results) => {

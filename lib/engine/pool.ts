@@ -244,30 +244,33 @@ export class Pool {
       if (w.task || w.retiring) continue;
       const t = this.ahead.take();
       if (!t) break;
-      this.startTask(w, { ...t, workerId: w.slot.workerId, session: w.slot.session, startedAt: new Date(), ahead: false }, t);
+      // the claim's object becomes the runner's: it has left the local queue, and its claimer is kept apart
+      const claimer = t.workerId;
+      t.workerId = w.slot.workerId;
+      t.session = w.slot.session;
+      t.startedAt = new Date();
+      t.ahead = false;
+      this.startTask(w, t, claimer);
     }
     this.watchAhead();
   }
 
   /**
-   * Run a task on a slot. `claimed`: it was claimed ahead (that is the claim's copy; `task` is the runner's): its
-   * start is recorded in a later flush, with its end if it ends first.
+   * Run a task on a slot. `claimer`: it was claimed ahead, by that worker: its start is recorded in a later flush,
+   * with its end if it ends first.
    */
-  private startTask(w: PoolWorker, task: ClaimedTask, claimed: ClaimedTask | null): void {
+  private startTask(w: PoolWorker, task: ClaimedTask, claimer: string | null): void {
     const controller = new AbortController();
     const began = performance.now();
-    const pending = claimed
-      ? new PendingStart(
-          { at: task.startedAt, claimer: claimed.workerId, session: w.slot.session, due: task.runAfter },
-          began,
-          this.hurried,
-        )
-      : null;
+    const pending =
+      claimer !== null
+        ? new PendingStart({ at: task.startedAt, claimer, session: w.slot.session, due: task.runAfter }, began, this.hurried)
+        : null;
     w.task = task;
     w.controller = controller;
     w.began = began;
     w.pending = pending;
-    w.claimer = claimed ? claimed.workerId : null;
+    w.claimer = claimer;
     if (pending) this.armStartWrite(START_WRITE_MS);
     void runTask(this.worker, this.registry, task, controller, { leaseMs: this.opts.leaseMs }, pending ?? undefined).then(
       ({ settlement, trace }) => {

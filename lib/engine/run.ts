@@ -73,12 +73,13 @@ async function execute(
         session: task.session,
         signal,
         parents: task.parents,
-        progress: (percent, message) => output.report(percent, message),
-        log: (line) => output.log('log', line),
-        step: (name, fn) => steps.step(name, fn),
-        transaction: (name, fn, opts) => steps.transaction(name, fn, opts),
-        sleep: (name, duration) => steps.sleep(name, duration),
-        waitForEvent: (name, opts) => steps.waitForEvent(name, opts),
+        // bound, not arrow functions: made for every attempt, and nothing here needs more than its receiver
+        progress: output.report.bind(output),
+        log: output.log.bind(output, 'log'),
+        step: steps.step.bind(steps),
+        transaction: steps.transaction.bind(steps),
+        sleep: steps.sleep.bind(steps),
+        waitForEvent: steps.waitForEvent.bind(steps),
       });
     }
     case 'sql':
@@ -124,6 +125,11 @@ export async function runTask(
   return { settlement, trace: span.end(settlement, failure) };
 }
 
+/** Attempts that failed: those that ended suspended do not count (read only where it decides retry or dead). */
+async function triesOf(task: ClaimedTask, durable: DurableRun | null): Promise<number> {
+  return durable && task.attempt >= task.maxAttempts ? task.attempt - (await durable.suspensions()) : task.attempt;
+}
+
 async function settleAttempt(
   worker: WorkerPort,
   registry: HandlerRegistry,
@@ -148,16 +154,15 @@ async function settleAttempt(
     attempt: task.attempt,
     workerId: task.workerId,
     session: task.session,
-    output: (stream, line) => output.log(stream, line),
+    output: output.log.bind(output),
     parents: task.parents,
   };
   const durable =
     task.kind === 'handler' ? new DurableRun(worker, attempt, signal, opts.leaseMs, stepSpans(span), unrecorded ?? null) : null;
-  /** attempts that failed: those that ended suspended do not count (read only where it decides retry or dead) */
-  const tries = async () => (durable && task.attempt >= task.maxAttempts ? task.attempt - (await durable.suspensions()) : task.attempt);
   try {
-    const run = () => execute(worker, registry, task, signal, output, span, attempt, durable);
-    const result = await (span.recording ? context.with(span.context, run) : run());
+    const result = await (span.recording
+      ? context.with(span.context, execute, undefined, worker, registry, task, signal, output, span, attempt, durable)
+      : execute(worker, registry, task, signal, output, span, attempt, durable));
     // a handler that swallowed its suspension still ended its attempt there
     if (durable?.suspension) return durable.suspension.settlement;
     return { kind: 'succeeded', result: capResult(result) };
@@ -167,7 +172,7 @@ async function settleAttempt(
     if (durable?.suspension && !cancelled) return durable.suspension.settlement;
     if (err instanceof Suspended && !cancelled) return err.settlement;
     failed(reason instanceof StopReason ? reason : err);
-    const n = await tries().catch(() => task.attempt);
+    const n = await triesOf(task, durable).catch(() => task.attempt);
     if (reason instanceof StopReason) {
       const info: ErrorInfo = {
         number: null,
