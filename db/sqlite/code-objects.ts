@@ -6,7 +6,7 @@
 // installed (each process sends its own), so there is nothing to retire.
 import { createHash } from 'node:crypto';
 import type { DoctorCheck } from '../../lib/engine/types';
-import { writeTx, type Db } from './connection';
+import { read, writeTx, type Db } from './connection';
 import * as S from './sql/code-objects';
 
 export interface SqliteCodeObject {
@@ -32,7 +32,9 @@ export function installedCode(db: Db): Map<string, { type: string; sql: string |
 
 /** Make every code object as this code defines it; returns the names installed (missing or changed). */
 export async function installCode(db: Db): Promise<string[]> {
-  if (CODE_OBJECTS.every((o) => installedCode(db).get(o.name)?.sql === o.sql)) return [];
+  // read once, first (an install is a write: only when something differs), with the store's busy retry
+  const found = await read(() => installedCode(db));
+  if (CODE_OBJECTS.every((o) => found.get(o.name)?.sql === o.sql)) return [];
   return writeTx(db, () => {
     const have = installedCode(db);
     const installed: string[] = [];

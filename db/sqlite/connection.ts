@@ -42,7 +42,10 @@ const BUSY_RETRY_FOR_MS = 30_000;
 export function openDatabase(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const db = new Database(path);
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  // Opening may meet another process's lock: the first opener rebuilding the WAL index, a process holding the file
+  // exclusively, a writer descheduled while it holds the lock on a busy machine. These pragmas have no async retry
+  // around them, so they wait the whole retry time in SQLite's busy handler — once, at open; then the short timeout.
+  db.pragma(`busy_timeout = ${BUSY_RETRY_FOR_MS}`);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = OFF');
@@ -52,6 +55,7 @@ export function openDatabase(path: string): Db {
   // file itself from growing past 64 MB once checkpointed
   db.pragma('wal_autocheckpoint = 10000');
   db.pragma('journal_size_limit = 67108864');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   return db;
 }
 

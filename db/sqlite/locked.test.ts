@@ -137,3 +137,25 @@ describe('the database file write-locked by another process', () => {
     expect(first - at).toBeLessThan(2000);
   });
 });
+
+describe('the database file held exclusively by another process while this one opens it', () => {
+  it('opening waits for it (the pragmas and the migration check of the open), then works', async () => {
+    await store.close();
+    // the other process holds the file exclusively (no reader gets in): as a tool might, or as the first opener of
+    // a file does for an instant while it builds the WAL index — long enough, on a busy machine, to fail an open
+    const script = `const D = require('better-sqlite3'); const d = new D(process.argv[1]); d.pragma('locking_mode = EXCLUSIVE');
+d.exec('BEGIN EXCLUSIVE'); d.exec('CREATE TABLE IF NOT EXISTS held (x)'); process.stdout.write('locked\\n');
+setTimeout(() => { d.exec('COMMIT'); d.close(); process.stdout.write('released\\n'); process.exit(0); }, Number(process.argv[2]));`;
+    const child = spawn(process.execPath, ['-e', script, path, '700'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    const released = new Promise<void>((resolve) =>
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d).includes('released') && resolve()),
+    );
+    await until(async () => out.includes('locked'), 30_000);
+    const opening = openSqliteStore(path);
+    await released;
+    store = await opening;
+    const { token } = await store.commands.enqueue(sleepTask(1));
+    expect((await store.reads.getTask(token))?.status).toBe('pending');
+  });
+});
