@@ -236,6 +236,7 @@ const PAGES = [
   '/batches',
   '/flows',
   '/audit',
+  '/events',
   '/alerts',
   '/schedules',
   '/enqueue',

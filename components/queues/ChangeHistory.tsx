@@ -65,11 +65,15 @@ function PhoneRow({ c }: { c: QueueChangeJson }) {
       </span>
       <Badge tone={c.field === 'paused' ? 'amber' : 'blue'}>{FIELD[c.field] ?? c.field}</Badge>
       <Change c={c} />
-      <span className="ml-auto whitespace-nowrap text-xs text-slate-500">
+      {/* who may be long (a signed-in name, an address): it wraps; the time stays in one piece */}
+      <span className="ml-auto min-w-0 break-words text-xs text-slate-500">
         <span className="font-mono" data-testid="change-by">
           {c.changedBy}
         </span>{' '}
-        · <RelativeTime iso={c.at} />
+        ·{' '}
+        <span className="whitespace-nowrap">
+          <RelativeTime iso={c.at} />
+        </span>
       </span>
     </div>
   );
