@@ -4,8 +4,8 @@
 // or rolls back is proved by the contract suite (db/contract/audit.ts) against MSSQL_URL.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditWrite, CancelResult } from '../../lib/engine/ports';
-import { FakeTds, type FakeReplier } from './test-support/fake-tds';
-import { openMssqlStore, type MssqlStore } from './store';
+import type { FakeReplier, FakeTds } from './test-support/fake-tds';
+import { closeFakeStores, openFakeStore } from './test-support/fake-store';
 
 const TOKEN = '6f1c2a8e-4b7d-4e3a-9c5f-0a1b2c3d4e5f';
 const isAudit = (text: string) => text.includes('INSERT INTO readpast.AuditLog');
@@ -44,24 +44,10 @@ const row = (): AuditWrite<CancelResult> => ({
   entry: (r) => ({ actor: 'op', source: 'api', action: 'task.cancel', target: TOKEN, after: { result: r }, count: 1 }),
 });
 
-let tds: FakeTds;
-let store: MssqlStore | null = null;
-
-async function open(reply: FakeReplier): Promise<MssqlStore> {
-  tds = new FakeTds(reply);
-  await tds.start();
-  store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false });
-  return store;
-}
-
-afterEach(async () => {
-  await store?.close().catch(() => {});
-  store = null;
-  await tds?.stop();
-});
+afterEach(closeFakeStores);
 
 /** The kinds of statement each connection received, in order (cancel, audit, other). */
-const perConnection = () =>
+const perConnection = (tds: FakeTds) =>
   tds
     .logins()
     .map((c) => c.requests.map((q) => (isCancel(q.text) ? 'cancel' : isAudit(q.text) ? 'audit' : 'other')))
@@ -69,28 +55,28 @@ const perConnection = () =>
 
 describe("a command's audit row on SQL Server", () => {
   it('is written after the command on the same connection, in its transaction; the store learns its id', async () => {
-    const s = await open(replier('ok'));
+    const { tds, store: s } = await openFakeStore(replier('ok'));
     const audit = row();
     expect(await s.commands.cancel(TOKEN, audit)).toBe('cancelled');
-    expect(perConnection()).toEqual([['cancel', 'audit']]);
+    expect(perConnection(tds)).toEqual([['cancel', 'audit']]);
     expect(audit.id).toBe(7);
   });
 
   it('a row the server refuses fails the command (nothing is reported done)', async () => {
-    const s = await open(replier('refused'));
+    const { tds, store: s } = await openFakeStore(replier('refused'));
     await expect(s.commands.cancel(TOKEN, row())).rejects.toMatchObject({ number: 515 });
-    expect(perConnection()).toEqual([['cancel', 'audit']]);
+    expect(perConnection(tds)).toEqual([['cancel', 'audit']]);
   });
 
   it('a deadlock on the row runs the command and its row again, whole', async () => {
-    const s = await open(replier('deadlock once'));
+    const { tds, store: s } = await openFakeStore(replier('deadlock once'));
     expect(await s.commands.cancel(TOKEN, row())).toBe('cancelled');
-    expect(perConnection().flat()).toEqual(['cancel', 'audit', 'cancel', 'audit']);
+    expect(perConnection(tds).flat()).toEqual(['cancel', 'audit', 'cancel', 'audit']);
   });
 
   it('without a row the command is one statement, as before', async () => {
-    const s = await open(replier('refused'));
+    const { tds, store: s } = await openFakeStore(replier('refused'));
     expect(await s.commands.cancel(TOKEN)).toBe('cancelled');
-    expect(perConnection()).toEqual([['cancel']]);
+    expect(perConnection(tds)).toEqual([['cancel']]);
   });
 });

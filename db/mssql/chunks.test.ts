@@ -17,11 +17,11 @@ import { PRUNE_REST, PRUNE_TASKS, RESCUE_BATCH, RESCUE_EXPIRED } from './sql/mai
 import { BULK_BATCH, CANCEL, DELETE_ONE, deleteFailedSql, RETRY_FLOW, RETRY_ONE, retryFailedSql } from './sql/operators';
 import { FINISH, SETTLE_BATCHES } from './sql/settle';
 import { writesOf, type Write } from './test-support/escalation';
-import { FakeTds, sessionRow, type FakeReplier, type FakeRequest } from './test-support/fake-tds';
+import type { FakeReplier, FakeRequest } from './test-support/fake-tds';
+import { asApp, closeFakeStores, openFakeStore } from './test-support/fake-store';
 import { carriedRows } from './test-support/rpc';
 import { SEND_EVENT_BODY } from './sql/events';
 import { WAKE_DUE, WAKE_ONE } from './sql/steps';
-import { openMssqlStore, type MssqlStore } from './store';
 
 /** SQL Server escalates one statement's locks on one table or index at about this many. */
 const ESCALATES_AT = 5000;
@@ -149,31 +149,15 @@ describe('no statement writes 5,000 rows of one table', () => {
 
 // ---- over the wire ------------------------------------------------------------------------------------------------
 
-let tds: FakeTds | null = null;
-let store: MssqlStore | null = null;
+afterEach(closeFakeStores);
 
-afterEach(async () => {
-  await store?.close().catch(() => {});
-  store = null;
-  await tds?.stop();
-  tds = null;
-});
-
-async function open(reply: FakeReplier): Promise<MssqlStore> {
-  tds = new FakeTds((req, conn) => {
-    if (req.text.includes('SET CONTEXT_INFO @tag')) return { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] };
-    return reply(req, conn);
-  });
-  await tds.start();
-  store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0 });
-  return store;
-}
+const open = (reply: FakeReplier) => openFakeStore(asApp(reply), { wakeMs: 0 });
 
 const statementOf = (r: FakeRequest) => r.call?.statement ?? r.call?.procedure ?? r.text;
 
 describe('over the wire', () => {
   it(`a flow of ${MAX_FLOW_NODES} nodes and ~20,000 edges: one request, its rows written by the enqueue in chunks`, async () => {
-    const s = await open((req) => {
+    const { tds, store: s } = await open((req) => {
       if (!req.call?.statement?.includes('INSERT INTO readpast.Flows')) return undefined;
       const tasks = JSON.parse(req.call.params.tasks as string) as { ord: number; token: string }[];
       const results = JSON.stringify(tasks.map((t) => ({ ord: t.ord, token: t.token, created: 1 })));
@@ -196,7 +180,7 @@ describe('over the wire', () => {
     }));
     const r = await s.commands.createFlow({ name: 'big', caller: null, nodes });
     expect(r.flowId).toBe(9);
-    const sent = tds!.requests().filter((q) => q.call?.params.tasks !== undefined);
+    const sent = tds.requests().filter((q) => q.call?.params.tasks !== undefined);
     expect(sent).toHaveLength(1);
     const req = sent[0]!;
     expect(req.call!.statement!.endsWith(CREATE_FLOW)).toBe(true);
@@ -213,7 +197,7 @@ describe('over the wire', () => {
   });
 
   it('a bulk action over 10,000 tokens: requests of at most BULK_BATCH tokens each', async () => {
-    const s = await open((req) =>
+    const { tds, store: s } = await open((req) =>
       req.call?.params.tokens !== undefined
         ? {
             sets: [
@@ -231,7 +215,7 @@ describe('over the wire', () => {
     const tokens = Array.from({ length: 10_000 }, (_, i) => `0193a000-0000-7000-8000-${String(i).padStart(12, '0')}`);
     const out = await s.commands.bulk('cancel', tokens, {});
     expect(out.missing).toBe(10_000);
-    const sent = tds!.requests().filter((q) => q.call?.params.tokens !== undefined);
+    const sent = tds.requests().filter((q) => q.call?.params.tokens !== undefined);
     expect(sent).toHaveLength(10_000 / BULK_BATCH);
     for (const q of sent) {
       expect(carriedRows(q.call!).tokens).toBeLessThanOrEqual(BULK_BATCH);
@@ -240,7 +224,7 @@ describe('over the wire', () => {
   });
 
   it('a finish of 1,200 results: calls of at most FINISH_BATCH results each, the answers put back in order', async () => {
-    const s = await open((req) => {
+    const { tds, store: s } = await open((req) => {
       if (req.call?.procedure !== hotName(HOT.finish) && !req.call?.statement?.includes(`EXEC ${hotName(HOT.finish)} `)) return undefined;
       const rows = (JSON.parse(req.call.params.results as string) as { ord: number; taskId: number }[]).map((r) => [
         r.ord,
@@ -268,12 +252,12 @@ describe('over the wire', () => {
     }));
     const accepted = await s.worker.finish(results);
     expect(accepted.map((ok, i) => ok === ((i + 1) % 2 === 1))).not.toContain(false);
-    const sent = tds!.requests().filter((q) => q.call?.params.results !== undefined);
+    const sent = tds.requests().filter((q) => q.call?.params.results !== undefined);
     expect(sent.map((q) => carriedRows(q.call!).results)).toEqual([FINISH_BATCH, FINISH_BATCH, 1200 - 2 * FINISH_BATCH]);
   });
 
   it('a whole flow cancelled or retried: one request naming the flow; the statements chunk its rows', async () => {
-    const s = await open((req) =>
+    const { tds, store: s } = await open((req) =>
       req.call?.params.flow_id !== undefined
         ? {
             sets: [
@@ -292,7 +276,7 @@ describe('over the wire', () => {
     );
     await s.commands.cancelFlow(9);
     await s.commands.retryFlow(9);
-    const sent = tds!.requests().filter((q) => q.call?.params.flow_id !== undefined);
+    const sent = tds.requests().filter((q) => q.call?.params.flow_id !== undefined);
     expect(sent.map((q, i) => statementOf(q).endsWith([CANCEL_FLOW, RETRY_FLOW][i]!))).toEqual([true, true]);
     for (const q of sent) expect(carriedRows(q.call!)).toEqual({});
   });

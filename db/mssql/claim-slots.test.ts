@@ -7,23 +7,17 @@ import { defaultRegistry } from '../../lib/engine/handlers';
 import { Pool } from '../../lib/engine/pool';
 import { CLAIM } from './sql/claim';
 import { CLAIM_COLUMNS, claimRow, claimSlotsOf, isClaimRequest } from './test-support/replies';
-import { FakeTds, sessionRow, type FakeConnection, type FakeReplier, type FakeRequest } from './test-support/fake-tds';
-import { openMssqlStore, type MssqlStore } from './store';
+import type { FakeConnection, FakeReplier, FakeRequest, FakeTds } from './test-support/fake-tds';
+import { asApp, closeFakeStoresAfter, openFakeStore } from './test-support/fake-store';
+import type { MssqlStore } from './store';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const isWorker = /^readpast worker /;
 
 let tds: FakeTds;
-let store: MssqlStore | null = null;
 let pool: Pool | null = null;
 
-afterEach(async () => {
-  await pool?.stop(0).catch(() => {});
-  pool = null;
-  await store?.close().catch(() => {});
-  store = null;
-  await tds?.stop();
-});
+afterEach(() => closeFakeStoresAfter(pool));
 
 let nextId = 1;
 /** A handler task for each slot the claim names, with the session the claim names for it. */
@@ -37,16 +31,10 @@ function fill(req: FakeRequest, conn: FakeConnection, ms: number) {
   };
 }
 
-async function open(more: FakeReplier): Promise<MssqlStore> {
-  tds = new FakeTds((req, conn) => {
-    const r = more(req, conn);
-    if (r) return r;
-    if (req.text.includes('SET CONTEXT_INFO @tag')) return { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] };
-    return undefined;
-  });
-  await tds.start();
-  store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0 });
-  return store;
+async function open(more: FakeReplier, log?: (m: string) => void): Promise<MssqlStore> {
+  const opened = await openFakeStore(asApp(more), { wakeMs: 0, ...(log && { log }) });
+  tds = opened.tds;
+  return opened.store;
 }
 
 describe('one claim for every idle slot', () => {
@@ -96,19 +84,19 @@ describe('one claim for every idle slot', () => {
   it('a claim that fails after it committed some slots: their tasks still start, the claim is not sent again', async () => {
     let handed = false;
     const logged: string[] = [];
-    tds = new FakeTds((req, conn) => {
-      if (req.text.includes('SET CONTEXT_INFO @tag')) return { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] };
-      if (!isClaimRequest(req) || handed) return undefined;
-      handed = true;
-      // a result set per slot filled, then the error that ended the batch (a deadlock on the third slot's round)
-      const [a, b] = claimSlotsOf(req, conn);
-      return {
-        sets: [a!, b!].map((slot) => ({ columns: CLAIM_COLUMNS, rows: [claimRow(nextId++, slot, { payload: { ms: 1000 } })] })),
-        error: { number: 1205, message: 'Transaction (Process ID 57) was deadlocked on lock resources' },
-      };
-    });
-    await tds.start();
-    store = await openMssqlStore(tds.url(), { log: (m: string) => logged.push(m), migrate: false, wakeMs: 0 });
+    const store = await open(
+      (req, conn) => {
+        if (!isClaimRequest(req) || handed) return undefined;
+        handed = true;
+        // a result set per slot filled, then the error that ended the batch (a deadlock on the third slot's round)
+        const [a, b] = claimSlotsOf(req, conn);
+        return {
+          sets: [a!, b!].map((slot) => ({ columns: CLAIM_COLUMNS, rows: [claimRow(nextId++, slot, { payload: { ms: 1000 } })] })),
+          error: { number: 1205, message: 'Transaction (Process ID 57) was deadlocked on lock resources' },
+        };
+      },
+      (m) => logged.push(m),
+    );
     pool = new Pool(store, defaultRegistry(), { concurrency: 4, maintenance: false, heartbeatMs: 1000, pollMs: 200, leaseMs: 30_000 });
     await pool.start();
     for (let i = 0; i < 300 && pool.busy < 2; i++) await sleep(10);

@@ -12,19 +12,14 @@ import { CODE_DROP, CODE_RETIRE_CANDIDATES, CODE_STATE } from './sql/code-object
 import { HOT, HOT_BARE_NAMES, hotBareName } from './sql/hot';
 import { MIGRATE_BEGIN, MIGRATE_VERSIONS } from './sql/migrations';
 import { SERVER_PROBE } from './sql/server';
-import { openMssqlStore, type MssqlStore } from './store';
-import { FakeTds, sessionRow, type FakeConnection, type FakeReply, type FakeRequest } from './test-support/fake-tds';
+import type { MssqlStore } from './store';
+import { sessionRow, type FakeConnection, type FakeReply, type FakeRequest, type FakeTds } from './test-support/fake-tds';
+import { closeFakeStores, openFakeStore } from './test-support/fake-store';
 import { serverProbeReply } from './test-support/replies';
 
-let tds: FakeTds | null = null;
-let store: MssqlStore | null = null;
+let tds: FakeTds;
 
-afterEach(async () => {
-  await store?.close().catch(() => {});
-  store = null;
-  await tds?.stop();
-  tds = null;
-});
+afterEach(closeFakeStores);
 
 const PROBE = serverProbeReply(false);
 
@@ -87,18 +82,18 @@ function database(catalog: Map<string, Row>, opts: { roleExists?: boolean; grant
 
 const ddl = (requests: FakeRequest[]) => requests.filter((r) => /^(CREATE OR ALTER|GRANT|IF DATABASE_PRINCIPAL_ID)/.test(r.text));
 
+/** A store on `reply`'s database, migrated at open. */
 async function openOn(reply: ReturnType<typeof database>): Promise<MssqlStore> {
-  tds = new FakeTds(reply);
-  await tds.start();
-  store = await openMssqlStore(tds.url(), { log: () => {}, wakeMs: 0 });
-  return store;
+  const opened = await openFakeStore(reply, { migrate: true, wakeMs: 0 });
+  tds = opened.tds;
+  return opened.store;
 }
 
 describe('migrate installs the code objects by content', () => {
   it('each once, recorded, with the role and its grants; a second migrate sends no DDL', async () => {
     const catalog = new Map<string, Row>();
     const s = await openOn(database(catalog, { roleExists: false }));
-    const first = ddl(tds!.requests());
+    const first = ddl(tds.requests());
     for (const o of CODE_OBJECTS)
       expect(
         first.filter((r) => r.text === o.text),
@@ -107,15 +102,15 @@ describe('migrate installs the code objects by content', () => {
     expect(first.filter((r) => r.text.startsWith('GRANT')).map((r) => r.text)).toHaveLength(CODE_OBJECTS.filter((o) => o.grant).length);
     expect(first.some((r) => r.text.startsWith('IF DATABASE_PRINCIPAL_ID'))).toBe(true);
     // each install is one transaction with its catalog row
-    expect(tds!.requests().filter((r) => r.text === MIGRATE_BEGIN)).toHaveLength(CODE_OBJECTS.length);
+    expect(tds.requests().filter((r) => r.text === MIGRATE_BEGIN)).toHaveLength(CODE_OBJECTS.length);
     expect([...catalog.keys()].sort()).toEqual(CODE_OBJECTS.map((o) => o.name).sort());
 
-    const before = tds!.requests().length;
+    const before = tds.requests().length;
     const again = await s.migrate();
     expect(again).toEqual({ applied: [], installed: [], dropped: [] });
-    expect(ddl(tds!.requests().slice(before))).toEqual([]);
+    expect(ddl(tds.requests().slice(before))).toEqual([]);
     expect(
-      tds!
+      tds
         .requests()
         .slice(before)
         .filter((r) => r.text === MIGRATE_BEGIN),
@@ -129,7 +124,7 @@ describe('migrate installs the code objects by content', () => {
     catalog.set('Claim_0badc0de', { hash: 'f'.repeat(64), kind: 'hot', schemaVersion: SCHEMA_HEAD });
     const granted = CODE_OBJECTS.filter((o) => o.grant).map((o) => `${o.name}:${o.grant}`);
     const s = await openOn(database(catalog, { granted }));
-    expect(ddl(tds!.requests()).map((r) => r.text)).toEqual([CODE_OBJECTS.find((o) => o.name === hotBareName(HOT.claim))!.text]);
+    expect(ddl(tds.requests()).map((r) => r.text)).toEqual([CODE_OBJECTS.find((o) => o.name === hotBareName(HOT.claim))!.text]);
     expect(catalog.has('Claim_0badc0de')).toBe(true);
     expect(await s.migrate()).toEqual({ applied: [], installed: [], dropped: [] });
   });
@@ -140,7 +135,7 @@ describe('migrate installs the code objects by content', () => {
     catalog.set('CancelTask', { hash: 'b'.repeat(64), kind: 'procedure', schemaVersion: SCHEMA_HEAD - 1 });
     const granted = CODE_OBJECTS.filter((o) => o.grant).map((o) => `${o.name}:${o.grant}`);
     const s = await openOn(database(catalog, { granted }));
-    expect(ddl(tds!.requests()).map((r) => /readpast\.(\w+)/.exec(r.text)![1])).toEqual(['CancelTask']);
+    expect(ddl(tds.requests()).map((r) => /readpast\.(\w+)/.exec(r.text)![1])).toEqual(['CancelTask']);
     expect(catalog.get('ExecAsync')!.hash).toBe('a'.repeat(64));
     expect((await s.migrate()).installed).toEqual([]);
   });
@@ -151,11 +146,11 @@ describe('migrate installs the code objects by content', () => {
     const s = await openOn(database(catalog, { granted, retire: ['Claim_v17', 'Enqueue_v19'] }));
     const report = await s.migrate();
     expect(report.dropped).toEqual(['readpast.Claim_v17', 'readpast.Enqueue_v19']);
-    const drops = tds!.requests().filter((r) => r.text.includes(CODE_DROP.slice(0, 120)));
+    const drops = tds.requests().filter((r) => r.text.includes(CODE_DROP.slice(0, 120)));
     expect(drops.filter((r) => r.text.includes('Claim_v17'))).toHaveLength(2);
     expect(drops.filter((r) => r.text.includes('Enqueue_v19'))).toHaveLength(2);
     // the candidates are asked with this code's names to keep and the retention in seconds
-    const asked = tds!.requests().filter((r) => r.text.includes(CODE_RETIRE_CANDIDATES.slice(0, 200)));
+    const asked = tds.requests().filter((r) => r.text.includes(CODE_RETIRE_CANDIDATES.slice(0, 200)));
     expect(asked.length).toBeGreaterThan(0);
     for (const n of HOT_BARE_NAMES) expect(asked.at(-1)!.text).toContain(n);
   });
@@ -167,18 +162,18 @@ describe('a narrower login migrating on start (a worker’s)', () => {
     // it sees neither the role nor its grants (no VIEW DEFINITION), and may not drop procedures
     const base = database(catalog, { roleExists: false, granted: [], retire: ['Claim_v17'] });
     const lines: string[] = [];
-    tds = new FakeTds((req, conn) =>
-      req.text.includes(CODE_DROP.slice(0, 120))
-        ? {
-            error: {
-              number: 3701,
-              message: "Cannot drop the procedure 'readpast.Claim_v17', because it does not exist or you do not have permission.",
-            },
-          }
-        : base(req, conn),
+    const { tds, store } = await openFakeStore(
+      (req, conn) =>
+        req.text.includes(CODE_DROP.slice(0, 120))
+          ? {
+              error: {
+                number: 3701,
+                message: "Cannot drop the procedure 'readpast.Claim_v17', because it does not exist or you do not have permission.",
+              },
+            }
+          : base(req, conn),
+      { log: (m) => lines.push(m), migrate: true, wakeMs: 0 },
     );
-    await tds.start();
-    store = await openMssqlStore(tds.url(), { log: (m) => lines.push(m), wakeMs: 0 });
     expect(ddl(tds.requests())).toEqual([]);
     expect(lines.some((l) => /could not drop readpast\.Claim_v17, unused for the retention: Cannot drop/.test(l))).toBe(true);
     expect(await store.migrate()).toEqual({ applied: [], installed: [], dropped: [] });
@@ -190,19 +185,19 @@ describe('a worker and the code it was built with', () => {
     const catalog = new Map<string, Row>(CODE_OBJECTS.map((o) => [o.name, { hash: o.hash, kind: o.kind, schemaVersion: SCHEMA_HEAD }]));
     const s = await openOn(database(catalog, { granted: CODE_OBJECTS.filter((o) => o.grant).map((o) => `${o.name}:${o.grant}`) }));
     await s.worker.registerWorker({ workerId: 'w-code', host: 'h', pid: 1, role: 'test' });
-    const register = tds!.requests().find((r) => r.text.includes('INSERT INTO readpast.Workers'));
+    const register = tds.requests().find((r) => r.text.includes('INSERT INTO readpast.Workers'));
     expect(register?.text).toContain(JSON.stringify(HOT_BARE_NAMES));
   });
 
   it('whose procedures are not installed does not start: it says to migrate, naming them and both versions', async () => {
     const base = database(new Map(CODE_OBJECTS.map((o) => [o.name, { hash: o.hash, kind: o.kind, schemaVersion: SCHEMA_HEAD }])));
-    tds = new FakeTds((req, conn) =>
-      req.text.includes('INSERT INTO readpast.Workers')
-        ? { error: { number: 51901, message: `readpast schema version ${SCHEMA_HEAD - 1}` } }
-        : base(req, conn),
+    const { store } = await openFakeStore(
+      (req, conn) =>
+        req.text.includes('INSERT INTO readpast.Workers')
+          ? { error: { number: 51901, message: `readpast schema version ${SCHEMA_HEAD - 1}` } }
+          : base(req, conn),
+      { wakeMs: 0 },
     );
-    await tds.start();
-    store = await openMssqlStore(tds.url(), { log: () => {}, wakeMs: 0, migrate: false });
     const err = await store.worker.registerWorker({ workerId: 'w-old', host: 'h', pid: 1, role: 'test' }).catch((e: Error) => e);
     expect((err as Error).name).toBe('SchemaMissingError');
     expect((err as Error).message).toContain(`this readpast (schema version ${SCHEMA_HEAD}) calls readpast.${hotBareName(HOT.enqueue)}`);

@@ -15,11 +15,11 @@ import { SCHEMA_GUARD_ERROR } from './errors';
 import { CODE_VERSION } from './migrations';
 import { SCHEMA_GUARD } from './sql/migrations';
 import { CLAIM_COLUMNS, claimRow, claimSlotsOf, cleanupReply } from './test-support/replies';
-import { FakeTds, sessionRow, type FakeConnection, type FakeReplier, type FakeReply, type FakeRequest } from './test-support/fake-tds';
-import { openMssqlStore, type MssqlStore } from './store';
+import { sessionRow, type FakeConnection, type FakeReplier, type FakeReply, type FakeRequest, type FakeTds } from './test-support/fake-tds';
+import { closeFakeStores, closeFakeStoresAfter, openFakeStore } from './test-support/fake-store';
+import type { MssqlStore } from './store';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const quiet = () => {};
 
 const isTag = (r: FakeRequest) => r.text.includes('SET CONTEXT_INFO @tag');
 const isClaim = (r: FakeRequest) => r.text.includes('@unbatched_served');
@@ -70,24 +70,17 @@ function capture(): Logger & { warnings: string[] } {
 }
 
 let tds: FakeTds;
-let store: MssqlStore | null = null;
 let pool: Pool | null = null;
 
 async function open(reply: FakeReplier, latencyMs = 0): Promise<MssqlStore> {
-  tds = new FakeTds(reply);
-  tds.latencyMs = latencyMs;
-  await tds.start();
-  store = await openMssqlStore(tds.url(), { log: quiet, migrate: false });
-  return store;
+  const opened = await openFakeStore(reply, {}, (t) => {
+    t.latencyMs = latencyMs;
+  });
+  tds = opened.tds;
+  return opened.store;
 }
 
-afterEach(async () => {
-  await pool?.stop(0).catch(() => {});
-  pool = null;
-  await store?.close().catch(() => {});
-  store = null;
-  await tds?.stop();
-});
+afterEach(() => closeFakeStoresAfter(pool));
 
 describe('connections and round trips (the real driver against a stand-in TDS endpoint)', () => {
   it('an enqueue is one login and one round trip: no migration check, no probe connection', async () => {
@@ -137,8 +130,7 @@ describe('connections and round trips (the real driver against a stand-in TDS en
     );
     // still refused: nothing got past the check
     await expect(newer.reads.countsByQueue()).rejects.toThrow(SchemaVersionError);
-    await newer.close();
-    await tds.stop();
+    await closeFakeStores();
     const older = await open(guarded(CODE_VERSION - 1));
     await expect(older.reads.countsByQueue()).rejects.toThrow(
       `the database schema is at version ${CODE_VERSION - 1}, older than this readpast needs (version ${CODE_VERSION}): ` +

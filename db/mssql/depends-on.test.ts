@@ -8,18 +8,10 @@ import { enqueueError, enqueueRow } from './enqueue';
 import { DECLARE_DEPS } from './sql/enqueue-deps';
 import { ENQUEUE_WRITE } from './sql/enqueue';
 import { HOT, hotName } from './sql/hot';
-import { FakeTds, sessionRow, type FakeReplier } from './test-support/fake-tds';
-import { openMssqlStore, type MssqlStore } from './store';
+import { sessionRow, type FakeReplier } from './test-support/fake-tds';
+import { closeFakeStores, openFakeStore } from './test-support/fake-store';
 
-let tds: FakeTds | null = null;
-let store: MssqlStore | null = null;
-
-afterEach(async () => {
-  await store?.close().catch(() => {});
-  store = null;
-  await tds?.stop();
-  tds = null;
-});
+afterEach(closeFakeStores);
 
 describe('the enqueue procedure refuses a dependsOn that is not an array of objects', () => {
   it('checks every task’s dependsOn first: a string, number, boolean or object, or an element that is not an object', () => {
@@ -70,9 +62,7 @@ describe('the store', () => {
       }
       return undefined;
     };
-    tds = new FakeTds(reply);
-    await tds.start();
-    store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0 });
+    const { tds, store } = await openFakeStore(reply, { wakeMs: 0 });
     const parent = '0193a000-0000-7000-8000-000000000001';
     await store.commands.enqueueMany([
       { kind: 'handler', command: 'demo.echo' },

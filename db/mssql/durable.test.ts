@@ -10,32 +10,16 @@ import { CALLER_PROCEDURES } from './sql/callers';
 import { jsonTypeOf, matchesSql, SEND_EVENT_BODY, SUSPEND_MATCH } from './sql/events';
 import { FINISH } from './sql/settle';
 import { RECORD_STEP } from './sql/steps';
-import { FakeTds, sessionRow, type FakeReplier, type FakeRequest } from './test-support/fake-tds';
-import { openMssqlStore, type MssqlStore } from './store';
+import type { FakeReplier, FakeRequest } from './test-support/fake-tds';
+import { asApp, closeFakeStores, openFakeStore } from './test-support/fake-store';
 
-let tds: FakeTds | null = null;
-let store: MssqlStore | null = null;
+afterEach(closeFakeStores);
 
-afterEach(async () => {
-  await store?.close().catch(() => {});
-  store = null;
-  await tds?.stop();
-  tds = null;
-});
-
-async function open(reply: FakeReplier): Promise<{ tds: FakeTds; store: MssqlStore }> {
-  const t = (tds = new FakeTds((req, conn) => {
-    const r = reply(req, conn);
-    if (r) return r;
-    if (req.text.includes('SET CONTEXT_INFO @tag')) return { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] };
-    return undefined;
-  }));
-  t.recordTransactions = true;
-  await t.start();
-  // no schema check on the first statement: each call goes as itself (connection.ts)
-  store = await openMssqlStore(t.url(), { log: () => {}, migrate: false, checkSchema: false, wakeMs: 0 });
-  return { tds: t, store };
-}
+// no schema check on the first statement: each call goes as itself (connection.ts)
+const open = (reply: FakeReplier) =>
+  openFakeStore(asApp(reply), { checkSchema: false, wakeMs: 0 }, (tds) => {
+    tds.recordTransactions = true;
+  });
 
 const TOKEN = '6f1c2a4e-8b3d-4c5e-9f7a-0b1c2d3e4f50';
 

@@ -3,7 +3,8 @@
 // named by the hash of its definition; installed by the code-object step; a missing one says to migrate.
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeTds, sessionRow, type FakeReplier } from './test-support/fake-tds';
+import type { FakeReplier, FakeTds } from './test-support/fake-tds';
+import { asApp, closeFakeStores, openFakeStore } from './test-support/fake-store';
 import { serverProbeReply } from './test-support/replies';
 import { MIGRATIONS, SCHEMA_HEAD } from './schema';
 import { CLAIM } from './sql/claim';
@@ -12,26 +13,19 @@ import { CODE_OBJECTS } from './code-objects';
 import { createHotProcedure, HOT, HOT_PROCEDURES, hotBareName, hotName } from './sql/hot';
 import { FINISH } from './sql/settle';
 import { HEARTBEAT } from './sql/workers';
-import { openMssqlStore, type MssqlStore } from './store';
+import type { MssqlStore } from './store';
 
 let tds: FakeTds;
-let store: MssqlStore | null = null;
 
 async function open(reply: FakeReplier): Promise<MssqlStore> {
-  tds = new FakeTds(reply);
-  await tds.start();
-  store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0 });
-  return store;
+  const opened = await openFakeStore(reply, { wakeMs: 0 });
+  tds = opened.tds;
+  return opened.store;
 }
 
-afterEach(async () => {
-  await store?.close().catch(() => {});
-  store = null;
-  await tds?.stop();
-});
+afterEach(closeFakeStores);
 
-const tagReply: FakeReplier = (req, conn) =>
-  req.text.includes('SET CONTEXT_INFO @tag') ? { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] } : undefined;
+const tagReply = asApp();
 
 describe('bytes per call of the hot writes', () => {
   it('enqueue, claim, finish and heartbeat each send well under 2 KB', async () => {

@@ -3,19 +3,14 @@
 // that the server refuses, each answered as a 409 naming the permission or view, never a raw error.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../lib/engine/errors';
-import { FakeTds, type FakeReply, type FakeRequest } from './test-support/fake-tds';
-import { openMssqlStore, type MssqlStore } from './store';
+import type { FakeReply, FakeRequest, FakeTds } from './test-support/fake-tds';
+import { closeFakeStores, openFakeStore } from './test-support/fake-store';
+import type { MssqlStore } from './store';
 
 const TOKEN = '00000000-0000-4000-8000-000000000001';
-let tds: FakeTds | null = null;
-let store: MssqlStore | null = null;
+let tds: FakeTds;
 
-afterEach(async () => {
-  await store?.close();
-  await tds?.stop();
-  store = null;
-  tds = null;
-});
+afterEach(closeFakeStores);
 
 /** A server that answers the edition, the permission query (as given) and the kill target (or its error). */
 async function server(
@@ -23,7 +18,7 @@ async function server(
   target: 'row' | { number: number; message: string },
   seen: number | null = 61,
 ) {
-  tds = new FakeTds((req: FakeRequest): FakeReply | undefined => {
+  const opened = await openFakeStore((req: FakeRequest): FakeReply | undefined => {
     if (req.text.includes("SERVERPROPERTY('EngineEdition')")) return { sets: [{ columns: [['edition', 'int']], rows: [[3]] }] };
     if (req.text.includes('AS can_kill')) {
       return {
@@ -56,9 +51,8 @@ async function server(
     }
     return undefined;
   });
-  await tds.start();
-  store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false });
-  return store;
+  tds = opened.tds;
+  return opened.store;
 }
 
 const kill = (s: MssqlStore) =>
@@ -74,7 +68,7 @@ describe('KILL without what it needs', () => {
     expect(e).toBeInstanceOf(ConflictError);
     expect(e!.message).toMatch(/^this login lacks ALTER ANY CONNECTION: KILL is not available/);
     expect(e!.message).toContain('GRANT ALTER ANY CONNECTION TO [readpast_app]');
-    expect(tds!.requests().some((r) => /\bKILL \d+/.test(r.text))).toBe(false);
+    expect(tds.requests().some((r) => /\bKILL \d+/.test(r.text))).toBe(false);
     // the live status says so too, for the Running page
     expect(await s.sqlServer.liveStatus()).toMatchObject({ canKill: false });
   });
@@ -87,11 +81,8 @@ describe('KILL without what it needs', () => {
       expect(e).toBeInstanceOf(ConflictError);
       expect(e!.message).toMatch(/lacks VIEW SERVER STATE \(to see the task's session in sys\.dm_exec_sessions\)/);
       expect(e!.message).toContain('USE master; GRANT VIEW SERVER STATE TO [readpast_app]');
-      await store!.close();
-      await tds!.stop();
+      await closeFakeStores();
     }
-    store = null;
-    tds = null;
   });
 
   it('a server that refuses the session view: 409 naming it, not the raw error', async () => {

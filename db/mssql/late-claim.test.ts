@@ -10,8 +10,8 @@ import { Pool } from '../../lib/engine/pool';
 import { leaseMargin } from '../../lib/engine/pool-late';
 import { HOT, hotName } from './sql/hot';
 import { CLAIM_COLUMNS, claimRow, claimSlotsOf, isClaimRequest } from './test-support/replies';
-import { FakeTds, sessionRow, type FakeConnection, type FakeReply, type FakeRequest } from './test-support/fake-tds';
-import { openMssqlStore, type MssqlStore } from './store';
+import { sessionRow, type FakeConnection, type FakeReply, type FakeRequest } from './test-support/fake-tds';
+import { closeFakeStoresAfter, openFakeStore } from './test-support/fake-store';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const LEASE_MS = 2_000;
@@ -75,24 +75,13 @@ function capture(): Logger & { warnings: { obj: unknown; msg: string }[] } {
   return { warnings, debug: noop, info: noop, error: noop, warn: (obj, msg) => warnings.push({ obj, msg: msg ?? '' }) };
 }
 
-let tds: FakeTds | null = null;
-let store: MssqlStore | null = null;
 let pool: Pool | null = null;
 
-afterEach(async () => {
-  await pool?.stop(0).catch(() => {});
-  pool = null;
-  await store?.close().catch(() => {});
-  store = null;
-  await tds?.stop();
-  tds = null;
-});
+afterEach(() => closeFakeStoresAfter(pool));
 
 async function run(claimDelayMs: number) {
   const s = server(claimDelayMs);
-  tds = new FakeTds(s.reply);
-  await tds.start();
-  store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0 });
+  const { store } = await openFakeStore(s.reply, { wakeMs: 0 });
   const log = capture();
   const ran: unknown[] = [];
   const registry = new HandlerRegistry().register('test.run', (payload) => void ran.push(payload));

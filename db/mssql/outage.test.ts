@@ -12,8 +12,8 @@ import type { Logger } from '../../lib/engine/logger';
 import { Pool } from '../../lib/engine/pool';
 import { CANCEL_TIMEOUT_MS, KEEPALIVE_MS } from './connection';
 import { CLAIM_COLUMNS, claimRow, claimSlotsOf } from './test-support/replies';
-import { FakeTds, sessionRow, type FakeConnection, type FakeReply, type FakeRequest } from './test-support/fake-tds';
-import { openMssqlStore, type MssqlStore } from './store';
+import { sessionRow, type FakeConnection, type FakeReply, type FakeRequest, type FakeTds } from './test-support/fake-tds';
+import { closeFakeStoresAfter, openFakeStore } from './test-support/fake-store';
 import { heartbeatTimeoutMs } from './workers';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -117,27 +117,19 @@ function capture(): Logger & { warnings: string[] } {
 }
 
 let tds: FakeTds;
-let store: MssqlStore | null = null;
 let pool: Pool | null = null;
 
-afterEach(async () => {
-  await pool?.stop(0).catch(() => {});
-  pool = null;
-  await store?.close().catch(() => {});
-  store = null;
-  await tds?.stop();
-});
+afterEach(() => closeFakeStoresAfter(pool));
 
 /**
  * Three long tasks running on a pool of four (the fourth keeps claiming), against `server`;
  * `statementTimeoutMs`: the store's bound on claims and finishes (default 15 s).
  */
 async function running(server: Server, statementTimeoutMs?: number): Promise<ReturnType<typeof capture>> {
-  tds = new FakeTds(server.reply);
-  await tds.start();
-  store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0, statementTimeoutMs });
+  const opened = await openFakeStore(server.reply, { wakeMs: 0, statementTimeoutMs });
+  tds = opened.tds;
   const log = capture();
-  pool = new Pool(store, defaultRegistry(), {
+  pool = new Pool(opened.store, defaultRegistry(), {
     concurrency: 4,
     maintenance: false,
     heartbeatMs: 500,
@@ -232,11 +224,11 @@ describe('an outage shorter than the lease (the real driver and pool against a s
   it('a dead connection is not handed out again: once one is found dead, the others idle since then are replaced', async () => {
     const server = new Server(0);
     const slow = new Set<number>();
-    tds = new FakeTds((req, conn) => (slow.has(conn.id) ? { ...server.reply(req, conn), delayMs: 300 } : server.reply(req, conn)));
-    await tds.start();
     // finishes bounded by 1 s; four at once open four connections of the shared pool, idle afterwards
-    store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0, statementTimeoutMs: 1000 });
-    const s = store;
+    const { tds, store: s } = await openFakeStore(
+      (req, conn) => (slow.has(conn.id) ? { ...server.reply(req, conn), delayMs: 300 } : server.reply(req, conn)),
+      { wakeMs: 0, statementTimeoutMs: 1000 },
+    );
     const result = { taskId: 1, workerId: 'w', attempt: 1, settlement: { kind: 'succeeded', result: null } } as const;
     for (let i = 1; i <= 20; i++) slow.add(i);
     await Promise.all([1, 2, 3, 4].map(() => s.worker.finish([result])));
@@ -260,9 +252,7 @@ describe('an outage shorter than the lease (the real driver and pool against a s
     const spy = vi.spyOn(Socket.prototype, 'setKeepAlive');
     try {
       const server = new Server(0);
-      tds = new FakeTds(server.reply);
-      await tds.start();
-      store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0 });
+      const { tds, store } = await openFakeStore(server.reply, { wakeMs: 0 });
       await store.worker.registerWorker({ workerId: 'w-ka', host: 'h', pid: 1, role: 'test' });
       await store.worker.heartbeat({ workerIds: ['w-ka'], running: [], leaseMs: 30_000 });
       await store.worker.finish([{ taskId: 1, workerId: 'w-ka', attempt: 1, settlement: { kind: 'succeeded', result: null } }]);
@@ -280,11 +270,11 @@ describe('an outage shorter than the lease (the real driver and pool against a s
   it('a claim that times out on a live but slow server leaves its session: the next claim runs on a new one', async () => {
     const server = new Server(1);
     let slowClaims = 1;
-    tds = new FakeTds((req, conn) =>
-      req.text.includes('readpast.Claim_') && slowClaims-- > 0 ? { sets: [claimSet([])], delayMs: 1600 } : server.reply(req, conn),
+    const { tds, store } = await openFakeStore(
+      (req, conn) =>
+        req.text.includes('readpast.Claim_') && slowClaims-- > 0 ? { sets: [claimSet([])], delayMs: 1600 } : server.reply(req, conn),
+      { wakeMs: 0, statementTimeoutMs: 1000 },
     );
-    await tds.start();
-    store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0, statementTimeoutMs: 1000 });
     const reg = await store.worker.registerWorker({ workerId: 'w-slow', host: 'h', pid: 1, role: 'test' });
     const slot = { workerId: 'w-slow', session: reg.session };
     // claims bounded by 1 s here: the first is cut short (the server acknowledges the cancel)

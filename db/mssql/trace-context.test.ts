@@ -20,8 +20,8 @@ import { HOT, hotBareName } from './sql/hot';
 import { FINISH } from './sql/settle';
 import { SESSION_WAIT } from './sql/live';
 import { cleanupReply } from './test-support/replies';
-import { FakeTds, sessionRow, type FakeReplier } from './test-support/fake-tds';
-import { openMssqlStore, type MssqlStore } from './store';
+import type { FakeReplier } from './test-support/fake-tds';
+import { asApp, closeFakeStores, openFakeStore } from './test-support/fake-store';
 import { namespaceOf, SAMPLE_FIRST_MS, SAMPLE_MS, WaitSamples } from './trace-waits';
 import { migration as v22 } from './versions/v22-trace-context';
 
@@ -93,19 +93,11 @@ describe('the rows the statements read', () => {
 
 describe('a traced sql task on the stand-in endpoint', () => {
   const exporter = inMemoryTracing();
-  let tds: FakeTds | null = null;
-  let store: MssqlStore | null = null;
-
-  afterEach(async () => {
-    await store?.close().catch(() => {});
-    store = null;
-    await tds?.stop();
-  });
+  afterEach(closeFakeStores);
 
   it('its database span has the database, the server, the SPID, the longest wait and the blocking session', async () => {
     let samples = 0;
-    const reply: FakeReplier = (req, conn) => {
-      if (req.text.includes('SET CONTEXT_INFO @tag')) return { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] };
+    const reply: FakeReplier = (req) => {
       if (req.text.includes('SELECT @@TRANCOUNT AS trancount')) return cleanupReply();
       if (req.text.includes(SESSION_WAIT.slice(0, 40))) {
         samples++;
@@ -126,9 +118,7 @@ describe('a traced sql task on the stand-in endpoint', () => {
       if (req.kind === 'batch' && req.text.includes('UPDATE dbo.Stock')) return { delayMs: SAMPLE_FIRST_MS + SAMPLE_MS + 400 };
       return undefined;
     };
-    tds = new FakeTds(reply);
-    await tds.start();
-    store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0 });
+    const { tds, store } = await openFakeStore(asApp(reply), { wakeMs: 0 });
     const workerId = 'w-trace';
     await store.worker.registerWorker({ workerId, host: 'h', pid: 1, role: 'test' });
     const spid = tds.logins(/^readpast worker /).at(-1)!.spid;

@@ -2,10 +2,9 @@
 // connection per process, started by the first listener, waking on a newer task id only, stopped by
 // the last listener; off with wakeMs 0.
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeTds, type FakeReply } from './test-support/fake-tds';
-import { openMssqlStore, type MssqlStore } from './store';
+import type { FakeReply } from './test-support/fake-tds';
+import { closeFakeStores, openFakeStore } from './test-support/fake-store';
 
-const quiet = () => {};
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** The poll's answer: the newest id, and whether a task newer than the last one is ready (sql/wake.ts). */
 const top = (id: number, delayMs = 0, ready = true): FakeReply => ({
@@ -21,25 +20,16 @@ const top = (id: number, delayMs = 0, ready = true): FakeReply => ({
   delayMs,
 });
 
-let tds: FakeTds;
-let store: MssqlStore | null = null;
-
-afterEach(async () => {
-  await store?.close().catch(() => {});
-  store = null;
-  await tds?.stop();
-});
+afterEach(closeFakeStores);
 
 describe('wake-up long poll', () => {
   it('one connection for every listener; wakes when the newest task id grows; stops with the last listener', async () => {
     const answers = [top(5), top(5, 30), top(5, 30), top(7, 30)];
-    tds = new FakeTds((req, conn) => {
+    const { tds, store } = await openFakeStore((req, conn) => {
       if (conn.appName !== 'readpast wake') return undefined;
       expect(req.text).toContain('MAX(t.id) FROM readpast.Tasks');
       return answers.shift() ?? top(7, 30);
     });
-    await tds.start();
-    store = await openMssqlStore(tds.url(), { log: quiet, migrate: false });
     let a = 0;
     let b = 0;
     const offA = store.worker.onWake(() => a++);
@@ -58,14 +48,12 @@ describe('wake-up long poll', () => {
   it('new tasks none of which is ready (a flow’s waiting nodes, delayed ones, taken already) wake nobody', async () => {
     const answers = [top(5), top(9, 30, false), top(12, 30, false), top(12, 30, false)];
     let polls = 0;
-    tds = new FakeTds((req, conn) => {
+    const { store } = await openFakeStore((req, conn) => {
       if (conn.appName !== 'readpast wake') return undefined;
       expect(req.text).toContain("t.id > @seen AND t.id <= @top AND t.status = 'pending' AND t.run_after <= SYSUTCDATETIME()");
       polls++;
       return answers.shift() ?? top(14, 30, true);
     });
-    await tds.start();
-    store = await openMssqlStore(tds.url(), { log: quiet, migrate: false });
     const woke: number[] = [];
     const off = store.worker.onWake(() => woke.push(polls));
     for (let i = 0; i < 200 && woke.length === 0; i++) await sleep(10);
@@ -75,9 +63,7 @@ describe('wake-up long poll', () => {
   });
 
   it('wakeMs 0: no long poll', async () => {
-    tds = new FakeTds(() => top(1));
-    await tds.start();
-    store = await openMssqlStore(tds.url(), { log: quiet, migrate: false, wakeMs: 0 });
+    const { tds, store } = await openFakeStore(() => top(1), { wakeMs: 0 });
     const off = store.worker.onWake(() => {});
     await sleep(100);
     expect(tds.logins('readpast wake')).toHaveLength(0);

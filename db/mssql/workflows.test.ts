@@ -16,8 +16,8 @@ import { CANCEL_WRITE, DELETE_ONE, RETRY_ONE_WRITE } from './sql/operators';
 import { FINISH } from './sql/settle';
 import { PRUNE_TASKS } from './sql/maintenance';
 import { CLAIM_COLUMNS, claimSlotsOf, cleanupReply } from './test-support/replies';
-import { FakeTds, sessionRow, type FakeConnection, type FakeReplier, type FakeReply, type FakeRequest } from './test-support/fake-tds';
-import { openMssqlStore, type MssqlStore } from './store';
+import type { FakeConnection, FakeReplier, FakeReply, FakeRequest, FakeTds } from './test-support/fake-tds';
+import { asApp, closeFakeStores, openFakeStore } from './test-support/fake-store';
 import { migration as v20 } from './versions/v20-workflows';
 
 function at(text: string, needle: string, from = 0): number {
@@ -116,13 +116,8 @@ describe('dependencies at enqueue', () => {
 // ---- the claim reads its tasks' parents on the worker's own session, only when a claimed task has some ----------
 
 let tds: FakeTds;
-let store: MssqlStore | null = null;
 
-afterEach(async () => {
-  await store?.close().catch(() => {});
-  store = null;
-  await tds?.stop();
-});
+afterEach(closeFakeStores);
 
 const isParents = (text: string) => text.includes('FROM readpast.TaskEdges AS e JOIN readpast.Tasks AS p');
 
@@ -156,14 +151,13 @@ const PARENTS: FakeReply = {
 
 async function claimWith(parentCount: number) {
   const reply: FakeReplier = (req, conn) => {
-    if (req.text.includes('SET CONTEXT_INFO @tag')) return { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] };
     if (req.text.includes(hotName(HOT.claim))) return claimed(req, conn, parentCount);
     if (isParents(req.text)) return PARENTS;
     return undefined;
   };
-  tds = new FakeTds(reply);
-  await tds.start();
-  store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0 });
+  const opened = await openFakeStore(asApp(reply), { wakeMs: 0 });
+  tds = opened.tds;
+  const { store } = opened;
   const workerId = `w-parents-${parentCount}`;
   const reg = await store.worker.registerWorker({ workerId, host: 'h', pid: 1, role: 'test' });
   const [task] = await store.worker.claim([{ workerId, session: reg.session }], { leaseMs: 30_000 });
@@ -191,13 +185,10 @@ describe('the claim and ctx.parents', () => {
 
 describe('@Parents of a sql task', () => {
   it('a batch that names @Parents gets the parents’ results bound (sp_executesql); one that does not is sent as it is', async () => {
-    tds = new FakeTds((req, conn) => {
-      if (req.text.includes('SET CONTEXT_INFO @tag')) return { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] };
-      if (req.text.includes('SELECT @@TRANCOUNT AS trancount')) return cleanupReply();
-      return undefined;
-    });
-    await tds.start();
-    store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0 });
+    const { tds, store } = await openFakeStore(
+      asApp((req) => (req.text.includes('SELECT @@TRANCOUNT AS trancount') ? cleanupReply() : undefined)),
+      { wakeMs: 0 },
+    );
     const workerId = 'w-parents-sql';
     await store.worker.registerWorker({ workerId, host: 'h', pid: 1, role: 'test' });
     const parents = [{ token: 'tok-a', nodeId: 'a', command: 'load', status: 'succeeded' as const, result: { n: 1 } }];
@@ -217,8 +208,7 @@ describe('@Parents of a sql task', () => {
 describe('createFlow', () => {
   it('one request: the Flows row and the nodes, parents named by their order in the call; tokens come back by node id', async () => {
     let sentTasks = '';
-    tds = new FakeTds((req, conn) => {
-      if (req.text.includes('SET CONTEXT_INFO @tag')) return { sets: [sessionRow(conn, { login_name: 'app', user_name: 'app' })] };
+    const reply: FakeReplier = (req) => {
       if (req.text.includes('INSERT INTO readpast.Flows')) {
         sentTasks = req.text;
         const tokens = [...req.text.matchAll(/"token":"([0-9a-f-]{36})"/g)].map((m) => m[1]!);
@@ -236,9 +226,8 @@ describe('createFlow', () => {
         };
       }
       return undefined;
-    });
-    await tds.start();
-    store = await openMssqlStore(tds.url(), { log: () => {}, migrate: false, wakeMs: 0 });
+    };
+    const { tds, store } = await openFakeStore(asApp(reply), { wakeMs: 0 });
     const task = (command: string) => ({ kind: 'handler' as const, command, payload: null });
     const r = await store.commands.createFlow({
       name: 'nightly',

@@ -105,7 +105,7 @@
 // name is a hash of its text, so during a rolling upgrade workers of two versions each call the claim they
 // were built with; a change of the claim is a new name, installed by the next migrate (code-objects.ts).
 import { LIVE_BATCH, type ClaimRuleName } from '../../../lib/engine/claim-rules';
-import { BEGIN, TALLY, TOUCHED } from './tally';
+import { BEGIN, TALLY } from './tally';
 import { historyCommandOf } from './history';
 import { KEY_STEP, keyRoom, RATE_STEP, rateKeyOf, rateRoom, SET_LANE_ASIDE, TOKEN_STEP } from './claim-steps';
 
