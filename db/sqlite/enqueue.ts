@@ -11,8 +11,8 @@ import { checkOpen } from './batches';
 import { runSteps, type Steps } from './big-write';
 import type { Db, Shared } from './connection';
 import { linkParents, resolveParents } from './dependencies';
-import { ensureQueue } from './queues';
-import { toJson, type QueueRow } from './rows';
+import { enqueueDefaults, type QueueDefaults } from './queues';
+import { toJson } from './rows';
 import { newToken } from './tokens';
 import { insertRows } from './insert-rows';
 import { FIND_DEDUP, INSERT_CHUNKS, insertLinkedTasks, LINKED_TASK_COLUMNS, TASK_COLUMNS } from './sql/enqueue';
@@ -22,9 +22,20 @@ import type { Tally } from './tally';
 export const DEFAULT_QUEUE = 'default';
 
 export async function enqueue(shared: Shared, input: EnqueueInput, audit?: AuditWrite<EnqueueResult>): Promise<EnqueueResult> {
-  const r = await shared.tx((tally, now): EnqueueResult => enqueueIn(shared.db, [input], tally, now, true)[0]!, audit);
+  const r = await shared.tx((tally, now) => enqueueOne(shared.db, input, tally, now), audit);
   shared.wake();
   return r;
+}
+
+/** One task enqueued alone: a plain one written at once (no steps, no rows buffered); one with parents as enqueueIn. */
+function enqueueOne(db: Db, input: EnqueueInput, tally: Tally, now: number): EnqueueResult {
+  if (input.dependsOn?.length) return enqueueIn(db, [input], tally, now, true)[0]!;
+  const counts = new Enqueued();
+  const row = taskRow(db, input, tally, now, new Map(), counts);
+  if (!('params' in row)) return row;
+  insertRows(db, row.params);
+  counts.apply(tally, now);
+  return { token: row.token, created: true };
 }
 
 /** all in one transaction, written in slices when there are many (big-write.ts); results in input order */
@@ -45,7 +56,7 @@ export function enqueueIn(db: Db, inputs: EnqueueInput[], tally: Tally, now: num
 
 /** The tasks written on `db`, inside a write transaction; it may pause after each multi-row INSERT. */
 function* enqueueSteps(db: Db, inputs: EnqueueInput[], tally: Tally, now: number, single = false): Steps<EnqueueResult[]> {
-  const cache = new Map<string, QueueRow>();
+  const cache = new Map<string, QueueDefaults>();
   const counts = new Enqueued();
   /** INSERT parameters of rows not written yet, one row after the other */
   let pending: unknown[] = [];
@@ -132,13 +143,13 @@ export function taskRow(
   input: EnqueueInput,
   tally: Tally,
   now: number,
-  cache: Map<string, QueueRow>,
+  cache: Map<string, QueueDefaults>,
   counts: Enqueued,
   status: TaskStatus = 'pending',
 ): { token: string; params: unknown[] } | EnqueueResult {
   const queue = input.queue ?? DEFAULT_QUEUE;
   let q = cache.get(queue);
-  if (!q) cache.set(queue, (q = ensureQueue(db, queue, now)));
+  if (!q) cache.set(queue, (q = enqueueDefaults(db, queue, now)));
   const batchId = input.batchId ?? null;
   const stage = batchId === null ? null : (input.stage ?? 0);
   if (batchId === null && input.stage != null) throw new ValidationError('stage', 'a stage needs a batch');

@@ -8,7 +8,7 @@ import type { Db, Shared } from './connection';
 import { parentsFailed, retryTask } from './edges';
 import { Enqueued, taskRow } from './enqueue';
 import { insertRows } from './insert-rows';
-import type { QueueRow } from './rows';
+import type { QueueDefaults } from './queues';
 import { EDGE_COLUMNS, insertEdges } from './sql/edges';
 import { INSERT_CHUNKS, insertLinkedTasks, LINKED_TASK_COLUMNS } from './sql/enqueue';
 import * as S from './sql/flow-commands';
@@ -42,7 +42,7 @@ export function createFlowIn(db: Db, input: FlowInput, tally: Tally, now: number
 /** A flow written on `db`, inside a write transaction; it may pause after each multi-row INSERT. */
 function* createFlowSteps(db: Db, input: FlowInput, tally: Tally, now: number): Steps<FlowResult> {
   const flowId = Number(stmt(db, S.INSERT_FLOW).run(input.name, input.caller, now, input.nodes.length).lastInsertRowid);
-  const cache = new Map<string, QueueRow>();
+  const cache = new Map<string, QueueDefaults>();
   const counts = new Enqueued();
   const tokens: Record<string, string> = {};
   /** the nodes' task ids, in input order */

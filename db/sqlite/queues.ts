@@ -17,11 +17,24 @@ const STALE_WORKER_MS = 15_000;
 
 /** The queue's settings, creating it with the defaults if needed. */
 export function ensureQueue(db: Db, name: string, now: number): QueueRow {
+  return ensured(db, name, now, S.GET_QUEUE) as QueueRow;
+}
+
+/** What an enqueue takes from its queue's row (task defaults, keyFrom), creating it with the defaults if needed. */
+export type QueueDefaults = Pick<QueueRow, 'max_attempts' | 'timeout_ms' | 'key_from'>;
+
+/** `ensureQueue` for an enqueue: the columns a task's row needs, not the queue's every setting (a narrower read). */
+export function enqueueDefaults(db: Db, name: string, now: number): QueueDefaults {
+  return ensured(db, name, now, S.GET_QUEUE_DEFAULTS) as QueueDefaults;
+}
+
+/** The queue's row as `read` selects it, the queue created with the defaults first when it is new. */
+function ensured(db: Db, name: string, now: number, read: string): unknown {
   // read first: the queue exists but for a producer's first task to it
-  const q = stmt(db, S.GET_QUEUE).get(name) as QueueRow | undefined;
+  const q = stmt(db, read).get(name);
   if (q) return q;
   stmt(db, S.ENSURE_QUEUE).run(name, now);
-  return stmt(db, S.GET_QUEUE).get(name) as QueueRow;
+  return stmt(db, read).get(name);
 }
 
 /** Change a queue's limit / pause (creating the queue if needed); every change is recorded. A raised limit may free work at once. */

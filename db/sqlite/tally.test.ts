@@ -36,6 +36,26 @@ describe('kept counts (tally)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('a minute of created tasks only is added on its own; one that also started attempts gets its created tasks with the rest', () => {
+    const minute = Date.UTC(2026, 0, 5, 10, 0);
+    const t = new Tally();
+    t.historyEnqueued(minute + 1_000, 'q', 'a.b', 2);
+    t.historyEnqueued(minute + 61_000, 'q', 'a.b', 3);
+    t.historyStarted(minute + 62_000, 'q', 'a.b', 40);
+    t.historyEnqueued(minute + 63_000, 'q', 'a.b');
+    db.transaction(() => t.flush(db))();
+    const rows = () => db.prepare('SELECT t, enqueued, started, lat_sum FROM HistoryMinutes WHERE queue = ? ORDER BY t').all('q');
+    expect(rows()).toEqual([
+      { t: minute, enqueued: 2, started: 0, lat_sum: 0 },
+      { t: minute + 60_000, enqueued: 4, started: 1, lat_sum: 40 },
+    ]);
+    // a later transaction adds to the same minutes
+    const u = new Tally();
+    u.historyEnqueued(minute + 2_000, 'q', 'a.b');
+    db.transaction(() => u.flush(db))();
+    expect(rows()[0]).toEqual({ t: minute, enqueued: 3, started: 0, lat_sum: 0 });
+  });
+
   it('a waiting task is counted under its queue, moved and removed like any other status; stage counts leave it out', () => {
     const t = new Tally();
     t.task({ queue: 'q', batch_id: null, stage: null }, null, 'waiting');

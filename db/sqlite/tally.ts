@@ -39,6 +39,8 @@ export class Tally {
   private stages = new Map<string, Record<string, number>>();
   /** per-minute history rollups, keyed minute \0 queue \0 command */
   private history = new Map<string, HistorySums>();
+  /** per-minute created tasks, keyed as `history`: most enqueues add nothing else (no sums, no histograms to build) */
+  private created = new Map<string, number>();
   /** batches whose counts changed in this transaction (checked for completion after the flush) */
   readonly batches = new Set<number>();
 
@@ -97,7 +99,7 @@ export class Tally {
   }
 
   private minute(atMs: number, queue: string, command: string): HistorySums {
-    const key = Math.floor(atMs / 60_000) * 60_000 + '\u0000' + queue + '\u0000' + historyCommand(command);
+    const key = minuteKey(atMs, queue, command);
     let h = this.history.get(key);
     if (!h) this.history.set(key, (h = emptySums()));
     return h;
@@ -105,7 +107,8 @@ export class Tally {
 
   /** History: a task of (queue, command) was created. */
   historyEnqueued(atMs: number, queue: string, command: string, n = 1): void {
-    this.minute(atMs, queue, command).enqueued += n;
+    const key = minuteKey(atMs, queue, command);
+    this.created.set(key, (this.created.get(key) ?? 0) + n);
   }
 
   /** History: an attempt started, `latencyMs` after its task became due. */
@@ -165,6 +168,18 @@ export class Tally {
       }
       this.metrics.clear();
     }
+    // a minute that only counted created tasks is added with the narrow statement; else with the rest of its sums
+    if (this.created.size) {
+      for (const [key, n] of this.created) {
+        const h = this.history.get(key);
+        if (h) h.enqueued += n;
+        else {
+          const [t, queue, command] = key.split('\u0000') as [string, string, string];
+          stmt(db, ADD_ENQUEUED_HISTORY).run(Number(t), queue, command, n);
+        }
+      }
+      this.created.clear();
+    }
     if (this.history.size) {
       for (const [key, h] of this.history) {
         const [t, queue, command] = key.split('\u0000') as [string, string, string];
@@ -175,6 +190,10 @@ export class Tally {
     }
   }
 }
+
+/** The history's key of a minute, queue and command. */
+const minuteKey = (atMs: number, queue: string, command: string) =>
+  Math.floor(atMs / 60_000) * 60_000 + '\u0000' + queue + '\u0000' + historyCommand(command);
 
 /** Sums of a minute that counted nothing but created tasks. */
 const enqueuedOnly = (h: HistorySums) => h.started === 0 && h.succeeded === 0 && h.failed === 0 && h.dead === 0 && h.durN === 0;

@@ -55,6 +55,12 @@ export function currentActor(): Actor {
   return current.getStore() ?? { name: osUser(), source: 'library' };
 }
 
+/** Whether the current call is a library's own (outside `asActor`, or as `library`): its producing is not audited. */
+export function libraryCall(): boolean {
+  const actor = current.getStore();
+  return actor === undefined || actor.source === 'library';
+}
+
 export function isAuditSource(v: string): v is AuditSource {
   return (AUDIT_SOURCES as readonly string[]).includes(v);
 }

@@ -45,17 +45,22 @@ export class Core {
     readonly webhooks: WebhookPolicy,
   ) {}
 
-  /** what validating an enqueue request needs: the kinds, the caller, and whether a handler name is known */
-  async context(opts: EnqueueOptions): Promise<EnqueueContext> {
+  /**
+   * What validating an enqueue request needs: the kinds, the caller, and whether a handler name is known (the
+   * local registry, else the names workers registered, read once per call and only when needed). Built on every
+   * enqueue: a method, not an arrow property, so that nothing renames a function per call.
+   */
+  context(opts: EnqueueOptions): EnqueueContext {
+    const { registry, store } = this;
     let remote: Set<string> | null = null;
     return {
-      kinds: this.store.kinds,
+      kinds: store.kinds,
       caller: opts.caller ?? null,
       allowSql: opts.allowSql,
-      knowsHandler: (name: string): boolean | Promise<boolean> => {
-        if (this.registry.has(name)) return true;
+      knowsHandler(name: string): boolean | Promise<boolean> {
+        if (registry.has(name)) return true;
         if (remote) return remote.has(name);
-        return this.store.reads.knownHandlers().then((names) => (remote = new Set(names)).has(name));
+        return store.reads.knownHandlers().then((names) => (remote = new Set(names)).has(name));
       },
     };
   }

@@ -75,7 +75,7 @@ export function nextAfterChange(before: ScheduleInput, after: ScheduleInput, now
 export class Schedules {
   constructor(
     private readonly ports: SchedulePorts,
-    private readonly context: (opts: { allowSql?: boolean }) => Promise<EnqueueContext>,
+    private readonly context: (opts: { allowSql?: boolean }) => EnqueueContext,
     /** records an operator's change in its own transaction (code-declared changes are not audited) */
     private readonly audit?: Audit,
   ) {}

@@ -8,57 +8,50 @@ import type { EnqueueResult, RetryFailedResult } from '../engine/types';
 import { validateEnqueue } from '../engine/validation';
 import { validateEnqueueMany } from '../engine/validation-bulk';
 import { validateFlow } from '../engine/flows';
-import { currentActor } from './audit';
+import { libraryCall } from './audit';
 import { bulkPreview, bulkTasks, deleteFailures, parseFailureFilter, retryFailures, type BulkResultJson } from './bulk';
 import type { Core, EnqueueOptions } from './core';
 import { editTask } from './edit-task';
 import { killTaskSession } from './procedures';
 import { withTransaction, type ReadpastTransaction, type TransactionOptions } from './transaction';
-import { sendTasks } from './trace-enqueue';
+import { sendTask, sendTasks } from './trace-enqueue';
 
 export class TaskCommands {
   constructor(private readonly core: Core) {}
 
   async enqueue(raw: unknown, opts: EnqueueOptions = {}): Promise<EnqueueResult> {
     const { store, audit } = this.core;
-    const input = await validateEnqueue(raw, await this.core.context(opts));
+    const input = await validateEnqueue(raw, this.core.context(opts));
     // a library's own producing is its business (and its hot path); what people do is recorded
-    const written =
-      currentActor().source === 'library'
-        ? undefined
-        : audit.of((r: EnqueueResult) =>
-            r.created
-              ? {
-                  action: 'task.enqueue',
-                  target: r.token,
-                  after: { queue: input.queue, kind: input.kind, command: input.command },
-                  count: 1,
-                }
-              : null,
-          );
-    return sendTasks([input], opts, ([traced]) => store.commands.enqueue(traced!, { transaction: opts.transaction }, written));
+    const written = libraryCall()
+      ? undefined
+      : audit.of((r: EnqueueResult) =>
+          r.created
+            ? { action: 'task.enqueue', target: r.token, after: { queue: input.queue, kind: input.kind, command: input.command }, count: 1 }
+            : null,
+        );
+    return sendTask(input, opts, (traced) => store.commands.enqueue(traced, { transaction: opts.transaction }, written));
   }
 
   /** at most MAX_BULK, in one transaction; results in input order */
   async enqueueMany(raws: unknown[], opts: EnqueueOptions = {}): Promise<EnqueueResult[]> {
     if (!Array.isArray(raws)) throw new ValidationError('tasks', 'must be an array');
     if (raws.length > MAX_BULK) throw new ValidationError('tasks', `at most ${MAX_BULK} per call`);
-    const inputs = await validateEnqueueMany(raws, await this.core.context(opts), 'tasks');
-    const written =
-      currentActor().source === 'library'
-        ? undefined
-        : this.core.audit.of((rs: EnqueueResult[]) => {
-            const created = rs.filter((r) => r.created);
-            if (!created.length) return null;
-            const after = { tokens: created.slice(0, 20).map((r) => r.token) };
-            return { action: 'tasks.enqueue', target: `tokens:${created.length}`, after, count: created.length };
-          });
+    const inputs = await validateEnqueueMany(raws, this.core.context(opts), 'tasks');
+    const written = libraryCall()
+      ? undefined
+      : this.core.audit.of((rs: EnqueueResult[]) => {
+          const created = rs.filter((r) => r.created);
+          if (!created.length) return null;
+          const after = { tokens: created.slice(0, 20).map((r) => r.token) };
+          return { action: 'tasks.enqueue', target: `tokens:${created.length}`, after, count: created.length };
+        });
     return sendTasks(inputs, opts, (traced) => this.core.store.commands.enqueueMany(traced, { transaction: opts.transaction }, written));
   }
 
   withTransaction<T>(fn: (tx: ReadpastTransaction<EnqueueOptions>) => Promise<T>, opts?: TransactionOptions): Promise<T> {
-    const validate = async (raw: unknown, o: EnqueueOptions, path?: string) => validateEnqueue(raw, await this.core.context(o), path);
-    const validateFlowIn = async (raw: unknown, o: EnqueueOptions) => validateFlow(raw, await this.core.context(o));
+    const validate = async (raw: unknown, o: EnqueueOptions, path?: string) => validateEnqueue(raw, this.core.context(o), path);
+    const validateFlowIn = async (raw: unknown, o: EnqueueOptions) => validateFlow(raw, this.core.context(o));
     return withTransaction(this.core.store, validate, fn, opts, validateFlowIn);
   }
 

@@ -19,6 +19,19 @@ function queueOf(inputs: readonly EnqueueInput[]): string | null {
   return inputs.every((i) => (i.queue ?? 'default') === q) ? q : null;
 }
 
+const tokenOf = (r: EnqueueResult) => [r.token];
+
+/** Enqueue one task (one call of the store) in a `send` span; it stores the span's context. */
+export function sendTask(
+  input: EnqueueInput,
+  opts: TraceOptions,
+  write: (input: EnqueueInput) => Promise<EnqueueResult>,
+): Promise<EnqueueResult> {
+  const attrs = { 'readpast.task.command': input.kind === 'sql' ? 'sql' : input.command };
+  const send = startSend(input.queue ?? 'default', 1, givenTraceContext(opts.traceparent, opts.tracestate), attrs);
+  return traced(send, (trace) => write(trace ? withTrace(input, trace) : input), tokenOf);
+}
+
 /** Enqueue `inputs` (one call of the store) in a `send` span; each task stores its context. */
 export function sendTasks<R extends EnqueueResult | EnqueueResult[]>(
   inputs: EnqueueInput[],

@@ -6,7 +6,7 @@
 import { ValidationError } from '../engine/errors';
 import { MAX_BULK, MAX_TRANSACTION_TIMEOUT_MS } from '../engine/limits';
 import type { Store, StoreTransaction } from '../engine/ports';
-import { sendFlow, sendTasks, type TraceOptions } from './trace-enqueue';
+import { sendFlow, sendTask, sendTasks, type TraceOptions } from './trace-enqueue';
 import type {
   EnqueueInput,
   EnqueueResult,
@@ -70,8 +70,7 @@ export async function withTransaction<T, O>(
     };
     const tx: ReadpastTransaction<O> = {
       execute: (sql, params) => guard(() => stx.execute(sql, params)),
-      enqueue: (raw, o = {} as O) =>
-        guard(async () => sendTasks([await validate(raw, o)], o as TraceOptions, ([input]) => stx.enqueue(input!))),
+      enqueue: (raw, o = {} as O) => guard(async () => sendTask(await validate(raw, o), o as TraceOptions, (input) => stx.enqueue(input))),
       enqueueMany: (raws, o = {} as O) =>
         guard(async () => {
           if (!Array.isArray(raws)) throw new ValidationError('tasks', 'must be an array');

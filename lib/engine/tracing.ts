@@ -150,13 +150,15 @@ function parentOf(given: TraceContext | null | undefined): Context {
   return trace.setSpanContext(ROOT_CONTEXT, sc);
 }
 
-/** Run an enqueue inside its `send` span: `fn` gets the context to store; the span ends with its tokens. */
-export async function traced<T>(
-  send: Send,
-  fn: (trace: TraceContext | null) => Promise<T>,
-  tokens: (r: T) => readonly string[],
-): Promise<T> {
-  if (send === NOTHING) return fn(null);
+/**
+ * Run an enqueue inside its `send` span: `fn` gets the context to store; the span ends with its tokens. No span
+ * (no SDK, no caller's context): `fn` alone, with nothing wrapped around its promise.
+ */
+export function traced<T>(send: Send, fn: (trace: TraceContext | null) => Promise<T>, tokens: (r: T) => readonly string[]): Promise<T> {
+  return send === NOTHING ? fn(null) : inSpan(send, fn, tokens);
+}
+
+async function inSpan<T>(send: Send, fn: (trace: TraceContext | null) => Promise<T>, tokens: (r: T) => readonly string[]): Promise<T> {
   try {
     const r = await fn(send.trace);
     send.end({ tokens: tokens(r) });

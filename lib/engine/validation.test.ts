@@ -22,6 +22,18 @@ describe('enqueue validation', () => {
     expect(r.runAt?.toISOString()).toBe('2030-01-01T00:00:00.000Z');
   });
 
+  it('a handler is known at once (the local registry) or once a promise says so (the names workers registered)', async () => {
+    const known = (local: string[], remote: string[]) => ({
+      ...ctx,
+      knowsHandler: (n: string) => local.includes(n) || Promise.resolve(remote.includes(n)),
+    });
+    const c = known(['a.local'], ['b.remote']);
+    expect((await validateEnqueue({ command: 'a.local' }, c)).command).toBe('a.local');
+    expect((await validateEnqueue({ command: 'b.remote' }, c)).command).toBe('b.remote');
+    expect(await fieldOf({ command: 'c.nowhere' }, c)).toBe('command');
+    expect(await fieldOf({ command: 'x.y' }, { ...ctx, knowsHandler: () => false })).toBe('command');
+  });
+
   it('names the field of each bad input', async () => {
     expect(await fieldOf({ command: 'other.nope' })).toBe('command');
     expect(await fieldOf({})).toBe('command');

@@ -78,26 +78,23 @@ export const enqueueRequest = z.strictObject({
   onParentFailure: parentFailurePolicy.optional(),
 });
 
-/** `{ dependsOn }` when given (absent otherwise, so inputs without stay as they were) */
-function dependenciesOf(r: z.output<typeof enqueueRequest>, f: (name: string) => string): { dependsOn?: Dependency[] } {
-  const deps = dependencies(r, f);
-  return deps === undefined ? {} : { dependsOn: deps };
-}
+/** The name of field `name` under `prefix` (`tasks.0.` …) */
+const fieldAt = (prefix: string, name: string) => (prefix ? `${prefix}.${name}` : name);
 
 /** The validated dependencies: distinct tokens (lower case), each with its policy. */
-function dependencies(r: z.output<typeof enqueueRequest>, f: (name: string) => string): Dependency[] | undefined {
+function dependencies(r: z.output<typeof enqueueRequest>, prefix: string): Dependency[] | undefined {
   if (r.dependsOn === undefined) {
-    if (r.onParentFailure !== undefined) throw new ValidationError(f('onParentFailure'), 'needs dependsOn');
+    if (r.onParentFailure !== undefined) throw new ValidationError(fieldAt(prefix, 'onParentFailure'), 'needs dependsOn');
     return undefined;
   }
   if (r.batchId !== undefined && r.dependsOn.length > 0) {
-    throw new ValidationError(f('dependsOn'), 'a task in a batch cannot depend on other tasks (stages order a batch)');
+    throw new ValidationError(fieldAt(prefix, 'dependsOn'), 'a task in a batch cannot depend on other tasks (stages order a batch)');
   }
   const seen = new Set<string>();
   return r.dependsOn.map((d, i) => {
     const dep = typeof d === 'string' ? { token: d } : d;
     const t = dep.token.toLowerCase();
-    if (seen.has(t)) throw new ValidationError(f(`dependsOn.${i}`), `${t} is listed twice`);
+    if (seen.has(t)) throw new ValidationError(fieldAt(prefix, `dependsOn.${i}`), `${t} is listed twice`);
     seen.add(t);
     return { token: t, onParentFailure: ('onParentFailure' in dep ? dep.onParentFailure : undefined) ?? r.onParentFailure ?? 'cancel' };
   });
@@ -249,10 +246,9 @@ export interface EnqueueContext {
 /** Validate one raw enqueue request into an EnqueueInput; throws ValidationError naming the field. */
 export async function validateEnqueue(raw: unknown, ctx: EnqueueContext, prefix = ''): Promise<EnqueueInput> {
   const r = parseWith(enqueueRequest, raw, prefix);
-  const f = (name: string) => (prefix ? `${prefix}.${name}` : name);
   if (!ctx.kinds.includes(r.kind)) {
     throw new ValidationError(
-      f('kind'),
+      fieldAt(prefix, 'kind'),
       r.kind === 'procedure'
         ? 'procedure tasks need SQL Server; this database is ' + (ctx.kinds.includes('sql') ? 'SQLite' : 'limited')
         : `this database cannot run ${r.kind} tasks`,
@@ -264,34 +260,41 @@ export async function validateEnqueue(raw: unknown, ctx: EnqueueContext, prefix 
     try {
       text = JSON.stringify(payload);
     } catch {
-      throw new ValidationError(f('payload'), 'must be JSON-serialisable');
+      throw new ValidationError(fieldAt(prefix, 'payload'), 'must be JSON-serialisable');
     }
-    if (text === undefined) throw new ValidationError(f('payload'), 'must be JSON-serialisable');
+    if (text === undefined) throw new ValidationError(fieldAt(prefix, 'payload'), 'must be JSON-serialisable');
     // what a toJSON or a class instance wrote (plain values were checked by parseWith): a lone surrogate is an escape
     if (text.includes('\\ud')) {
-      const illFormed = illFormedError(JSON.parse(text), f('payload'));
+      const illFormed = illFormedError(JSON.parse(text), fieldAt(prefix, 'payload'));
       if (illFormed) throw illFormed;
     }
     // text.length ≤ bytes ≤ 3 × text.length for UTF-16 → UTF-8: count bytes only when it could matter
     if (text.length * 3 > MAX_PAYLOAD_BYTES && Buffer.byteLength(text, 'utf8') > MAX_PAYLOAD_BYTES) {
-      throw new ValidationError(f('payload'), `larger than ${MAX_PAYLOAD_BYTES} bytes`);
+      throw new ValidationError(fieldAt(prefix, 'payload'), `larger than ${MAX_PAYLOAD_BYTES} bytes`);
     }
   }
-  if (r.stage !== undefined && r.batchId === undefined) throw new ValidationError(f('stage'), 'a stage needs a batchId');
+  if (r.stage !== undefined && r.batchId === undefined) throw new ValidationError(fieldAt(prefix, 'stage'), 'a stage needs a batchId');
   if (r.kind === 'handler') {
-    if (!(await ctx.knowsHandler(r.command))) {
-      throw new ValidationError(f('command'), `unknown handler ${JSON.stringify(r.command.slice(0, MAX_HANDLER_NAME_LENGTH))}`);
+    // the local registry answers at once: no promise to wait for then
+    const known = ctx.knowsHandler(r.command);
+    if (!(typeof known === 'boolean' ? known : await known)) {
+      throw new ValidationError(
+        fieldAt(prefix, 'command'),
+        `unknown handler ${JSON.stringify(r.command.slice(0, MAX_HANDLER_NAME_LENGTH))}`,
+      );
     }
   } else if (r.kind === 'sql') {
-    if (ctx.allowSql === false) throw new ValidationError(f('kind'), 'sql tasks are disabled here (READPAST_ALLOW_SQL=1 enables them)');
-    if (r.command.length > MAX_SQL_CHARS) throw new ValidationError(f('command'), `SQL longer than ${MAX_SQL_CHARS} characters`);
+    if (ctx.allowSql === false)
+      throw new ValidationError(fieldAt(prefix, 'kind'), 'sql tasks are disabled here (READPAST_ALLOW_SQL=1 enables them)');
+    if (r.command.length > MAX_SQL_CHARS)
+      throw new ValidationError(fieldAt(prefix, 'command'), `SQL longer than ${MAX_SQL_CHARS} characters`);
   } else if (r.kind === 'procedure') {
-    if (!PROCEDURE_NAME.test(r.command)) throw new ValidationError(f('command'), 'not a procedure name (schema.name)');
+    if (!PROCEDURE_NAME.test(r.command)) throw new ValidationError(fieldAt(prefix, 'command'), 'not a procedure name (schema.name)');
     if (payload !== null && (typeof payload !== 'object' || Array.isArray(payload))) {
-      throw new ValidationError(f('payload'), 'procedure parameters must be a JSON object of name → value');
+      throw new ValidationError(fieldAt(prefix, 'payload'), 'procedure parameters must be a JSON object of name → value');
     }
   }
-  return {
+  const input: EnqueueInput = {
     kind: r.kind,
     command: r.command,
     payload,
@@ -305,8 +308,11 @@ export async function validateEnqueue(raw: unknown, ctx: EnqueueContext, prefix 
     caller: ctx.caller ?? null,
     batchId: r.batchId ?? null,
     stage: r.batchId === undefined ? null : (r.stage ?? 0),
-    ...dependenciesOf(r, f),
   };
+  // present only when given, so that inputs without stay as they were
+  const dependsOn = dependencies(r, prefix);
+  if (dependsOn !== undefined) input.dependsOn = dependsOn;
+  return input;
 }
 
 // ---- schedules -----------------------------------------------------------------------------------

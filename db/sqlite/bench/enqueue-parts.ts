@@ -2,17 +2,22 @@
 // one awaited `rp.enqueue` and of one `enqueueMany` of 1,000, timed alone on a file migrated by the store, with
 // the store's connection settings. Statements are timed cumulatively inside the write transaction they run in
 // (the transaction alone, then with the queue row read, then with the INSERT, then with the kept counts): each
-// part's figure is what it adds, the pages it dirties written by the commit included. The rest of the whole call
-// (the front door, promises, the result) is the whole less the parts. Times are this process's CPU time (user +
-// system, the commit's writes included), so that a machine busy with other work changes them less than a clock.
+// part's figure is what it adds, the pages it dirties written by the commit included. The whole call, the store's
+// call, the same statements bare and the front door alone are timed in alternating rounds on one file (figures
+// taken apart, on other files or minutes later, differ by more than the parts between them). Times are this
+// process's CPU time (user + system, the commit's writes included), so that a machine busy with other work changes
+// them less than a clock.
 import type { Db } from '../connection';
 import { migrated } from './ceiling';
 import { Enqueued, taskRow } from '../enqueue';
-import { ensureQueue } from '../queues';
-import { FIND_DEDUP } from '../sql/enqueue';
+import { enqueueDefaults } from '../queues';
+import { openDatabase } from '../connection';
+import { GET_QUEUE_DEFAULTS } from '../sql/queues';
+import { FIND_DEDUP, insertTasks } from '../sql/enqueue';
+import { ADD_ENQUEUED_METRIC, ADD_QUEUE_COUNT } from '../sql/tally';
+import { ADD_ENQUEUED_HISTORY } from '../sql/history';
 import { stmt } from '../stmt';
 import { Tally } from '../tally';
-import { openSqliteStore } from '../store';
 import { newToken } from '../tokens';
 import { insertRows } from '../insert-rows';
 import { validateEnqueue, type EnqueueContext } from '../../../lib/engine/validation';
@@ -69,16 +74,67 @@ async function steps(db: Db, n: number, list: [string, (i: number, now: number) 
   return out;
 }
 
+/** The median over ROUNDS of the mean CPU µs per call of each of `fns`, their rounds alternating (after one of warm-up). */
+export async function timedTogether<K extends string>(n: number, fns: Record<K, (i: number) => unknown>): Promise<Record<K, number>> {
+  const rounds = new Map<K, number[]>();
+  for (let r = 0; r <= ROUNDS; r++) {
+    for (const [name, fn] of Object.entries(fns) as [K, (i: number) => unknown][]) {
+      const t0 = cpu();
+      for (let i = 0; i < n; i++) {
+        const v = fn(i);
+        if (v instanceof Promise) await v;
+      }
+      if (r > 0) rounds.set(name, [...(rounds.get(name) ?? []), (cpu() - t0) / n]);
+    }
+  }
+  const median = (a: number[]) => a.sort((x, y) => x - y)[a.length >> 1]!;
+  return Object.fromEntries([...rounds].map(([name, a]) => [name, round1(median(a))])) as Record<K, number>;
+}
+
+/** One plain task's statements as the store runs them, and nothing else: what the store's JS is measured against. */
+function bareEnqueue(db: Db): (i: number) => void {
+  const queue = stmt(db, GET_QUEUE_DEFAULTS);
+  const insert = stmt(db, insertTasks(1));
+  const [count, metric, history] = [stmt(db, ADD_QUEUE_COUNT), stmt(db, ADD_ENQUEUED_METRIC), stmt(db, ADD_ENQUEUED_HISTORY)];
+  const tx = db.transaction((i: number) => {
+    const now = Date.now();
+    const q = queue.get('default') as { max_attempts: number; timeout_ms: number | null };
+    const row = [newToken(now), 'default', 'handler', 'bench.noop', JSON.stringify({ i }), 0, now, q.max_attempts, q.timeout_ms];
+    insert.run([...row, null, null, null, null, null, now, null, null]);
+    count.run('default', 'pending', 1);
+    metric.run(Math.floor(now / 1000), 1);
+    history.run(Math.floor(now / 60_000) * 60_000, 'default', 'bench.noop', 1);
+  });
+  return (i) => tx.immediate(i);
+}
+
+/** What one awaited enqueue is timed through: the whole call, the store's call (same store), the front door alone. */
+export interface SingleCalls {
+  /** the store's file (the bare statements run on a second connection to it) */
+  file: string;
+  /** `rp.enqueue` of a raw request */
+  whole: (raw: unknown) => Promise<unknown>;
+  /** the same store's `commands.enqueue` of a validated input (library's own: no audit row) */
+  store: (input: EnqueueInput) => Promise<unknown>;
+  /** `rp.enqueue` over a store whose enqueue answers at once: validation, context, audit decision, span, promises */
+  front: (raw: unknown) => Promise<unknown>;
+}
+
+export interface SingleFigures {
+  parts: Part[];
+  wholeUs: number;
+  storeUs: number;
+  /** the store's statements alone, no JS around them (same file, same rounds) */
+  bareUs: number;
+  frontUs: number;
+}
+
 /**
- * The parts of one awaited enqueue of a plain handler task: the front door's validation, then the store's call
- * (`commands.enqueue` of a validated input, library's own: no audit row) and its parts, then the whole call through
- * `enqueue` (the front door). `file(name)` gives a fresh file path.
+ * The parts of one awaited enqueue of a plain handler task: the front door's validation, the token, the key, the
+ * statements (cumulative, on a file of their own), the dedup lookup; then, in alternating rounds on one file, the
+ * whole call, the store's call, its statements bare, and the front door alone. `file(name)` gives a fresh file path.
  */
-export async function singleParts(
-  file: (name: string) => string,
-  n: number,
-  enqueue: (raw: unknown) => Promise<unknown>,
-): Promise<{ parts: Part[]; storeUs: number; wholeUs: number }> {
+export async function singleParts(file: (name: string) => string, n: number, calls: SingleCalls): Promise<SingleFigures> {
   const raw = (i: number) => ({ command: 'bench.noop', payload: { i } });
   const input = (i: number): EnqueueInput => ({ kind: 'handler', command: 'bench.noop', payload: { i }, queue: 'default' });
   const parts: Part[] = [];
@@ -95,7 +151,7 @@ export async function singleParts(
     const cache = new Map();
     parts.push(
       ...(await steps(db, n, [
-        ['queue row (ensure, read)', (_i, now) => ensureQueue(db, 'default', now)],
+        ['queue row (its defaults and keyFrom)', (_i, now) => enqueueDefaults(db, 'default', now)],
         [
           'INSERT (its pages written by the commit)',
           (i, now) => {
@@ -116,15 +172,25 @@ export async function singleParts(
   } finally {
     db.close();
   }
-  const store = await openSqliteStore(file('parts-store'));
-  let storeUs: number;
+  await calls.store(input(-1)); // the queue row exists before the bare statements read it
+  const side = openDatabase(calls.file);
   try {
-    storeUs = await timed(n, (i) => store.commands.enqueue(input(i)));
+    const t = await timedTogether(n, {
+      whole: (i) => calls.whole(raw(i)),
+      store: (i) => calls.store(input(i)),
+      bare: bareEnqueue(side),
+      front: (i) => calls.front(raw(i)),
+    });
+    return {
+      parts: parts.map((p) => ({ part: p.part, us: round1(p.us) })),
+      wholeUs: t.whole,
+      storeUs: t.store,
+      bareUs: t.bare,
+      frontUs: t.front,
+    };
   } finally {
-    await store.close();
+    side.close();
   }
-  const wholeUs = await timed(n, (i) => enqueue(raw(i)));
-  return { parts: parts.map((p) => ({ part: p.part, us: round1(p.us) })), storeUs: round1(storeUs), wholeUs: round1(wholeUs) };
 }
 
 /** The parts of one enqueueMany of `size` plain handler tasks, and the whole call. */

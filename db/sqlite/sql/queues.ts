@@ -12,6 +12,9 @@ const QUEUE_COLUMNS = `name, concurrency_limit, paused, max_attempts, timeout_ms
 
 export const GET_QUEUE = `SELECT ${QUEUE_COLUMNS} FROM Queues WHERE name = ?`;
 
+/** What an enqueue takes from its queue: the task defaults and keyFrom (three columns: a task's row binds nothing else of it). */
+export const GET_QUEUE_DEFAULTS = 'SELECT max_attempts, timeout_ms, key_from FROM Queues WHERE name = ?';
+
 /** Create a queue with the defaults unless it exists (name, created_at). */
 export const ENSURE_QUEUE = 'INSERT INTO Queues (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING';
 
