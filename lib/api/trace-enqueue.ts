@@ -20,6 +20,10 @@ function queueOf(inputs: readonly EnqueueInput[]): string | null {
 }
 
 const tokenOf = (r: EnqueueResult) => [r.token];
+const tokensOf = (rs: EnqueueResult[]) => rs.map((r) => r.token);
+
+/** The span attribute naming one task's command (a sql task's text is not an attribute). */
+const commandAttrs = (input: EnqueueInput) => ({ 'readpast.task.command': input.kind === 'sql' ? 'sql' : input.command });
 
 /** Enqueue one task (one call of the store) in a `send` span; it stores the span's context. */
 export function sendTask(
@@ -27,25 +31,20 @@ export function sendTask(
   opts: TraceOptions,
   write: (input: EnqueueInput) => Promise<EnqueueResult>,
 ): Promise<EnqueueResult> {
-  const attrs = { 'readpast.task.command': input.kind === 'sql' ? 'sql' : input.command };
-  const send = startSend(input.queue ?? 'default', 1, givenTraceContext(opts.traceparent, opts.tracestate), attrs);
-  return traced(send, (trace) => write(trace ? withTrace(input, trace) : input), tokenOf);
+  const send = startSend(input.queue ?? 'default', 1, givenTraceContext(opts.traceparent, opts.tracestate), commandAttrs(input));
+  return traced(send, (trace) => write(withTrace(input, trace)), tokenOf);
 }
 
 /** Enqueue `inputs` (one call of the store) in a `send` span; each task stores its context. */
-export function sendTasks<R extends EnqueueResult | EnqueueResult[]>(
+export function sendTasks(
   inputs: EnqueueInput[],
   opts: TraceOptions,
-  write: (inputs: EnqueueInput[]) => Promise<R>,
-): Promise<R> {
+  write: (inputs: EnqueueInput[]) => Promise<EnqueueResult[]>,
+): Promise<EnqueueResult[]> {
   const first = inputs[0];
-  const attrs = inputs.length === 1 && first ? { 'readpast.task.command': first.kind === 'sql' ? 'sql' : first.command } : undefined;
+  const attrs = inputs.length === 1 && first ? commandAttrs(first) : undefined;
   const send = startSend(queueOf(inputs), inputs.length, givenTraceContext(opts.traceparent, opts.tracestate), attrs);
-  return traced(
-    send,
-    (trace) => write(trace ? inputs.map((i) => withTrace(i, trace)) : inputs),
-    (r) => (Array.isArray(r) ? r.map((x) => x.token) : [r.token]),
-  );
+  return traced(send, (trace) => write(trace ? inputs.map((i) => withTrace(i, trace)) : inputs), tokensOf);
 }
 
 /** Create a flow in a `send` span; each node's task stores its context. */
