@@ -47,6 +47,9 @@ export default defineConfig({
     baseURL: BASE_URL,
     viewport: { width: 1280, height: 900 },
     trace: 'retain-on-failure',
+    // The dashboard honours the OS's "reduce motion" (app/globals.css); asked for here, its pages stand still between
+    // polls. A pulsing dot on every page cost the browser a core while a trace's screencast was recording it.
+    reducedMotion: 'reduce',
     screenshot: 'only-on-failure',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',

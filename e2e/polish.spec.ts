@@ -208,6 +208,17 @@ test('the theme follows the OS until a choice is made, and the choice sticks', a
   expect(await theme(page)).toBe('light');
 });
 
+test('the live dot pulses unless the OS asks for less motion', async ({ page }) => {
+  const dot = page.getByTestId('live-indicator').first().locator('span').first();
+  const motion = () => dot.evaluate((el) => getComputedStyle(el).animationIterationCount);
+  await page.emulateMedia({ reducedMotion: 'no-preference' });
+  await page.goto('/');
+  await expect(page.getByTestId('live-indicator').first()).toContainText('live');
+  expect(await motion()).toBe('infinite');
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await expect.poll(motion).toBe('1');
+});
+
 test('g then a letter switches page, / focuses the search box, ? lists the shortcuts', async ({ page }) => {
   await page.goto('/');
   await expect(page.getByTestId('live-indicator').first()).toContainText('live'); // hydrated
