@@ -268,12 +268,17 @@ export function plainExternals(root = ROOT) {
 
 async function main() {
   const force = process.argv.includes('--force');
-  const lib = force ? 'forced' : libState();
+  // `--lib` or `--dashboard`: that build alone (bin/run-tests.mjs runs the two side by side); neither: both
+  const only = ['--lib', '--dashboard'].filter((flag) => process.argv.includes(flag));
+  const wants = (flag) => only.length === 0 || only.includes(flag);
+  const lib = !wants('--lib') ? 'current' : force ? 'forced' : libState();
   if (lib !== 'current' && !(await withBuildLock(ROOT, 'build-lib', buildLib))) process.exit(1);
-  const dash = force ? 'forced' : dashboardState();
+  const dash = !wants('--dashboard') ? 'current' : force ? 'forced' : dashboardState();
   if (dash !== 'current' && !(await buildDashboard(ROOT, dash === 'stale' ? 'sources changed since the last build' : dash)))
     process.exit(1);
-  if (lib === 'current' && dash === 'current') console.log('readpast: dist/ and .next/ are up to date');
+  if (lib === 'current' && dash === 'current')
+    console.log(`readpast: ${only.length === 1 ? (wants('--lib') ? 'dist/ is' : '.next/ is') : 'dist/ and .next/ are'} up to date`);
+  if (!wants('--dashboard')) return;
   const rewritten = plainExternals();
   if (rewritten.length) console.log(`readpast: the dashboard build requires ${rewritten.length} server externals by their plain names`);
 }

@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// `npm test`: every test, its steps run side by side where they can, so that a small machine's cores stay busy.
+//
+//   preflight, then ─┬─ lib build ─────── unit tests (vitest) ─┬─ package tests
+//                    ├─ dashboard build ─┬─ browser tests ──────┘
+//                    │                   └─ type check (the routes' generated checks included)
+//                    └─ layer and format checks
+//
+// The browser tests are the longest chain and keep the machine's normal priority; the rest runs `nice`d beside
+// them and takes whatever CPU they leave. Each step's output is shown line by line behind its name and kept whole
+// in .tmp/test-logs/<step>.log. A failed step fails the run; what depends on it is skipped, the rest still runs.
+// READPAST_TEST_SERIAL=1 (or a machine of one core) runs the steps one after another, in the order above.
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, mkdirSync, realpathSync } from 'node:fs';
+import { availableParallelism, setPriority } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const LOGS = join(ROOT, '.tmp', 'test-logs');
+const node = process.execPath;
+const bin = (pkg, path) => join(ROOT, 'node_modules', pkg, path);
+
+/** A niceness for the steps that run beside the browser tests: they take the CPU the browser tests leave. */
+const BESIDE = 10;
+
+/** `npm run <script>` as a step: the same command the package.json gives, through the npm that runs this. */
+function npmRun(script) {
+  const npm = process.env.npm_execpath;
+  return npm ? [node, npm, 'run', '-s', script] : ['npm', 'run', '-s', script];
+}
+
+/**
+ * The steps after the preflight, in the order a serial run takes them. `after`: the steps it needs to have
+ * passed. `nice`: runs at lower priority, beside the browser tests.
+ */
+export const STEPS = [
+  { name: 'layers', cmd: npmRun('check:layers'), after: [], nice: true },
+  { name: 'format', cmd: npmRun('check:format'), after: [], nice: true },
+  { name: 'lib', cmd: [node, 'bin/build.mjs', '--lib'], after: [] },
+  {
+    name: 'dashboard',
+    cmd: [node, 'bin/build.mjs', '--dashboard'],
+    // the type check below covers what Next's own pass would, the routes' generated checks included
+    env: { READPAST_BUILD_SKIP_TYPES: '1' },
+    after: [],
+  },
+  { name: 'types', cmd: [node, bin('typescript', 'bin/tsc'), '--noEmit', '-p', 'tsconfig.check.json'], after: ['dashboard'], nice: true },
+  { name: 'unit', cmd: [node, bin('vitest', 'vitest.mjs'), 'run'], after: ['lib'], nice: true },
+  { name: 'browser', cmd: npmRun('test:e2e'), env: { E2E_SKIP_BUILD: '1' }, after: ['dashboard'] },
+  // after the unit tests: the two would share the CPU the browser tests leave, and neither would end sooner
+  { name: 'package', cmd: npmRun('test:package'), after: ['lib', 'dashboard', 'unit'], nice: true },
+];
+
+const secs = (from) => Math.round((Date.now() - from) / 1000);
+
+/**
+ * Runs `steps` (each `{ name, cmd, env?, after, nice? }`) in `cwd`: side by side as their `after` allows, or one
+ * at a time in their order when `serial`. A step whose prerequisite failed or was skipped is skipped. Each line a
+ * step prints goes to `say` behind its name; its whole output to `<logs>/<name>.log`. Resolves with each step's
+ * `{ state: 'passed'|'failed'|'skipped', secs }` by name. `stop()` on the returned handle ends every running step.
+ */
+export function runSteps(steps, { cwd, logs, serial = false, say = (line) => process.stdout.write(`${line}\n`) }) {
+  const width = Math.max(...steps.map((s) => s.name.length));
+  const state = new Map(steps.map((s) => [s.name, { state: 'waiting', secs: 0, child: null }]));
+  mkdirSync(logs, { recursive: true });
+
+  /** Runs one step; resolves when it has ended. */
+  const run = (step) =>
+    new Promise((resolve) => {
+      const entry = state.get(step.name);
+      entry.state = 'running';
+      const from = Date.now();
+      const label = `[${step.name.padEnd(width)}]`;
+      const niced = step.nice && !serial;
+      say(`${label} ▶ ${step.cmd.slice(1).join(' ')}${niced ? ` (nice ${BESIDE})` : ''}`);
+      const log = createWriteStream(join(logs, `${step.name}.log`));
+      const child = spawn(step.cmd[0], step.cmd.slice(1), {
+        cwd,
+        env: { ...process.env, ...step.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // its own process group, so that a stop ends the step's whole tree (servers, browsers, workers)
+        detached: process.platform !== 'win32',
+      });
+      entry.child = child;
+      if (niced && child.pid) {
+        try {
+          setPriority(child.pid, BESIDE);
+        } catch {
+          // not allowed here: it runs at normal priority
+        }
+      }
+      for (const stream of [child.stdout, child.stderr]) {
+        let rest = '';
+        stream.on('data', (chunk) => {
+          log.write(chunk);
+          const lines = (rest + chunk).split('\n');
+          rest = lines.pop() ?? '';
+          for (const line of lines) say(`${label} ${line}`);
+        });
+        stream.on('end', () => {
+          if (rest) say(`${label} ${rest}`);
+        });
+      }
+      let ended = false;
+      const done = (code) => {
+        if (ended) return;
+        ended = true;
+        entry.child = null;
+        entry.secs = secs(from);
+        entry.state = code === 0 ? 'passed' : 'failed';
+        say(`${label} ${code === 0 ? '✓ passed' : `✗ failed (exit ${code})`} in ${entry.secs} s`);
+        log.end(() => resolve());
+      };
+      child.on('error', (err) => {
+        log.write(`${err.message}\n`);
+        done(127);
+      });
+      child.on('close', (code, signal) => done(code ?? (signal ? 128 : 1)));
+    });
+
+  const pending = new Set(steps);
+  const running = new Set();
+  const finished = new Promise((resolve) => {
+    const tick = () => {
+      for (const step of [...pending]) {
+        const needs = step.after.map((n) => state.get(n).state);
+        if (needs.some((s) => s === 'failed' || s === 'skipped')) {
+          pending.delete(step);
+          state.get(step.name).state = 'skipped';
+          const missing = step.after.filter((n) => state.get(n).state !== 'passed').join(', ');
+          say(`[${step.name.padEnd(width)}] – skipped: ${missing} did not pass`);
+          continue;
+        }
+        if (needs.every((s) => s === 'passed') && (!serial || running.size === 0)) {
+          pending.delete(step);
+          const p = run(step).then(() => {
+            running.delete(p);
+            tick();
+          });
+          running.add(p);
+          if (serial) break;
+        }
+      }
+      if (pending.size === 0 && running.size === 0) {
+        resolve(new Map([...state].map(([name, e]) => [name, { state: e.state, secs: e.secs }])));
+      }
+    };
+    tick();
+  });
+  const stop = () => {
+    pending.clear();
+    for (const entry of state.values()) {
+      const pid = entry.child?.pid;
+      if (!pid) continue;
+      try {
+        process.kill(process.platform === 'win32' ? pid : -pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+  };
+  return { finished, stop };
+}
+
+async function main() {
+  const started = Date.now();
+  const serial = process.env.READPAST_TEST_SERIAL === '1' || availableParallelism() < 2;
+  // the preflight alone first: when the machine lacks something, its one line is all there is to read
+  const preflight = spawnSync(node, ['bin/preflight.mjs'], { cwd: ROOT, stdio: 'inherit' });
+  if (preflight.status !== 0) process.exit(preflight.status ?? 1);
+  const { finished, stop } = runSteps(STEPS, { cwd: ROOT, logs: LOGS, serial });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => {
+      stop();
+      console.log(`readpast test: stopped (${signal})`);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    });
+  }
+  const results = await finished;
+  const width = Math.max(...STEPS.map((s) => s.name.length));
+  console.log(`\nreadpast test: ${serial ? 'one step at a time' : 'steps side by side'}, ${secs(started)} s in all`);
+  for (const [name, { state, secs: took }] of results) {
+    const mark = state === 'passed' ? '✓' : state === 'failed' ? '✗' : '–';
+    const log = state === 'failed' ? ` — its output: .tmp/test-logs/${name}.log` : '';
+    console.log(`  ${mark} ${name.padEnd(width)} ${state}${state === 'skipped' ? '' : ` ${took} s`}${log}`);
+  }
+  process.exit([...results.values()].every((r) => r.state === 'passed') ? 0 : 1);
+}
+
+const invoked = process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+if (invoked) await main();
