@@ -19,5 +19,8 @@ export const STEPS: Step[];
 /** Runs `steps` side by side as their `after` allows (one at a time when `serial`); see bin/run-tests.mjs. */
 export function runSteps(
   steps: Step[],
-  opts: { cwd: string; logs: string; serial?: boolean; say?: (line: string) => void },
+  opts: { cwd: string; logs: string; serial?: boolean; niceness?: number; say?: (line: string) => void },
 ): { finished: Promise<Map<string, { state: StepState; secs: number }>>; stop(): void };
+
+/** The niceness of the steps run beside the browser tests (READPAST_TEST_NICE, else by the machine's load). */
+export function besideNiceness(env: Record<string, string | undefined>, load1: number, cores: number): number;

@@ -7,12 +7,13 @@
 //                    └─ layer and format checks
 //
 // The browser tests are the longest chain and keep the machine's normal priority; the rest runs `nice`d beside
-// them and takes whatever CPU they leave. Each step's output is shown line by line behind its name and kept whole
-// in .tmp/test-logs/<step>.log. A failed step fails the run; what depends on it is skipped, the rest still runs.
+// them and takes whatever CPU they leave (not on a machine already busy: see besideNiceness). Each step's output
+// is shown line by line behind its name and kept whole in .tmp/test-logs/<step>.log. A failed step fails the
+// run; what depends on it is skipped, the rest still runs.
 // READPAST_TEST_SERIAL=1 (or a machine of one core) runs the steps one after another, in the order above.
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, realpathSync } from 'node:fs';
-import { availableParallelism, setPriority } from 'node:os';
+import { availableParallelism, getPriority, loadavg, setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -21,8 +22,21 @@ const LOGS = join(ROOT, '.tmp', 'test-logs');
 const node = process.execPath;
 const bin = (pkg, path) => join(ROOT, 'node_modules', pkg, path);
 
-/** A niceness for the steps that run beside the browser tests: they take the CPU the browser tests leave. */
-const BESIDE = 10;
+/**
+ * The niceness of the steps run beside the browser tests, so that they take the CPU the browser tests leave:
+ * READPAST_TEST_NICE when set (0 to 19); else 10 on a machine with cores to spare, and 0 on one whose load
+ * average already reaches its cores (there, other work would leave the niced steps waiting behind it).
+ */
+export function besideNiceness(env, load1, cores) {
+  const set = env.READPAST_TEST_NICE;
+  if (set !== undefined && set !== '') {
+    const n = Number(set);
+    if (!Number.isInteger(n) || n < 0 || n > 19)
+      throw new Error(`READPAST_TEST_NICE must be an integer from 0 to 19, not ${JSON.stringify(set)}`);
+    return n;
+  }
+  return load1 >= cores ? 0 : 10;
+}
 
 /** `npm run <script>` as a step: the same command the package.json gives, through the npm that runs this. */
 function npmRun(script) {
@@ -37,7 +51,8 @@ function npmRun(script) {
 export const STEPS = [
   { name: 'layers', cmd: npmRun('check:layers'), after: [], nice: true },
   { name: 'format', cmd: npmRun('check:format'), after: [], nice: true },
-  { name: 'lib', cmd: [node, 'bin/build.mjs', '--lib'], after: [] },
+  // niced too: the dashboard build is the first link of the longest chain, the browser tests wait for it
+  { name: 'lib', cmd: [node, 'bin/build.mjs', '--lib'], after: [], nice: true },
   {
     name: 'dashboard',
     cmd: [node, 'bin/build.mjs', '--dashboard'],
@@ -60,7 +75,7 @@ const secs = (from) => Math.round((Date.now() - from) / 1000);
  * step prints goes to `say` behind its name; its whole output to `<logs>/<name>.log`. Resolves with each step's
  * `{ state: 'passed'|'failed'|'skipped', secs }` by name. `stop()` on the returned handle ends every running step.
  */
-export function runSteps(steps, { cwd, logs, serial = false, say = (line) => process.stdout.write(`${line}\n`) }) {
+export function runSteps(steps, { cwd, logs, serial = false, niceness = 10, say = (line) => process.stdout.write(`${line}\n`) }) {
   const width = Math.max(...steps.map((s) => s.name.length));
   const state = new Map(steps.map((s) => [s.name, { state: 'waiting', secs: 0, child: null }]));
   mkdirSync(logs, { recursive: true });
@@ -72,8 +87,8 @@ export function runSteps(steps, { cwd, logs, serial = false, say = (line) => pro
       entry.state = 'running';
       const from = Date.now();
       const label = `[${step.name.padEnd(width)}]`;
-      const niced = step.nice && !serial;
-      say(`${label} ▶ ${step.cmd.slice(1).join(' ')}${niced ? ` (nice ${BESIDE})` : ''}`);
+      const niced = step.nice && !serial && niceness > 0;
+      say(`${label} ▶ ${step.cmd.slice(1).join(' ')}${niced ? ` (nice ${niceness})` : ''}`);
       const log = createWriteStream(join(logs, `${step.name}.log`));
       const child = spawn(step.cmd[0], step.cmd.slice(1), {
         cwd,
@@ -85,7 +100,8 @@ export function runSteps(steps, { cwd, logs, serial = false, say = (line) => pro
       entry.child = child;
       if (niced && child.pid) {
         try {
-          setPriority(child.pid, BESIDE);
+          // never above this process's own priority (npm test itself run under `nice`)
+          setPriority(child.pid, Math.max(getPriority(), niceness));
         } catch {
           // not allowed here: it runs at normal priority
         }
@@ -169,7 +185,14 @@ async function main() {
   // the preflight alone first: when the machine lacks something, its one line is all there is to read
   const preflight = spawnSync(node, ['bin/preflight.mjs'], { cwd: ROOT, stdio: 'inherit' });
   if (preflight.status !== 0) process.exit(preflight.status ?? 1);
-  const { finished, stop } = runSteps(STEPS, { cwd: ROOT, logs: LOGS, serial });
+  let niceness;
+  try {
+    niceness = besideNiceness(process.env, loadavg()[0], availableParallelism());
+  } catch (err) {
+    console.error(`readpast test: ${err.message}`);
+    process.exit(2);
+  }
+  const { finished, stop } = runSteps(STEPS, { cwd: ROOT, logs: LOGS, serial, niceness });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.on(signal, () => {
       stop();
@@ -179,7 +202,8 @@ async function main() {
   }
   const results = await finished;
   const width = Math.max(...STEPS.map((s) => s.name.length));
-  console.log(`\nreadpast test: ${serial ? 'one step at a time' : 'steps side by side'}, ${secs(started)} s in all`);
+  const how = serial ? 'one step at a time' : `steps side by side (those beside the browser tests at nice ${niceness})`;
+  console.log(`\nreadpast test: ${how}, ${secs(started)} s in all`);
   for (const [name, { state, secs: took }] of results) {
     const mark = state === 'passed' ? '✓' : state === 'failed' ? '✗' : '–';
     const log = state === 'failed' ? ` — its output: .tmp/test-logs/${name}.log` : '';

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runSteps, STEPS, type Step } from './run-tests.mjs';
+import { besideNiceness, runSteps, STEPS, type Step } from './run-tests.mjs';
 
 const node = process.execPath;
 let dir: string;
@@ -64,14 +64,32 @@ describe('npm test steps', () => {
     expect(readFileSync(join(dir, 'order'), 'utf8')).toBe('one+one-two+two-three+three-');
   });
 
-  it('a step run beside the others has a lower priority, its children too', async () => {
+  it('a step run beside the others has a lower priority, its children too (never a higher one than this)', async () => {
     const print = "console.log(require('os').getPriority())";
-    const { lines } = await run([
+    const own = getPriority();
+    const lines: string[] = [];
+    const steps = [
       step('beside', `require('child_process').execFileSync(process.execPath,['-e',"${print}"],{stdio:'inherit'})`, [], { nice: true }),
       step('main', print),
-    ]);
-    expect(lines).toContain(`[beside] ${getPriority() + 10 > 19 ? 19 : getPriority() + 10}`);
-    expect(lines).toContain(`[main  ] ${getPriority()}`);
+    ];
+    await runSteps(steps, { cwd: dir, logs: join(dir, 'logs'), niceness: 15, say: (l) => lines.push(l) }).finished;
+    expect(lines).toContain(`[beside] ${Math.max(own, 15)}`);
+    expect(lines).toContain(`[main  ] ${own}`);
+    // asked for less than this process has: the step keeps this process's
+    lines.length = 0;
+    await runSteps(steps, { cwd: dir, logs: join(dir, 'logs'), niceness: 1, say: (l) => lines.push(l) }).finished;
+    expect(lines).toContain(`[beside] ${Math.max(own, 1)}`);
+  });
+
+  it('beside the browser tests: nice 10 on a machine with cores to spare, 0 on a busy one, or as READPAST_TEST_NICE says', () => {
+    expect(besideNiceness({}, 0.4, 2)).toBe(10);
+    expect(besideNiceness({}, 1.9, 2)).toBe(10);
+    expect(besideNiceness({}, 2, 2)).toBe(0);
+    expect(besideNiceness({}, 7.5, 2)).toBe(0);
+    expect(besideNiceness({ READPAST_TEST_NICE: '5' }, 7.5, 2)).toBe(5);
+    expect(besideNiceness({ READPAST_TEST_NICE: '0' }, 0, 2)).toBe(0);
+    for (const bad of ['-1', '20', '2.5', 'high'])
+      expect(() => besideNiceness({ READPAST_TEST_NICE: bad }, 0, 2)).toThrow(/READPAST_TEST_NICE/);
   });
 
   it("npm test's own steps: the browser tests keep their priority, every prerequisite is a step before it", () => {

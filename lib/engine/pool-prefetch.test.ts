@@ -3,7 +3,7 @@
 // its start sent with its end, or alone once it has run START_WRITE_MS. What no slot starts soon is given back with
 // nothing counted, and all of it first when the pool stops. A task the store no longer gives the pool (cancelled)
 // leaves the queue unrun. Against a fake worker port that keeps claimed-ahead tasks as the stores do.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { HandlerRegistry } from './handlers';
 import { Pool } from './pool';
 import { AHEAD_MAX_MS } from './pool-prefetch';
@@ -44,6 +44,8 @@ function fakeStore(n: number, beat?: (running: number[]) => HeartbeatResult, del
   const claimed: ClaimedTask[] = [];
   const finished: AttemptResult[] = [];
   let session = 50;
+  /** afterClaim: told what each claim answers, as it answers */
+  const hooks: { afterClaim?: (out: ClaimedTask[]) => void } = {};
   const worker: WorkerPort = {
     registerWorker: async () => ({ session: ++session, loginTime: new Date() }),
     deregisterWorker: async () => {},
@@ -61,6 +63,7 @@ function fakeStore(n: number, beat?: (running: number[]) => HeartbeatResult, del
       for (let i = 0; i < (opts.ahead?.count ?? 0) && next <= n; i++) out.push(task(next++, opts.ahead!.claimer, true));
       // what the claim answered, as it answered it (the pool makes a claimed-ahead task its runner's when it starts it)
       claimed.push(...out.map((t) => ({ ...t })));
+      hooks.afterClaim?.(out);
       return out;
     },
     finish: async (results) => {
@@ -77,7 +80,7 @@ function fakeStore(n: number, beat?: (running: number[]) => HeartbeatResult, del
   };
   /** the results that end an attempt or give a task back (not the `started` ones) */
   const settled = () => finished.filter((f) => f.settlement.kind !== 'started');
-  return { worker, claims, claimed, finished, settled };
+  return { worker, claims, claimed, finished, settled, hooks };
 }
 
 const until = async (ok: () => boolean, ms = 10_000) => {
@@ -87,16 +90,29 @@ const until = async (ok: () => boolean, ms = 10_000) => {
 };
 
 const options = { heartbeatMs: 10, pollMs: 20, maintenance: false };
+
+/**
+ * The pool's clock (performance.now) running `factor` times slower than the real one, so that a no-op attempt
+ * measures under PREFETCH_BELOW_MS (2 ms) even on a machine busy enough to pause this process mid-attempt; a
+ * pool that measures its attempts as long rightly claims nothing ahead. Returns the restore.
+ */
+function slowClock(factor: number): () => void {
+  const real = performance.now.bind(performance);
+  const t0 = real();
+  const spy = vi.spyOn(performance, 'now').mockImplementation(() => t0 + (real() - t0) / factor);
+  return () => spy.mockRestore();
+}
 const ports = (worker: WorkerPort) => ({ worker, maintenance: {} as MaintenancePort, description: 'fake' });
 
 /** A handler that blocks the ids in `block` until `open()` (or its attempt is aborted). */
-function blocking(block: Set<number>) {
+function blocking(block: Set<number>, onStart?: (id: number) => void) {
   let open!: () => void;
   const gate = new Promise<void>((r) => (open = r));
   const ran: { id: number; workerId: string; at: number }[] = [];
   const registry = new HandlerRegistry().register('test.run', async (payload, ctx) => {
     const id = (payload as { id: number }).id;
     ran.push({ id, workerId: ctx.workerId, at: Date.now() });
+    onStart?.(id);
     if (block.has(id))
       await Promise.race([gate, new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))]);
   });
@@ -213,12 +229,34 @@ describe('pool prefetch', () => {
 
   it('gives back what waits in its local queue first when it stops, then lets the running one finish', async () => {
     const store = fakeStore(100);
-    const { registry, ran, open } = blocking(new Set([10]));
+    // Stopped as soon as tasks wait in the local queue while task 10 runs: when 10 starts with others of its claim
+    // queued behind it, or when a claim ahead lands while it runs (its answer reaches the pool in the same turn of
+    // the event loop, before any timer). Tasks claimed ahead are given back on a timer 50 to 300 ms later: a window
+    // that polling from the test can miss on a busy machine.
+    let pool!: Pool;
+    let queuedBehindTen!: () => void;
+    const waiting = new Promise<void>((r) => (queuedBehindTen = r));
+    const { registry, ran, open } = blocking(new Set([10]), (id) => {
+      if (id === 10 && pool.claimedAhead > 0) queuedBehindTen();
+    });
+    store.hooks.afterClaim = (out) => {
+      if (ran.some((r) => r.id === 10) && out.some((t) => t.ahead))
+        setImmediate(() => {
+          if (pool.claimedAhead > 0) queuedBehindTen();
+        });
+    };
     // one slot: what is claimed ahead waits while task 10 holds it
-    const pool = new Pool(ports(store.worker), registry, { ...options, concurrency: 1, prefetch: 5 });
-    await pool.start();
-    await until(() => ran.some((r) => r.id === 10) && pool.claimedAhead > 0);
-    const queued = store.claimed.filter((t) => t.id > 10).map((t) => t.id);
+    pool = new Pool(ports(store.worker), registry, { ...options, concurrency: 1, prefetch: 5 });
+    const restoreClock = slowClock(20);
+    try {
+      await pool.start();
+      await waiting;
+    } finally {
+      restoreClock();
+    }
+    expect(pool.claimedAhead).toBeGreaterThan(0);
+    const queued = store.claimed.filter((t) => t.id > 10 && !store.settled().some((f) => f.taskId === t.id)).map((t) => t.id);
+    expect(queued.length).toBeGreaterThan(0);
     const stopped = pool.stop(5_000);
     await until(() => queued.every((id) => store.settled().some((f) => f.taskId === id)));
     // given back before the running task ended
