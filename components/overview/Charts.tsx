@@ -2,7 +2,7 @@
 // The Overview's activity: a range selector (15 min … 30 days) over the history (per-second series at
 // 15 min, per-minute rollups beyond), with throughput, latency, duration and depth charts bucketed to the
 // range (ActivityCharts); bucketPoints merges per-second points for callers that hold their own.
-import { useMemo, useState } from 'react';
+import { memo, useMemo, useState } from 'react';
 import type { MetricPointJson } from '../api';
 import { DepthLine, DurationLines, LatencyLines, RangePicker, ThroughputBars, toPoints } from '../history/HistoryCharts';
 import { useHistory, type HistoryRange } from '../history/useHistory';
@@ -72,9 +72,10 @@ export function useRecentActivity(): { enqueued: number; succeeded: number; fail
 
 /**
  * The Overview's Activity section: range selector and charts bucketed to the range — 5 s at 15 min,
- * 1 min at 1 h, 15 min at 24 h, 1 h at 7 d, 6 h at 30 d. Buckets without data are gaps, not zeros.
+ * 1 min at 1 h, 15 min at 24 h, 1 h at 7 d, 6 h at 30 d. Buckets without data are gaps, not zeros. Drawn again
+ * when its history changes, not on each of the Overview's polls.
  */
-export function ActivityCharts({ initial = '15m' }: { initial?: HistoryRange }) {
+export const ActivityCharts = memo(function ActivityCharts({ initial = '15m' }: { initial?: HistoryRange }) {
   const [range, setRange] = useState<HistoryRange>(initial);
   const h = useHistory(range);
   const data = useMemo(() => toPoints(h.data), [h.data]);
@@ -104,4 +105,4 @@ export function ActivityCharts({ initial = '15m' }: { initial?: HistoryRange }) 
       )}
     </section>
   );
-}
+});
