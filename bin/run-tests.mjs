@@ -14,10 +14,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, realpathSync } from 'node:fs';
 import { availableParallelism, getPriority, loadavg, setPriority } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT } from './build.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const LOGS = join(ROOT, '.tmp', 'test-logs');
 const node = process.execPath;
 const bin = (pkg, path) => join(ROOT, 'node_modules', pkg, path);
