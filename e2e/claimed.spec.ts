@@ -3,16 +3,32 @@
 // poll for 10 s, and it is never more than the workers that exist. Tasks claimed ahead show in a section of their own
 // on the Running page.
 import { expect, test, type Page } from '@playwright/test';
-import { enqueue, unique } from './helpers';
+import { enqueue, unique, waitForStatus } from './helpers';
 
 const WORKERS = 4;
 
-/** The long tasks this spec starts: the specs after it share the server's four workers, so they are cancelled when it ends. */
+/** The queues the demo workload fills (lib/api/demo.ts: demoWorkload, DEMO_BATCH). */
+const DEMO_QUEUES = ['default', 'emails', 'reports', 'etl'];
+
+/**
+ * The long tasks this spec starts, and what is left of the demo workload it loads (a few minutes of work for the four
+ * workers): the specs after it share the server's workers, so both are cancelled when it ends, passed or not — a
+ * durable task enqueued next waited 30 s and more behind the demo's leftovers (twice that after a retry loaded it again).
+ */
 const long: string[] = [];
+let demoLoaded = false;
 test.afterEach(async ({ request }) => {
   for (const token of long.splice(0)) {
     const res = await request.post(`/api/tasks/${token}/cancel`);
     expect([200, 409], await res.text()).toContain(res.status());
+  }
+  if (!demoLoaded) return;
+  demoLoaded = false;
+  for (const queue of DEMO_QUEUES) {
+    for (const status of ['waiting', 'pending', 'claimed', 'running']) {
+      const res = await request.post('/api/tasks/bulk', { data: { action: 'cancel', filter: `queue=${queue}&status=${status}` } });
+      expect(res.status(), await res.text()).toBe(200);
+    }
   }
 });
 
@@ -44,6 +60,7 @@ async function agreeFor10s(page: Page, other: string): Promise<number[]> {
 test('the nav badge, Overview and Running page agree on what runs, and tasks claimed ahead are shown apart', async ({ page, request }) => {
   test.setTimeout(300_000);
   await page.goto('/');
+  demoLoaded = true;
   await page.getByTestId('load-demo').click();
   await expect(page.getByText(/Enqueued \d+ demo tasks/)).toBeVisible({ timeout: 15_000 });
   // three long tasks first in line hold three of the four workers through the test; the demo workload and the short
@@ -91,4 +108,24 @@ test('the nav badge, Overview and Running page agree on what runs, and tasks cla
   }
   const after = await readBoth(page, '[data-testid="running-card"] h2');
   expect(after.badge).toBeLessThanOrEqual(WORKERS);
+});
+
+test('on the Running page the badge is its list’s count even while the stats have not answered', async ({ page, request }) => {
+  const token = await enqueue(request, { command: 'demo.sleep', payload: { ms: 60_000 }, queue: unique('e2e-badge') });
+  long.push(token);
+  await waitForStatus(request, token, 'running');
+  // the stats (the other badges' poll) held back: the page's own list answers first, as it can on a page just opened
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  await page.route('**/api/stats**', async (route) => {
+    await held;
+    await route.continue().catch(() => {});
+  });
+  await page.goto('/running');
+  const header = page.getByTestId('running-card').locator('h2');
+  await expect(header).toHaveText(/^[1-9]\d* running$/);
+  const { badge, other } = await readBoth(page, '[data-testid="running-card"] h2');
+  expect(badge, `badge ${badge} vs the list's ${other}`).toBe(other);
+  release();
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
 });

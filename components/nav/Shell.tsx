@@ -11,11 +11,16 @@ import { Account, Initial } from './Account';
 import { Shortcuts } from './Shortcuts';
 import { ThemeToggle } from './ThemeToggle';
 
+type Badge = { n: number; tone: 'red' | 'amber' | 'green' | 'blue' } | null;
+
+/** The Running badge: what runs now (ExecutionStatus, never what a pool claimed ahead). */
+const runningBadge = (n: number): Badge => (n ? { n, tone: 'amber' } : null);
+
 interface Item {
   href: string;
   label: string;
   icon: IconName;
-  badge?: (s: StatsJson) => { n: number; tone: 'red' | 'amber' | 'green' | 'blue' } | null;
+  badge?: (s: StatsJson) => Badge;
 }
 
 const ITEMS: Item[] = [
@@ -29,8 +34,8 @@ const ITEMS: Item[] = [
     href: '/running',
     label: 'Running',
     icon: 'running',
-    // ExecutionStatus: what runs now (never what a pool claimed ahead); on the Running page, its own list's answer
-    badge: (s) => (s.totals.running ? { n: s.totals.running, tone: 'amber' } : null),
+    // on the Running page, its own list's answer (NavLinks)
+    badge: (s) => runningBadge(s.totals.running),
   },
   { href: '/tasks', label: 'Tasks', icon: 'tasks' },
   { href: '/queues', label: 'Queues', icon: 'queues' },
@@ -87,7 +92,8 @@ function LiveDot({ ok, loading }: { ok: boolean; loading: boolean }) {
 }
 
 function NavLinks({ pathname, stats, onNavigate }: { pathname: string; stats: StatsJson | undefined; onNavigate?: () => void }) {
-  // on the Running page the badge counts the rows it lists: the same answer (one poll serves both)
+  // on the Running page the badge counts the rows it lists: the same answer (one poll serves both), drawn from
+  // that list alone — the stats, a poll of their own, may answer after it (a page just opened)
   const onRunning = isActive(pathname, '/running');
   const list = useLive<RunningListJson>(['running'], '/api/running', { enabled: onRunning });
   const running = onRunning && list.data ? list.data.items.length : null;
@@ -95,7 +101,7 @@ function NavLinks({ pathname, stats, onNavigate }: { pathname: string; stats: St
     <ul className="space-y-0.5">
       {ITEMS.map((it) => {
         const active = isActive(pathname, it.href);
-        const b = stats && it.badge?.(running === null ? stats : { ...stats, totals: { ...stats.totals, running } });
+        const b = it.href === '/running' && running !== null ? runningBadge(running) : stats && it.badge?.(stats);
         return (
           <li key={it.href}>
             <Link
