@@ -3,11 +3,12 @@
 // test starts (JSON protocol): the receiver gets the attempt's span, with the task's token, in the caller's trace and
 // under its span. Without the OTEL_* variables the worker starts no SDK and the receiver hears nothing.
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cliOk, statusOf, tempDb, type TempDb, waitFor, WorkerProcess } from './helpers';
 
-/** The receiver's port (this suite's own range). */
-const PORT = 3390;
+/** The receiver's port: one the system gives when it listens (a fixed one met a browser test's server there). */
+let receiverPort = 0;
 const TRACE_ID = '5b8efff798038103d269b633813fc60c';
 const CALLER_SPAN = 'eee19b7ec3c1b174';
 const TRACEPARENT = `00-${TRACE_ID}-${CALLER_SPAN}-01`;
@@ -43,7 +44,8 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  await new Promise<void>((resolve) => server.listen(PORT, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiverPort = (server.address() as AddressInfo).port;
 });
 
 afterAll(async () => {
@@ -72,7 +74,7 @@ describe('readpast worker exports its attempts over OTLP', () => {
     worker = new WorkerProcess(['--concurrency', '1'], {
       env: {
         ...db.env,
-        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${PORT}`,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiverPort}`,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
         OTEL_SERVICE_NAME: 'readpast-test-worker',
         OTEL_BSP_SCHEDULE_DELAY: '200',
