@@ -85,6 +85,41 @@ test('filters by payload, switches tabs, and answers bad filters with 400 naming
   await expect(page).toHaveURL(new RegExp(`/tasks/${done}`));
 });
 
+test('a tab clicked and a filter applied before the tab has arrived both hold', async ({ page, request }) => {
+  const queue = unique('e2e-quick');
+  const late = await enqueue(request, { command: 'demo.echo', queue, runAt: inAnHour(), payload: { customer: { name: 'late' } } });
+  await enqueue(request, { command: 'demo.echo', queue, runAt: inAnHour(), payload: { customer: { name: 'other' } } });
+  // The page's navigations fetch their server payload; the nav's prefetch of /tasks would answer them from the
+  // router's cache instead, so it is refused here. A navigation is held, once asked, until both changes are.
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let asked = 0;
+  const navigation = (url: URL) => url.pathname === '/tasks' && url.searchParams.has('_rsc');
+  await page.route(navigation, async (route) => {
+    if (route.request().headers()['next-router-prefetch']) return route.abort();
+    asked++;
+    await held;
+    // the page aborts a navigation the next one superseded: nothing to continue then
+    await route.continue().catch(() => undefined);
+  });
+  await page.goto(`/tasks?queue=${queue}&status=dead`);
+  await expect(page.getByText('No tasks match these filters')).toBeVisible();
+  await page.getByTestId('tab-all').click();
+  await expect.poll(() => asked).toBeGreaterThan(0);
+  await expect(page).toHaveURL(/status=dead/); // the tab has not arrived
+  await page.getByTestId('tasks-filter-payload-path').fill('customer.name');
+  await page.getByTestId('tasks-filter-payload-value').fill('late');
+  await page.getByTestId('tasks-filter-apply').click();
+  release();
+  await page.unroute(navigation);
+
+  await expect(page).toHaveURL(/payload=customer.name%3Dlate/);
+  expect(new URL(page.url()).searchParams.get('status')).toBeNull();
+  await expect(page.getByTestId('tab-all')).toHaveAttribute('aria-current', 'page');
+  await expect(page.getByTestId('task-row')).toHaveCount(1);
+  expect(await rowTokens(page)).toEqual([late]);
+});
+
 test('pages newest first with no duplicates, selects a page and then everything matching', async ({ page, request }) => {
   const queue = unique('e2e-pages');
   const tokens: string[] = [];
