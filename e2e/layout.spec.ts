@@ -220,7 +220,37 @@ async function settle(page: Page, path: string) {
   await page.goto(path);
   await expect(page.getByTestId('live-indicator').first()).toContainText('live', { timeout: 30_000 });
   await expect(page.getByTestId('loading')).toHaveCount(0, { timeout: 30_000 });
-  await page.waitForTimeout(700);
+  await layoutStill(page);
+}
+
+/**
+ * Waits until the page's layout stops moving (charts sized by their observers, late rows, wrapped text): the
+ * document's size and every table's and card's box the same over 6 frames in a row.
+ */
+async function layoutStill(page: Page) {
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        const shape = () => {
+          const d = document.documentElement;
+          const boxes = [...document.querySelectorAll('table, main section, main [data-testid$="-card"], svg')].map((el) => {
+            const r = el.getBoundingClientRect();
+            return `${Math.round(r.x)},${Math.round(r.y)},${Math.round(r.width)},${Math.round(r.height)}`;
+          });
+          return `${d.scrollWidth}x${d.scrollHeight}|${boxes.join(';')}`;
+        };
+        let last = shape();
+        let same = 0;
+        const frame = () => {
+          const now = shape();
+          same = now === last ? same + 1 : 0;
+          last = now;
+          if (same >= 6) resolve();
+          else requestAnimationFrame(frame);
+        };
+        requestAnimationFrame(frame);
+      }),
+  );
 }
 
 const DARK_PAGES = ['/', '/running', '/tasks?status=dead', '/queues', '/failed', '/log'];
