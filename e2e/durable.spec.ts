@@ -144,7 +144,10 @@ test('a sleeping task: the Sleeping tab lists it, and an operator wakes it from 
   await expect(page).toHaveURL(new RegExp(`/tasks/${token}$`));
 
   await expect(page.getByTestId('task-suspended')).toHaveText('sleeping');
-  await expect(page.getByTestId('why-text')).toHaveText(/^Sleeping until \d\d:\d\d:\d\d UTC \(in (59m \d+s|1h 0m)\) \(step cool-down\)$/);
+  // the time of day, with its date when that is another day than today (an hour from 23:00 UTC is tomorrow)
+  await expect(page.getByTestId('why-text')).toHaveText(
+    /^Sleeping until (\d\d:\d\d:\d\d|\d{4}-\d\d-\d\d \d\d:\d\d) UTC \(in (59m \d+s|1h 0m)\) \(step cool-down\)$/,
+  );
   await page.getByTestId('task-wake').click();
   await waitForStatus(page.request, token, 'succeeded', 30_000);
   await expect(page.getByTestId('task-status')).toHaveText('succeeded', { timeout: 15_000 });
