@@ -1,8 +1,12 @@
 // A second process enqueues inside its own transactions (a tsx script over lib/api's withTransaction)
 // while a `readpast worker` runs: every task is picked up within the worker's poll interval (500 ms; a
-// commit in another process cannot wake it), and the pick-up latency is measured and printed.
+// commit in another process cannot wake it), and the pick-up latency is measured and printed. The bound adds a
+// claim's round trip and the longest this test's own process was kept from running meanwhile: a machine busy
+// enough to stall a process (all of them run at the same priority) stalls the worker's poll as much — measured,
+// not assumed.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readModelOf, type Readpast } from '../../lib/api/readpast';
@@ -65,6 +69,8 @@ describe('enqueue in a transaction from another process', () => {
     await worker.started();
     const script = join(db.dir, 'producer.mts');
     writeFileSync(script, PRODUCER(ROOT));
+    const stalls = monitorEventLoopDelay({ resolution: 10 });
+    stalls.enable();
     const produced = JSON.parse(await withDeadline(runProducer(script, db.env), 60_000, 'the producer')) as {
       token: string;
       committedAt: number;
@@ -82,15 +88,18 @@ describe('enqueue in a transaction from another process', () => {
       },
       { what: 'every task to succeed', workers: [worker], timeoutMs: 30_000 },
     );
+    stalls.disable();
+    const stallMs = Math.round(stalls.max / 1e6);
     const sorted = [...latencies].sort((a, b) => a - b);
     const p50 = pct(sorted, 50);
     const p99 = pct(sorted, 99);
     console.log(
       `pick-up latency, enqueue in a transaction in another process → start (poll ${POLL_MS} ms, ${TASKS} tasks): ` +
-        `p50 ${p50} ms, p99 ${p99} ms, max ${sorted[sorted.length - 1]} ms, min ${sorted[0]} ms`,
+        `p50 ${p50} ms, p99 ${p99} ms, max ${sorted[sorted.length - 1]} ms, min ${sorted[0]} ms; ` +
+        `longest stall of this process ${stallMs} ms`,
     );
-    // within one poll interval (plus a claim's round trip and scheduling slack on a loaded machine)
-    expect(p99).toBeLessThanOrEqual(POLL_MS + 150);
+    // within one poll interval, plus a claim's round trip, plus what the machine stalled processes by
+    expect(p99).toBeLessThanOrEqual(POLL_MS + 150 + stallMs);
     const rows = await readModelOf(lib).countsByQueue();
     expect(rows.find((r) => r.queue === 'orders')).toMatchObject({ pending: 0, running: 0, succeeded: TASKS, dead: 0 });
   }, 120_000);
