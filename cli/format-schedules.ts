@@ -18,6 +18,14 @@ export function relative(iso: string | null, now = Date.now()): string {
   return ms >= 0 ? `in ${text}` : `${text} ago`;
 }
 
+/**
+ * How far off a schedule's next fire is: `in 5 s`, or `due now` once it has come (read back a moment after it was
+ * computed, on a busy machine, a next fire can already be past: it is due, not "0 s ago").
+ */
+export function untilNext(iso: string | null, now = Date.now()): string {
+  return iso && Date.parse(iso) <= now ? 'due now' : relative(iso, now);
+}
+
 function last(s: ScheduleJson): string {
   const f = s.recent[0];
   if (!f) return s.lastFireAt ? `${s.lastFireAt} (task pruned)` : 'never';
@@ -34,7 +42,7 @@ export function formatSchedules(list: ScheduleJson[], now = Date.now()): string 
       s.name,
       s.cron,
       s.timezone,
-      s.nextFireAt ? `${s.nextFireAt} (${relative(s.nextFireAt, now)})` : '-',
+      s.nextFireAt ? `${s.nextFireAt} (${untilNext(s.nextFireAt, now)})` : '-',
       last(s),
       state(s),
       s.source,
@@ -59,7 +67,7 @@ export function formatSchedule(s: ScheduleDetailJson, now = Date.now()): string 
     ['queue', `${s.queue}, priority ${s.priority}, max attempts ${s.maxAttempts ?? "the queue's"}, timeout ${timeout}`],
     ['policies', `misfire ${s.misfire}, overlap ${s.overlap}`],
     ['state', `${state(s)}, source ${s.source}`],
-    ['next', s.nextFireAt ? `${s.nextFireAt} (${relative(s.nextFireAt, now)})` : '-'],
+    ['next', s.nextFireAt ? `${s.nextFireAt} (${untilNext(s.nextFireAt, now)})` : '-'],
     ['last', last(s)],
     ['changed', `${s.updatedAt} by ${s.updatedBy} (created ${s.createdAt} by ${s.createdBy})`],
   ];

@@ -9,7 +9,7 @@ import { MAX_ATTEMPTS, MAX_PRIORITY, MAX_TIMEOUT_MS, MIN_ATTEMPTS, MIN_PRIORITY,
 import { cliActor, intFlag, jsonFlag, parseFlags, positionals, subcommand } from '../args';
 import { print, withContext } from '../context';
 import { EXIT, UsageError } from '../errors';
-import { formatSchedule, formatSchedules, relative } from '../format-schedules';
+import { formatSchedule, formatSchedules, untilNext } from '../format-schedules';
 import { SUBCOMMANDS } from '../help';
 
 const KIND_FLAGS = { handler: '--handler', sql: '--sql', procedure: '--procedure' } as const;
@@ -108,7 +108,7 @@ async function add(argv: string[]): Promise<number> {
     print(
       values.json
         ? JSON.stringify(s, null, 2)
-        : `schedule ${s.name} added: ${s.description} (${s.cron}, ${s.timezone}); next ${s.nextFireAt} (${relative(s.nextFireAt)})`,
+        : `schedule ${s.name} added: ${s.description} (${s.cron}, ${s.timezone}); next ${s.nextFireAt} (${untilNext(s.nextFireAt)})`,
     );
     return EXIT.ok;
   });
@@ -166,7 +166,7 @@ async function action(sub: 'pause' | 'resume' | 'run' | 'remove', argv: string[]
           json
             ? JSON.stringify(s, null, 2)
             : s.enabled
-              ? `schedule ${name} resumed; next ${s.nextFireAt} (${relative(s.nextFireAt)})`
+              ? `schedule ${name} resumed; next ${s.nextFireAt} (${untilNext(s.nextFireAt)})`
               : `schedule ${name} paused: it fires nothing until resumed`,
         );
       }
