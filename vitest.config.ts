@@ -24,7 +24,8 @@ export default defineConfig({
     pool: 'forks',
     // Test files at a time: READPAST_TEST_WORKERS, else as many as the cores but at least three. Many files wait
     // more than they compute (leases, timeouts, child processes): on two cores, two files at a time left the CPU
-    // idle a fifth of the time; three took `npm test`'s unit step from 876 s to 697 s.
+    // idle a fifth of the time; three took `npm test`'s unit step from 876 s to 697 s. (`npm test` sets 2 on a machine
+    // already busy when it starts: bin/run-tests.mjs unitWorkers.)
     maxWorkers: Number(process.env.READPAST_TEST_WORKERS ?? Math.max(3, availableParallelism())),
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -24,3 +24,5 @@ export function runSteps(
 
 /** The niceness of the steps run beside the browser tests (READPAST_TEST_NICE, else by the machine's load). */
 export function besideNiceness(env: Record<string, string | undefined>, load1: number, cores: number): number;
+/** READPAST_TEST_WORKERS for Vitest: as set, null for its default (cores to spare), '2' on a busy machine */
+export function unitWorkers(env: Record<string, string | undefined>, load1: number, cores: number): string | null;

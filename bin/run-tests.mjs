@@ -38,6 +38,17 @@ export function besideNiceness(env, load1, cores) {
   return load1 >= cores ? 0 : 10;
 }
 
+/**
+ * How many test files Vitest runs at a time (READPAST_TEST_WORKERS, read by vitest.config.ts): as set, else null —
+ * the config's default, as many as the cores and three at least — on a machine with cores to spare, and 2 on one whose
+ * load average already reaches its cores: there a third file's processes only stretch the timing of the others.
+ */
+export function unitWorkers(env, load1, cores) {
+  const set = env.READPAST_TEST_WORKERS;
+  if (set !== undefined && set !== '') return set;
+  return load1 >= cores ? '2' : null;
+}
+
 /** `npm run <script>` as a step: the same command the package.json gives, through the npm that runs this. */
 function npmRun(script) {
   const npm = process.env.npm_execpath;
@@ -193,6 +204,8 @@ async function main() {
     console.error(`readpast test: ${err.message}`);
     process.exit(2);
   }
+  const workers = unitWorkers(process.env, loadavg()[0], availableParallelism());
+  if (workers !== null) process.env.READPAST_TEST_WORKERS = workers;
   const { finished, stop } = runSteps(STEPS, { cwd: ROOT, logs: LOGS, serial, niceness });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.on(signal, () => {
@@ -203,7 +216,8 @@ async function main() {
   }
   const results = await finished;
   const width = Math.max(...STEPS.map((s) => s.name.length));
-  const how = serial ? 'one step at a time' : `steps side by side (those beside the browser tests at nice ${niceness})`;
+  const files = `Vitest ${workers ?? 'with its default number of'} files at a time`;
+  const how = serial ? `one step at a time; ${files}` : `steps side by side (those beside the browser tests at nice ${niceness}; ${files})`;
   console.log(`\nreadpast test: ${how}, ${secs(started)} s in all`);
   for (const [name, { state, secs: took }] of results) {
     const mark = state === 'passed' ? '✓' : state === 'failed' ? '✗' : '–';

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { besideNiceness, runSteps, STEPS, type Step } from './run-tests.mjs';
+import { besideNiceness, runSteps, STEPS, unitWorkers, type Step } from './run-tests.mjs';
 
 const node = process.execPath;
 let dir: string;
@@ -90,6 +90,15 @@ describe('npm test steps', () => {
     expect(besideNiceness({ READPAST_TEST_NICE: '0' }, 0, 2)).toBe(0);
     for (const bad of ['-1', '20', '2.5', 'high'])
       expect(() => besideNiceness({ READPAST_TEST_NICE: bad }, 0, 2)).toThrow(/READPAST_TEST_NICE/);
+  });
+
+  it('Vitest keeps its default number of files at a time on a machine with cores to spare, two on a busy one', () => {
+    expect(unitWorkers({}, 0.4, 2)).toBeNull();
+    expect(unitWorkers({}, 1.9, 2)).toBeNull();
+    expect(unitWorkers({}, 2, 2)).toBe('2');
+    expect(unitWorkers({}, 9.5, 2)).toBe('2');
+    expect(unitWorkers({ READPAST_TEST_WORKERS: '4' }, 9.5, 2)).toBe('4');
+    expect(unitWorkers({ READPAST_TEST_WORKERS: '' }, 0, 2)).toBeNull();
   });
 
   it("npm test's own steps: the browser tests keep their priority, every prerequisite is a step before it", () => {
