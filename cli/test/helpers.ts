@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Readpast } from '../../lib/api/readpast';
@@ -168,6 +169,22 @@ export async function withDeadline<T>(p: Promise<T>, ms: number, what: string): 
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Starts measuring how long this process is kept from running (its event loop's longest delay, 10 ms
+ * resolution); `stop()` returns it in ms. A bound on another process's timing adds it: a machine busy enough to
+ * stall this process stalls the workers (children, at its priority) as much.
+ */
+export function measureStalls(): { stop(): number } {
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  return {
+    stop: () => {
+      h.disable();
+      return Math.round(h.max / 1e6);
+    },
+  };
 }
 
 /** Polls `probe` until it returns a value other than undefined/false/null; fails at the deadline. */

@@ -6,11 +6,10 @@
 // not assumed.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readModelOf, type Readpast } from '../../lib/api/readpast';
-import { openLibrary, ROOT, tempDb, waitFor, withDeadline, WorkerProcess, type TempDb } from './helpers';
+import { measureStalls, openLibrary, ROOT, tempDb, waitFor, withDeadline, WorkerProcess, type TempDb } from './helpers';
 
 const TASKS = 50;
 /** the pool's default poll interval (lib/engine/pool.ts), which `readpast worker` runs with */
@@ -69,8 +68,7 @@ describe('enqueue in a transaction from another process', () => {
     await worker.started();
     const script = join(db.dir, 'producer.mts');
     writeFileSync(script, PRODUCER(ROOT));
-    const stalls = monitorEventLoopDelay({ resolution: 10 });
-    stalls.enable();
+    const stalls = measureStalls();
     const produced = JSON.parse(await withDeadline(runProducer(script, db.env), 60_000, 'the producer')) as {
       token: string;
       committedAt: number;
@@ -88,8 +86,7 @@ describe('enqueue in a transaction from another process', () => {
       },
       { what: 'every task to succeed', workers: [worker], timeoutMs: 30_000 },
     );
-    stalls.disable();
-    const stallMs = Math.round(stalls.max / 1e6);
+    const stallMs = stalls.stop();
     const sorted = [...latencies].sort((a, b) => a - b);
     const p50 = pct(sorted, 50);
     const p99 = pct(sorted, 99);

@@ -8,14 +8,13 @@
 // the dead process had started is measured by the start it had there). Each node's handler saw its parents'
 // results (ctx.parents), read from the other processes' settlements.
 import { writeFileSync } from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { POOL_DEFAULTS } from '../../lib/engine/pool-options';
 import { edgeCount, nodeId, randomDag } from '../../bin/dag';
 import { testBed } from './bed';
 import { queueAttempts, queueTasks, startMs } from './throttle';
-import { waitFor, WorkerProcess } from './helpers';
+import { measureStalls, waitFor, WorkerProcess } from './helpers';
 import { readModelOf } from '../../lib/api/readpast';
 
 const QUEUE = 'wf';
@@ -77,8 +76,7 @@ describe('a flow of 1,000 nodes across three worker processes, one killed', () =
       payload: { node: nodeId(i), ms: ms(i) },
       ...(ps.length ? { dependsOn: ps.map(nodeId) } : {}),
     }));
-    const stalls = monitorEventLoopDelay({ resolution: 10 });
-    stalls.enable();
+    const stalls = measureStalls();
     const created = Date.now();
     const { flowId, tokens } = await lib.flow({ name: 'random-1000', nodes });
     console.info(`workflows: flow of ${NODES} nodes, ${edgeCount(parents)} edges created in ${Date.now() - created} ms`);
@@ -122,8 +120,7 @@ describe('a flow of 1,000 nodes across three worker processes, one killed', () =
       { timeoutMs: 60_000, intervalMs: 100, what: `${NODES} nodes to finish`, workers },
     );
     const drained = Date.now() - created;
-    stalls.disable();
-    const stallMs = Math.round(stalls.max / 1e6);
+    const stallMs = stalls.stop();
 
     // ---- every node succeeded, with exactly one succeeded attempt; the others are the dead process's, abandoned
     const tasks = await queueTasks(lib, QUEUE);
