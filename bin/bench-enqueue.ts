@@ -27,14 +27,18 @@ function print(log: (...a: unknown[]) => void, title: string, wholeUs: number, p
 
 function printSingle(log: (...a: unknown[]) => void, f: SingleFigures): void {
   log(`one awaited rp.enqueue: ${f.wholeUs} µs (CPU)`);
-  log('  its parts, each timed alone (the statements cumulatively in one transaction, on a file of their own):');
+  log('  its parts, each timed alone (on a file of their own):');
   for (const p of f.parts) log(`  ${us(p.us)}  ${p.part}`);
   log('  in alternating rounds on one file:');
   log(`  ${us(f.storeUs)}  the store's call (commands.enqueue of a validated task), of which:`);
-  log(`  ${us(f.bareUs)}    its statements bare (queue row, INSERT, kept counts, in one transaction; no JS around them)`);
-  log(`  ${us(f.storeUs - f.bareUs)}    the store's JS around them (transaction wrapper, tally, rows, wake, promises)`);
+  log(`  ${us(f.bareUs)}    its statements bare (queue row, append; no JS around them)`);
+  log(`  ${us(f.storeUs - f.bareUs)}    the store's JS around them (the write's wait and retry, row, wake, promises)`);
   log(`  ${us(f.frontUs)}  the front door alone (validation, context, audit decision, span, promises; over a store answering at once)`);
   log(`  ${us(f.wholeUs - f.storeUs - f.frontUs)}  the two together beyond their sum (caches and collections shared by both)`);
+  log('  moved into Tasks later, by the next write or read (a claim, mostly), per task:');
+  for (const p of f.moved) log(`  ${us(p.us)}  ${p.part}`);
+  log('the same task written to Tasks directly (a dedup key, parents, a batch, an audited enqueue), cumulatively in one transaction:');
+  for (const p of f.direct) log(`  ${us(p.us)}  ${p.part}`);
 }
 
 /** The store as the front door sees it, but an enqueue that answers at once: what the front door costs alone. */

@@ -27,6 +27,8 @@ export interface Shared {
    * free between them; below that, as `tx`.
    */
   write<T>(rows: number, fn: (db: Db, tally: Tally, now: number) => Generator<void, T, void>, audit?: AuditWrite<T>): Promise<T>;
+  /** One statement that writes, in a transaction of its own (autocommitWrite): an append to the intake (intake.ts). */
+  append<T>(fn: () => T): Promise<T>;
   /** Something this store committed may have become claimable. */
   wake(): void;
   /**
@@ -174,6 +176,25 @@ export async function writeTx<T>(db: Db, fn: () => T, gate?: WriteGate): Promise
     if (gate?.busy) deadline += await gate.free();
     try {
       return tx.immediate(fn) as T;
+    } catch (err) {
+      if (!isBusy(err) || Date.now() > deadline) throw err;
+      await pause(Math.min(100, 2 + i * 3) * (0.5 + Math.random()));
+    }
+  }
+}
+
+/**
+ * Run `fn`, one statement that writes, in a transaction of its own (autocommit: no BEGIN and COMMIT around it, which
+ * cost as much as a small write); waits for a caller transaction of this process and retries while another process
+ * writes, as writeTx.
+ */
+export async function autocommitWrite<T>(fn: () => T, gate: WriteGate): Promise<T> {
+  refuseInsideOwn(gate);
+  let deadline = Date.now() + BUSY_RETRY_FOR_MS;
+  for (let i = 0; ; i++) {
+    if (gate.busy) deadline += await gate.free();
+    try {
+      return fn();
     } catch (err) {
       if (!isBusy(err) || Date.now() > deadline) throw err;
       await pause(Math.min(100, 2 + i * 3) * (0.5 + Math.random()));

@@ -1,20 +1,21 @@
-// Producers: enqueue one task or many in one transaction. Each task is checked against its queue (created
+// Producers: enqueue one task or many in one transaction; a plain task enqueued alone is appended to the intake
+// (intake.ts), which the next write or read moves into Tasks. Each task is checked against its queue (created
 // with the defaults if new) and its batch; a dedup key held by an unfinished task returns that task.
 // A bulk enqueue pays per chunk what it can: multi-row INSERTs, the random bytes of its tokens (drawn in blocks:
 // lib/engine/tokens.ts), and its kept aggregates (one delta per queue and command, applied once per transaction).
 // A task with dependencies is written on its own, with its edges (dependencies.ts).
 import type { AuditWrite } from '../../lib/engine/ports';
 import { ValidationError } from '../../lib/engine/errors';
-import { taskKey } from '../../lib/engine/keys';
 import type { EnqueueInput, EnqueueResult, TaskStatus } from '../../lib/engine/types';
 import { checkOpen } from './batches';
 import { runSteps, type Steps } from './big-write';
 import type { Db, Shared } from './connection';
 import { linkParents, resolveParents } from './dependencies';
 import { enqueueDefaults, type QueueDefaults } from './queues';
-import { toJson } from './rows';
 import { newToken } from './tokens';
 import { insertRows } from './insert-rows';
+import { taskValues } from './task-values';
+import { appendable, appendTask } from './intake';
 import { FIND_DEDUP, INSERT_CHUNKS, insertLinkedTasks, LINKED_TASK_COLUMNS, TASK_COLUMNS } from './sql/enqueue';
 import { stmt } from './stmt';
 import type { Tally } from './tally';
@@ -22,6 +23,15 @@ import type { Tally } from './tally';
 export const DEFAULT_QUEUE = 'default';
 
 export async function enqueue(shared: Shared, input: EnqueueInput, audit?: AuditWrite<EnqueueResult>): Promise<EnqueueResult> {
+  // a plain task: appended to the intake in one statement (intake.ts), unless its queue is new
+  if (!audit && appendable(input)) {
+    const queue = input.queue ?? DEFAULT_QUEUE;
+    const appended = await shared.append(() => appendTask(shared.db, input, queue));
+    if (appended) {
+      shared.wake();
+      return appended;
+    }
+  }
   const r = await shared.tx((tally, now) => enqueueOne(shared.db, input, tally, now), audit);
   shared.wake();
   return r;
@@ -161,27 +171,5 @@ export function taskRow(
   // time-ordered: new tokens append to the token index instead of landing on random pages (tokens.ts)
   const token = newToken(now);
   counts.add(tally, queue, batchId, stage, input.command, status);
-  return {
-    token,
-    params: [
-      token,
-      queue,
-      input.kind,
-      input.command,
-      toJson(input.payload),
-      input.priority ?? 0,
-      input.runAt ? input.runAt.getTime() : now,
-      input.maxAttempts ?? q.max_attempts,
-      input.timeoutMs === undefined ? q.timeout_ms : input.timeoutMs,
-      input.dedupKey ?? null,
-      // given, else derived from the payload by the queue's keyFrom (a trigger gives the key its ConcurrencyKeys row)
-      taskKey(input.concurrencyKey, input.payload, q.key_from),
-      input.caller ?? null,
-      batchId,
-      stage,
-      now,
-      input.trace?.traceparent ?? null,
-      input.trace?.tracestate ?? null,
-    ],
-  };
+  return { token, params: taskValues(token, queue, input, q, now, batchId, stage) };
 }

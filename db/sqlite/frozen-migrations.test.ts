@@ -31,6 +31,7 @@ const RELEASED: Record<number, string> = {
   17: '29f4fc760dd4cde5',
   18: '77514d7b7c21fd83',
   19: 'e71c34906bfc7986',
+  20: 'ea73e2671f6375cf',
 };
 
 const textOf = (m: (typeof MIGRATIONS)[number]) => m.sql;

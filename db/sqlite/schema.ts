@@ -24,6 +24,7 @@ import { migration as v16 } from './versions/v16-claimed';
 import { migration as v17 } from './versions/v17-tasks-flow-index';
 import { migration as v18 } from './versions/v18-trace-context';
 import { migration as v19 } from './versions/v19-durable';
+import { migration as v20 } from './versions/v20-intake';
 
 import type { SqliteMigration } from './versions/migration';
 
@@ -49,4 +50,5 @@ export const MIGRATIONS: readonly SqliteMigration[] = [
   v17,
   v18,
   v19,
+  v20,
 ];

@@ -12,7 +12,7 @@ import * as poolSettings from './pool-settings';
 import * as batches from './batches';
 import * as bulk from './bulk';
 import { claim } from './claim';
-import { openDatabase, refuseInsideOwn, writeTx, WriteGate, type Db, type Shared } from './connection';
+import { autocommitWrite, openDatabase, refuseInsideOwn, writeTx, WriteGate, type Db, type Shared } from './connection';
 import { diagnoseSqlite } from './doctor';
 import * as enqueue from './enqueue';
 import * as events from './events';
@@ -33,6 +33,7 @@ import { transactionStep } from './step-transaction';
 import { finish } from './settle';
 import { withPayloadPreview } from './running-preview';
 import { closeTally, refuseExternal, tallied, Transactions } from './transaction';
+import { admit, intakeWaiting } from './intake';
 import { BIG_WRITE_ROWS, runSteps, slicedTx } from './big-write';
 import { Tally } from './tally';
 import * as workers from './workers';
@@ -66,6 +67,21 @@ const concerns = [
  * (`npm run bench:peers`: a pool drains 15–25 % more than with 60, the claim's fixed cost spread wider).
  */
 export const PREFETCH_SQLITE = 252;
+
+/** A port (every method async) with `first` awaited before each of its methods but the clock. */
+function admitFirst<P extends object>(first: () => Promise<void>, port: P): P {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(port as Record<string, (...a: unknown[]) => Promise<unknown>>)) {
+    out[name] =
+      name === 'clock'
+        ? fn
+        : async (...args: unknown[]) => {
+            await first();
+            return fn(...args);
+          };
+  }
+  return out as P;
+}
 
 export class SqliteStore implements Store {
   readonly dialect = 'sqlite' as const;
@@ -117,6 +133,7 @@ export class SqliteStore implements Store {
         const out = await slicedTx(side, gate, function* (conn) {
           const tally = new Tally();
           const now = Date.now();
+          admit(conn, tally, now);
           const r = yield* fn(conn, tally, now);
           closeTally(conn, tally, now);
           if (audited) id = audit.writeAudit(conn, now, audited, r);
@@ -125,6 +142,7 @@ export class SqliteStore implements Store {
         if (audited && id !== undefined) audited.id = id;
         return out;
       },
+      append: (fn) => autocommitWrite(fn, gate),
       refuseInsideOwn: () => refuseInsideOwn(gate),
       wake: () => {
         for (const l of listeners) {
@@ -158,10 +176,7 @@ export class SqliteStore implements Store {
         return () => listeners.delete(listener);
       },
     });
-    this.maintenance = bindPort<MaintenancePort, Shared>(shared, {
-      ...slicesOf('maintenanceSlice', concerns),
-      evaluateAlerts: (_, now) => evaluateAlerts(this, now),
-    });
+
     this.commands = bindPort<CommandPort, Shared>(shared, {
       ...slicesOf('commandSlice', concerns),
       enqueue: async (_, input, opts, audited) => {
@@ -178,12 +193,30 @@ export class SqliteStore implements Store {
       },
       transaction: (_, fn, opts) => transactions.run(fn, opts),
     });
-    this.reads = bindPort<ReadModel, Shared>(shared, {
-      ...slicesOf('readSlice', concerns),
-      listRunning: () => attemptLogs.withProgress(shared, withPayloadPreview(shared, reads.listRunning(shared))),
-      // the times SQLite's store writes are this process's clock (connection.ts tx)
-      clock: async () => new Date(),
-    });
+    // a read sees what producers appended to the intake: moved into Tasks first (intake.ts), by a write
+    // transaction taken only when the intake holds a task; not from inside withTransaction's callback (it would wait
+    // for its own transaction) nor while this process's caller transaction holds the write lock
+    const admitted = async () => {
+      if (gate.busy || !intakeWaiting(db)) return;
+      await shared.tx(() => undefined);
+    };
+    // maintenance reads the pending depth outside a transaction: it sees them as well
+    this.maintenance = admitFirst(
+      admitted,
+      bindPort<MaintenancePort, Shared>(shared, {
+        ...slicesOf('maintenanceSlice', concerns),
+        evaluateAlerts: (_, now) => evaluateAlerts(this, now),
+      }),
+    );
+    this.reads = admitFirst(
+      admitted,
+      bindPort<ReadModel, Shared>(shared, {
+        ...slicesOf('readSlice', concerns),
+        listRunning: () => attemptLogs.withProgress(shared, withPayloadPreview(shared, reads.listRunning(shared))),
+        // the times SQLite's store writes are this process's clock (connection.ts tx)
+        clock: async () => new Date(),
+      }),
+    );
   }
 
   /** what opening the file migrated, not yet reported: the first migrate() call reports it too */

@@ -37,6 +37,7 @@ import type {
 import { read, sqliteErrorNumber, type Db, type WriteGate } from './connection';
 import { enqueueIn } from './enqueue';
 import { createFlowIn } from './flow-commands';
+import { admit } from './intake';
 import { settleBatches } from './settle';
 import { BEGIN_IMMEDIATE, COMMIT, ROLLBACK, TOTAL_CHANGES } from './sql/transaction';
 import { stmt } from './stmt';
@@ -44,11 +45,13 @@ import { Tally } from './tally';
 
 /**
  * Run `fn` with the kept aggregates it collects, flushed (and the batches whose tasks moved settled)
- * before returning; inside a write transaction of the caller's.
+ * before returning; inside a write transaction of the caller's. The intake is moved into Tasks before `fn`.
  */
 export function tallied<T>(db: Db, fn: (tally: Tally, now: number) => T): T {
   const tally = new Tally();
   const now = Date.now();
+  // the tasks appended to the intake first: a write never sees Tasks without one enqueued before it (intake.ts)
+  admit(db, tally, now);
   const out = fn(tally, now);
   closeTally(db, tally, now);
   return out;

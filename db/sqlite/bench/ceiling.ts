@@ -30,7 +30,7 @@ export async function migrated(file: string): Promise<Db> {
   return db;
 }
 
-const rowOf = (i: number, now: number) => [
+export const rowOf = (i: number, now: number) => [
   newToken(now),
   'default',
   'handler',

@@ -8,18 +8,19 @@
 // process's CPU time (user + system, the commit's writes included), so that a machine busy with other work changes
 // them less than a clock.
 import type { Db } from '../connection';
-import { migrated } from './ceiling';
+import { migrated, rowOf } from './ceiling';
 import { Enqueued, taskRow } from '../enqueue';
 import { enqueueDefaults } from '../queues';
 import { openDatabase } from '../connection';
 import { GET_QUEUE_DEFAULTS } from '../sql/queues';
-import { FIND_DEDUP, insertTasks } from '../sql/enqueue';
-import { ADD_ENQUEUED_METRIC, ADD_QUEUE_COUNT } from '../sql/tally';
-import { ADD_ENQUEUED_HISTORY } from '../sql/history';
+import { FIND_DEDUP } from '../sql/enqueue';
 import { stmt } from '../stmt';
 import { Tally } from '../tally';
 import { newToken } from '../tokens';
 import { insertRows } from '../insert-rows';
+import { admit } from '../intake';
+import { intakeValues } from '../task-values';
+import { APPEND_INTAKE, CLEAR_INTAKE } from '../sql/intake';
 import { validateEnqueue, type EnqueueContext } from '../../../lib/engine/validation';
 import { validateEnqueueMany } from '../../../lib/engine/validation-bulk';
 import { taskKey } from '../../../lib/engine/keys';
@@ -94,18 +95,11 @@ export async function timedTogether<K extends string>(n: number, fns: Record<K, 
 /** One plain task's statements as the store runs them, and nothing else: what the store's JS is measured against. */
 function bareEnqueue(db: Db): (i: number) => void {
   const queue = stmt(db, GET_QUEUE_DEFAULTS);
-  const insert = stmt(db, insertTasks(1));
-  const [count, metric, history] = [stmt(db, ADD_QUEUE_COUNT), stmt(db, ADD_ENQUEUED_METRIC), stmt(db, ADD_ENQUEUED_HISTORY)];
-  const tx = db.transaction((i: number) => {
-    const now = Date.now();
-    const q = queue.get('default') as { max_attempts: number; timeout_ms: number | null };
-    const row = [newToken(now), 'default', 'handler', 'bench.noop', JSON.stringify({ i }), 0, now, q.max_attempts, q.timeout_ms];
-    insert.run([...row, null, null, null, null, null, now, null, null]);
-    count.run('default', 'pending', 1);
-    metric.run(Math.floor(now / 1000), 1);
-    history.run(Math.floor(now / 60_000) * 60_000, 'default', 'bench.noop', 1);
-  });
-  return (i) => tx.immediate(i);
+  const append = stmt(db, APPEND_INTAKE);
+  return (i) => {
+    queue.get('default'); // its defaults (the row's values are the queue's: 5 attempts, no timeout)
+    append.run(intakeValues(rowOf(i, Date.now())));
+  };
 }
 
 /** What one awaited enqueue is timed through: the whole call, the store's call (same store), the front door alone. */
@@ -121,7 +115,12 @@ export interface SingleCalls {
 }
 
 export interface SingleFigures {
+  /** the parts of the call: validation, token, key, the queue row, the append */
   parts: Part[];
+  /** what moving an appended task into Tasks adds, per task, to the transaction that moves it (a claim's, mostly) */
+  moved: Part[];
+  /** the same task written to Tasks directly (a dedup key, parents, a batch, an audited enqueue): cumulative steps */
+  direct: Part[];
   wholeUs: number;
   storeUs: number;
   /** the store's statements alone, no JS around them (same file, same rounds) */
@@ -129,10 +128,41 @@ export interface SingleFigures {
   frontUs: number;
 }
 
+/** CPU µs per task that moving `k` appended tasks adds to a transaction (median over ROUNDS, the empty one taken off). */
+async function movedPerTask(db: Db, k: number, rounds: number): Promise<number> {
+  const append = stmt(db, APPEND_INTAKE);
+  const runs: number[] = [];
+  const tx = db.transaction((move: boolean) => {
+    const now = Date.now();
+    const tally = new Tally();
+    if (move) admit(db, tally, now);
+    tally.flush(db);
+  });
+  for (let r = 0; r <= rounds; r++) {
+    const now = Date.now();
+    let empty = 0;
+    let moving = 0;
+    for (let j = 0; j < Math.ceil(512 / k); j++) {
+      for (let i = 0; i < k; i++) append.run(intakeValues(rowOf(i, now)));
+      let t0 = cpu();
+      tx.immediate(false);
+      empty += cpu() - t0;
+      t0 = cpu();
+      tx.immediate(true);
+      moving += cpu() - t0;
+    }
+    if (r > 0) runs.push((moving - empty) / (Math.ceil(512 / k) * k));
+  }
+  runs.sort((a, b) => a - b);
+  return runs[runs.length >> 1]!;
+}
+
 /**
  * The parts of one awaited enqueue of a plain handler task: the front door's validation, the token, the key, the
- * statements (cumulative, on a file of their own), the dedup lookup; then, in alternating rounds on one file, the
- * whole call, the store's call, its statements bare, and the front door alone. `file(name)` gives a fresh file path.
+ * queue row and the append (each alone, on a file of their own); what moving it into Tasks adds later, one at a
+ * time and 64 at a time; the same task written to Tasks directly (cumulative, in one transaction); the dedup
+ * lookup; then, in alternating rounds on one file, the whole call, the store's call, its statements bare, and the
+ * front door alone. `file(name)` gives a fresh file path.
  */
 export async function singleParts(file: (name: string) => string, n: number, calls: SingleCalls): Promise<SingleFigures> {
   const raw = (i: number) => ({ command: 'bench.noop', payload: { i } });
@@ -144,31 +174,42 @@ export async function singleParts(file: (name: string) => string, n: number, cal
     part: 'key derivation (keyFrom $.k; a queue with keyFrom only)',
     us: await timed(n, (i) => taskKey(null, { k: i }, '$.k')),
   });
+  const moved: Part[] = [];
+  let direct: Part[] = [];
   const db = await migrated(file('parts-single'));
   try {
+    parts.push({
+      part: 'queue row (its defaults and keyFrom; a read)',
+      us: await timed(n, () => stmt(db, GET_QUEUE_DEFAULTS).get('default')),
+    });
+    parts.push({
+      part: 'append to the intake (one INSERT, its own transaction: its page written by its commit)',
+      us: await timed(n, (i) => stmt(db, APPEND_INTAKE).run(intakeValues(rowOf(i, i)))),
+    });
+    stmt(db, CLEAR_INTAKE).run();
+    moved.push({ part: 'one at a time (a claim right after each enqueue)', us: await movedPerTask(db, 1, ROUNDS) });
+    moved.push({ part: '64 at a time', us: await movedPerTask(db, 64, ROUNDS) });
     const counts = new Enqueued();
     const tally = new Tally();
     const cache = new Map();
-    parts.push(
-      ...(await steps(db, n, [
-        ['queue row (its defaults and keyFrom)', (_i, now) => enqueueDefaults(db, 'default', now)],
-        [
-          'INSERT (its pages written by the commit)',
-          (i, now) => {
-            const row = taskRow(db, input(i), tally, now, cache, counts) as { params: unknown[] };
-            insertRows(db, row.params);
-          },
-        ],
-        [
-          'kept counts (queue counts, per-second, per-minute)',
-          (_i, now) => {
-            counts.apply(tally, now);
-            tally.flush(db);
-          },
-        ],
-      ])),
-    );
-    parts.push({ part: 'dedup lookup (with a dedupKey only)', us: await timed(n, (i) => stmt(db, FIND_DEDUP).get(`k${i}`)) });
+    direct = await steps(db, n, [
+      ['queue row (its defaults and keyFrom)', (_i, now) => enqueueDefaults(db, 'default', now)],
+      [
+        'INSERT (its pages written by the commit)',
+        (i, now) => {
+          const row = taskRow(db, input(i), tally, now, cache, counts) as { params: unknown[] };
+          insertRows(db, row.params);
+        },
+      ],
+      [
+        'kept counts (queue counts, per-second, per-minute)',
+        (_i, now) => {
+          counts.apply(tally, now);
+          tally.flush(db);
+        },
+      ],
+    ]);
+    direct.push({ part: 'dedup lookup (with a dedupKey only)', us: await timed(n, (i) => stmt(db, FIND_DEDUP).get(`k${i}`)) });
   } finally {
     db.close();
   }
@@ -181,13 +222,8 @@ export async function singleParts(file: (name: string) => string, n: number, cal
       bare: bareEnqueue(side),
       front: (i) => calls.front(raw(i)),
     });
-    return {
-      parts: parts.map((p) => ({ part: p.part, us: round1(p.us) })),
-      wholeUs: t.whole,
-      storeUs: t.store,
-      bareUs: t.bare,
-      frontUs: t.front,
-    };
+    const r = (ps: Part[]) => ps.map((p) => ({ part: p.part, us: round1(p.us) }));
+    return { parts: r(parts), moved: r(moved), direct: r(direct), wholeUs: t.whole, storeUs: t.store, bareUs: t.bare, frontUs: t.front };
   } finally {
     side.close();
   }

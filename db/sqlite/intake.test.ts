@@ -1,0 +1,141 @@
+// The intake (intake.ts): a plain task enqueued alone is appended in one statement, and moved into Tasks by the
+// next write or read of any process on the file — in order, counted, nothing lost when no one moves it for a while.
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ValidationError } from '../../lib/engine/errors';
+import { MAX_CONCURRENCY_KEY_LENGTH } from '../../lib/engine/limits';
+import type { AuditWrite } from '../../lib/engine/ports';
+import type { EnqueueResult } from '../../lib/engine/types';
+import { Harness } from '../contract/harness';
+import { openSqliteStore, type SqliteStore } from './store';
+
+let dir: string;
+let file: string;
+const opened: SqliteStore[] = [];
+
+async function open(): Promise<SqliteStore> {
+  const s = await openSqliteStore(file);
+  opened.push(s);
+  return s;
+}
+
+/** What the file holds, read on a connection of its own (not through a store, whose reads would move the intake). */
+function raw(): { intake: number; tasks: number } {
+  const db = new Database(file, { readonly: true });
+  try {
+    const n = (t: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n;
+    return { intake: n('Intake'), tasks: n('Tasks') };
+  } finally {
+    db.close();
+  }
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'readpast-intake-'));
+  file = join(dir, 'rp.db');
+});
+
+afterEach(async () => {
+  for (const s of opened.splice(0)) await s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const plain = (i: number, queue = 'q') => ({ kind: 'handler' as const, command: 'demo.echo', queue, payload: { i } });
+
+describe('the intake', () => {
+  it('a plain task enqueued alone is appended; the next read moves it into Tasks, pending and counted', async () => {
+    const s = await open();
+    await s.commands.enqueue(plain(0)); // a new queue: written directly, creating it
+    expect(raw()).toEqual({ intake: 0, tasks: 1 });
+    const { token } = await s.commands.enqueue(plain(1));
+    expect(raw()).toEqual({ intake: 1, tasks: 1 });
+    const t = await s.reads.getTask(token);
+    expect(t).toMatchObject({ token, status: 'pending', queue: 'q', payload: { i: 1 } });
+    expect(raw()).toEqual({ intake: 0, tasks: 2 });
+    expect((await s.reads.countsByQueue()).find((c) => c.queue === 'q')).toMatchObject({ pending: 2 });
+    const since = new Date(Date.now() - 60_000);
+    const enqueued = (await s.reads.metrics(since)).reduce((n, p) => n + p.enqueued, 0);
+    expect(enqueued).toBe(2);
+  });
+
+  it('keeps the order of enqueue across the intake and direct writes: claimed first in, first out', async () => {
+    const s = await open();
+    const h = new Harness(s);
+    const tokens = [(await s.commands.enqueue(plain(0))).token];
+    for (let i = 1; i <= 3; i++) tokens.push((await s.commands.enqueue(plain(i))).token);
+    // a dedup key is checked against Tasks: written directly, after the three appended before it are moved
+    tokens.push((await s.commands.enqueue({ ...plain(4), dedupKey: 'd-4' })).token);
+    tokens.push((await s.commands.enqueue(plain(5))).token);
+    expect(raw()).toEqual({ intake: 1, tasks: 5 });
+    const slot = await h.worker();
+    const claimed: string[] = [];
+    for (let i = 0; i < tokens.length; i++) claimed.push((await h.claimOne(slot, { queues: ['q'] })).token);
+    expect(claimed).toEqual(tokens);
+  });
+
+  it("another process's read and claim see what one process appended", async () => {
+    const a = await open();
+    const b = await open();
+    await a.commands.enqueue(plain(0));
+    const { token } = await a.commands.enqueue(plain(1));
+    expect(raw().intake).toBe(1);
+    expect((await b.reads.countsByQueue()).find((c) => c.queue === 'q')).toMatchObject({ pending: 2 });
+    const h = new Harness(b);
+    const slot = await h.worker();
+    await h.claimOne(slot, { queues: ['q'] });
+    expect((await h.claimOne(slot, { queues: ['q'] })).token).toBe(token);
+  });
+
+  it('a task no one moved yet outlives its process: a store opened later finds it', async () => {
+    const a = await open();
+    await a.commands.enqueue(plain(0));
+    const { token } = await a.commands.enqueue({ ...plain(1), priority: 7, maxAttempts: 9, concurrencyKey: 'k-1' });
+    await a.close();
+    expect(raw()).toEqual({ intake: 1, tasks: 1 });
+    const b = await open();
+    expect(await b.reads.getTask(token)).toMatchObject({ token, status: 'pending', priority: 7, maxAttempts: 9, concurrencyKey: 'k-1' });
+  });
+
+  it("takes its queue's defaults and keyFrom at enqueue; a key too long is refused there, nothing written", async () => {
+    const s = await open();
+    await s.commands.setQueue('q', { keyFrom: '$.tenant' }, 'test');
+    const { token } = await s.commands.enqueue({ ...plain(0), payload: { tenant: 'acme' } });
+    expect(raw()).toEqual({ intake: 1, tasks: 0 });
+    expect(await s.reads.getTask(token)).toMatchObject({ concurrencyKey: 'acme' });
+    const long = 'x'.repeat(MAX_CONCURRENCY_KEY_LENGTH + 1);
+    const refused = s.commands.enqueue({ ...plain(1), payload: { tenant: long } });
+    await expect(refused).rejects.toThrow(ValidationError);
+    await expect(refused).rejects.toMatchObject({ field: 'payload' });
+    expect(raw()).toEqual({ intake: 0, tasks: 1 });
+  });
+
+  it('a queue gone before its appended task moves is created again with the defaults', async () => {
+    const s = await open();
+    await s.commands.enqueue(plain(0, 'gone'));
+    const { token } = await s.commands.enqueue(plain(1, 'gone'));
+    const db = new Database(file);
+    // what a queue removed meanwhile by another process leaves: the task appended, its queue not there
+    db.prepare("DELETE FROM Tasks WHERE queue = 'gone'").run();
+    db.prepare("DELETE FROM QueueCounts WHERE queue = 'gone'").run();
+    db.prepare("DELETE FROM Queues WHERE name = 'gone'").run();
+    db.close();
+    expect(await s.reads.getTask(token)).toMatchObject({ token, status: 'pending', queue: 'gone' });
+    expect((await s.reads.listQueues()).map((q) => q.name)).toContain('gone');
+  });
+
+  it('an enqueue with a dedup key, parents or a batch, and an audited one, are written to Tasks directly', async () => {
+    const s = await open();
+    const first = await s.commands.enqueue(plain(0));
+    await s.commands.enqueue({ ...plain(1), dedupKey: 'once' });
+    await s.commands.enqueue({ ...plain(2), dependsOn: [{ token: first.token, onParentFailure: 'cancel' }] });
+    const audit: AuditWrite<EnqueueResult> = {
+      entry: (r) => ({ actor: 'op', source: 'api', action: 'task.enqueue', target: r.token }),
+    };
+    await s.commands.enqueue(plain(3), undefined, audit);
+    expect(raw()).toEqual({ intake: 0, tasks: 4 });
+    expect(audit.id).toBeGreaterThan(0);
+  });
+});
