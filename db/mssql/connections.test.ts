@@ -17,6 +17,7 @@ import { SCHEMA_GUARD } from './sql/migrations';
 import { CLAIM_COLUMNS, claimRow, claimSlotsOf, cleanupReply } from './test-support/replies';
 import { sessionRow, type FakeConnection, type FakeReplier, type FakeReply, type FakeRequest, type FakeTds } from './test-support/fake-tds';
 import { closeFakeStores, closeFakeStoresAfter, openFakeStore } from './test-support/fake-store';
+import { carriedRows } from './test-support/rpc';
 import type { MssqlStore } from './store';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -91,6 +92,24 @@ describe('connections and round trips (the real driver against a stand-in TDS en
     expect(tds.requests()).toHaveLength(1);
     expect(tds.requests()[0]!.text).toContain('readpast.Enqueue_'); // the installed procedure, by name
     // the store's own count agrees with what the server saw
+    expect(s.driverCounts).toEqual({ connections: 1, roundTrips: 1 });
+  });
+
+  it('an enqueueMany of 1,000 is one round trip: the rows as one JSON parameter of the enqueue procedure', async () => {
+    const s = await open(replier());
+    const inputs = Array.from({ length: 1000 }, (_, i) => ({ kind: 'sql' as const, command: `SELECT ${i}`, queue: 'bulk' }));
+    await s.commands.enqueueMany(inputs);
+    expect(tds.logins()).toHaveLength(1);
+    expect(tds.requests()).toHaveLength(1);
+    const call = tds.requests()[0]!.call!;
+    // the installed procedure, by name, in one parameterised statement (after the schema guard of a first statement)
+    expect(call.procedure).toBe('sp_executesql');
+    expect(call.statement).toContain('EXEC readpast.Enqueue_');
+    expect(call.partial).toBe(false);
+    expect(carriedRows(call)).toEqual({ tasks: 1000 });
+    const rows = JSON.parse(call.params.tasks as string) as { ord: number; command: string }[];
+    expect(rows.map((r) => r.ord)).toEqual(inputs.map((_, i) => i));
+    expect(rows[999]!.command).toBe('SELECT 999');
     expect(s.driverCounts).toEqual({ connections: 1, roundTrips: 1 });
   });
 
