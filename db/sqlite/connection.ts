@@ -166,12 +166,12 @@ function runner(db: Db): Database.Transaction<(fn: () => unknown) => unknown> {
  * Run `fn` in a BEGIN IMMEDIATE transaction; when the database is busy (another process writing),
  * wait a little without blocking the event loop and try again. With a `gate`, first wait while a caller
  * transaction of this process holds it (that wait is not counted against the busy deadline: it is
- * bounded by the transaction's own timeout, TransactionOptions).
+ * bounded by the transaction's own timeout, TransactionOptions). `retryForMs`: how long to try while another process writes.
  */
-export async function writeTx<T>(db: Db, fn: () => T, gate?: WriteGate): Promise<T> {
+export async function writeTx<T>(db: Db, fn: () => T, gate?: WriteGate, retryForMs = BUSY_RETRY_FOR_MS): Promise<T> {
   if (gate) refuseInsideOwn(gate);
   const tx = runner(db);
-  let deadline = Date.now() + BUSY_RETRY_FOR_MS;
+  let deadline = Date.now() + retryForMs;
   for (let i = 0; ; i++) {
     if (gate?.busy) deadline += await gate.free();
     try {

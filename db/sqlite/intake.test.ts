@@ -10,7 +10,7 @@ import { MAX_CONCURRENCY_KEY_LENGTH } from '../../lib/engine/limits';
 import type { AuditWrite } from '../../lib/engine/ports';
 import type { EnqueueResult } from '../../lib/engine/types';
 import { Harness } from '../contract/harness';
-import { openSqliteStore, type SqliteStore } from './store';
+import { ADMIT_WAIT_MS, openSqliteStore, type SqliteStore } from './store';
 
 let dir: string;
 let file: string;
@@ -137,5 +137,27 @@ describe('the intake', () => {
     await s.commands.enqueue(plain(3), undefined, audit);
     expect(raw()).toEqual({ intake: 0, tasks: 4 });
     expect(audit.id).toBeGreaterThan(0);
+  });
+});
+
+describe('the intake, read while another process writes', () => {
+  it('a read waits a moment for the write lock to move it, then shows Tasks as they are', async () => {
+    const s = await open();
+    await s.commands.enqueue(plain(0));
+    await s.commands.enqueue(plain(1));
+    const db = new Database(file);
+    // another process holds the write lock past the read's wait for it (ADMIT_WAIT_MS), not the writes' 30 s
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const t0 = Date.now();
+      const counts = await s.reads.countsByQueue();
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(ADMIT_WAIT_MS);
+      expect(Date.now() - t0).toBeLessThan(10_000);
+      expect(counts.find((c) => c.queue === 'q')).toMatchObject({ pending: 1 });
+    } finally {
+      db.exec('ROLLBACK');
+      db.close();
+    }
+    expect((await s.reads.countsByQueue()).find((c) => c.queue === 'q')).toMatchObject({ pending: 2 });
   });
 });

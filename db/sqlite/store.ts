@@ -68,6 +68,9 @@ const concerns = [
  */
 export const PREFETCH_SQLITE = 252;
 
+/** How long a read waits for another process's write lock to move the intake first (intake.ts) before it reads anyway. */
+export const ADMIT_WAIT_MS = 1_000;
+
 /** A port (every method async) with `first` awaited before each of its methods but the clock. */
 function admitFirst<P extends object>(first: () => Promise<void>, port: P): P {
   const out: Record<string, unknown> = {};
@@ -196,9 +199,15 @@ export class SqliteStore implements Store {
     // a read sees what producers appended to the intake: moved into Tasks first (intake.ts), by a write
     // transaction taken only when the intake holds a task; not from inside withTransaction's callback (it would wait
     // for its own transaction) nor while this process's caller transaction holds the write lock
+    // for ADMIT_WAIT_MS at most while another process writes: past that, or on a file this process cannot write, the
+    // read shows Tasks as they are (a write says why it cannot)
     const admitted = async () => {
       if (gate.busy || !intakeWaiting(db)) return;
-      await shared.tx(() => undefined);
+      try {
+        await writeTx(db, () => tallied(db, () => undefined), gate, ADMIT_WAIT_MS);
+      } catch {
+        /* read as they are */
+      }
     };
     // maintenance reads the pending depth outside a transaction: it sees them as well
     this.maintenance = admitFirst(
