@@ -1,10 +1,12 @@
 // The intake (intake.ts): a plain task enqueued alone is appended in one statement, and moved into Tasks by the
 // next write or read of any process on the file — in order, counted, nothing lost when no one moves it for a while.
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { ValidationError } from '../../lib/engine/errors';
 import { MAX_CONCURRENCY_KEY_LENGTH } from '../../lib/engine/limits';
 import type { AuditWrite } from '../../lib/engine/ports';
@@ -12,6 +14,7 @@ import type { EnqueueResult } from '../../lib/engine/types';
 import { Harness } from '../contract/harness';
 import { ADMIT_WAIT_MS, openSqliteStore, type SqliteStore } from './store';
 
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let dir: string;
 let file: string;
 const opened: SqliteStore[] = [];
@@ -159,5 +162,49 @@ describe('the intake, read while another process writes', () => {
       db.close();
     }
     expect((await s.reads.countsByQueue()).find((c) => c.queue === 'q')).toMatchObject({ pending: 2 });
+  });
+});
+
+describe('the intake across processes', () => {
+  it('a producer killed (SIGKILL) right after its enqueues returned loses none: the next process moves them all', async () => {
+    const script = join(dir, 'producer.mts');
+    const store = pathToFileURL(join(ROOT, 'db/sqlite/store.ts')).href;
+    writeFileSync(
+      script,
+      `import { openSqliteStore } from ${JSON.stringify(store)};
+const s = await openSqliteStore(process.argv[2]);
+for (let i = 0; i < 200; i++) {
+  const r = await s.commands.enqueue({ kind: 'handler', command: 'demo.echo', queue: 'q', payload: { i } });
+  process.stdout.write(r.token + '\\n');
+}
+process.stdout.write('done\\n');
+setInterval(() => {}, 1000);
+`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script, file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    onTestFinished(() => void child.kill('SIGKILL')); // also when the test fails before it kills it
+    let out = '';
+    const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_code, signal) => r(signal)));
+    await new Promise<void>((resolve, reject) => {
+      child.on('error', reject);
+      child.stdout.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        if (out.includes('done\n')) resolve();
+      });
+      child.on('exit', () => reject(new Error(`the producer exited early: ${out.slice(-200)}`)));
+    });
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    const tokens = out.split('\n').filter((l) => l && l !== 'done');
+    expect(tokens).toHaveLength(200);
+    // the queue's first task was written directly (it created the queue); the others wait in the intake
+    expect(raw()).toEqual({ intake: 199, tasks: 1 });
+    const s = await open();
+    expect((await s.reads.countsByQueue()).find((c) => c.queue === 'q')).toMatchObject({ pending: 200 });
+    for (const t of [tokens[0]!, tokens[1]!, tokens[199]!]) expect(await s.reads.getTask(t)).toMatchObject({ token: t, status: 'pending' });
+    const h = new Harness(s);
+    const slot = await h.worker();
+    const claimed = await s.worker.claim([slot, slot, slot], { leaseMs: 60_000, queues: ['q'] });
+    expect(claimed.map((c) => c.token)).toEqual(tokens.slice(0, 3));
   });
 });
