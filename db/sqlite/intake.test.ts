@@ -144,10 +144,10 @@ describe('the intake', () => {
 });
 
 describe('the intake, read while another process writes', () => {
-  it('a read waits a moment for the write lock to move it, then shows Tasks as they are', async () => {
+  it('a read waits a moment for the write lock to move it, then shows Tasks as they are; by token it finds it still', async () => {
     const s = await open();
     await s.commands.enqueue(plain(0));
-    await s.commands.enqueue(plain(1));
+    const { token } = await s.commands.enqueue(plain(1));
     const db = new Database(file);
     // another process holds the write lock past the read's wait for it (ADMIT_WAIT_MS), not the writes' 30 s
     db.exec('BEGIN IMMEDIATE');
@@ -157,11 +157,14 @@ describe('the intake, read while another process writes', () => {
       expect(Date.now() - t0).toBeGreaterThanOrEqual(ADMIT_WAIT_MS);
       expect(Date.now() - t0).toBeLessThan(10_000);
       expect(counts.find((c) => c.queue === 'q')).toMatchObject({ pending: 1 });
+      // by its token it is found all the same, as it will be once moved: pending, no attempt (id 0: none yet)
+      expect(await s.reads.getTask(token)).toMatchObject({ id: 0, token, status: 'pending', attempts: 0, payload: { i: 1 }, history: [] });
     } finally {
       db.exec('ROLLBACK');
       db.close();
     }
     expect((await s.reads.countsByQueue()).find((c) => c.queue === 'q')).toMatchObject({ pending: 2 });
+    expect((await s.reads.getTask(token))!.id).toBeGreaterThan(0);
   });
 });
 

@@ -32,6 +32,7 @@ import {
 } from './rows';
 import { FAILURE_FILTER } from './sql/operators';
 import * as S from './sql/reads';
+import { GET_INTAKE_TASK } from './sql/intake';
 import { stmt } from './stmt';
 import { taskLinks } from './flow-reads';
 import { depthBefore } from './history';
@@ -48,11 +49,18 @@ export function getTask(shared: Shared, token: string): Promise<TaskDetail | nul
   return read(() =>
     shared.db.transaction((): TaskDetail | null => {
       const row = stmt(shared.db, S.GET_TASK).get(token) as TaskRow | undefined;
-      if (!row) return null;
+      // not moved yet (another process held the write lock past the read's wait): as it will be, pending
+      if (!row) return intakeTask(shared.db, token);
       const logs = stmt(shared.db, S.TASK_HISTORY).all(row.token, row.id) as LogRow[];
       return { ...taskView(row), history: logs.map(attemptView), ...taskLinks(shared.db, row.id, row.parent_count ?? 0) };
     })(),
   );
+}
+
+/** A task still in the intake (intake.ts), as getTask shows it: id 0 (none yet), pending, no attempt, no links. */
+function intakeTask(db: Db, token: string): TaskDetail | null {
+  const row = stmt(db, GET_INTAKE_TASK).get(token) as TaskRow | undefined;
+  return row ? { ...taskView(row), history: [], parents: [], children: [], childCount: 0 } : null;
 }
 
 export function knownHandlers(shared: Shared): Promise<string[]> {

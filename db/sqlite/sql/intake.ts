@@ -26,3 +26,16 @@ export const ADMIT_INTAKE = `INSERT INTO Tasks (token, queue, kind, command, pay
           FROM Intake ORDER BY id`;
 
 export const CLEAR_INTAKE = 'DELETE FROM Intake';
+
+/**
+ * A task still in the intake as a Tasks row would show it (id 0: none yet; pending, no attempt): what a read by token
+ * finds while another process's write lock keeps it from being moved (token).
+ */
+export const GET_INTAKE_TASK = `SELECT 0 AS id, token, queue, kind, command, payload, 'pending' AS status, priority, run_after,
+          0 AS attempts, max_attempts, timeout_ms, NULL AS dedup_key, concurrency_key, caller, NULL AS batch_id, NULL AS stage,
+          NULL AS lease_until, NULL AS worker_id, NULL AS token_no, 0 AS cancel_requested, created_at, NULL AS started_at,
+          NULL AS finished_at, NULL AS error_number, NULL AS error_message, NULL AS error_detail, NULL AS result,
+          NULL AS schedule_name, NULL AS schedule_fire_at, NULL AS fingerprint, NULL AS flow_id, NULL AS flow_node,
+          0 AS parent_count, 0 AS parents_left, NULL AS blocked_by, trace_parent, trace_state, NULL AS attempt_trace,
+          NULL AS suspended, 0 AS suspensions
+          FROM Intake WHERE token = ?`;

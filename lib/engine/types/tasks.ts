@@ -148,6 +148,7 @@ export interface AttemptView {
 }
 
 export interface TaskView {
+  /** 0: not in the tasks table yet (SQLite: a task enqueued alone, still in the intake; read while another process writes) */
   id: number;
   token: string;
   status: TaskStatus;
