@@ -168,33 +168,27 @@ function runner(db: Db): Database.Transaction<(fn: () => unknown) => unknown> {
  * transaction of this process holds it (that wait is not counted against the busy deadline: it is
  * bounded by the transaction's own timeout, TransactionOptions). `retryForMs`: how long to try while another process writes.
  */
-export async function writeTx<T>(db: Db, fn: () => T, gate?: WriteGate, retryForMs = BUSY_RETRY_FOR_MS): Promise<T> {
-  if (gate) refuseInsideOwn(gate);
+export function writeTx<T>(db: Db, fn: () => T, gate?: WriteGate, retryForMs = BUSY_RETRY_FOR_MS): Promise<T> {
   const tx = runner(db);
-  let deadline = Date.now() + retryForMs;
-  for (let i = 0; ; i++) {
-    if (gate?.busy) deadline += await gate.free();
-    try {
-      return tx.immediate(fn) as T;
-    } catch (err) {
-      if (!isBusy(err) || Date.now() > deadline) throw err;
-      await pause(Math.min(100, 2 + i * 3) * (0.5 + Math.random()));
-    }
-  }
+  return retryWrite(() => tx.immediate(fn) as T, gate, retryForMs);
 }
 
 /**
  * Run `fn`, one statement that writes, in a transaction of its own (autocommit: no BEGIN and COMMIT around it, which
- * cost as much as a small write); waits for a caller transaction of this process and retries while another process
- * writes, as writeTx.
+ * cost as much as a small write); waits and retries as writeTx.
  */
-export async function autocommitWrite<T>(fn: () => T, gate: WriteGate): Promise<T> {
-  refuseInsideOwn(gate);
-  let deadline = Date.now() + BUSY_RETRY_FOR_MS;
+export function autocommitWrite<T>(fn: () => T, gate: WriteGate): Promise<T> {
+  return retryWrite(fn, gate, BUSY_RETRY_FOR_MS);
+}
+
+/** A write's waits: for this process's caller transaction (`gate`), then while another process writes, for `retryForMs`. */
+async function retryWrite<T>(write: () => T, gate: WriteGate | undefined, retryForMs: number): Promise<T> {
+  if (gate) refuseInsideOwn(gate);
+  let deadline = Date.now() + retryForMs;
   for (let i = 0; ; i++) {
-    if (gate.busy) deadline += await gate.free();
+    if (gate?.busy) deadline += await gate.free();
     try {
-      return fn();
+      return write();
     } catch (err) {
       if (!isBusy(err) || Date.now() > deadline) throw err;
       await pause(Math.min(100, 2 + i * 3) * (0.5 + Math.random()));

@@ -179,7 +179,6 @@ export class SqliteStore implements Store {
         return () => listeners.delete(listener);
       },
     });
-
     this.commands = bindPort<CommandPort, Shared>(shared, {
       ...slicesOf('commandSlice', concerns),
       enqueue: async (_, input, opts, audited) => {
@@ -196,11 +195,11 @@ export class SqliteStore implements Store {
       },
       transaction: (_, fn, opts) => transactions.run(fn, opts),
     });
-    // a read sees what producers appended to the intake: moved into Tasks first (intake.ts), by a write
-    // transaction taken only when the intake holds a task; not from inside withTransaction's callback (it would wait
-    // for its own transaction) nor while this process's caller transaction holds the write lock
-    // for ADMIT_WAIT_MS at most while another process writes: past that, or on a file this process cannot write, the
-    // read shows Tasks as they are (a write says why it cannot)
+    // a read sees what producers appended to the intake: moved into Tasks first (intake.ts), by a write transaction
+    // taken only when the intake holds a task and this process's gate is free (not inside withTransaction's callback,
+    // which would wait for its own transaction, nor beside this process's caller transaction or big write), waiting
+    // ADMIT_WAIT_MS at most for another process's write lock. Past that, or on a file this process cannot write, the
+    // read shows Tasks as they are (getTask finds an unmoved task in the intake; a write says why it cannot)
     const admitted = async () => {
       if (gate.busy || !intakeWaiting(db)) return;
       try {
